@@ -1,0 +1,62 @@
+//! Standard xiangqi (`spec/xiangqi.md`): squares, bitboards, FEN, validation, legal moves, check,
+//! checkmate and stalemate, Zobrist keys.
+//!
+//! ```
+//! use chuhe_rules::xiangqi::{Move, Position};
+//! let mut pos = Position::start();
+//! let m: Move = "h2e2".parse().unwrap();
+//! assert!(pos.is_legal(m));
+//! pos.play(m).unwrap();
+//! assert_eq!(pos.play("h2e2".parse().unwrap()).unwrap_err().to_string(), "no piece on the from-square");
+//! ```
+
+pub mod attacks;
+pub mod bitboard;
+pub mod moves;
+pub mod position;
+pub mod setup;
+pub mod square;
+pub mod zobrist;
+
+pub use bitboard::Bitboard;
+pub use moves::{IllegalReason, Move, MoveList, ParseMoveError, MAX_MOVES};
+pub use position::{ParseFenError, Position, PositionError, Undo, ValidationKind};
+pub use setup::{FenError, FenErrorKind, Setup, START_FEN};
+pub use square::{Color, Kind, ParseSquareError, Piece, Square};
+
+/// Counts the leaves of the legal-move tree of depth `depth` below `pos` (perft).
+///
+/// With `bulk` the last ply is counted without playing its moves (bulk counting); without it
+/// every leaf move is played and taken back (full make/unmake). Both give the same number.
+/// `depth` 0 gives 1.
+pub fn perft(pos: &mut Position, depth: u32, bulk: bool) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    if bulk && depth == 1 {
+        return pos.count_legal_moves() as u64;
+    }
+    let moves = pos.legal_moves();
+    let mut nodes = 0;
+    for &m in &moves {
+        let undo = pos.play_unchecked(m);
+        nodes += perft(pos, depth - 1, bulk);
+        pos.undo(m, undo);
+    }
+    nodes
+}
+
+/// Perft split by root move: `(move, leaves)` for every legal move, sorted bytewise by ICCS.
+pub fn perft_divide(pos: &mut Position, depth: u32) -> Vec<(Move, u64)> {
+    let mut moves = pos.legal_moves();
+    moves.sort_by_text();
+    moves
+        .iter()
+        .map(|&m| {
+            let undo = pos.play_unchecked(m);
+            let n = perft(pos, depth.saturating_sub(1), true);
+            pos.undo(m, undo);
+            (m, n)
+        })
+        .collect()
+}
