@@ -12,6 +12,8 @@
 
 pub mod attacks;
 pub mod bitboard;
+pub mod game;
+mod judge;
 pub mod moves;
 pub mod position;
 pub mod setup;
@@ -19,6 +21,7 @@ pub mod square;
 pub mod zobrist;
 
 pub use bitboard::Bitboard;
+pub use game::{Game, GameOptions, Status, DEFAULT_NO_CAPTURE_LIMIT};
 pub use moves::{IllegalReason, Move, MoveList, ParseMoveError, MAX_MOVES};
 pub use position::{ParseFenError, Position, PositionError, Undo, ValidationKind};
 pub use setup::{FenError, FenErrorKind, Setup, START_FEN};
