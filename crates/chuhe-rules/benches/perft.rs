@@ -24,9 +24,13 @@ fn bench_perft(c: &mut Criterion) {
             assert_eq!(perft(&mut pos, 4, false), 3_290_240);
         })
     });
-    let mut midgame = Position::from_fen("r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w - - 0 1")
-        .expect("valid FEN");
-    group.bench_function("position 2 depth 4 bulk", |b| b.iter(|| assert_eq!(perft(&mut midgame, 4, true), 1_339_047)));
+    let mut midgame = Position::from_fen(
+        "r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w - - 0 1",
+    )
+    .expect("valid FEN");
+    group.bench_function("position 2 depth 4 bulk", |b| {
+        b.iter(|| assert_eq!(perft(&mut midgame, 4, true), 1_339_047))
+    });
     group.finish();
 }
 

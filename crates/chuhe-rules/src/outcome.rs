@@ -9,7 +9,9 @@ use std::str::FromStr;
 /// A side or kingdom that can win: the two xiangqi and banqi sides and the three sanguo kingdoms.
 ///
 /// Serialized as its lower-case name (`"red"`, `"black"`, `"shu"`, `"wu"`, `"wei"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Winner {
     /// Red (xiangqi, banqi): moves first in xiangqi.
@@ -147,7 +149,10 @@ impl FromStr for EndReason {
     /// # Errors
     /// [`UnknownReason`] for any text that is not one of the words.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        EndReason::ALL.into_iter().find(|r| r.as_str() == s).ok_or_else(|| UnknownReason(s.to_owned()))
+        EndReason::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| UnknownReason(s.to_owned()))
     }
 }
 
@@ -163,12 +168,18 @@ pub struct Outcome {
 impl Outcome {
     /// A win for one side.
     pub fn win(winner: Winner, reason: EndReason) -> Outcome {
-        Outcome { winners: vec![winner], reason }
+        Outcome {
+            winners: vec![winner],
+            reason,
+        }
     }
 
     /// A draw (no winners).
     pub fn draw(reason: EndReason) -> Outcome {
-        Outcome { winners: Vec::new(), reason }
+        Outcome {
+            winners: Vec::new(),
+            reason,
+        }
     }
 
     /// The two-player result text: `1-0` (Red won), `0-1` (Black won), `1/2-1/2` (draw), or `None`
@@ -192,7 +203,10 @@ mod tests {
     fn reason_words_round_trip() {
         for r in EndReason::ALL {
             assert_eq!(r.as_str().parse::<EndReason>(), Ok(r));
-            assert_eq!(serde_json::to_string(&r).unwrap(), format!("\"{}\"", r.as_str()));
+            assert_eq!(
+                serde_json::to_string(&r).unwrap(),
+                format!("\"{}\"", r.as_str())
+            );
         }
         assert_eq!(
             "mate".parse::<EndReason>().unwrap_err().to_string(),
@@ -202,11 +216,23 @@ mod tests {
 
     #[test]
     fn result_texts() {
-        assert_eq!(Outcome::win(Winner::Red, EndReason::Checkmate).result_text(), Some("1-0"));
-        assert_eq!(Outcome::win(Winner::Black, EndReason::Stalemate).result_text(), Some("0-1"));
-        assert_eq!(Outcome::draw(EndReason::Agreement).result_text(), Some("1/2-1/2"));
+        assert_eq!(
+            Outcome::win(Winner::Red, EndReason::Checkmate).result_text(),
+            Some("1-0")
+        );
+        assert_eq!(
+            Outcome::win(Winner::Black, EndReason::Stalemate).result_text(),
+            Some("0-1")
+        );
+        assert_eq!(
+            Outcome::draw(EndReason::Agreement).result_text(),
+            Some("1/2-1/2")
+        );
         assert_eq!(Outcome::draw(EndReason::Aborted).result_text(), None);
-        let shared = Outcome { winners: vec![Winner::Shu, Winner::Wu], reason: EndReason::Resignation };
+        let shared = Outcome {
+            winners: vec![Winner::Shu, Winner::Wu],
+            reason: EndReason::Resignation,
+        };
         assert_eq!(shared.result_text(), None);
     }
 }

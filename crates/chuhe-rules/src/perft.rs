@@ -21,13 +21,20 @@ pub fn perft<G: PerftGame>(pos: &G, depth: u32) -> u64 {
     match depth {
         0 => 1,
         1 => pos.perft_moves().len() as u64,
-        _ => pos.perft_moves().into_iter().map(|m| perft(&pos.perft_play(m), depth - 1)).sum(),
+        _ => pos
+            .perft_moves()
+            .into_iter()
+            .map(|m| perft(&pos.perft_play(m), depth - 1))
+            .sum(),
     }
 }
 
 /// Perft split by root move, in the order of [`PerftGame::perft_moves`].
 pub fn divide<G: PerftGame>(pos: &G, depth: u32) -> Vec<(G::Move, u64)> {
-    pos.perft_moves().into_iter().map(|m| (m, perft(&pos.perft_play(m), depth.saturating_sub(1)))).collect()
+    pos.perft_moves()
+        .into_iter()
+        .map(|m| (m, perft(&pos.perft_play(m), depth.saturating_sub(1))))
+        .collect()
 }
 
 impl PerftGame for crate::xiangqi::Position {

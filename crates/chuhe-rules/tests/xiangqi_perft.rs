@@ -15,7 +15,10 @@ struct Row {
 }
 
 fn rows() -> Vec<Row> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/xiangqi-perft.tsv");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/xiangqi-perft.tsv"
+    );
     let text = std::fs::read_to_string(path).expect("tests/data/xiangqi-perft.tsv is readable");
     let mut rows = Vec::new();
     for (i, line) in text.lines().enumerate().skip(1) {
@@ -23,7 +26,11 @@ fn rows() -> Vec<Row> {
             continue;
         }
         let cols: Vec<&str> = line.split('\t').collect();
-        assert!(cols.len() >= 3, "line {}: expected fen, depth, nodes", i + 1);
+        assert!(
+            cols.len() >= 3,
+            "line {}: expected fen, depth, nodes",
+            i + 1
+        );
         rows.push(Row {
             line: i + 1,
             fen: cols[0].to_owned(),
@@ -38,10 +45,19 @@ fn rows() -> Vec<Row> {
 fn check(select: impl Fn(&Row) -> bool) -> usize {
     let mut checked = 0;
     for row in rows().iter().filter(|r| select(r)) {
-        let mut pos = Position::from_fen(&row.fen).unwrap_or_else(|e| panic!("line {}: {e}", row.line));
+        let mut pos =
+            Position::from_fen(&row.fen).unwrap_or_else(|e| panic!("line {}: {e}", row.line));
         let bulk = perft(&mut pos, row.depth, true);
-        assert_eq!(bulk, row.nodes, "line {}: perft {} of {}", row.line, row.depth, row.fen);
-        assert_eq!(pos.to_string(), Position::from_fen(&row.fen).unwrap().to_string(), "perft restores the position");
+        assert_eq!(
+            bulk, row.nodes,
+            "line {}: perft {} of {}",
+            row.line, row.depth, row.fen
+        );
+        assert_eq!(
+            pos.to_string(),
+            Position::from_fen(&row.fen).unwrap().to_string(),
+            "perft restores the position"
+        );
         checked += 1;
     }
     checked
@@ -57,7 +73,12 @@ fn perft_suite_within_budget() {
 fn make_unmake_at_every_leaf_agrees_with_bulk_counting() {
     for row in rows().iter().filter(|r| r.nodes <= 400_000) {
         let mut pos = Position::from_fen(&row.fen).unwrap();
-        assert_eq!(perft(&mut pos, row.depth, false), row.nodes, "line {}", row.line);
+        assert_eq!(
+            perft(&mut pos, row.depth, false),
+            row.nodes,
+            "line {}",
+            row.line
+        );
     }
 }
 

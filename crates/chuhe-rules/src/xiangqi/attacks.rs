@@ -81,7 +81,10 @@ const fn build_horse_moves() -> [[Blockable; 4]; 90] {
                     mask |= bit(t2f, t2r);
                 }
                 if mask != 0 {
-                    t[s][d] = Blockable { via: (lr * 9 + lf) as u8, to: mask };
+                    t[s][d] = Blockable {
+                        via: (lr * 9 + lf) as u8,
+                        to: mask,
+                    };
                 }
             }
             d += 1;
@@ -115,7 +118,10 @@ const fn build_horse_attackers() -> [[Blockable; 4]; 90] {
                     mask |= bit(f + df, r + 2 * dr);
                 }
                 if mask != 0 {
-                    t[s][d] = Blockable { via: (lr * 9 + lf) as u8, to: mask };
+                    t[s][d] = Blockable {
+                        via: (lr * 9 + lf) as u8,
+                        to: mask,
+                    };
                 }
             }
             d += 1;
@@ -140,7 +146,10 @@ const fn build_elephant_moves() -> [[Blockable; 4]; 90] {
             let (tf, tr) = (f + 2 * df, r + 2 * dr);
             // Never across the river: the target stays on the half of the board it starts on.
             if on_board(tf, tr) && (tr <= 4) == (r <= 4) {
-                t[s][d] = Blockable { via: ((r + dr) * 9 + f + df) as u8, to: bit(tf, tr) };
+                t[s][d] = Blockable {
+                    via: ((r + dr) * 9 + f + df) as u8,
+                    to: bit(tf, tr),
+                };
             }
             d += 1;
         }
@@ -330,7 +339,10 @@ mod tests {
     use crate::xiangqi::square::Color;
 
     fn set(squares: impl IntoIterator<Item = Option<Square>>) -> Bitboard {
-        squares.into_iter().flatten().fold(Bitboard::EMPTY, |b, s| b.with(s))
+        squares
+            .into_iter()
+            .flatten()
+            .fold(Bitboard::EMPTY, |b, s| b.with(s))
     }
 
     /// A slow reference: walk the board point by point.
@@ -370,8 +382,21 @@ mod tests {
 
     fn slow_horse(sq: Square, occ: Bitboard) -> Bitboard {
         let mut out = Bitboard::EMPTY;
-        for (df, dr) in [(1, 2), (-1, 2), (1, -2), (-1, -2), (2, 1), (2, -1), (-2, 1), (-2, -1)] {
-            let leg = if dr.abs() == 2 { sq.offset(0, dr / 2) } else { sq.offset(df / 2, 0) };
+        for (df, dr) in [
+            (1, 2),
+            (-1, 2),
+            (1, -2),
+            (-1, -2),
+            (2, 1),
+            (2, -1),
+            (-2, 1),
+            (-2, -1),
+        ] {
+            let leg = if dr.abs() == 2 {
+                sq.offset(0, dr / 2)
+            } else {
+                sq.offset(df / 2, 0)
+            };
             if let (Some(leg), Some(to)) = (leg, sq.offset(df, dr)) {
                 if !occ.contains(leg) {
                     out = out.with(to);
@@ -400,8 +425,16 @@ mod tests {
         for seed in 1..200u64 {
             let occ = pseudo_random_occupancy(seed * 0x9E37_79B9_7F4A_7C15);
             for sq in Square::all() {
-                assert_eq!(chariot_attacks(sq, occ), slow_chariot(sq, occ), "chariot {sq}");
-                assert_eq!(cannon_captures(sq, occ), slow_cannon(sq, occ), "cannon {sq}");
+                assert_eq!(
+                    chariot_attacks(sq, occ),
+                    slow_chariot(sq, occ),
+                    "chariot {sq}"
+                );
+                assert_eq!(
+                    cannon_captures(sq, occ),
+                    slow_cannon(sq, occ),
+                    "cannon {sq}"
+                );
                 assert_eq!(horse_attacks(sq, occ), slow_horse(sq, occ), "horse {sq}");
                 // The reverse table: horses that attack sq.
                 let mut attackers = Bitboard::EMPTY;
@@ -420,23 +453,47 @@ mod tests {
     fn elephant_advisor_general_soldier_tables() {
         let sq = |s: &str| s.parse::<Square>().unwrap();
         let occ = Bitboard::EMPTY;
-        assert_eq!(elephant_attacks(sq("c0"), occ), set([Some(sq("a2")), Some(sq("e2"))]));
-        assert_eq!(elephant_attacks(sq("c4"), occ), set([Some(sq("a2")), Some(sq("e2"))]));
-        assert_eq!(elephant_attacks(sq("g5"), occ), set([Some(sq("e7")), Some(sq("i7"))]));
+        assert_eq!(
+            elephant_attacks(sq("c0"), occ),
+            set([Some(sq("a2")), Some(sq("e2"))])
+        );
+        assert_eq!(
+            elephant_attacks(sq("c4"), occ),
+            set([Some(sq("a2")), Some(sq("e2"))])
+        );
+        assert_eq!(
+            elephant_attacks(sq("g5"), occ),
+            set([Some(sq("e7")), Some(sq("i7"))])
+        );
         assert_eq!(elephant_attacks(sq("e2"), occ.with(sq("d1"))).count(), 3);
         assert_eq!(advisor_attacks(sq("e1")).count(), 4);
         assert_eq!(advisor_attacks(sq("d0")), set([Some(sq("e1"))]));
         assert_eq!(advisor_attacks(sq("e8")).count(), 4);
-        assert_eq!(general_attacks(sq("e0")), set([Some(sq("d0")), Some(sq("f0")), Some(sq("e1"))]));
-        assert_eq!(general_attacks(sq("d9")), set([Some(sq("e9")), Some(sq("d8"))]));
+        assert_eq!(
+            general_attacks(sq("e0")),
+            set([Some(sq("d0")), Some(sq("f0")), Some(sq("e1"))])
+        );
+        assert_eq!(
+            general_attacks(sq("d9")),
+            set([Some(sq("e9")), Some(sq("d8"))])
+        );
         assert_eq!(soldier_attacks(Color::Red, sq("a3")), set([Some(sq("a4"))]));
-        assert_eq!(soldier_attacks(Color::Red, sq("a5")), set([Some(sq("a6")), Some(sq("b5"))]));
-        assert_eq!(soldier_attacks(Color::Red, sq("e9")), set([Some(sq("d9")), Some(sq("f9"))]));
+        assert_eq!(
+            soldier_attacks(Color::Red, sq("a5")),
+            set([Some(sq("a6")), Some(sq("b5"))])
+        );
+        assert_eq!(
+            soldier_attacks(Color::Red, sq("e9")),
+            set([Some(sq("d9")), Some(sq("f9"))])
+        );
         assert_eq!(soldier_attacks(Color::Black, sq("e4")).count(), 3);
         for c in Color::ALL {
             for to in Square::all() {
                 let slow = Square::all().filter(|&from| soldier_attacks(c, from).contains(to));
-                assert_eq!(Bitboard(SOLDIER_ATTACKERS[c.index()][to.index()]), set(slow.map(Some)));
+                assert_eq!(
+                    Bitboard(SOLDIER_ATTACKERS[c.index()][to.index()]),
+                    set(slow.map(Some))
+                );
             }
         }
     }

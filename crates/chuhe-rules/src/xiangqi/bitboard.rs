@@ -53,7 +53,9 @@ impl Bitboard {
         if self.0 == 0 {
             None
         } else {
-            Some(Square::from_index_unchecked(self.0.trailing_zeros() as usize))
+            Some(Square::from_index_unchecked(
+                self.0.trailing_zeros() as usize
+            ))
         }
     }
 
@@ -63,7 +65,9 @@ impl Bitboard {
         if self.0 == 0 {
             None
         } else {
-            Some(Square::from_index_unchecked(127 - self.0.leading_zeros() as usize))
+            Some(Square::from_index_unchecked(
+                127 - self.0.leading_zeros() as usize,
+            ))
         }
     }
 

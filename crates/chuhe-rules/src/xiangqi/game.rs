@@ -25,7 +25,10 @@ pub struct GameOptions {
 
 impl Default for GameOptions {
     fn default() -> Self {
-        GameOptions { no_capture_limit: DEFAULT_NO_CAPTURE_LIMIT, repetition: true }
+        GameOptions {
+            no_capture_limit: DEFAULT_NO_CAPTURE_LIMIT,
+            repetition: true,
+        }
     }
 }
 
@@ -130,7 +133,11 @@ impl Game {
         }
         let capture = self.position.is_capture(m);
         self.position.play(m)?;
-        self.history.push(Ply { mv: m, capture, key: self.position.key() });
+        self.history.push(Ply {
+            mv: m,
+            capture,
+            key: self.position.key(),
+        });
         self.positions.push(self.position.clone());
         self.status = self.evaluate();
         Ok(&self.status)
@@ -148,7 +155,11 @@ impl Game {
         let pos = &self.position;
         let us = pos.side_to_move();
         if !pos.has_legal_move() {
-            let reason = if pos.is_check() { EndReason::Checkmate } else { EndReason::Stalemate };
+            let reason = if pos.is_check() {
+                EndReason::Checkmate
+            } else {
+                EndReason::Stalemate
+            };
             return Status::Ended(Outcome::win(us.other().winner(), reason));
         }
         if self.options.repetition {

@@ -17,7 +17,9 @@ pub(crate) fn repetition_verdict(history: &[Ply], positions: &[Position]) -> Opt
     let mut ply = now;
     while ply > 0 && !history[ply - 1].capture {
         ply -= 1;
-        if positions[ply].key() == key && positions[ply].to_setup().board == positions[now].to_setup().board {
+        if positions[ply].key() == key
+            && positions[ply].to_setup().board == positions[now].to_setup().board
+        {
             occurrences.push(ply);
         }
     }

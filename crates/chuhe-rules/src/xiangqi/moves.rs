@@ -74,7 +74,10 @@ impl MoveList {
     /// An empty list.
     pub const fn new() -> MoveList {
         let a0 = Square::from_index_unchecked(0);
-        MoveList { moves: [Move { from: a0, to: a0 }; MAX_MOVES], len: 0 }
+        MoveList {
+            moves: [Move { from: a0, to: a0 }; MAX_MOVES],
+            len: 0,
+        }
     }
 
     /// Appends a move.
@@ -159,7 +162,9 @@ impl std::ops::Deref for MoveList {
 
 impl fmt::Debug for MoveList {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.as_slice().iter().map(|m| m.to_string())).finish()
+        f.debug_list()
+            .entries(self.as_slice().iter().map(|m| m.to_string()))
+            .finish()
     }
 }
 
@@ -213,7 +218,9 @@ impl fmt::Display for IllegalReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IllegalReason::NoPiece => f.write_str("no piece on the from-square"),
-            IllegalReason::NotYourPiece => f.write_str("that piece belongs to the side not to move"),
+            IllegalReason::NotYourPiece => {
+                f.write_str("that piece belongs to the side not to move")
+            }
             IllegalReason::NullMove => f.write_str("a move must change square"),
             IllegalReason::OwnPieceOnTarget => f.write_str("the target holds an own piece"),
             IllegalReason::BadShape(k) => write!(
@@ -227,7 +234,8 @@ impl fmt::Display for IllegalReason {
                     Kind::Horse => "moves one point orthogonally then one diagonally outward",
                     Kind::Chariot => "moves along a file or a rank",
                     Kind::Cannon => "moves along a file or a rank",
-                    Kind::Soldier => "moves one point forward, or sideways after crossing the river",
+                    Kind::Soldier =>
+                        "moves one point forward, or sideways after crossing the river",
                 }
             ),
             IllegalReason::LeavesPalace(k) => write!(f, "{} cannot leave its palace", k.name()),
@@ -235,7 +243,9 @@ impl fmt::Display for IllegalReason {
             IllegalReason::ElephantEyeBlocked => f.write_str("elephant eye is blocked"),
             IllegalReason::HorseLegBlocked => f.write_str("horse leg is blocked"),
             IllegalReason::PathBlocked(k) => write!(f, "{} path is blocked", k.name()),
-            IllegalReason::CannonNeedsScreen => f.write_str("cannon needs exactly one screen to capture"),
+            IllegalReason::CannonNeedsScreen => {
+                f.write_str("cannon needs exactly one screen to capture")
+            }
             IllegalReason::SoldierBackward => f.write_str("soldier cannot move backward"),
             IllegalReason::SoldierSidewaysBeforeRiver => {
                 f.write_str("soldier cannot move sideways before crossing the river")

@@ -1,8 +1,8 @@
 //! The validated position: legal moves, check, playing moves, Zobrist keys.
 
 use super::attacks::{
-    nearest, Blockable, ADVISOR_MOVES, ELEPHANT_MOVES, GENERAL_MOVES, HORSE_ATTACKERS, HORSE_MOVES, NONE, RAYS,
-    SOLDIER_ATTACKERS, SOLDIER_MOVES,
+    nearest, Blockable, ADVISOR_MOVES, ELEPHANT_MOVES, GENERAL_MOVES, HORSE_ATTACKERS, HORSE_MOVES,
+    NONE, RAYS, SOLDIER_ATTACKERS, SOLDIER_MOVES,
 };
 use super::bitboard::Bitboard;
 use super::moves::{IllegalReason, Move, MoveList};
@@ -239,7 +239,11 @@ fn elephant_points(color: Color) -> Bitboard {
 
 fn soldier_point_ok(color: Color, sq: Square) -> bool {
     // Relative rank: 0 = own back rank.
-    let r = if color == Color::Red { sq.rank() } else { 9 - sq.rank() };
+    let r = if color == Color::Red {
+        sq.rank()
+    } else {
+        9 - sq.rank()
+    };
     match r {
         0..=2 => false,
         3 | 4 => sq.file() % 2 == 0,
@@ -273,22 +277,41 @@ impl Position {
             key ^= zobrist::BLACK_TO_MOVE;
         }
         let bb = |c: Color, k: Kind| by_piece[Piece::new(c, k).index()];
-        if Color::ALL.iter().any(|&c| bb(c, Kind::General).count() != 1) {
+        if Color::ALL
+            .iter()
+            .any(|&c| bb(c, Kind::General).count() != 1)
+        {
             kinds.push(ValidationKind::GeneralCount);
         }
-        if Color::ALL.iter().any(|&c| Kind::ALL[1..].iter().any(|&k| bb(c, k).count() > k.max_count())) {
+        if Color::ALL.iter().any(|&c| {
+            Kind::ALL[1..]
+                .iter()
+                .any(|&k| bb(c, k).count() > k.max_count())
+        }) {
             kinds.push(ValidationKind::PieceCount);
         }
-        if Color::ALL.iter().any(|&c| bb(c, Kind::General).any(|s| !s.is_in_palace_of(c))) {
+        if Color::ALL
+            .iter()
+            .any(|&c| bb(c, Kind::General).any(|s| !s.is_in_palace_of(c)))
+        {
             kinds.push(ValidationKind::GeneralOutsidePalace);
         }
-        if Color::ALL.iter().any(|&c| (bb(c, Kind::Advisor) & !advisor_points(c)).is_nonempty()) {
+        if Color::ALL
+            .iter()
+            .any(|&c| (bb(c, Kind::Advisor) & !advisor_points(c)).is_nonempty())
+        {
             kinds.push(ValidationKind::AdvisorSquare);
         }
-        if Color::ALL.iter().any(|&c| (bb(c, Kind::Elephant) & !elephant_points(c)).is_nonempty()) {
+        if Color::ALL
+            .iter()
+            .any(|&c| (bb(c, Kind::Elephant) & !elephant_points(c)).is_nonempty())
+        {
             kinds.push(ValidationKind::ElephantSquare);
         }
-        if Color::ALL.iter().any(|&c| bb(c, Kind::Soldier).any(|s| !soldier_point_ok(c, s))) {
+        if Color::ALL
+            .iter()
+            .any(|&c| bb(c, Kind::Soldier).any(|s| !soldier_point_ok(c, s)))
+        {
             kinds.push(ValidationKind::SoldierSquare);
         }
         let a0 = Square::from_index_unchecked(0);
@@ -307,10 +330,16 @@ impl Position {
             fullmove: setup.fullmove.max(1),
             key,
         };
-        let both_generals = Color::ALL.iter().all(|&c| bb(c, Kind::General).is_nonempty());
+        let both_generals = Color::ALL
+            .iter()
+            .all(|&c| bb(c, Kind::General).is_nonempty());
         if both_generals {
             let (r, b) = (generals[0], generals[1]);
-            let (low, high) = if r.index() < b.index() { (r, b) } else { (b, r) };
+            let (low, high) = if r.index() < b.index() {
+                (r, b)
+            } else {
+                (b, r)
+            };
             let between = RAYS[0][low.index()] & !RAYS[0][high.index()] & !(1u128 << high.index());
             if r.file() == b.file() && pos.occupied.0 & between == 0 {
                 kinds.push(ValidationKind::GeneralsFacing);
@@ -338,7 +367,12 @@ impl Position {
 
     /// The position as an unvalidated [`Setup`].
     pub fn to_setup(&self) -> Setup {
-        Setup { board: self.board, side: self.side, halfmove: self.halfmove, fullmove: self.fullmove }
+        Setup {
+            board: self.board,
+            side: self.side,
+            halfmove: self.halfmove,
+            fullmove: self.fullmove,
+        }
     }
 
     /// The side to move.
@@ -367,7 +401,11 @@ impl Position {
 
     /// The key recomputed from scratch; equal to [`Position::key`] (tests compare the two).
     pub fn compute_key(&self) -> u64 {
-        let mut key = if self.side == Color::Black { zobrist::BLACK_TO_MOVE } else { 0 };
+        let mut key = if self.side == Color::Black {
+            zobrist::BLACK_TO_MOVE
+        } else {
+            0
+        };
         for sq in self.occupied {
             key ^= zobrist::piece_square(self.board[sq.index()].expect("occupied"), sq);
         }
@@ -478,7 +516,8 @@ impl Position {
         let s = g.index();
         let base = by.index() * 7;
         let keep = !removed;
-        let sliders = (self.by_piece[base + Kind::Chariot as usize].0 | self.by_piece[base].0) & keep;
+        let sliders =
+            (self.by_piece[base + Kind::Chariot as usize].0 | self.by_piece[base].0) & keep;
         let cannons = self.by_piece[base + Kind::Cannon as usize].0 & keep;
         let horses = self.by_piece[base + Kind::Horse as usize].0 & keep;
         let soldiers = self.by_piece[base + Kind::Soldier as usize].0 & keep;
@@ -597,7 +636,9 @@ impl Position {
         }
         // Not in check and neither square on the general's lines nor the from-square on a horse
         // leg: the move cannot expose the general (§4), so no attack test is needed.
-        if !in_check && from_bb & (LINES[g.index()] | DIAGONAL_NEIGHBOURS[g.index()]) == 0 && to_bb & LINES[g.index()] == 0
+        if !in_check
+            && from_bb & (LINES[g.index()] | DIAGONAL_NEIGHBOURS[g.index()]) == 0
+            && to_bb & LINES[g.index()] == 0
         {
             return true;
         }
@@ -633,7 +674,9 @@ impl Position {
         let mut list = MoveList::new();
         self.candidate_moves(&mut list);
         let in_check = self.is_check();
-        list.iter().filter(|&&m| self.candidate_is_legal(m, in_check)).count()
+        list.iter()
+            .filter(|&&m| self.candidate_is_legal(m, in_check))
+            .count()
     }
 
     /// Whether the side to move has at least one legal move.
@@ -666,7 +709,11 @@ impl Position {
             return Some(reason);
         }
         let us = self.side;
-        let g = if piece.kind == Kind::General { m.to } else { self.generals[us.index()] };
+        let g = if piece.kind == Kind::General {
+            m.to
+        } else {
+            self.generals[us.index()]
+        };
         let from_bb = 1u128 << m.from.index();
         let to_bb = 1u128 << m.to.index();
         let occ = (self.occupied.0 ^ from_bb) | to_bb;
@@ -722,7 +769,11 @@ impl Position {
                 if !((df.abs() == 1 && dr.abs() == 2) || (df.abs() == 2 && dr.abs() == 1)) {
                     Some(IllegalReason::BadShape(Kind::Horse))
                 } else {
-                    let leg = if dr.abs() == 2 { m.from.offset(0, dr / 2) } else { m.from.offset(df / 2, 0) };
+                    let leg = if dr.abs() == 2 {
+                        m.from.offset(0, dr / 2)
+                    } else {
+                        m.from.offset(df / 2, 0)
+                    };
                     if occ.contains(leg.expect("between two points")) {
                         Some(IllegalReason::HorseLegBlocked)
                     } else {
@@ -787,7 +838,12 @@ impl Position {
         let (from, to) = (m.from.index(), m.to.index());
         let piece = self.board[from].expect("play_unchecked: no piece on the from-square");
         let captured = self.board[to];
-        let undo = Undo { captured, halfmove: self.halfmove, fullmove: self.fullmove, key: self.key };
+        let undo = Undo {
+            captured,
+            halfmove: self.halfmove,
+            fullmove: self.fullmove,
+            key: self.key,
+        };
         let from_bb = 1u128 << from;
         let to_bb = 1u128 << to;
         let mut key = self.key ^ zobrist::BLACK_TO_MOVE;

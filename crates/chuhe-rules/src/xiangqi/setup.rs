@@ -28,7 +28,12 @@ pub const START_FEN: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/R
 impl Setup {
     /// An empty board, Red to move, counters 0 and 1.
     pub fn empty() -> Setup {
-        Setup { board: [None; 90], side: Color::Red, halfmove: 0, fullmove: 1 }
+        Setup {
+            board: [None; 90],
+            side: Color::Red,
+            halfmove: 0,
+            fullmove: 1,
+        }
     }
 
     /// The start position of `spec/xiangqi.md` §2.
@@ -76,7 +81,14 @@ impl fmt::Display for Setup {
             Color::Red => 'w',
             Color::Black => 'b',
         };
-        write!(f, "{} {} - - {} {}", self.board_fen(), side, self.halfmove, self.fullmove)
+        write!(
+            f,
+            "{} {} - - {} {}",
+            self.board_fen(),
+            side,
+            self.halfmove,
+            self.fullmove
+        )
     }
 }
 
@@ -136,17 +148,34 @@ impl fmt::Display for FenError {
 impl std::error::Error for FenError {}
 
 fn err(kind: FenErrorKind, detail: impl Into<String>) -> FenError {
-    FenError { kind, detail: detail.into() }
+    FenError {
+        kind,
+        detail: detail.into(),
+    }
 }
 
 fn parse_counter(text: &str, name: &str) -> Result<u16, FenError> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(err(FenErrorKind::BadCounters, format!("{name} {text:?} is not a number")));
+        return Err(err(
+            FenErrorKind::BadCounters,
+            format!("{name} {text:?} is not a number"),
+        ));
     }
     text.trim_start_matches('0')
         .parse::<u16>()
-        .or_else(|e| if text.bytes().all(|b| b == b'0') { Ok(0) } else { Err(e) })
-        .map_err(|_| err(FenErrorKind::BadCounters, format!("{name} {text} exceeds 65535")))
+        .or_else(|e| {
+            if text.bytes().all(|b| b == b'0') {
+                Ok(0)
+            } else {
+                Err(e)
+            }
+        })
+        .map_err(|_| {
+            err(
+                FenErrorKind::BadCounters,
+                format!("{name} {text} exceeds 65535"),
+            )
+        })
 }
 
 impl FromStr for Setup {
@@ -161,19 +190,31 @@ impl FromStr for Setup {
         let board_text = fields.first().copied().unwrap_or("");
         let ranks: Vec<&str> = board_text.split('/').collect();
         if ranks.len() != 10 {
-            return Err(err(FenErrorKind::BadRankCount, format!("the board has {} ranks, not 10", ranks.len())));
+            return Err(err(
+                FenErrorKind::BadRankCount,
+                format!("the board has {} ranks, not 10", ranks.len()),
+            ));
         }
         let mut setup = Setup::empty();
         for (i, rank_text) in ranks.iter().enumerate() {
             let rank = 9 - i;
             for c in rank_text.chars() {
                 if !matches!(c, '1'..='9') && Piece::from_fen_char(c).is_none() {
-                    return Err(err(FenErrorKind::BadPieceLetter, format!("{c:?} in rank {rank}")));
+                    return Err(err(
+                        FenErrorKind::BadPieceLetter,
+                        format!("{c:?} in rank {rank}"),
+                    ));
                 }
             }
-            let total: usize = rank_text.chars().map(|c| c.to_digit(10).map_or(1, |d| d as usize)).sum();
+            let total: usize = rank_text
+                .chars()
+                .map(|c| c.to_digit(10).map_or(1, |d| d as usize))
+                .sum();
             if total != 9 {
-                return Err(err(FenErrorKind::BadRankLength, format!("rank {rank} has {total} points, not 9")));
+                return Err(err(
+                    FenErrorKind::BadRankLength,
+                    format!("rank {rank} has {total} points, not 9"),
+                ));
             }
             let mut file = 0;
             for c in rank_text.chars() {
@@ -189,16 +230,27 @@ impl FromStr for Setup {
             setup.side = match side.to_ascii_lowercase().as_str() {
                 "w" | "r" => Color::Red,
                 "b" => Color::Black,
-                _ => return Err(err(FenErrorKind::BadSide, format!("{side:?} is not w, r or b"))),
+                _ => {
+                    return Err(err(
+                        FenErrorKind::BadSide,
+                        format!("{side:?} is not w, r or b"),
+                    ))
+                }
             };
         }
         if fields.len() == 3 || fields.len() > 6 {
-            return Err(err(FenErrorKind::BadField, format!("{} fields (expected 1, 2, 4, 5 or 6)", fields.len())));
+            return Err(err(
+                FenErrorKind::BadField,
+                format!("{} fields (expected 1, 2, 4, 5 or 6)", fields.len()),
+            ));
         }
         if fields.len() >= 4 && (fields[2] != "-" || fields[3] != "-") {
             return Err(err(
                 FenErrorKind::BadField,
-                format!("fields 3 and 4 are {:?} {:?}, expected - -", fields[2], fields[3]),
+                format!(
+                    "fields 3 and 4 are {:?} {:?}, expected - -",
+                    fields[2], fields[3]
+                ),
             ));
         }
         if let Some(h) = fields.get(4) {
@@ -224,39 +276,94 @@ mod tests {
     #[test]
     fn lenient_input_prints_the_pikafish_form() {
         for (input, output) in [
-            ("rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR r", START_FEN),
+            (
+                "rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR r",
+                START_FEN,
+            ),
             (START_BOARD, START_FEN),
-            (&format!("{START_BOARD} b - - 5"), &format!("{START_BOARD} b - - 5 1")),
-            (&format!("  {START_BOARD}\tW  - -  7 0 "), &format!("{START_BOARD} w - - 7 1")),
-            ("rnbakabnr/9/1c5c1/p1p1p1p1p/45/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1", START_FEN),
+            (
+                &format!("{START_BOARD} b - - 5"),
+                &format!("{START_BOARD} b - - 5 1"),
+            ),
+            (
+                &format!("  {START_BOARD}\tW  - -  7 0 "),
+                &format!("{START_BOARD} w - - 7 1"),
+            ),
+            (
+                "rnbakabnr/9/1c5c1/p1p1p1p1p/45/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
+                START_FEN,
+            ),
         ] {
-            assert_eq!(input.parse::<Setup>().unwrap().to_string(), output, "{input}");
+            assert_eq!(
+                input.parse::<Setup>().unwrap().to_string(),
+                output,
+                "{input}"
+            );
         }
     }
 
     #[test]
     fn syntax_errors_of_the_spec() {
-        assert_eq!(kind("rnbakabnr/9/1c5c1/p1p1p1p1p/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w"), FenErrorKind::BadRankCount);
-        assert_eq!(kind("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABN w"), FenErrorKind::BadRankLength);
-        assert_eq!(kind("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBGKABNR w"), FenErrorKind::BadPieceLetter);
-        assert_eq!(kind(&format!("{START_BOARD} x")), FenErrorKind::BadSide);
-        assert_eq!(kind(&format!("{START_BOARD} w KQ - 0 1")), FenErrorKind::BadField);
-        assert_eq!(kind(&format!("{START_BOARD} w 0 1")), FenErrorKind::BadField);
-        assert_eq!(kind(&format!("{START_BOARD} w -")), FenErrorKind::BadField);
-        assert_eq!(kind(&format!("{START_BOARD} w - - 0 1 9")), FenErrorKind::BadField);
-        assert_eq!(kind(&format!("{START_BOARD} w - - -1 1")), FenErrorKind::BadCounters);
-        assert_eq!(kind(&format!("{START_BOARD} w - - 65536 1")), FenErrorKind::BadCounters);
-        assert_eq!(kind(&format!("{START_BOARD} w - - 0 +1")), FenErrorKind::BadCounters);
-        assert_eq!(kind(""), FenErrorKind::BadRankCount);
-        assert_eq!(kind("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR0"), FenErrorKind::BadPieceLetter);
-        // A bad letter is reported before the rank's length.
-        assert_eq!(kind("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNRRG"), FenErrorKind::BadPieceLetter);
         assert_eq!(
-            format!("{START_BOARD} w - - 70000").parse::<Setup>().unwrap_err().to_string(),
+            kind("rnbakabnr/9/1c5c1/p1p1p1p1p/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w"),
+            FenErrorKind::BadRankCount
+        );
+        assert_eq!(
+            kind("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABN w"),
+            FenErrorKind::BadRankLength
+        );
+        assert_eq!(
+            kind("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBGKABNR w"),
+            FenErrorKind::BadPieceLetter
+        );
+        assert_eq!(kind(&format!("{START_BOARD} x")), FenErrorKind::BadSide);
+        assert_eq!(
+            kind(&format!("{START_BOARD} w KQ - 0 1")),
+            FenErrorKind::BadField
+        );
+        assert_eq!(
+            kind(&format!("{START_BOARD} w 0 1")),
+            FenErrorKind::BadField
+        );
+        assert_eq!(kind(&format!("{START_BOARD} w -")), FenErrorKind::BadField);
+        assert_eq!(
+            kind(&format!("{START_BOARD} w - - 0 1 9")),
+            FenErrorKind::BadField
+        );
+        assert_eq!(
+            kind(&format!("{START_BOARD} w - - -1 1")),
+            FenErrorKind::BadCounters
+        );
+        assert_eq!(
+            kind(&format!("{START_BOARD} w - - 65536 1")),
+            FenErrorKind::BadCounters
+        );
+        assert_eq!(
+            kind(&format!("{START_BOARD} w - - 0 +1")),
+            FenErrorKind::BadCounters
+        );
+        assert_eq!(kind(""), FenErrorKind::BadRankCount);
+        assert_eq!(
+            kind("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR0"),
+            FenErrorKind::BadPieceLetter
+        );
+        // A bad letter is reported before the rank's length.
+        assert_eq!(
+            kind("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNRRG"),
+            FenErrorKind::BadPieceLetter
+        );
+        assert_eq!(
+            format!("{START_BOARD} w - - 70000")
+                .parse::<Setup>()
+                .unwrap_err()
+                .to_string(),
             "bad-counters: halfmove 70000 exceeds 65535"
         );
         assert_eq!(
-            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBGKABNR".parse::<Setup>().unwrap_err().to_string(),
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBGKABNR"
+                .parse::<Setup>()
+                .unwrap_err()
+                .to_string(),
             "bad-piece-letter: 'G' in rank 0"
         );
     }

@@ -113,7 +113,11 @@ pub struct ParseSquareError(pub String);
 
 impl fmt::Display for ParseSquareError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "not a square: {:?} (expected a file a-i and a rank 0-9)", self.0)
+        write!(
+            f,
+            "not a square: {:?} (expected a file a-i and a rank 0-9)",
+            self.0
+        )
     }
 }
 
@@ -213,8 +217,15 @@ pub enum Kind {
 
 impl Kind {
     /// All kinds, in FEN-table order.
-    pub const ALL: [Kind; 7] =
-        [Kind::General, Kind::Advisor, Kind::Elephant, Kind::Horse, Kind::Chariot, Kind::Cannon, Kind::Soldier];
+    pub const ALL: [Kind; 7] = [
+        Kind::General,
+        Kind::Advisor,
+        Kind::Elephant,
+        Kind::Horse,
+        Kind::Chariot,
+        Kind::Cannon,
+        Kind::Soldier,
+    ];
 
     /// 0 … 6 in the order of [`Kind::ALL`].
     pub const fn index(self) -> usize {
@@ -297,7 +308,10 @@ impl Piece {
             return None;
         }
         let color = if i < 7 { Color::Red } else { Color::Black };
-        Some(Piece { color, kind: Kind::ALL[i % 7] })
+        Some(Piece {
+            color,
+            kind: Kind::ALL[i % 7],
+        })
     }
 
     /// The FEN letter written in output: upper case for Red, lower case for Black.
@@ -313,7 +327,11 @@ impl Piece {
     pub const fn from_fen_char(c: char) -> Option<Piece> {
         match Kind::from_letter(c) {
             Some(kind) => {
-                let color = if c.is_ascii_uppercase() { Color::Red } else { Color::Black };
+                let color = if c.is_ascii_uppercase() {
+                    Color::Red
+                } else {
+                    Color::Black
+                };
                 Some(Piece { color, kind })
             }
             None => None,
@@ -327,12 +345,22 @@ mod tests {
 
     #[test]
     fn square_indices_match_the_spec() {
-        for (text, index) in [("a0", 0), ("e0", 4), ("i0", 8), ("a1", 9), ("e9", 85), ("i9", 89)] {
+        for (text, index) in [
+            ("a0", 0),
+            ("e0", 4),
+            ("i0", 8),
+            ("a1", 9),
+            ("e9", 85),
+            ("i9", 89),
+        ] {
             let sq: Square = text.parse().unwrap();
             assert_eq!(sq.index(), index);
             assert_eq!(sq.to_string(), text);
         }
-        assert_eq!("j0".parse::<Square>().unwrap_err().to_string(), "not a square: \"j0\" (expected a file a-i and a rank 0-9)");
+        assert_eq!(
+            "j0".parse::<Square>().unwrap_err().to_string(),
+            "not a square: \"j0\" (expected a file a-i and a rank 0-9)"
+        );
         assert!("a10".parse::<Square>().is_err());
         assert!("".parse::<Square>().is_err());
     }
@@ -354,8 +382,14 @@ mod tests {
             assert_eq!(Piece::from_fen_char(p.fen_char()), Some(p));
             assert_eq!(p.index(), i);
         }
-        assert_eq!(Piece::from_fen_char('h'), Some(Piece::new(Color::Black, Kind::Horse)));
-        assert_eq!(Piece::from_fen_char('E'), Some(Piece::new(Color::Red, Kind::Elephant)));
+        assert_eq!(
+            Piece::from_fen_char('h'),
+            Some(Piece::new(Color::Black, Kind::Horse))
+        );
+        assert_eq!(
+            Piece::from_fen_char('E'),
+            Some(Piece::new(Color::Red, Kind::Elephant))
+        );
         assert_eq!(Piece::from_fen_char('Q'), None);
     }
 }

@@ -1,0 +1,212 @@
+//! Subcommands and their arguments (`spec/cli.md`), and the error every command returns.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::fmt;
+use std::io::Write;
+
+/// chuhe: play xiangqi, Three Kingdoms xiangqi (sanguo) and banqi. With no subcommand it runs the
+/// UCI engine on standard input and output.
+#[derive(Debug, Parser)]
+#[command(name = "chuhe", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The games chuhe knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Variant {
+    /// Standard xiangqi (Chinese chess).
+    Xiangqi,
+    /// Three Kingdoms xiangqi, three players.
+    Sanguo,
+    /// Banqi (dark chess), Taiwan rules.
+    Banqi,
+}
+
+/// What every rules command takes: the game, the position text and the table options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RuleArgs {
+    /// The game.
+    #[arg(long, value_enum, default_value = "xiangqi")]
+    pub variant: Variant,
+    /// The position text (xiangqi: FEN); the variant's start position when absent.
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// Table options as KEY=VALUE pairs separated by commas, e.g. `no_capture_limit=60`.
+    #[arg(long)]
+    pub options: Option<String>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print every legal move of the player to move, one per line, sorted bytewise.
+    Moves {
+        #[command(flatten)]
+        rules: RuleArgs,
+    },
+    /// Count the leaves of the legal-move tree (xiangqi and sanguo).
+    Perft {
+        #[command(flatten)]
+        rules: RuleArgs,
+        /// Depth in plies, at least 1.
+        #[arg(long)]
+        depth: u32,
+        /// Also print the count under each root move.
+        #[arg(long)]
+        divide: bool,
+        /// Play every leaf move instead of counting the last ply (slower; for measurements).
+        #[arg(long)]
+        no_bulk: bool,
+    },
+    /// Play moves from a position applying every end-of-game rule, and print the final state.
+    Replay {
+        #[command(flatten)]
+        rules: RuleArgs,
+        /// The moves, separated by spaces, e.g. "h2e2 h9g7".
+        #[arg(long, default_value = "")]
+        moves: String,
+        /// Print one JSON object (variant, fen, ply, status, result, winners, reason).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run the xiangqi engine speaking UCI (or UCCI) on standard input and output.
+    Uci,
+    /// Run the game server and web client (not built yet: it arrives with the server issue).
+    Serve {
+        /// Address to listen on.
+        #[arg(long, env = "CHUHE_BIND", default_value = "127.0.0.1:8080")]
+        bind: String,
+        /// Database URL: sqlite://FILE or postgres://...
+        #[arg(long, env = "CHUHE_DATABASE", default_value = "sqlite://chuhe.db")]
+        database: String,
+    },
+}
+
+/// A command's failure: a one-line message and the exit status (2 for bad input).
+#[derive(Debug)]
+pub struct CliError {
+    pub message: String,
+    pub status: u8,
+}
+
+impl CliError {
+    /// Bad input: exit status 2.
+    pub fn input(message: impl Into<String>) -> CliError {
+        CliError {
+            message: message.into(),
+            status: 2,
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> Self {
+        CliError {
+            message: format!("i/o error: {e}"),
+            status: 1,
+        }
+    }
+}
+
+/// Parses `--options`: `KEY=VALUE` pairs separated by commas; empty text gives no pairs.
+///
+/// # Errors
+/// A pair without `=` or with an empty key.
+pub fn parse_options(text: Option<&str>) -> Result<Vec<(String, String)>, CliError> {
+    let mut out = Vec::new();
+    for pair in text
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    {
+        match pair.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                out.push((k.trim().to_owned(), v.trim().to_owned()))
+            }
+            _ => {
+                return Err(CliError::input(format!(
+                    "bad option {pair:?}: expected KEY=VALUE"
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> Result<(), CliError> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match cli.command.unwrap_or(Command::Uci) {
+        Command::Uci => {
+            let stdin = std::io::stdin();
+            chuhe_engine::uci::run(stdin.lock(), &mut out)?;
+        }
+        Command::Moves { rules } => match rules.variant {
+            Variant::Xiangqi => crate::xiangqi_cmd::moves(&rules, &mut out)?,
+            v => return Err(not_yet(v)),
+        },
+        Command::Perft {
+            rules,
+            depth,
+            divide,
+            no_bulk,
+        } => {
+            if depth == 0 {
+                return Err(CliError::input("bad argument: --depth must be at least 1"));
+            }
+            match rules.variant {
+                Variant::Xiangqi => {
+                    crate::xiangqi_cmd::perft(&rules, depth, divide, !no_bulk, &mut out)?
+                }
+                Variant::Banqi => {
+                    return Err(CliError::input(
+                        "banqi has chance moves (flips): perft is not defined for it",
+                    ))
+                }
+                v => return Err(not_yet(v)),
+            }
+        }
+        Command::Replay { rules, moves, json } => match rules.variant {
+            Variant::Xiangqi => crate::xiangqi_cmd::replay(&rules, &moves, json, &mut out)?,
+            v => return Err(not_yet(v)),
+        },
+        Command::Serve { .. } => {
+            return Err(CliError {
+                message: "the game server is not built yet".into(),
+                status: 1,
+            });
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn not_yet(v: Variant) -> CliError {
+    let name = v
+        .to_possible_value()
+        .map(|p| p.get_name().to_owned())
+        .unwrap_or_default();
+    CliError::input(format!("variant {name} is not supported yet"))
+}
+
+/// The JSON object `replay --json` prints (`spec/cli.md`), fields in the spec's order.
+#[derive(Debug, serde::Serialize)]
+pub struct ReplayJson {
+    pub variant: &'static str,
+    pub fen: String,
+    pub ply: usize,
+    pub status: &'static str,
+    pub result: Option<&'static str>,
+    pub winners: Vec<chuhe_rules::outcome::Winner>,
+    pub reason: Option<chuhe_rules::EndReason>,
+}
