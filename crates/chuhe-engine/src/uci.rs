@@ -221,7 +221,7 @@ impl<W: Write> Session<W> {
             None => (args, &[][..]),
         };
         let start = match spec.split_first() {
-            Some((&"startpos", rest)) if rest.is_empty() => Position::start(),
+            Some((&"startpos", [])) => Position::start(),
             Some((&"fen", fields)) => match Position::from_fen(&fields.join(" ")) {
                 Ok(p) => p,
                 Err(e) => return self.error("bad-fen", e.kind_str()),

@@ -383,7 +383,7 @@ mod tests {
     fn slow_horse(sq: Square, occ: Bitboard) -> Bitboard {
         let mut out = Bitboard::EMPTY;
         for (df, dr) in [
-            (1, 2),
+            (1i32, 2i32),
             (-1, 2),
             (1, -2),
             (-1, -2),
@@ -423,7 +423,7 @@ mod tests {
     #[test]
     fn slider_and_horse_tables_match_the_slow_reference() {
         for seed in 1..200u64 {
-            let occ = pseudo_random_occupancy(seed * 0x9E37_79B9_7F4A_7C15);
+            let occ = pseudo_random_occupancy(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
             for sq in Square::all() {
                 assert_eq!(
                     chariot_attacks(sq, occ),
