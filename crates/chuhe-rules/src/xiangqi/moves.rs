@@ -119,11 +119,6 @@ impl MoveList {
         self.as_slice().contains(&m)
     }
 
-    /// Truncates to the first `len` moves (no effect when `len` is not smaller).
-    pub(crate) fn retain_len(&mut self, len: usize) {
-        self.len = self.len.min(len);
-    }
-
     /// Keeps only the moves for which `keep` is true, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(Move) -> bool) {
         let mut j = 0;

@@ -178,46 +178,17 @@ pub struct Position {
     key: u64,
 }
 
-const fn line_masks() -> [u128; 90] {
-    let mut t = [0u128; 90];
-    let mut s = 0;
-    while s < 90 {
-        let (f, r) = (s % 9, s / 9);
-        let mut i = 0;
-        while i < 90 {
-            if i != s && (i % 9 == f || i / 9 == r) {
-                t[s] |= 1u128 << i;
-            }
-            i += 1;
+/// The targets of a horse or an elephant: each step whose leg or eye is empty.
+#[inline(always)]
+fn blockable_targets(steps: &[Blockable; 4], occ: u128) -> u128 {
+    let mut out = 0;
+    for step in steps {
+        if step.via != NONE && occ >> step.via & 1 == 0 {
+            out |= step.to;
         }
-        s += 1;
     }
-    t
+    out
 }
-
-const fn diagonal_neighbours() -> [u128; 90] {
-    let mut t = [0u128; 90];
-    let mut s = 0;
-    while s < 90 {
-        let (f, r) = ((s % 9) as i32, (s / 9) as i32);
-        let d = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
-        let mut i = 0;
-        while i < 4 {
-            let (nf, nr) = (f + d[i].0, r + d[i].1);
-            if nf >= 0 && nf < 9 && nr >= 0 && nr < 10 {
-                t[s] |= 1u128 << (nr * 9 + nf);
-            }
-            i += 1;
-        }
-        s += 1;
-    }
-    t
-}
-
-/// Points on the same file or rank as the square (the square excluded).
-static LINES: [u128; 90] = line_masks();
-/// The up to four diagonal neighbours: the legs of every horse that attacks the square.
-static DIAGONAL_NEIGHBOURS: [u128; 90] = diagonal_neighbours();
 
 fn advisor_points(color: Color) -> Bitboard {
     let mut bb = Bitboard::EMPTY;
@@ -553,113 +524,173 @@ impl Position {
     /// Generates every candidate move (`spec/xiangqi.md` §3) of the side to move into `list`,
     /// without the legality filter of §4.
     pub fn candidate_moves(&self, list: &mut MoveList) {
-        let us = self.side;
-        let own = self.by_color[us.index()].0;
-        let theirs = self.by_color[us.other().index()].0;
-        let occ = self.occupied.0;
-        let base = us.index() * 7;
-        let push_mask = |list: &mut MoveList, from: Square, mut targets: u128| {
+        self.generate(&mut |from: Square, mut targets: u128| {
             while targets != 0 {
                 let to = targets.trailing_zeros() as usize;
                 targets &= targets - 1;
                 list.push(Move::new(from, Square::from_index_unchecked(to)));
             }
-        };
-        let push_blockable = |list: &mut MoveList, from: Square, steps: &[Blockable; 4]| {
-            for step in steps {
-                if step.via != NONE && occ >> step.via & 1 == 0 {
-                    push_mask(list, from, step.to & !own);
-                }
-            }
-        };
+        });
+    }
+
+    /// Calls `sink(from, targets)` for every piece of the side to move with the set of its
+    /// candidate targets (§3). Quiet moves and captures of one piece may come in several calls.
+    #[inline(always)]
+    fn generate(&self, sink: &mut impl FnMut(Square, u128)) {
+        let us = self.side;
+        let own = self.by_color[us.index()].0;
+        let theirs = self.by_color[us.other().index()].0;
+        let occ = self.occupied.0;
+        let base = us.index() * 7;
         for from in self.by_piece[base + Kind::Chariot as usize] {
             let s = from.index();
+            let mut targets = 0;
             for dir in 0..4 {
                 let ray = RAYS[dir][s];
                 let blockers = ray & occ;
-                let targets = if blockers == 0 {
+                targets |= if blockers == 0 {
                     ray
                 } else {
-                    let first = nearest(dir, blockers);
-                    (ray & !RAYS[dir][first]) & !own
+                    ray & !RAYS[dir][nearest(dir, blockers)]
                 };
-                push_mask(list, from, targets);
             }
+            sink(from, targets & !own);
         }
         for from in self.by_piece[base + Kind::Cannon as usize] {
             let s = from.index();
+            let mut targets = 0;
             for dir in 0..4 {
                 let ray = RAYS[dir][s];
                 let blockers = ray & occ;
                 if blockers == 0 {
-                    push_mask(list, from, ray);
+                    targets |= ray;
                     continue;
                 }
                 let screen = nearest(dir, blockers);
-                push_mask(list, from, ray & !RAYS[dir][screen] & !(1u128 << screen));
+                targets |= ray & !RAYS[dir][screen] & !(1u128 << screen);
                 let beyond = RAYS[dir][screen] & occ;
                 if beyond != 0 {
-                    let target = nearest(dir, beyond);
-                    if theirs >> target & 1 != 0 {
-                        list.push(Move::new(from, Square::from_index_unchecked(target)));
-                    }
+                    targets |= (1u128 << nearest(dir, beyond)) & theirs;
+                }
+            }
+            sink(from, targets);
+        }
+        for from in self.by_piece[base + Kind::Horse as usize] {
+            sink(
+                from,
+                blockable_targets(&HORSE_MOVES[from.index()], occ) & !own,
+            );
+        }
+        for from in self.by_piece[base + Kind::Soldier as usize] {
+            sink(from, SOLDIER_MOVES[us.index()][from.index()] & !own);
+        }
+        for from in self.by_piece[base + Kind::Elephant as usize] {
+            sink(
+                from,
+                blockable_targets(&ELEPHANT_MOVES[from.index()], occ) & !own,
+            );
+        }
+        for from in self.by_piece[base + Kind::Advisor as usize] {
+            sink(from, ADVISOR_MOVES[from.index()] & !own);
+        }
+        let g = self.generals[us.index()];
+        sink(g, GENERAL_MOVES[g.index()] & !own);
+    }
+
+    /// The squares where a move's from-square (first) or to-square (second) may change whether
+    /// the side to move's general is attacked: the rays from the general that hold an enemy
+    /// chariot, cannon or general, and (from-squares only) the horse legs next to the general
+    /// behind which an enemy horse stands. A move of another piece touching neither is legal
+    /// when the side is not in check (§4).
+    #[inline(always)]
+    fn sensitive_squares(&self) -> (u128, u128) {
+        let us = self.side;
+        let g = self.generals[us.index()].index();
+        let base = us.other().index() * 7;
+        let lines = self.by_piece[base].0
+            | self.by_piece[base + Kind::Chariot as usize].0
+            | self.by_piece[base + Kind::Cannon as usize].0;
+        let mut rays = 0;
+        for dir in 0..4 {
+            if RAYS[dir][g] & lines != 0 {
+                rays |= RAYS[dir][g];
+            }
+        }
+        let horses = self.by_piece[base + Kind::Horse as usize].0;
+        let mut legs = 0;
+        if horses != 0 {
+            for step in &HORSE_ATTACKERS[g] {
+                if step.to & horses != 0 {
+                    legs |= 1u128 << step.via;
                 }
             }
         }
-        for from in self.by_piece[base + Kind::Horse as usize] {
-            push_blockable(list, from, &HORSE_MOVES[from.index()]);
-        }
-        for from in self.by_piece[base + Kind::Soldier as usize] {
-            push_mask(list, from, SOLDIER_MOVES[us.index()][from.index()] & !own);
-        }
-        for from in self.by_piece[base + Kind::Elephant as usize] {
-            push_blockable(list, from, &ELEPHANT_MOVES[from.index()]);
-        }
-        for from in self.by_piece[base + Kind::Advisor as usize] {
-            push_mask(list, from, ADVISOR_MOVES[from.index()] & !own);
-        }
-        let g = self.generals[us.index()];
-        push_mask(list, g, GENERAL_MOVES[g.index()] & !own);
+        (rays | legs, rays)
     }
 
-    /// Whether candidate move `m` (one produced by [`Position::candidate_moves`]) keeps the mover's
-    /// general safe and the generals apart. `in_check` must be [`Position::is_check`].
+    /// Whether the candidate move `from`→`to` leaves the mover's general safe and the generals
+    /// apart, testing the attack in full.
     #[inline(always)]
-    fn candidate_is_legal(&self, m: Move, in_check: bool) -> bool {
+    fn candidate_is_safe(&self, from: Square, to: usize) -> bool {
         let us = self.side;
-        let g = self.generals[us.index()];
-        let from_bb = 1u128 << m.from.index();
-        let to_bb = 1u128 << m.to.index();
-        if m.from == g {
-            let occ = (self.occupied.0 ^ from_bb) | to_bb;
-            return !self.general_attacked(m.to, us.other(), occ, to_bb);
-        }
-        // Not in check and neither square on the general's lines nor the from-square on a horse
-        // leg: the move cannot expose the general (§4), so no attack test is needed.
-        if !in_check
-            && from_bb & (LINES[g.index()] | DIAGONAL_NEIGHBOURS[g.index()]) == 0
-            && to_bb & LINES[g.index()] == 0
-        {
-            return true;
-        }
+        let from_bb = 1u128 << from.index();
+        let to_bb = 1u128 << to;
         let occ = (self.occupied.0 ^ from_bb) | to_bb;
+        let g = if from == self.generals[us.index()] {
+            Square::from_index_unchecked(to)
+        } else {
+            self.generals[us.index()]
+        };
         !self.general_attacked(g, us.other(), occ, to_bb)
+    }
+
+    /// Calls `sink(from, legal_targets)` for every piece of the side to move.
+    #[inline(always)]
+    fn generate_legal(&self, sink: &mut impl FnMut(Square, u128)) {
+        let in_check = self.is_check();
+        let general = self.generals[self.side.index()];
+        let (from_mask, to_mask) = if in_check {
+            (!0u128, !0u128)
+        } else {
+            self.sensitive_squares()
+        };
+        self.generate(&mut |from: Square, targets: u128| {
+            if from != general && (1u128 << from.index()) & from_mask == 0 {
+                // Only targets on a sensitive ray need the full test.
+                let mut unsafe_targets = targets & to_mask;
+                let mut legal = targets & !to_mask;
+                while unsafe_targets != 0 {
+                    let to = unsafe_targets.trailing_zeros() as usize;
+                    unsafe_targets &= unsafe_targets - 1;
+                    if self.candidate_is_safe(from, to) {
+                        legal |= 1u128 << to;
+                    }
+                }
+                sink(from, legal);
+            } else {
+                let mut rest = targets;
+                let mut legal = 0;
+                while rest != 0 {
+                    let to = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    if self.candidate_is_safe(from, to) {
+                        legal |= 1u128 << to;
+                    }
+                }
+                sink(from, legal);
+            }
+        });
     }
 
     /// Appends every legal move of the side to move to `list` (§4), in generation order.
     pub fn legal_moves_into(&self, list: &mut MoveList) {
-        let start = list.len();
-        self.candidate_moves(list);
-        let in_check = self.is_check();
-        let mut j = start;
-        for i in start..list.len() {
-            let m = list.as_slice()[i];
-            if self.candidate_is_legal(m, in_check) {
-                list.as_mut_slice()[j] = m;
-                j += 1;
+        self.generate_legal(&mut |from: Square, mut targets: u128| {
+            while targets != 0 {
+                let to = targets.trailing_zeros() as usize;
+                targets &= targets - 1;
+                list.push(Move::new(from, Square::from_index_unchecked(to)));
             }
-        }
-        list.retain_prefix(j);
+        });
     }
 
     /// Every legal move of the side to move (§4), in generation order (not sorted).
@@ -669,14 +700,11 @@ impl Position {
         list
     }
 
-    /// The number of legal moves, without keeping them.
+    /// The number of legal moves, without listing them (perft's bulk counting).
     pub fn count_legal_moves(&self) -> usize {
-        let mut list = MoveList::new();
-        self.candidate_moves(&mut list);
-        let in_check = self.is_check();
-        list.iter()
-            .filter(|&&m| self.candidate_is_legal(m, in_check))
-            .count()
+        let mut count = 0;
+        self.generate_legal(&mut |_, targets: u128| count += targets.count_ones() as usize);
+        count
     }
 
     /// Whether the side to move has at least one legal move.
@@ -908,14 +936,6 @@ impl Position {
         let mut after = self.clone();
         after.play_unchecked(m);
         after.is_check()
-    }
-}
-
-impl MoveList {
-    /// Truncates to the first `len` moves.
-    #[inline(always)]
-    pub(crate) fn retain_prefix(&mut self, len: usize) {
-        self.retain_len(len);
     }
 }
 
