@@ -46,7 +46,9 @@ const fn build_rays() -> [[u128; 90]; 4] {
 }
 
 /// `RAYS[dir][sq]`: the points from `sq` (excluded) to the edge in direction `DIRS[dir]`.
-pub(crate) static RAYS: [[u128; 90]; 4] = build_rays();
+pub(crate) static RAYS: [[u128; 90]; 4] = RAYS_CONST;
+/// [`RAYS`] as a constant, for other compile-time tables.
+pub(crate) const RAYS_CONST: [[u128; 90]; 4] = build_rays();
 
 /// A step that needs one point to be empty: the horse's leg or the elephant's eye.
 #[derive(Clone, Copy, Debug)]
@@ -133,7 +135,9 @@ const fn build_horse_attackers() -> [[Blockable; 4]; 90] {
 
 /// `HORSE_ATTACKERS[sq]`: per diagonal neighbour of `sq`, that neighbour (the leg every horse
 /// behind it needs empty) and the two points from which a horse attacks `sq` through it.
-pub(crate) static HORSE_ATTACKERS: [[Blockable; 4]; 90] = build_horse_attackers();
+pub(crate) static HORSE_ATTACKERS: [[Blockable; 4]; 90] = HORSE_ATTACKERS_CONST;
+/// [`HORSE_ATTACKERS`] as a constant, for other compile-time tables.
+pub(crate) const HORSE_ATTACKERS_CONST: [[Blockable; 4]; 90] = build_horse_attackers();
 
 const fn build_elephant_moves() -> [[Blockable; 4]; 90] {
     let mut t = [[EMPTY_STEP; 4]; 90];

@@ -1,8 +1,8 @@
 //! The validated position: legal moves, check, playing moves, Zobrist keys.
 
 use super::attacks::{
-    nearest, Blockable, ADVISOR_MOVES, ELEPHANT_MOVES, GENERAL_MOVES, HORSE_ATTACKERS, HORSE_MOVES,
-    NONE, RAYS, SOLDIER_ATTACKERS, SOLDIER_MOVES,
+    nearest, Blockable, ADVISOR_MOVES, ELEPHANT_MOVES, GENERAL_MOVES, HORSE_ATTACKERS,
+    HORSE_ATTACKERS_CONST, HORSE_MOVES, NONE, RAYS, RAYS_CONST, SOLDIER_ATTACKERS, SOLDIER_MOVES,
 };
 use super::bitboard::Bitboard;
 use super::moves::{IllegalReason, Move, MoveList};
@@ -221,6 +221,49 @@ fn soldier_point_ok(color: Color, sq: Square) -> bool {
         _ => true,
     }
 }
+
+const fn ray_directions() -> [[u8; 90]; 90] {
+    let mut t = [[NONE; 90]; 90];
+    let mut g = 0;
+    while g < 90 {
+        let mut dir = 0;
+        while dir < 4 {
+            let mut s = 0;
+            while s < 90 {
+                if RAYS_CONST[dir][g] >> s & 1 != 0 {
+                    t[g][s] = dir as u8;
+                }
+                s += 1;
+            }
+            dir += 1;
+        }
+        g += 1;
+    }
+    t
+}
+
+const fn leg_directions() -> [[u8; 90]; 90] {
+    let mut t = [[NONE; 90]; 90];
+    let mut g = 0;
+    while g < 90 {
+        let mut d = 0;
+        while d < 4 {
+            let via = HORSE_ATTACKERS_CONST[g][d].via;
+            if via != NONE {
+                t[g][via as usize] = d as u8;
+            }
+            d += 1;
+        }
+        g += 1;
+    }
+    t
+}
+
+/// `RAY_DIRECTION[g][sq]`: the ray direction (index into `RAYS`) from `g` that holds `sq`, or
+/// `NONE` when `sq` is on neither the file nor the rank of `g`.
+static RAY_DIRECTION: [[u8; 90]; 90] = ray_directions();
+/// `LEG_DIRECTION[g][sq]`: the index into `HORSE_ATTACKERS[g]` whose leg is `sq`, or `NONE`.
+static LEG_DIRECTION: [[u8; 90]; 90] = leg_directions();
 
 impl Position {
     /// The start position (`spec/xiangqi.md` §2).
@@ -644,30 +687,60 @@ impl Position {
         !self.general_attacked(g, us.other(), occ, to_bb)
     }
 
+    /// Whether the general on `g` is attacked along ray `dir` (a chariot, or the other general,
+    /// first; a cannon second) with occupancy `occ` and the enemy pieces on `removed` ignored.
+    #[inline(always)]
+    fn ray_attacked(&self, g: usize, dir: usize, occ: u128, removed: u128) -> bool {
+        let blockers = RAYS[dir][g] & occ;
+        if blockers == 0 {
+            return false;
+        }
+        let base = self.side.other().index() * 7;
+        let first = nearest(dir, blockers);
+        let sliders =
+            (self.by_piece[base].0 | self.by_piece[base + Kind::Chariot as usize].0) & !removed;
+        if sliders >> first & 1 != 0 {
+            return true;
+        }
+        let rest = blockers & !(1u128 << first);
+        rest != 0
+            && (self.by_piece[base + Kind::Cannon as usize].0 & !removed) >> nearest(dir, rest) & 1
+                != 0
+    }
+
+    /// Whether the move `from`→`to` of a piece other than the general keeps the general safe,
+    /// when the side to move is not in check: only the rays from the general through `from` and
+    /// `to` and the horse leg on `from` can change (§4).
+    #[inline(always)]
+    fn step_is_safe(&self, from: usize, to: usize) -> bool {
+        let g = self.generals[self.side.index()].index();
+        let to_bb = 1u128 << to;
+        let occ = (self.occupied.0 ^ (1u128 << from)) | to_bb;
+        let (df, dt) = (RAY_DIRECTION[g][from], RAY_DIRECTION[g][to]);
+        if df != NONE && self.ray_attacked(g, df as usize, occ, to_bb) {
+            return false;
+        }
+        if dt != NONE && dt != df && self.ray_attacked(g, dt as usize, occ, to_bb) {
+            return false;
+        }
+        let leg = LEG_DIRECTION[g][from];
+        if leg != NONE {
+            let horses =
+                self.by_piece[self.side.other().index() * 7 + Kind::Horse as usize].0 & !to_bb;
+            if HORSE_ATTACKERS[g][leg as usize].to & horses != 0 {
+                return false;
+            }
+        }
+        true
+    }
+
     /// Calls `sink(from, legal_targets)` for every piece of the side to move.
     #[inline(always)]
     fn generate_legal(&self, sink: &mut impl FnMut(Square, u128)) {
         let in_check = self.is_check();
         let general = self.generals[self.side.index()];
-        let (from_mask, to_mask) = if in_check {
-            (!0u128, !0u128)
-        } else {
-            self.sensitive_squares()
-        };
-        self.generate(&mut |from: Square, targets: u128| {
-            if from != general && (1u128 << from.index()) & from_mask == 0 {
-                // Only targets on a sensitive ray need the full test.
-                let mut unsafe_targets = targets & to_mask;
-                let mut legal = targets & !to_mask;
-                while unsafe_targets != 0 {
-                    let to = unsafe_targets.trailing_zeros() as usize;
-                    unsafe_targets &= unsafe_targets - 1;
-                    if self.candidate_is_safe(from, to) {
-                        legal |= 1u128 << to;
-                    }
-                }
-                sink(from, legal);
-            } else {
+        if in_check {
+            self.generate(&mut |from: Square, targets: u128| {
                 let mut rest = targets;
                 let mut legal = 0;
                 while rest != 0 {
@@ -678,7 +751,34 @@ impl Position {
                     }
                 }
                 sink(from, legal);
+            });
+            return;
+        }
+        let (from_mask, to_mask) = self.sensitive_squares();
+        self.generate(&mut |from: Square, targets: u128| {
+            let general_moves = from == general;
+            let sensitive_from = (1u128 << from.index()) & from_mask != 0;
+            // Only targets that need a test: all of them for the general and for a piece that
+            // leaves a sensitive square, else those on a sensitive ray.
+            let mut doubtful = if general_moves || sensitive_from {
+                targets
+            } else {
+                targets & to_mask
+            };
+            let mut legal = targets & !doubtful;
+            while doubtful != 0 {
+                let to = doubtful.trailing_zeros() as usize;
+                doubtful &= doubtful - 1;
+                let safe = if general_moves {
+                    self.candidate_is_safe(from, to)
+                } else {
+                    self.step_is_safe(from.index(), to)
+                };
+                if safe {
+                    legal |= 1u128 << to;
+                }
             }
+            sink(from, legal);
         });
     }
 
