@@ -15,10 +15,20 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
-            // One line: the first line of clap's message, without "error: " decorations.
+            // One line: clap's message up to its usage part, joined, without decorations.
             let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("bad arguments");
-            eprintln!("chuhe: {}", first.trim_start_matches("error: "));
+            let message: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .take_while(|l| {
+                    !l.starts_with("Usage:")
+                        && !l.starts_with("tip:")
+                        && !l.starts_with("For more information")
+                })
+                .filter(|l| !l.is_empty())
+                .collect();
+            let message = message.join(" ");
+            eprintln!("chuhe: {}", message.trim_start_matches("error: "));
             return ExitCode::from(2);
         }
     };
