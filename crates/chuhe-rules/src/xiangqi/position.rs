@@ -178,6 +178,25 @@ pub struct Position {
     key: u64,
 }
 
+const fn build_bits() -> [u128; 90] {
+    let mut t = [0u128; 90];
+    let mut i = 0;
+    while i < 90 {
+        t[i] = 1u128 << i;
+        i += 1;
+    }
+    t
+}
+
+/// `BITS[i]` = `1 << i`: a table lookup is cheaper than a variable 128-bit shift.
+static BITS: [u128; 90] = build_bits();
+
+/// The bit of square index `i` (`i < 90`).
+#[inline(always)]
+fn bit(i: usize) -> u128 {
+    BITS[i]
+}
+
 /// The targets of a horse or an elephant: each step whose leg or eye is empty.
 #[inline(always)]
 fn blockable_targets(steps: &[Blockable; 4], occ: u128) -> u128 {
@@ -354,7 +373,7 @@ impl Position {
             } else {
                 (b, r)
             };
-            let between = RAYS[0][low.index()] & !RAYS[0][high.index()] & !(1u128 << high.index());
+            let between = RAYS[0][low.index()] & !RAYS[0][high.index()] & !(bit(high.index()));
             if r.file() == b.file() && pos.occupied.0 & between == 0 {
                 kinds.push(ValidationKind::GeneralsFacing);
             }
@@ -484,14 +503,14 @@ impl Position {
                 continue;
             }
             let first = nearest(dir, blockers);
-            out |= (1u128 << first) & sliders;
+            out |= (bit(first)) & sliders;
             // The enemy general "sees" along an open file (facing rule) when `sq` holds a general.
             if dir % 2 == 0 && self.board[s].is_some_and(|p| p.kind == Kind::General) {
-                out |= (1u128 << first) & piece(Kind::General);
+                out |= (bit(first)) & piece(Kind::General);
             }
-            let rest = blockers & !(1u128 << first);
+            let rest = blockers & !(bit(first));
             if rest != 0 {
-                out |= (1u128 << nearest(dir, rest)) & cannons;
+                out |= (bit(nearest(dir, rest))) & cannons;
             }
         }
         for step in &HORSE_ATTACKERS[s] {
@@ -513,7 +532,7 @@ impl Position {
                 }
             }
         }
-        Bitboard(out & !(1u128 << s))
+        Bitboard(out & !(bit(s)))
     }
 
     /// Whether a piece of `by` other than its general attacks `sq` (for validation).
@@ -555,7 +574,7 @@ impl Position {
                 return true;
             }
             if cannons != 0 {
-                let rest = blockers & !(1u128 << first);
+                let rest = blockers & !(bit(first));
                 if rest != 0 && cannons >> nearest(dir, rest) & 1 != 0 {
                     return true;
                 }
@@ -610,10 +629,10 @@ impl Position {
                     continue;
                 }
                 let screen = nearest(dir, blockers);
-                targets |= ray & !RAYS[dir][screen] & !(1u128 << screen);
+                targets |= ray & !RAYS[dir][screen] & !(bit(screen));
                 let beyond = RAYS[dir][screen] & occ;
                 if beyond != 0 {
-                    targets |= (1u128 << nearest(dir, beyond)) & theirs;
+                    targets |= (bit(nearest(dir, beyond))) & theirs;
                 }
             }
             sink(from, targets);
@@ -664,7 +683,7 @@ impl Position {
         if horses != 0 {
             for step in &HORSE_ATTACKERS[g] {
                 if step.to & horses != 0 {
-                    legs |= 1u128 << step.via;
+                    legs |= bit(step.via as usize);
                 }
             }
         }
@@ -676,8 +695,8 @@ impl Position {
     #[inline(always)]
     fn candidate_is_safe(&self, from: Square, to: usize) -> bool {
         let us = self.side;
-        let from_bb = 1u128 << from.index();
-        let to_bb = 1u128 << to;
+        let from_bb = bit(from.index());
+        let to_bb = bit(to);
         let occ = (self.occupied.0 ^ from_bb) | to_bb;
         let g = if from == self.generals[us.index()] {
             Square::from_index_unchecked(to)
@@ -702,7 +721,7 @@ impl Position {
         if sliders >> first & 1 != 0 {
             return true;
         }
-        let rest = blockers & !(1u128 << first);
+        let rest = blockers & !(bit(first));
         rest != 0
             && (self.by_piece[base + Kind::Cannon as usize].0 & !removed) >> nearest(dir, rest) & 1
                 != 0
@@ -714,8 +733,8 @@ impl Position {
     #[inline(always)]
     fn step_is_safe(&self, from: usize, to: usize) -> bool {
         let g = self.generals[self.side.index()].index();
-        let to_bb = 1u128 << to;
-        let occ = (self.occupied.0 ^ (1u128 << from)) | to_bb;
+        let to_bb = bit(to);
+        let occ = (self.occupied.0 ^ (bit(from))) | to_bb;
         let (df, dt) = (RAY_DIRECTION[g][from], RAY_DIRECTION[g][to]);
         if df != NONE && self.ray_attacked(g, df as usize, occ, to_bb) {
             return false;
@@ -747,7 +766,7 @@ impl Position {
                     let to = rest.trailing_zeros() as usize;
                     rest &= rest - 1;
                     if self.candidate_is_safe(from, to) {
-                        legal |= 1u128 << to;
+                        legal |= bit(to);
                     }
                 }
                 sink(from, legal);
@@ -757,7 +776,7 @@ impl Position {
         let (from_mask, to_mask) = self.sensitive_squares();
         self.generate(&mut |from: Square, targets: u128| {
             let general_moves = from == general;
-            let sensitive_from = (1u128 << from.index()) & from_mask != 0;
+            let sensitive_from = (bit(from.index())) & from_mask != 0;
             // Only targets that need a test: all of them for the general and for a piece that
             // leaves a sensitive square, else those on a sensitive ray.
             let mut doubtful = if general_moves || sensitive_from {
@@ -775,7 +794,7 @@ impl Position {
                     self.step_is_safe(from.index(), to)
                 };
                 if safe {
-                    legal |= 1u128 << to;
+                    legal |= bit(to);
                 }
             }
             sink(from, legal);
@@ -842,8 +861,8 @@ impl Position {
         } else {
             self.generals[us.index()]
         };
-        let from_bb = 1u128 << m.from.index();
-        let to_bb = 1u128 << m.to.index();
+        let from_bb = bit(m.from.index());
+        let to_bb = bit(m.to.index());
         let occ = (self.occupied.0 ^ from_bb) | to_bb;
         if self.general_attacked(g, us.other(), occ, to_bb) {
             let other_general = self.by_piece[Piece::new(us.other(), Kind::General).index()].0;
@@ -972,8 +991,8 @@ impl Position {
             fullmove: self.fullmove,
             key: self.key,
         };
-        let from_bb = 1u128 << from;
-        let to_bb = 1u128 << to;
+        let from_bb = bit(from);
+        let to_bb = bit(to);
         let mut key = self.key ^ zobrist::BLACK_TO_MOVE;
         if let Some(c) = captured {
             self.by_color[c.color.index()].0 ^= to_bb;
@@ -1005,8 +1024,8 @@ impl Position {
     pub fn undo(&mut self, m: Move, undo: Undo) {
         let (from, to) = (m.from.index(), m.to.index());
         let piece = self.board[to].expect("undo: no piece on the to-square");
-        let from_bb = 1u128 << from;
-        let to_bb = 1u128 << to;
+        let from_bb = bit(from);
+        let to_bb = bit(to);
         self.by_color[piece.color.index()].0 ^= from_bb | to_bb;
         self.by_piece[piece.index()].0 ^= from_bb | to_bb;
         if let Some(c) = undo.captured {
