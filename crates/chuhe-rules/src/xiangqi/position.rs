@@ -373,7 +373,7 @@ impl Position {
             } else {
                 (b, r)
             };
-            let between = RAYS[0][low.index()] & !RAYS[0][high.index()] & !(bit(high.index()));
+            let between = RAYS[0][low.index()] & !RAYS[0][high.index()] & !bit(high.index());
             if r.file() == b.file() && pos.occupied.0 & between == 0 {
                 kinds.push(ValidationKind::GeneralsFacing);
             }
@@ -503,14 +503,14 @@ impl Position {
                 continue;
             }
             let first = nearest(dir, blockers);
-            out |= (bit(first)) & sliders;
+            out |= bit(first) & sliders;
             // The enemy general "sees" along an open file (facing rule) when `sq` holds a general.
             if dir % 2 == 0 && self.board[s].is_some_and(|p| p.kind == Kind::General) {
-                out |= (bit(first)) & piece(Kind::General);
+                out |= bit(first) & piece(Kind::General);
             }
-            let rest = blockers & !(bit(first));
+            let rest = blockers & !bit(first);
             if rest != 0 {
-                out |= (bit(nearest(dir, rest))) & cannons;
+                out |= bit(nearest(dir, rest)) & cannons;
             }
         }
         for step in &HORSE_ATTACKERS[s] {
@@ -532,7 +532,7 @@ impl Position {
                 }
             }
         }
-        Bitboard(out & !(bit(s)))
+        Bitboard(out & !bit(s))
     }
 
     /// Whether a piece of `by` other than its general attacks `sq` (for validation).
@@ -574,7 +574,7 @@ impl Position {
                 return true;
             }
             if cannons != 0 {
-                let rest = blockers & !(bit(first));
+                let rest = blockers & !bit(first);
                 if rest != 0 && cannons >> nearest(dir, rest) & 1 != 0 {
                     return true;
                 }
@@ -629,10 +629,10 @@ impl Position {
                     continue;
                 }
                 let screen = nearest(dir, blockers);
-                targets |= ray & !RAYS[dir][screen] & !(bit(screen));
+                targets |= ray & !RAYS[dir][screen] & !bit(screen);
                 let beyond = RAYS[dir][screen] & occ;
                 if beyond != 0 {
-                    targets |= (bit(nearest(dir, beyond))) & theirs;
+                    targets |= bit(nearest(dir, beyond)) & theirs;
                 }
             }
             sink(from, targets);
@@ -721,7 +721,7 @@ impl Position {
         if sliders >> first & 1 != 0 {
             return true;
         }
-        let rest = blockers & !(bit(first));
+        let rest = blockers & !bit(first);
         rest != 0
             && (self.by_piece[base + Kind::Cannon as usize].0 & !removed) >> nearest(dir, rest) & 1
                 != 0
@@ -734,7 +734,7 @@ impl Position {
     fn step_is_safe(&self, from: usize, to: usize) -> bool {
         let g = self.generals[self.side.index()].index();
         let to_bb = bit(to);
-        let occ = (self.occupied.0 ^ (bit(from))) | to_bb;
+        let occ = (self.occupied.0 ^ bit(from)) | to_bb;
         let (df, dt) = (RAY_DIRECTION[g][from], RAY_DIRECTION[g][to]);
         if df != NONE && self.ray_attacked(g, df as usize, occ, to_bb) {
             return false;
@@ -776,7 +776,7 @@ impl Position {
         let (from_mask, to_mask) = self.sensitive_squares();
         self.generate(&mut |from: Square, targets: u128| {
             let general_moves = from == general;
-            let sensitive_from = (bit(from.index())) & from_mask != 0;
+            let sensitive_from = bit(from.index()) & from_mask != 0;
             // Only targets that need a test: all of them for the general and for a piece that
             // leaves a sensitive square, else those on a sensitive ray.
             let mut doubtful = if general_moves || sensitive_from {
