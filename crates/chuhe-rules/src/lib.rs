@@ -15,6 +15,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod banqi;
 pub mod outcome;
 pub mod perft;
 pub mod xiangqi;

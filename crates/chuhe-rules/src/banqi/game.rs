@@ -1,0 +1,293 @@
+//! A game of banqi: the truth, the recorded actions, the repetition history, the seats' colours,
+//! the status, and the random source that reveals flips (`spec/banqi.md` §2.3, §4.1).
+
+use super::action::{Action, IllegalReason, Record};
+use super::position::{PublicKey, Truth, View};
+use crate::outcome::{EndReason, Outcome};
+use crate::xiangqi::Color;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use std::fmt;
+
+/// A seat at the table. Seat 1 ([`Seat::First`]) plays the first turn; its colour is the colour of
+/// the piece it reveals then.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Seat {
+    /// Seat 1: flips first.
+    First,
+    /// Seat 2.
+    Second,
+}
+
+impl Seat {
+    /// The other seat.
+    pub const fn other(self) -> Seat {
+        match self {
+            Seat::First => Seat::Second,
+            Seat::Second => Seat::First,
+        }
+    }
+}
+
+/// Whether the game goes on, and how it ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// The game goes on.
+    Ongoing,
+    /// The game is over: winners (by colour) and reason.
+    Ended(Outcome),
+    /// A table ending (resignation, timeout, abandonment) before the first flip, when no colours
+    /// exist yet: the other *seat* wins (`spec/banqi.md` §2.3, table rules).
+    EndedBySeat {
+        /// The winning seat.
+        winner: Seat,
+        /// `resignation`, `timeout` or `abandonment`.
+        reason: EndReason,
+    },
+}
+
+/// Why a table ending ([`Game::resign`], …) was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndError {
+    /// The game has already ended.
+    GameOver,
+    /// Colours exist but the game does not know which seat holds which (it was loaded from a text
+    /// with colours assigned and not told, see [`Game::with_first_seat`]).
+    SeatColoursUnknown,
+}
+
+impl fmt::Display for EndError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EndError::GameOver => f.write_str("the game is over"),
+            EndError::SeatColoursUnknown => f.write_str("which seat holds which colour is unknown"),
+        }
+    }
+}
+
+impl std::error::Error for EndError {}
+
+/// A game of banqi with every end-of-game rule, in the order of `spec/banqi.md` §2.3:
+/// all captured, no legal turn, 180 quiet turns, threefold repetition (checked after every turn
+/// and once for the starting position).
+///
+/// Flips are revealed at flip time: a pinned square reveals its pin, any other face-down square a
+/// piece drawn uniformly from the pool by a cryptographically secure generator seeded by the
+/// operating system ([`Game::new`]). Each turn returns its [`Record`] (a flip with its revealed
+/// piece), which a server writes to its move log before any message reveals it; replaying those
+/// records from the start view rebuilds the game with no secret.
+///
+/// The game holds a random generator, so it is neither `Clone` (two copies would draw alike) nor
+/// serialisable; its `Debug` output hides pins and the generator. Send [`Game::view`].
+///
+/// ```
+/// use chuhe_rules::banqi::{Action, Game, Record, Status};
+/// let mut game = Game::start();
+/// let record = game.play("flip c2".parse().unwrap()).unwrap();
+/// assert!(matches!(record, Record::Flip { .. }));
+/// assert_eq!(game.view().pool().len(), 31);
+/// assert_eq!(*game.status(), Status::Ongoing);
+/// ```
+pub struct Game {
+    position: Truth,
+    records: Vec<Record>,
+    /// Public keys since the last flip or capture, the current one last.
+    stretch: Vec<PublicKey>,
+    status: Status,
+    first_seat: Option<Color>,
+    rng: StdRng,
+}
+
+impl fmt::Debug for Game {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Game")
+            .field("position", &self.position)
+            .field("ply", &self.records.len())
+            .field("status", &self.status)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Game {
+    /// A game from all 32 pieces face down.
+    pub fn start() -> Game {
+        Game::new(View::start().into())
+    }
+
+    /// A game from `start`, revealing flips with [`StdRng`] (ChaCha12, a cryptographically secure
+    /// generator) seeded from the operating system's random source. The status is evaluated at
+    /// once (a loaded position can already be over).
+    pub fn new(start: Truth) -> Game {
+        Game::with_rng(start, StdRng::from_entropy())
+    }
+
+    /// A game from `start` revealing flips with the given generator. Tests seed it to make reveals
+    /// repeatable; a live table must use [`Game::new`] (spec §4.1: OS-seeded generator only).
+    pub fn with_rng(start: Truth, rng: StdRng) -> Game {
+        let mut game = Game {
+            stretch: vec![start.view().key()],
+            position: start,
+            records: Vec::new(),
+            status: Status::Ongoing,
+            first_seat: None,
+            rng,
+        };
+        game.status = game.evaluate();
+        game
+    }
+
+    /// Tells a game loaded with colours already assigned which colour seat 1 holds (a game from
+    /// the start learns it from the first flip).
+    pub fn with_first_seat(mut self, color: Color) -> Game {
+        self.first_seat = Some(color);
+        self
+    }
+
+    /// What every seat may know now.
+    pub fn view(&self) -> &View {
+        self.position.view()
+    }
+
+    /// The current truth (with any pins not yet flipped). Never send it: send [`Game::view`].
+    pub fn truth(&self) -> &Truth {
+        &self.position
+    }
+
+    /// The status after the last turn.
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+
+    /// The number of turns played.
+    pub fn ply(&self) -> usize {
+        self.records.len()
+    }
+
+    /// The recorded turns, in order (public: flips carry the pieces they revealed).
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    /// The colour `seat` holds, once known.
+    pub fn seat_colour(&self, seat: Seat) -> Option<Color> {
+        self.first_seat.map(|c| match seat {
+            Seat::First => c,
+            Seat::Second => c.other(),
+        })
+    }
+
+    /// The legal actions of the side to move, sorted bytewise; none once the game has ended.
+    pub fn legal_actions(&self) -> Vec<Action> {
+        if self.status == Status::Ongoing {
+            self.view().legal_actions()
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Plays a live action (a flip draws its piece now) and evaluates the end-of-game rules.
+    /// Returns the record to log before anything reveals it.
+    ///
+    /// # Errors
+    /// [`IllegalReason::GameOver`] after the end, otherwise the reason of [`View::check`]; the
+    /// game is then unchanged.
+    pub fn play(&mut self, action: Action) -> Result<Record, IllegalReason> {
+        if self.status != Status::Ongoing {
+            return Err(IllegalReason::GameOver);
+        }
+        let turn_before = self.view().turn();
+        let record = self.position.play(action, &mut self.rng)?;
+        self.after(record, turn_before);
+        Ok(record)
+    }
+
+    /// Applies a recorded action (replay, crash recovery) and evaluates the end-of-game rules.
+    ///
+    /// # Errors
+    /// [`IllegalReason::GameOver`] after the end, otherwise the reason of
+    /// [`Truth::play_recorded`]; the game is then unchanged.
+    pub fn play_recorded(&mut self, record: Record) -> Result<&Status, IllegalReason> {
+        if self.status != Status::Ongoing {
+            return Err(IllegalReason::GameOver);
+        }
+        let turn_before = self.view().turn();
+        self.position.play_recorded(record)?;
+        self.after(record, turn_before);
+        Ok(&self.status)
+    }
+
+    fn after(&mut self, record: Record, turn_before: Option<Color>) {
+        if let (None, Record::Flip { piece, .. }) = (turn_before, record) {
+            // The first flip: its piece's colour is seat 1's.
+            self.first_seat = Some(piece.color());
+        }
+        if !matches!(record, Record::Move { .. }) {
+            self.stretch.clear();
+        }
+        self.stretch.push(self.view().key());
+        self.records.push(record);
+        self.status = self.evaluate();
+    }
+
+    fn evaluate(&self) -> Status {
+        if let Some(outcome) = self.view().verdict() {
+            return Status::Ended(outcome);
+        }
+        let now = self.view().key();
+        if self.stretch.iter().filter(|&&k| k == now).count() >= 3 {
+            return Status::Ended(Outcome::draw(EndReason::ThreefoldRepetition));
+        }
+        Status::Ongoing
+    }
+
+    /// `seat` resigns and loses (`resignation`).
+    ///
+    /// # Errors
+    /// [`EndError`] when the game has ended or the seats' colours are unknown.
+    pub fn resign(&mut self, seat: Seat) -> Result<&Status, EndError> {
+        self.lose(seat, EndReason::Resignation)
+    }
+
+    /// `seat`'s clock ran out: it loses (`timeout`).
+    ///
+    /// # Errors
+    /// As [`Game::resign`].
+    pub fn time_out(&mut self, seat: Seat) -> Result<&Status, EndError> {
+        self.lose(seat, EndReason::Timeout)
+    }
+
+    /// `seat` left, or stayed disconnected past the table's limit: it loses (`abandonment`).
+    ///
+    /// # Errors
+    /// As [`Game::resign`].
+    pub fn abandon(&mut self, seat: Seat) -> Result<&Status, EndError> {
+        self.lose(seat, EndReason::Abandonment)
+    }
+
+    /// Both seats agreed to a draw (`agreement`).
+    ///
+    /// # Errors
+    /// [`EndError::GameOver`] when the game has ended.
+    pub fn agree_draw(&mut self) -> Result<&Status, EndError> {
+        if self.status != Status::Ongoing {
+            return Err(EndError::GameOver);
+        }
+        self.status = Status::Ended(Outcome::draw(EndReason::Agreement));
+        Ok(&self.status)
+    }
+
+    fn lose(&mut self, seat: Seat, reason: EndReason) -> Result<&Status, EndError> {
+        if self.status != Status::Ongoing {
+            return Err(EndError::GameOver);
+        }
+        self.status = match (self.view().turn(), self.seat_colour(seat)) {
+            (None, _) => Status::EndedBySeat {
+                winner: seat.other(),
+                reason,
+            },
+            (Some(_), Some(c)) => Status::Ended(Outcome::win(c.other().winner(), reason)),
+            (Some(_), None) => return Err(EndError::SeatColoursUnknown),
+        };
+        Ok(&self.status)
+    }
+}
