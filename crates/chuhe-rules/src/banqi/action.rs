@@ -324,7 +324,8 @@ impl fmt::Display for IllegalReason {
             IllegalReason::TargetFaceDown => f.write_str("target is face down"),
             IllegalReason::OwnTarget => f.write_str("target is your own piece"),
             IllegalReason::RankTooLow { attacker, target } => {
-                write!(f, "a {} cannot capture a {}", attacker.name(), target.name())
+                let (a, t) = (attacker.name(), target.name());
+                write!(f, "{} {a} cannot capture {} {t}", article(a), article(t))
             }
             IllegalReason::CannonScreens { between: 0 } => {
                 f.write_str("a cannon captures only by jumping exactly one piece (none between)")
@@ -343,6 +344,15 @@ impl fmt::Display for IllegalReason {
 }
 
 impl std::error::Error for IllegalReason {}
+
+/// `an` before a vowel (advisor, elephant), `a` otherwise.
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
 
 #[cfg(test)]
 mod tests {
