@@ -156,7 +156,10 @@ fn the_table_covers_every_position_of_the_cases_file() {
     for (i, span) in md.split('`').enumerate() {
         if i % 2 == 1 && span.parse::<Setup>().is_ok() {
             quoted += 1;
-            assert!(cells.contains(&span), "banqi.md quotes {span:?}, absent from the table");
+            assert!(
+                cells.contains(&span),
+                "banqi.md quotes {span:?}, absent from the table"
+            );
         }
     }
     // BQ-01 (4), BQ-02, BQ-03 (5), BQ-05 (2), BQ-07 (2), BQ-08 (4), BQ-09 (2), BQ-11 (4),
@@ -176,12 +179,14 @@ fn the_table_covers_every_position_of_the_cases_file() {
 /// serialised views, keys, legal actions and refusals, for every action a seat could send.
 #[test]
 fn bq12_two_truths_are_indistinguishable() {
-    let t1: Truth = "(A)(A)1(E)K(E)(R)(R)/(H)c(C)(P)1(P)p(P)/(P)(k)r(a)(a)(e)(e)(r)/1(h)(c)(p)P(p)h(p) r - 0"
-        .parse()
-        .unwrap();
-    let t2: Truth = "(p)(p)1(p)K(c)(h)(r)/(e)c(e)(a)1(a)p(k)/(P)(P)r(P)(P)(C)(H)(R)/1(R)(E)(E)P(A)h(A) r - 0"
-        .parse()
-        .unwrap();
+    let t1: Truth =
+        "(A)(A)1(E)K(E)(R)(R)/(H)c(C)(P)1(P)p(P)/(P)(k)r(a)(a)(e)(e)(r)/1(h)(c)(p)P(p)h(p) r - 0"
+            .parse()
+            .unwrap();
+    let t2: Truth =
+        "(p)(p)1(p)K(c)(h)(r)/(e)c(e)(a)1(a)p(k)/(P)(P)r(P)(P)(C)(H)(R)/1(R)(E)(E)P(A)h(A) r - 0"
+            .parse()
+            .unwrap();
     assert_ne!(t1, t2);
     assert_eq!(t1.view(), t2.view());
     assert_eq!(t1.view().key(), t2.view().key());

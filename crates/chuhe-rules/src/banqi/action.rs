@@ -380,9 +380,18 @@ mod tests {
             assert_eq!(t.parse::<Action>().unwrap_err().to_string(), m);
         }
         let rejected = [
-            ("c2=", "bad action \"c2=\": expected one piece letter (KAERHCPkaerhcp) after ="),
-            ("c2=RR", "bad action \"c2=RR\": expected one piece letter (KAERHCPkaerhcp) after ="),
-            ("c2=B", "bad action \"c2=B\": expected one piece letter (KAERHCPkaerhcp) after ="),
+            (
+                "c2=",
+                "bad action \"c2=\": expected one piece letter (KAERHCPkaerhcp) after =",
+            ),
+            (
+                "c2=RR",
+                "bad action \"c2=RR\": expected one piece letter (KAERHCPkaerhcp) after =",
+            ),
+            (
+                "c2=B",
+                "bad action \"c2=B\": expected one piece letter (KAERHCPkaerhcp) after =",
+            ),
             ("z2=R", "bad action \"z2=R\": bad square before ="),
             ("x", "bad action \"x\": expected SQ=X, SQ-SQ or SQxSQ"),
         ];

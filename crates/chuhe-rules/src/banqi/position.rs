@@ -80,7 +80,10 @@ pub struct PositionError {
 impl PositionError {
     /// The first failing kind.
     pub fn primary(&self) -> ValidationKind {
-        self.kinds.first().copied().unwrap_or(ValidationKind::PieceCount)
+        self.kinds
+            .first()
+            .copied()
+            .unwrap_or(ValidationKind::PieceCount)
     }
 }
 
@@ -280,9 +283,7 @@ impl View {
                 };
                 match self.cell(to) {
                     Cell::Empty => out.push(Action::Move { from, to }),
-                    Cell::FaceUp(t)
-                        if t.color() != us && can_step_capture(p.kind(), t.kind()) =>
-                    {
+                    Cell::FaceUp(t) if t.color() != us && can_step_capture(p.kind(), t.kind()) => {
                         out.push(Action::Capture { from, to })
                     }
                     _ => {}
@@ -658,11 +659,13 @@ impl Truth {
     /// squares. It reveals every pinned identity: for tests and offline tools only.
     pub fn to_truth_text(&self) -> String {
         let mut s = String::new();
-        let _ = write_board(&mut s, |sq| match (self.view.cell(sq), self.pins[sq.index()]) {
-            (Cell::Empty, _) => SetupSquare::Empty,
-            (Cell::FaceUp(p), _) => SetupSquare::FaceUp(p),
-            (Cell::FaceDown, Some(p)) => SetupSquare::Pinned(p),
-            (Cell::FaceDown, None) => SetupSquare::Unknown,
+        let _ = write_board(&mut s, |sq| {
+            match (self.view.cell(sq), self.pins[sq.index()]) {
+                (Cell::Empty, _) => SetupSquare::Empty,
+                (Cell::FaceUp(p), _) => SetupSquare::FaceUp(p),
+                (Cell::FaceDown, Some(p)) => SetupSquare::Pinned(p),
+                (Cell::FaceDown, None) => SetupSquare::Unknown,
+            }
         });
         s.push_str(&format!(
             " {} {} {}",

@@ -164,8 +164,8 @@ fn parse_pool(text: &str) -> Result<Pool, SyntaxError> {
     }
     let mut last = 0usize;
     for c in text.chars() {
-        let p = Piece::from_letter(c)
-            .ok_or_else(|| err(format!("bad character {c:?} in the pool")))?;
+        let p =
+            Piece::from_letter(c).ok_or_else(|| err(format!("bad character {c:?} in the pool")))?;
         if p.index() < last {
             return Err(err(format!(
                 "the pool is not in canonical order (KAERHCPkaerhcp) at {c:?}"
@@ -315,17 +315,20 @@ mod tests {
             ("8/8/8/44 r - 0", "syntax: rank 1 has two adjacent digits"),
             ("9/8/8/8 r - 0", "syntax: bad character '9' in rank 4"),
             ("8/8/7/8 r - 0", "syntax: rank 2 covers 7 squares, not 8"),
-            ("8/8/8/8K r - 0", "syntax: rank 1 covers more than 8 squares"),
-            ("8/8/8/7B r - 0", "syntax: bad character 'B' in rank 1"),
             (
-                "8/8/8/7(K r - 0",
-                "syntax: rank 1: '(K' is not closed",
+                "8/8/8/8K r - 0",
+                "syntax: rank 1 covers more than 8 squares",
             ),
+            ("8/8/8/7B r - 0", "syntax: bad character 'B' in rank 1"),
+            ("8/8/8/7(K r - 0", "syntax: rank 1: '(K' is not closed"),
             (
                 "8/8/8/7() r - 0",
                 "syntax: rank 1: '(' must be followed by a piece letter",
             ),
-            ("8/8/8/8 w - 0", "syntax: bad turn \"w\": expected r, b or -"),
+            (
+                "8/8/8/8 w - 0",
+                "syntax: bad turn \"w\": expected r, b or -",
+            ),
             (
                 "8/8/8/7? r pK 0",
                 "syntax: the pool is not in canonical order (KAERHCPkaerhcp) at 'K'",
@@ -348,7 +351,10 @@ mod tests {
             assert_eq!(syntax(text), message, "{text}");
         }
         let too_long = format!("8/8/8/7? r {} 0", "p".repeat(33));
-        assert_eq!(syntax(&too_long), "syntax: the pool lists more than 32 pieces");
+        assert_eq!(
+            syntax(&too_long),
+            "syntax: the pool lists more than 32 pieces"
+        );
     }
 
     #[test]
