@@ -153,6 +153,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         }
         Command::Moves { rules } => match rules.variant {
             Variant::Xiangqi => crate::xiangqi_cmd::moves(&rules, &mut out)?,
+            Variant::Banqi => crate::banqi_cmd::moves(&rules, &mut out)?,
             v => return Err(not_yet(v)),
         },
         Command::Perft {
@@ -178,6 +179,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         }
         Command::Replay { rules, moves, json } => match rules.variant {
             Variant::Xiangqi => crate::xiangqi_cmd::replay(&rules, &moves, json, &mut out)?,
+            Variant::Banqi => crate::banqi_cmd::replay(&rules, &moves, json, &mut out)?,
             v => return Err(not_yet(v)),
         },
         Command::Serve { .. } => {

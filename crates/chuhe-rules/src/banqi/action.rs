@@ -228,7 +228,7 @@ impl FromStr for Record {
                 _ => Err(bad(s, "expected one piece letter (KAERHCPkaerhcp) after =")),
             };
         }
-        if s.starts_with("flip ") {
+        if s.starts_with("flip") {
             return Err(bad(
                 s,
                 "a recorded flip names the revealed piece, e.g. c2=R",
