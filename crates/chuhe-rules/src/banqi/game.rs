@@ -291,3 +291,117 @@ impl Game {
         Ok(&self.status)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Winner;
+
+    fn flip(game: &mut Game, text: &str) {
+        game.play_recorded(text.parse().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn table_endings_before_the_first_flip_go_by_seat() {
+        fn end(game: &mut Game, seat: Seat, reason: EndReason) -> Result<Status, EndError> {
+            match reason {
+                EndReason::Resignation => game.resign(seat).cloned(),
+                EndReason::Timeout => game.time_out(seat).cloned(),
+                _ => game.abandon(seat).cloned(),
+            }
+        }
+        for reason in [
+            EndReason::Resignation,
+            EndReason::Timeout,
+            EndReason::Abandonment,
+        ] {
+            let mut game = Game::start();
+            assert_eq!(
+                end(&mut game, Seat::First, reason),
+                Ok(Status::EndedBySeat {
+                    winner: Seat::Second,
+                    reason
+                })
+            );
+            assert_eq!(
+                end(&mut game, Seat::Second, reason),
+                Err(EndError::GameOver)
+            );
+            assert_eq!(
+                game.play(Action::Flip("a1".parse().unwrap())),
+                Err(IllegalReason::GameOver)
+            );
+            assert!(game.legal_actions().is_empty());
+        }
+    }
+
+    #[test]
+    fn table_endings_after_the_first_flip_go_by_colour() {
+        // Seat 1 reveals a black piece: seat 1 is black, red moves next.
+        let mut game = Game::start();
+        flip(&mut game, "c2=k");
+        assert_eq!(game.seat_colour(Seat::First), Some(Color::Black));
+        assert_eq!(game.seat_colour(Seat::Second), Some(Color::Red));
+        let mut a = Game::start();
+        flip(&mut a, "c2=k");
+        assert_eq!(
+            a.time_out(Seat::First).cloned(),
+            Ok(Status::Ended(Outcome::win(Winner::Red, EndReason::Timeout)))
+        );
+        assert_eq!(
+            game.abandon(Seat::Second).cloned(),
+            Ok(Status::Ended(Outcome::win(
+                Winner::Black,
+                EndReason::Abandonment
+            )))
+        );
+        let mut b = Game::start();
+        flip(&mut b, "a1=P");
+        flip(&mut b, "a2=p");
+        assert_eq!(
+            b.agree_draw().cloned(),
+            Ok(Status::Ended(Outcome::draw(EndReason::Agreement)))
+        );
+        assert_eq!(b.agree_draw(), Err(EndError::GameOver));
+        assert_eq!(b.ply(), 2);
+        assert_eq!(b.records()[1].to_string(), "a2=p");
+    }
+
+    #[test]
+    fn loaded_games_need_to_be_told_the_seats() {
+        let start: Truth = "8/8/3P4/3p4 r - 0".parse().unwrap();
+        let mut game = Game::new(start.clone());
+        assert_eq!(game.resign(Seat::First), Err(EndError::SeatColoursUnknown));
+        assert_eq!(*game.status(), Status::Ongoing);
+        let mut game = Game::new(start).with_first_seat(Color::Black);
+        assert_eq!(
+            game.resign(Seat::First).cloned(),
+            Ok(Status::Ended(Outcome::win(
+                Winner::Red,
+                EndReason::Resignation
+            )))
+        );
+    }
+
+    #[test]
+    fn a_loaded_position_is_judged_at_once() {
+        let over = Game::new("8/8/8/3P4 b - 0".parse().unwrap());
+        assert_eq!(
+            *over.status(),
+            Status::Ended(Outcome::win(Winner::Red, EndReason::AllCaptured))
+        );
+        // A win beats the 180-turn draw of the same position.
+        let stuck = Game::new("7K/8/R7/pR6 b - 180".parse().unwrap());
+        assert_eq!(
+            *stuck.status(),
+            Status::Ended(Outcome::win(Winner::Red, EndReason::NoLegalMove))
+        );
+        // Debug output names neither pins nor the generator state.
+        let g = Game::new("8/8/8/(K)(p)6 r - 0".parse().unwrap());
+        assert_eq!(
+            format!("{g:?}"),
+            "Game { position: Truth { view: \"8/8/8/??6 r Kp 0\", pinned_squares_hidden: 2 }, \
+             ply: 0, status: Ongoing, .. }"
+        );
+    }
+}

@@ -525,6 +525,18 @@ serde_as_text!(View);
 /// let swapped: Truth = "8/8/8/(p)(K)6 r - 0".parse().unwrap();
 /// assert_eq!(format!("{t:?}"), format!("{swapped:?}"));
 /// ```
+///
+/// The view serialises; the truth does not, so it cannot be put in a client message:
+///
+/// ```
+/// fn to_client<T: serde::Serialize>(_: &T) {}
+/// to_client(chuhe_rules::banqi::Truth::from(chuhe_rules::banqi::View::start()).view());
+/// ```
+///
+/// ```compile_fail
+/// fn to_client<T: serde::Serialize>(_: &T) {}
+/// to_client(&chuhe_rules::banqi::Truth::from(chuhe_rules::banqi::View::start()));
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct Truth {
     view: View,
