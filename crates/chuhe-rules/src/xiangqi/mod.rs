@@ -10,9 +10,6 @@
 //! assert_eq!(pos.play("h2e2".parse().unwrap()).unwrap_err().to_string(), "no piece on the from-square");
 //! ```
 
-// The ray tables are indexed by direction number in several loops; clippy 1.95 flags them.
-#![allow(clippy::needless_range_loop)]
-
 pub mod attacks;
 pub mod bitboard;
 pub mod game;
