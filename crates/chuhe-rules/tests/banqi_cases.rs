@@ -216,3 +216,49 @@ fn bq12_two_truths_are_indistinguishable() {
         );
     }
 }
+
+/// The one-line messages of invalid texts: the primary kind, the first failure in words, and
+/// any further kinds.
+#[test]
+fn invalid_text_messages() {
+    let cases = [
+        (
+            "??1?K???/?c??1?p?/??r?????/1???P?h? r AAEERRHCPPPPPkaaeerhcpp 0",
+            "invalid position: piece-count: 6 red soldiers (at most 5)",
+        ),
+        (
+            "8/8/8/KK?5 - pp 3",
+            "invalid position: piece-count: 2 red generals (at most 1); also pool-size, turn",
+        ),
+        (
+            "??1?K???/?c??1?p?/??r?????/1???P?h? r AAEERRHCPPPkaaeerhcppp 0",
+            "invalid position: pool-size: 23 ? squares but 22 pieces in the pool",
+        ),
+        (
+            "8/8/8/7K - - 0",
+            "invalid position: turn: turn - needs all 32 squares face down",
+        ),
+        (
+            "????????/????????/????????/???????? - KAAEERRHHCCPPPPPkaaeerrhhccppppp 3",
+            "invalid position: turn: with turn - quiet must be 0",
+        ),
+        (
+            "8/8/8/(K)?6 b K 0",
+            "invalid position: piece-count: 2 red generals (at most 1)",
+        ),
+        // Valid: no message.
+        ("8/8/8/(K)7 r - 0", ""),
+    ];
+    for (text, message) in cases {
+        let got = text
+            .parse::<Truth>()
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert_eq!(got, message, "{text}");
+    }
+    assert_eq!(
+        "8/8/8/(K)7 r - 0".parse::<View>().unwrap_err().to_string(),
+        "bad position text: syntax: a view text has no pinned squares: write ? for every face-down piece"
+    );
+}

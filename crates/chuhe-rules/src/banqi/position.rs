@@ -602,7 +602,7 @@ impl Truth {
         {
             kinds.push(ValidationKind::PieceCount);
             details.push(format!(
-                "{} × {} (at most {})",
+                "{} {}s (at most {})",
                 everything.count(p),
                 p.name(),
                 p.full_count()
