@@ -214,21 +214,106 @@ proptest! {
 
     #[test]
     fn no_panic_on_near_miss_texts(
-        s in "[1-9?()KAERHCPkaerhcpB/]{0,40} [rb-]{1,2} [KAERHCPkaerhcp-]{0,34} [0-9]{1,4}",
-        a in "(flip )?[a-i][0-5][-x=]?[a-iKRp]?[0-5]?",
+        deal in Just(FULL.chars().collect::<Vec<char>>()).prop_shuffle(),
+        states in prop::collection::vec(0u8..4, 32),
+        all_down in prop::bool::weighted(0.1),
+        turn in 0usize..3,
+        quiet in prop_oneof![0u32..=180, 181u32..1000],
+        mutation in prop::option::of((0usize..120, prop::sample::select(
+            vec!['?', '(', ')', '/', ' ', '1', '8', '9', 'K', 'p', 'B', '-', 'x']))),
+        delete in any::<bool>(),
+        action in "(flip )?[a-i][0-5][-x=]?[a-iKRp]?[0-5]?",
     ) {
-        if let Ok(t) = s.parse::<Truth>() {
-            // A text that reads back prints to itself (one spelling only).
-            prop_assert_eq!(t.to_truth_text(), s.clone());
-            let _ = t.view().legal_actions();
-            let _ = t.view().verdict();
-            let mut g = Game::new(t);
-            if let Ok(action) = a.parse::<Action>() {
-                let _ = g.play(action);
+        let text = grammar_text(&deal, &states, all_down, turn, quiet);
+        let parsed = text.parse::<Truth>();
+        // Written from the grammar by an independent writer, from a subset of the full set with
+        // one pool piece per `?`: the text is valid unless its turn or quiet counter is off.
+        let face_down = all_down || states.iter().all(|&s| s == 1 || s == 3);
+        let turn_ok = (turn == 2) == face_down && (turn != 2 || quiet == 0);
+        match &parsed {
+            Ok(t) => prop_assert_eq!(t.to_truth_text(), text.clone()),
+            Err(e) if quiet > 180 => prop_assert_eq!(e.kind_str(), "syntax"),
+            Err(e) => prop_assert!(!turn_ok && e.kind_str() == "turn", "{}: {}", text, e),
+        }
+        prop_assert_eq!(parsed.is_ok(), turn_ok && quiet <= 180);
+        let mut mutated = text.clone();
+        if let Some((at, c)) = mutation {
+            let at = at.min(mutated.len());
+            if delete && at < mutated.len() {
+                mutated.remove(at);
+            } else {
+                mutated.insert(at, c);
             }
-            if let Ok(record) = a.parse::<Record>() {
-                let _ = g.play_recorded(record);
+        }
+        for candidate in [text, mutated] {
+            if let Ok(t) = candidate.parse::<Truth>() {
+                // A text that reads back prints to itself (one spelling only).
+                prop_assert_eq!(t.to_truth_text(), candidate.clone());
+                let _ = t.view().legal_actions();
+                let _ = t.view().verdict();
+                let _ = candidate.parse::<View>();
+                let mut g = Game::new(t);
+                if let Ok(a) = action.parse::<Action>() {
+                    let _ = g.play(a);
+                }
+                if let Ok(r) = action.parse::<Record>() {
+                    let _ = g.play_recorded(r);
+                }
             }
         }
     }
+}
+
+const FULL: &str = "KAAEERRHHCCPPPPPkaaeerrhhccppppp";
+
+/// A text written straight from the grammar of `spec/banqi.md` §3.1, with no code of the crate.
+/// Square `i` holds `deal[i]` in state `states[i]`: 0 empty (captured), 1 face down `?` (its
+/// piece goes to the pool), 2 face up, 3 face down pinned; with `all_down` every square is face
+/// down. `turn` 0, 1, 2 = `r`, `b`, `-`.
+fn grammar_text(deal: &[char], states: &[u8], all_down: bool, turn: usize, quiet: u32) -> String {
+    let state = |i: usize| {
+        if all_down {
+            1 + 2 * (states[i] % 2)
+        } else {
+            states[i]
+        }
+    };
+    let mut ranks = Vec::new();
+    let mut pool: Vec<char> = Vec::new();
+    for rank in (0..4).rev() {
+        let mut out = String::new();
+        let mut empty = 0;
+        for file in 0..8 {
+            let i = rank * 8 + file;
+            if state(i) == 0 {
+                empty += 1;
+                continue;
+            }
+            if empty > 0 {
+                out.push_str(&empty.to_string());
+                empty = 0;
+            }
+            match state(i) {
+                1 => {
+                    out.push('?');
+                    pool.push(deal[i]);
+                }
+                2 => out.push(deal[i]),
+                _ => out.push_str(&format!("({})", deal[i])),
+            }
+        }
+        if empty > 0 {
+            out.push_str(&empty.to_string());
+        }
+        ranks.push(out);
+    }
+    pool.sort_by_key(|&c| "KAERHCPkaerhcp".find(c));
+    let pool: String = pool.into_iter().collect();
+    format!(
+        "{} {} {} {}",
+        ranks.join("/"),
+        ["r", "b", "-"][turn],
+        if pool.is_empty() { "-" } else { &pool },
+        quiet
+    )
 }
