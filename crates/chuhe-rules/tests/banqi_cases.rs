@@ -262,3 +262,21 @@ fn invalid_text_messages() {
         "bad position text: syntax: a view text has no pinned squares: write ? for every face-down piece"
     );
 }
+
+/// BQ-11's bookkeeping: captured black `p`, red `H` and `C`; 23 face-down squares.
+#[test]
+fn bq11_derived_counts() {
+    let view: View = "??1?K???/?c??1?p?/??r?????/1???P?h? r AAEERRHCPPPPkaaeerhcppp 0"
+        .parse()
+        .unwrap();
+    assert_eq!(view.captured().to_string(), "HCp");
+    assert_eq!(view.pool().len(), 23);
+    assert_eq!(
+        (
+            view.remaining(chuhe_rules::xiangqi::Color::Red),
+            view.remaining(chuhe_rules::xiangqi::Color::Black)
+        ),
+        (14, 15)
+    );
+    assert_eq!(View::start().captured().to_string(), "-");
+}

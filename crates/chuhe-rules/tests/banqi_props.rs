@@ -179,7 +179,8 @@ fn random_game(seed: u64, deal: bool, paths: bool) {
         }
     }
     // The recorded game replays from the start view to the same view, with no secret.
-    let mut replayed = Game::new(View::start().into());
+    assert_eq!(*game.start_view(), View::start());
+    let mut replayed = Game::new(game.start_view().clone().into());
     for &r in game.records() {
         replayed.play_recorded(r).expect("replay");
     }

@@ -89,6 +89,8 @@ impl std::error::Error for EndError {}
 /// assert_eq!(*game.status(), Status::Ongoing);
 /// ```
 pub struct Game {
+    /// The public start: what a replay of the records begins from.
+    start: View,
     position: Truth,
     records: Vec<Record>,
     /// Public keys since the last flip or capture, the current one last.
@@ -125,6 +127,7 @@ impl Game {
     /// repeatable; a live table must use [`Game::new`] (spec §4.1: OS-seeded generator only).
     pub fn with_rng(start: Truth, rng: StdRng) -> Game {
         let mut game = Game {
+            start: start.view().clone(),
             stretch: vec![start.view().key()],
             position: start,
             records: Vec::new(),
@@ -141,6 +144,12 @@ impl Game {
     pub fn with_first_seat(mut self, color: Color) -> Game {
         self.first_seat = Some(color);
         self
+    }
+
+    /// The view of the starting position: with [`Game::records`], everything needed to rebuild
+    /// the game (crash recovery, archives) without any secret.
+    pub fn start_view(&self) -> &View {
+        &self.start
     }
 
     /// What every seat may know now.
