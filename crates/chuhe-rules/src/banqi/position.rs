@@ -510,7 +510,7 @@ serde_as_text!(View);
 /// The truth: a [`View`] plus the identities of face-down pieces known in advance ("pinned"),
 /// as a truth text gives them (`spec/banqi.md` §3.1). Tests, replays of fixed deals and offline
 /// tools use it; a live table holds a truth with no pins at all, and identities are drawn at flip
-/// time ([`Truth::flip`], [`super::Game`]).
+/// time ([`Truth::play`], [`super::Game`]).
 ///
 /// It is deliberately not serialisable, it does not implement `Display`, and its `Debug` output
 /// hides the pins: what may be sent is [`Truth::view`]. The truth text is written only on
