@@ -18,6 +18,7 @@
 pub mod banqi;
 pub mod outcome;
 pub mod perft;
+pub mod sanguo;
 pub mod xiangqi;
 
 pub use outcome::{EndReason, Outcome};

@@ -1,0 +1,232 @@
+//! A game of Three Kingdoms xiangqi: the position, the moves, the defeats and the end-of-game
+//! rules in the order of `spec/sanguo.md` C13, and the table rules of C14 (resignation, timeout,
+//! leaving) as methods, so a server only calls them.
+
+use super::board::Kingdom;
+use super::moves::{IllegalReason, Move};
+use super::position::{Defeat, Identity, Played, Position};
+use super::setup::QUIET_LIMIT;
+use crate::outcome::{EndReason, Outcome};
+use std::collections::HashMap;
+
+/// Whether the game goes on, and how it ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// The game goes on.
+    Ongoing,
+    /// The game is over.
+    Ended(Outcome),
+}
+
+/// A defeat during the game (§6.1): the ply after which it happened (0 = on loading the start
+/// position) and the defeat itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DefeatEvent {
+    /// Number of moves played when it happened.
+    pub ply: usize,
+    /// Who was defeated, how, and who took over the army.
+    pub defeat: Defeat,
+}
+
+/// How a kingdom quits the table (C14).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quit {
+    /// The player resigned.
+    Resignation,
+    /// The player's clock ran out.
+    Timeout,
+    /// The player left or stayed disconnected past the table's limit.
+    Abandonment,
+}
+
+impl Quit {
+    /// The end reason of the shared vocabulary.
+    pub const fn reason(self) -> EndReason {
+        match self {
+            Quit::Resignation => EndReason::Resignation,
+            Quit::Timeout => EndReason::Timeout,
+            Quit::Abandonment => EndReason::Abandonment,
+        }
+    }
+}
+
+/// A game: start position, moves, current position, defeats and status.
+///
+/// ```
+/// use chuhe_rules::sanguo::{Game, Kingdom, Position, Status};
+/// use chuhe_rules::outcome::Winner;
+/// let mut game = Game::new(Position::start(true));
+/// game.play("Rh3-Rh4".parse().unwrap()).unwrap();
+/// assert_eq!(game.ply(), 1);
+/// game.resign(Kingdom::Wu);
+/// match game.status() {
+///     Status::Ended(o) => assert_eq!(o.winners, [Winner::Shu, Winner::Wei]),
+///     Status::Ongoing => unreachable!(),
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Game {
+    start: Position,
+    position: Position,
+    moves: Vec<Move>,
+    events: Vec<DefeatEvent>,
+    seen: HashMap<Identity, u8>,
+    status: Status,
+}
+
+impl Game {
+    /// A game from a loaded position: C13 steps 2–5 are applied at once (a kingdom to move
+    /// without a legal move is defeated, heir per C8), so the game may already be over.
+    ///
+    /// A loaded position with a single active kingdom is won by it with reason `no-legal-move`
+    /// (the text does not record how the earlier defeats happened).
+    pub fn new(start: Position) -> Game {
+        let mut position = start.clone();
+        let defeats = position.resolve_start();
+        let mut game = Game {
+            start,
+            position,
+            moves: Vec::new(),
+            events: Vec::new(),
+            seen: HashMap::new(),
+            status: Status::Ongoing,
+        };
+        game.record(&defeats);
+        game.status = game.evaluate(defeats.last().map(|d| d.reason));
+        game
+    }
+
+    /// The position the game started from (before any defeat on loading).
+    pub fn start(&self) -> &Position {
+        &self.start
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// The status after the last move or table event.
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+
+    /// Whether the game goes on.
+    pub fn is_ongoing(&self) -> bool {
+        self.status == Status::Ongoing
+    }
+
+    /// The number of moves played.
+    pub fn ply(&self) -> usize {
+        self.moves.len()
+    }
+
+    /// The moves played, in order.
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+
+    /// Every defeat so far, in order.
+    pub fn defeats(&self) -> &[DefeatEvent] {
+        &self.events
+    }
+
+    /// The legal moves of the kingdom to move; empty when the game has ended.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        if self.is_ongoing() {
+            self.position.legal_moves()
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Plays a legal move and applies C13: captures and defeats, turn passing, then one
+    /// kingdom left (it wins), the 180-move rule, threefold repetition.
+    ///
+    /// # Errors
+    /// [`IllegalReason::GameOver`] when the game has ended, or the reason the move is illegal;
+    /// the game is then unchanged.
+    pub fn play(&mut self, m: Move) -> Result<Played, IllegalReason> {
+        if !self.is_ongoing() {
+            return Err(IllegalReason::GameOver);
+        }
+        let played = self.position.play(m)?;
+        self.moves.push(m);
+        self.record(&played.defeats);
+        self.status = self.evaluate(played.defeats.last().map(|d| d.reason));
+        Ok(played)
+    }
+
+    /// C14: `kingdom` quits by `how`. An active kingdom ends the game at once: the other active
+    /// kingdoms win (one, or two sharing the victory). A defeated kingdom's quitting changes
+    /// nothing, and so does anything after the end. Returns whether this call ended the game.
+    pub fn quit(&mut self, kingdom: Kingdom, how: Quit) -> bool {
+        if !self.is_ongoing() || self.position.is_defeated(kingdom) {
+            return false;
+        }
+        let winners = self
+            .position
+            .active()
+            .into_iter()
+            .filter(|&k| k != kingdom)
+            .map(Kingdom::winner)
+            .collect();
+        self.status = Status::Ended(Outcome {
+            winners,
+            reason: how.reason(),
+        });
+        true
+    }
+
+    /// `kingdom` resigns ([`Game::quit`] with [`Quit::Resignation`]).
+    pub fn resign(&mut self, kingdom: Kingdom) -> bool {
+        self.quit(kingdom, Quit::Resignation)
+    }
+
+    /// `kingdom`'s clock ran out ([`Game::quit`] with [`Quit::Timeout`]).
+    pub fn time_out(&mut self, kingdom: Kingdom) -> bool {
+        self.quit(kingdom, Quit::Timeout)
+    }
+
+    /// `kingdom`'s player left the table ([`Game::quit`] with [`Quit::Abandonment`]); a defeated
+    /// kingdom may leave freely.
+    pub fn leave(&mut self, kingdom: Kingdom) -> bool {
+        self.quit(kingdom, Quit::Abandonment)
+    }
+
+    /// Ends the game as a draw by agreement, which the table must have obtained from every
+    /// active kingdom (C14). Returns whether this call ended the game.
+    pub fn agree_draw(&mut self) -> bool {
+        if !self.is_ongoing() {
+            return false;
+        }
+        self.status = Status::Ended(Outcome::draw(EndReason::Agreement));
+        true
+    }
+
+    fn record(&mut self, defeats: &[Defeat]) {
+        let ply = self.moves.len();
+        self.events
+            .extend(defeats.iter().map(|&defeat| DefeatEvent { ply, defeat }));
+        *self.seen.entry(self.position.identity()).or_insert(0) += 1;
+    }
+
+    /// C13 steps 3–5 on the current position; `last_defeat` is how the latest defeat of this
+    /// step happened.
+    fn evaluate(&self, last_defeat: Option<EndReason>) -> Status {
+        let pos = &self.position;
+        if pos.active_count() == 1 {
+            let reason = last_defeat
+                .or_else(|| self.events.last().map(|e| e.defeat.reason))
+                .unwrap_or(EndReason::NoLegalMove);
+            return Status::Ended(Outcome::win(pos.side_to_move().winner(), reason));
+        }
+        if pos.quiet() >= QUIET_LIMIT {
+            return Status::Ended(Outcome::draw(EndReason::NoCaptureLimit));
+        }
+        if self.seen.get(&pos.identity()).is_some_and(|&n| n >= 3) {
+            return Status::Ended(Outcome::draw(EndReason::ThreefoldRepetition));
+        }
+        Status::Ongoing
+    }
+}
