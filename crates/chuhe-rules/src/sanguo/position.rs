@@ -723,8 +723,20 @@ impl Position {
                 }
             }
         }
-        // Elephants and advisors never reach another kingdom's palace, and a general never
-        // attacks (C3), so nothing else can attack a general.
+        // Elephant and advisor steps are symmetric, and stay in the half of their point (which
+        // is their origin half). They attack a general only when taken over from the army of
+        // a kingdom that is still active, which play never produces but a text may.
+        for &(eye, e) in graph.elephant(g) {
+            if empty(eye) && enemy(e, Kind::Elephant) {
+                return Some(IllegalReason::LeavesGeneralAttacked);
+            }
+        }
+        for &a in graph.advisor(g) {
+            if enemy(a, Kind::Advisor) {
+                return Some(IllegalReason::LeavesGeneralAttacked);
+            }
+        }
+        // A general never attacks (C3).
         if facing {
             Some(IllegalReason::GeneralsFacing)
         } else {
