@@ -153,8 +153,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         }
         Command::Moves { rules } => match rules.variant {
             Variant::Xiangqi => crate::xiangqi_cmd::moves(&rules, &mut out)?,
+            Variant::Sanguo => crate::sanguo_cmd::moves(&rules, &mut out)?,
             Variant::Banqi => crate::banqi_cmd::moves(&rules, &mut out)?,
-            v => return Err(not_yet(v)),
         },
         Command::Perft {
             rules,
@@ -169,18 +169,20 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 Variant::Xiangqi => {
                     crate::xiangqi_cmd::perft(&rules, depth, divide, !no_bulk, &mut out)?
                 }
+                Variant::Sanguo => {
+                    crate::sanguo_cmd::perft(&rules, depth, divide, !no_bulk, &mut out)?
+                }
                 Variant::Banqi => {
                     return Err(CliError::input(
                         "banqi has chance moves (flips): perft is not defined for it",
                     ))
                 }
-                v => return Err(not_yet(v)),
             }
         }
         Command::Replay { rules, moves, json } => match rules.variant {
             Variant::Xiangqi => crate::xiangqi_cmd::replay(&rules, &moves, json, &mut out)?,
+            Variant::Sanguo => crate::sanguo_cmd::replay(&rules, &moves, json, &mut out)?,
             Variant::Banqi => crate::banqi_cmd::replay(&rules, &moves, json, &mut out)?,
-            v => return Err(not_yet(v)),
         },
         Command::Serve { .. } => {
             return Err(CliError {
@@ -191,14 +193,6 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     }
     out.flush()?;
     Ok(())
-}
-
-fn not_yet(v: Variant) -> CliError {
-    let name = v
-        .to_possible_value()
-        .map(|p| p.get_name().to_owned())
-        .unwrap_or_default();
-    CliError::input(format!("variant {name} is not supported yet"))
 }
 
 /// The JSON object `replay --json` prints (`spec/cli.md`), fields in the spec's order.

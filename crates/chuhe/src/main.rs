@@ -2,6 +2,7 @@
 
 mod banqi_cmd;
 mod cli;
+mod sanguo_cmd;
 mod xiangqi_cmd;
 
 use clap::Parser;
