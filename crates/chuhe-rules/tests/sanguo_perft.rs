@@ -29,3 +29,10 @@ fn bulk_counting_full_play_and_generic_perft_agree() {
         assert_eq!(generic_perft(&pos, 3), bulk);
     }
 }
+
+/// Depth 4 of `spec/sanguo.md` §7 (one independent computation there; this one agrees).
+#[test]
+fn perft_depth_4_from_both_starts() {
+    assert_eq!(perft(&Position::start(true), 4, true), 2_495_006);
+    assert_eq!(perft(&Position::start(false), 4, true), 3_496_313);
+}
