@@ -230,3 +230,65 @@ impl Game {
         Status::Ongoing
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Winner;
+
+    fn game(text: &str) -> Game {
+        Game::new(Position::from_text(text).expect("a valid text"))
+    }
+
+    #[test]
+    fn a_defeat_on_loading_is_an_event_of_ply_0() {
+        // cases/sanguo.md TK-14 after `Bi1-Bi2`, with Shu still to move.
+        let g = game("3gR1gR3/9/4gP4/9/4rK4,9/9/9/9/3gK5,9/9/9/8bR/3bK5 R B - - 41");
+        assert_eq!(
+            g.defeats(),
+            [DefeatEvent {
+                ply: 0,
+                defeat: Defeat {
+                    kingdom: Kingdom::Shu,
+                    reason: EndReason::NoLegalMove,
+                    heir: Kingdom::Wei
+                }
+            }]
+        );
+        assert_eq!(g.position().side_to_move(), Kingdom::Wu);
+        assert_eq!(g.position().quiet(), 0);
+        assert!(g.is_ongoing());
+    }
+
+    #[test]
+    fn a_loaded_position_with_one_kingdom_is_over() {
+        let mut g = game("9/9/9/9/3rK5,9/9/9/9/9,9/9/9/9/9 R - GB - 0");
+        assert_eq!(
+            *g.status(),
+            Status::Ended(Outcome::win(Winner::Shu, EndReason::NoLegalMove))
+        );
+        assert!(g.legal_moves().is_empty());
+        assert!(!g.resign(Kingdom::Shu));
+        assert_eq!(
+            g.play("Rd1-Re1".parse().expect("a move")),
+            Err(IllegalReason::GameOver)
+        );
+    }
+
+    #[test]
+    fn quiet_limit_on_loading_and_agreement() {
+        let g = game("9/9/9/9/3rK5,9/9/9/9/3gK5,9/9/9/9/3bK5 R - - - 180");
+        assert_eq!(
+            *g.status(),
+            Status::Ended(Outcome::draw(EndReason::NoCaptureLimit))
+        );
+        let mut g = game("9/9/9/9/3rK5,9/9/9/9/3gK5,9/9/9/9/3bK5 R - - - 0");
+        assert!(g.agree_draw());
+        assert!(!g.agree_draw());
+        assert!(!g.leave(Kingdom::Wu));
+        assert_eq!(
+            *g.status(),
+            Status::Ended(Outcome::draw(EndReason::Agreement))
+        );
+    }
+}

@@ -359,6 +359,11 @@ mod tests {
 
     #[test]
     fn start_texts_round_trip() {
+        for flags in [true, false] {
+            let pos = super::super::Position::start(flags);
+            let checked = super::super::Position::from_setup(Setup::start(flags));
+            assert_eq!(checked.as_ref(), Ok(&pos));
+        }
         assert_eq!(Setup::start(true).to_string(), START_TEXT);
         assert_eq!(Setup::start(false).to_string(), START_TEXT_NO_FLAGS);
         for t in [START_TEXT, START_TEXT_NO_FLAGS] {
