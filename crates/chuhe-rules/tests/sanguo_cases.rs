@@ -672,3 +672,25 @@ fn two_kingdoms_without_moves_in_a_row() {
         ))
     );
 }
+
+/// The worked examples of `spec/sanguo.md` §4.2 that `cases/sanguo.md` does not repeat
+/// (`tests/data/sanguo-examples.tsv`: text, point, its moves in `chuhe moves` order, source).
+#[test]
+fn worked_examples_of_the_spec() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/sanguo-examples.tsv"
+    );
+    let text = std::fs::read_to_string(path).expect("tests/data/sanguo-examples.tsv is readable");
+    let mut rows = 0;
+    for line in text.lines().skip(1).filter(|l| !l.is_empty()) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let got: Vec<String> = move_texts(&position(cols[0]))
+            .into_iter()
+            .filter(|m| m.starts_with(cols[1]))
+            .collect();
+        assert_eq!(got.join(" "), cols[2], "{}", cols[3]);
+        rows += 1;
+    }
+    assert_eq!(rows, 4);
+}
