@@ -238,7 +238,8 @@ impl Position {
         }
     }
 
-    /// Validates a setup (§8.2, checks 1–11).
+    /// Validates a setup (§8.2, checks 1–11). A quiet counter above 180 (which no text can
+    /// spell) is read as 180.
     ///
     /// # Errors
     /// [`PositionError`] with every failing kind.
