@@ -253,6 +253,28 @@ proptest! {
     }
 
     #[test]
+    fn keys_follow_the_identity(pos in played()) {
+        let moves = pos.legal_moves();
+        let mut seen = std::collections::HashMap::new();
+        for m in moves {
+            let mut next = pos.clone();
+            next.play_unchecked(m);
+            if let Some(other) = seen.insert(next.key(), next.identity()) {
+                prop_assert_eq!(other, next.identity(), "two identities, one key");
+            }
+        }
+        // The origin is part of the key (C11).
+        let mut setup = pos.to_setup();
+        if let Some(p) = Point::all().find(|&p| setup.board[p.index()].is_some_and(|q| q.kind == Kind::Chariot)) {
+            let q = setup.board[p.index()].expect("a chariot");
+            setup.board[p.index()] = Some(Piece { origin: q.origin.next(), ..q });
+            if let Ok(changed) = Position::from_setup(setup) {
+                prop_assert_ne!(changed.key(), pos.key());
+            }
+        }
+    }
+
+    #[test]
     fn texts_round_trip(pos in any_position()) {
         let text = pos.to_string();
         let back = Position::from_text(&text).expect("own text is valid");

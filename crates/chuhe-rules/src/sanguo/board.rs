@@ -8,8 +8,12 @@ use std::sync::LazyLock;
 /// Number of points of the board (3 halves of 9 × 5).
 pub const POINTS: usize = 135;
 
-/// One of the three kingdoms, in turn order (`spec/sanguo.md` §2.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// One of the three kingdoms, in turn order (`spec/sanguo.md` §2.1). Serialized as its machine
+/// name (`"shu"`, `"wu"`, `"wei"`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Kingdom {
     /// Shu (red, letter `R`), index 0, moves first.
     Shu = 0,
@@ -620,6 +624,20 @@ impl Graph {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kingdom_names() {
+        for k in Kingdom::ALL {
+            assert_eq!(
+                serde_json::to_string(&k).unwrap(),
+                format!("\"{}\"", k.name())
+            );
+            assert_eq!(k.winner().as_str(), k.name());
+            assert_eq!(Kingdom::from_letter(k.letter()), Some(k));
+            assert_eq!(Kingdom::from_owner_letter(k.owner_letter()), Some(k));
+            assert_eq!(k.next().prev(), k);
+        }
+    }
 
     #[test]
     fn point_names_round_trip() {

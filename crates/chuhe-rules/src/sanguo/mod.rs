@@ -22,6 +22,7 @@ pub mod moves;
 pub mod piece;
 pub mod position;
 pub mod setup;
+pub mod zobrist;
 
 pub use board::{graph, Graph, Kingdom, ParsePointError, Point, Ray, POINTS};
 pub use game::{DefeatEvent, Game, Quit, Status};

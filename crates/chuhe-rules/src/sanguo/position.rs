@@ -416,6 +416,18 @@ impl Position {
         }
     }
 
+    /// The Zobrist key of [`Position::identity`] (§10), computed from the board: equal
+    /// identities give equal keys.
+    pub fn key(&self) -> u64 {
+        let mut key = super::zobrist::side_key(self.side);
+        for p in Point::all() {
+            if let Some(q) = self.board[p.index()] {
+                key ^= super::zobrist::piece_key(p, q);
+            }
+        }
+        key
+    }
+
     /// The same position one kingdom on (§2.4): a symmetry of the game.
     pub fn rotated(&self) -> Position {
         let mut board = [None; POINTS];
