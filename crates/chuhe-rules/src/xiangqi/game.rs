@@ -8,7 +8,9 @@
 use super::judge;
 use super::moves::{IllegalReason, Move};
 use super::position::Position;
+use super::square::Square;
 use crate::outcome::{EndReason, Outcome};
+use std::sync::OnceLock;
 
 /// The default no-capture limit in plies (`spec/xiangqi.md` §6.1).
 pub const DEFAULT_NO_CAPTURE_LIMIT: u16 = 120;
@@ -41,18 +43,24 @@ pub enum Status {
     Ended(Outcome),
 }
 
-/// One ply of the history: the move, the position key after it, and what the judge needs.
-#[derive(Debug, Clone)]
-pub(crate) struct Ply {
+/// One ply of the history: the move, whether it captured, and the key of the position after it
+/// (16 bytes; the judge rebuilds the boards of a repetition cycle from these when it needs them).
+#[derive(Debug, Clone, Copy)]
+struct Ply {
     /// The move played.
-    pub(crate) mv: Move,
+    mv: Move,
     /// Whether it captured.
-    pub(crate) capture: bool,
+    capture: bool,
     /// The key of the position after it.
-    pub(crate) key: u64,
+    key: u64,
 }
 
 /// A game: start position, moves, current position and status.
+///
+/// The history kept per ply is small (move, capture flag, position key); every piece also has an
+/// identity, given at set-up in square order and carried along as it moves ([`Game::piece_id`]),
+/// so that a perpetual chase is the chase of one and the same piece. Positions of past plies are
+/// rebuilt on demand ([`Game::position_at`]).
 ///
 /// ```
 /// use chuhe_rules::xiangqi::{Game, GameOptions, Position, Status};
@@ -67,20 +75,25 @@ pub struct Game {
     position: Position,
     options: GameOptions,
     history: Vec<Ply>,
-    /// Positions since the start, one per ply, for the judge (index 0 = start).
-    positions: Vec<Position>,
+    /// The identity of the piece on each point ([`judge::NO_ID`] when empty).
+    ids: judge::Ids,
+    /// Every position from the start (index = ply), built on the first call of
+    /// [`Game::position_at`] and kept up to date from then on.
+    positions: OnceLock<Vec<Position>>,
     status: Status,
 }
 
 impl Game {
     /// A game from `start`; its status is evaluated at once (a start position can already be over).
     pub fn new(start: Position, options: GameOptions) -> Game {
+        let ids = judge::initial_ids(&start.to_setup().board);
         let mut game = Game {
-            start: start.clone(),
             position: start.clone(),
+            start,
             options,
             history: Vec::new(),
-            positions: vec![start],
+            ids,
+            positions: OnceLock::new(),
             status: Status::Ongoing,
         };
         game.status = game.evaluate();
@@ -117,9 +130,35 @@ impl Game {
         self.history.iter().map(|p| p.mv).collect()
     }
 
-    /// The position before ply `i + 1` (index 0 = start) up to the current one (index `ply()`).
+    /// The position after `ply` moves (0 = the start, [`Game::ply`] = the current one); `None`
+    /// past the current ply.
+    ///
+    /// The first call replays the game once (the game does not keep past positions until asked);
+    /// later calls and moves keep the list up to date.
     pub fn position_at(&self, ply: usize) -> Option<&Position> {
-        self.positions.get(ply)
+        if ply > self.ply() {
+            return None;
+        }
+        self.positions
+            .get_or_init(|| {
+                let mut pos = self.start.clone();
+                let mut list = Vec::with_capacity(self.history.len() + 1);
+                list.push(pos.clone());
+                for p in &self.history {
+                    pos.play_unchecked(p.mv);
+                    list.push(pos.clone());
+                }
+                list
+            })
+            .get(ply)
+    }
+
+    /// The identity of the piece on `sq`, or `None` for an empty point. Identities are numbered
+    /// 0, 1, 2 … in square order (a0, b0, … i9) when the game is set up, and each piece keeps its
+    /// number as it moves (`spec/xiangqi.md` §6.2); a captured piece's number is not reused.
+    pub fn piece_id(&self, sq: Square) -> Option<u8> {
+        let id = self.ids[sq.index()];
+        (id != judge::NO_ID).then_some(id)
     }
 
     /// Plays a legal move and evaluates the end-of-game rules.
@@ -138,7 +177,10 @@ impl Game {
             capture,
             key: self.position.key(),
         });
-        self.positions.push(self.position.clone());
+        judge::move_id(&mut self.ids, m);
+        if let Some(list) = self.positions.get_mut() {
+            list.push(self.position.clone());
+        }
         self.status = self.evaluate();
         Ok(&self.status)
     }
@@ -163,7 +205,7 @@ impl Game {
             return Status::Ended(Outcome::win(us.other().winner(), reason));
         }
         if self.options.repetition {
-            if let Some(outcome) = judge::repetition_verdict(&self.history, &self.positions) {
+            if let Some(outcome) = self.repetition_verdict() {
                 return Status::Ended(outcome);
             }
         }
@@ -172,5 +214,62 @@ impl Game {
             return Status::Ended(Outcome::draw(EndReason::NoCaptureLimit));
         }
         Status::Ongoing
+    }
+
+    /// The key of the position after `ply` moves.
+    fn key_at(&self, ply: usize) -> u64 {
+        match ply {
+            0 => self.start.key(),
+            _ => self.history[ply - 1].key,
+        }
+    }
+
+    /// The verdict when the current position occurs for the third time (§6.3), else `None`.
+    ///
+    /// Searches the keys back to the last capture (no earlier position can recur). On a third
+    /// occurrence the boards of the first and second occurrence are rebuilt by taking the moves
+    /// back from the current board (the cycle holds no capture), which also rules out a Zobrist
+    /// collision, and the cycle is judged from the first occurrence with the pieces' identities.
+    fn repetition_verdict(&self) -> Option<Outcome> {
+        let now = self.ply();
+        let key = self.position.key();
+        let mut earlier = [0usize; 2];
+        let mut found = 0;
+        let mut ply = now;
+        // Same side to move: only every second ply can match.
+        while ply >= 2 && found < 2 {
+            if self.history[ply - 1].capture || self.history[ply - 2].capture {
+                break;
+            }
+            ply -= 2;
+            if self.key_at(ply) == key {
+                earlier[found] = ply;
+                found += 1;
+            }
+        }
+        if found < 2 {
+            return None;
+        }
+        let (second, first) = (earlier[0], earlier[1]);
+        // Take the cycle back on a copy of the board and of the identities.
+        let current = self.position.to_setup().board;
+        let mut board = current;
+        let mut ids = self.ids;
+        for p in (first..now).rev() {
+            let m = self.history[p].mv;
+            board[m.from.index()] = board[m.to.index()];
+            board[m.to.index()] = None;
+            ids[m.from.index()] = ids[m.to.index()];
+            ids[m.to.index()] = judge::NO_ID;
+            if p == second && board != current {
+                return None;
+            }
+        }
+        if board != current {
+            return None;
+        }
+        let cycle: Vec<Move> = self.history[first..now].iter().map(|p| p.mv).collect();
+        let start = judge::Board::from_squares(board, self.position.side_to_move());
+        Some(judge::verdict(start, ids, &cycle))
     }
 }

@@ -13,7 +13,7 @@
 pub mod attacks;
 pub mod bitboard;
 pub mod game;
-mod judge;
+pub mod judge;
 pub mod moves;
 pub mod position;
 pub mod setup;
