@@ -6,7 +6,7 @@
 //! a position (verdict by [`super::judge`]), then the no-capture limit.
 
 use super::judge;
-use super::moves::{IllegalReason, Move};
+use super::moves::{IllegalReason, Move, MoveList};
 use super::position::Position;
 use super::square::Square;
 use crate::outcome::{EndReason, Outcome};
@@ -196,7 +196,7 @@ impl Game {
     fn evaluate(&self) -> Status {
         let pos = &self.position;
         let us = pos.side_to_move();
-        if !pos.has_legal_move() {
+        if !has_legal_move(pos) {
             let reason = if pos.is_check() {
                 EndReason::Checkmate
             } else {
@@ -272,4 +272,12 @@ impl Game {
         let start = judge::Board::from_squares(board, self.position.side_to_move());
         Some(judge::verdict(start, ids, &cycle))
     }
+}
+
+/// Whether the side to move has a legal move, stopping at the first one found (the usual case
+/// after one or two candidates), instead of counting them all.
+fn has_legal_move(pos: &Position) -> bool {
+    let mut list = MoveList::new();
+    pos.candidate_moves(&mut list);
+    list.iter().any(|&m| pos.is_legal(m))
 }
