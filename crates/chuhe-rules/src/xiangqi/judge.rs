@@ -82,7 +82,15 @@ pub(crate) struct Board {
 impl Board {
     /// The board of `pos`.
     pub(crate) fn from_position(pos: &Position) -> Board {
-        Board::from_squares(pos.to_setup().board, pos.side_to_move())
+        Board {
+            squares: pos.to_setup().board,
+            colors: [pos.by_color(Color::Red).0, pos.by_color(Color::Black).0],
+            generals: [
+                Some(pos.general(Color::Red)),
+                Some(pos.general(Color::Black)),
+            ],
+            side: pos.side_to_move(),
+        }
     }
 
     /// A board from its points and the side to move.
