@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Cross-checks chuhe's repetition verdicts with pyffish (Fairy-Stockfish 0.0.90 rules).
 
-Replays the 524 games of ../shared/data/repetition.tsv (moves from games.tsv) with
-`chuhe replay --json --options no_capture_limit=0` and compares the verdict with pyffish's:
+First checks the `pyffish` column of tests/data/xiangqi-judge.tsv (the worked examples of the
+spec and chuhe's clause cases; the rows where chuhe differs say why) and pyffish's verdicts on
+tests/data/xiangqi-repetition.tsv. Then replays the 524 games of ../shared/data/repetition.tsv
+(moves from games.tsv) with `chuhe replay --json --options no_capture_limit=0` and compares the
+verdict with pyffish's:
 
 - chuhe ends a game at the FIRST third occurrence of any position (rep3_ply), which in most of
   these games comes before the last recorded move; so chuhe is replayed up to the ply where it
@@ -12,16 +15,21 @@ Replays the 524 games of ../shared/data/repetition.tsv (moves from games.tsv) wi
   `pyffish_verdict` column, and pyffish's answer on the full list is checked against the column
   (this shows the column is reproduced).
 
-Every disagreement is printed with the cycle. chuhe differs from Fairy-Stockfish on purpose
-(spec/xiangqi.md §6.4, §6.5, §6.7): Fairy-Stockfish counts a chase by a pinned piece (E9,
-fairy-stockfish issue #938), counts an advisor or elephant attacking a chariot, horse or cannon
-as a chase even when protected (level L3, not applied), and judges a cycle in which one side
-checks and chases as a loss for it, while chuhe follows the AXF reading (one check + one chase is
-a draw). Disagreements are classified by asking chuhe itself with the rule left out
-(see KNOWN below).
+Where chuhe differs from Fairy-Stockfish on purpose (spec/xiangqi.md §6.1, §6.3-§6.5, §6.7):
+- a pinned piece does not chase (§6.4 c; E9, fairy-stockfish issue #938; also when the pin is
+  the generals' file);
+- the window of §6.3 is the moves producing plies p1+1 ... p3; Fairy-Stockfish also judges the
+  move that produced the first occurrence for the side that completed the repetition (found in
+  4 of the 524 games; see KNOWN);
+- level L3 items are not applied (§6.5): protection undermined by pins made during the cycle,
+  discovered-check threats, an advisor or elephant attacking a chariot, horse or cannon;
+  soldiers never chase (§6.4 b);
+- the repetition rule comes before the no-capture limit (§6.1), and chuhe's limit is 120 plies.
+The script exits 1 when chuhe fails, ends a game elsewhere than at rep3_ply, a disagreement is
+not explained, or the pyffish column of the case table is wrong.
 
 Usage: scripts/pyffish-repetition-check.py [--chuhe target/release/chuhe] [--data ../shared/data]
-Ranks: chuhe and the data use 0-9, pyffish 1-10 (converted here). Runs in about a minute.
+Ranks: chuhe and the data use 0-9, pyffish 1-10 (converted here). Runs in about ten seconds.
 """
 
 import argparse
@@ -69,11 +77,7 @@ def pyffish_verdict(fen, moves):
     ended, value = pyffish.is_optional_game_end("xiangqi", fen, [to_pyffish(m) for m in moves])
     if not ended:
         return None
-    if value == 0:
-        return "1/2-1/2"
-    mover = side_to_move(fen, len(moves))
-    mover_wins = value > 0
-    return "1-0" if (mover == "red") == mover_wins else "0-1"
+    return result_text(fen, len(moves), value)
 
 
 def main():
@@ -84,9 +88,9 @@ def main():
                     help="one summary line; list only unexplained disagreements")
     args = ap.parse_args()
 
+    tally = check_case_table(Counter())
     games = {g["id"]: g for g in read_tsv(os.path.join(args.data, "games.tsv"))}
     rows = read_tsv(os.path.join(args.data, "repetition.tsv"))
-    tally = Counter()
     disagreements = []
     for row in rows:
         game = games[row["id"]]
@@ -140,8 +144,49 @@ def main():
         tally[f"disagreement: {note.split(':')[0]}"] += 1
     print(json.dumps(dict(sorted(tally.items())), indent=None if args.quiet else 1))
     bad = (tally["chuhe error"] or tally["end ply differs from rep3_ply"]
-           or tally["disagreement: not classified"])
+           or tally["disagreement: not classified"] or tally["cases: pyffish column wrong"])
     return 1 if bad else 0
+
+
+def check_case_table(tally):
+    """Checks the `pyffish` column of tests/data/xiangqi-judge.tsv against pyffish itself, and
+    pyffish's verdicts on the rows of tests/data/xiangqi-repetition.tsv."""
+    for row in read_tsv(os.path.join(ROOT, "tests", "data", "xiangqi-judge.tsv")):
+        if row["pyffish"] == "-":
+            continue
+        moves = row["moves"].split()[: int(row["ply"])]
+        pf = [to_pyffish(m) for m in moves]
+        if pyffish.legal_moves("xiangqi", row["fen"], pf):
+            got = pyffish_verdict(row["fen"], moves) or "none"
+        else:
+            value = pyffish.game_result("xiangqi", row["fen"], pf)
+            got = result_text(row["fen"], len(moves), value)
+        if got == row["pyffish"]:
+            tally["cases: pyffish column right"] += 1
+        else:
+            tally["cases: pyffish column wrong"] += 1
+            print(f"xiangqi-judge.tsv {row['id']}: pyffish says {got}, column {row['pyffish']}")
+        if row["pyffish"] != row["result"]:
+            tally["cases: chuhe differs on purpose"] += 1
+    # The shared rows (tests/data/xiangqi-repetition.tsv): pyffish agrees with every one.
+    words = {"red loses": "0-1", "black loses": "1-0", "draw": "1/2-1/2"}
+    for row in read_tsv(os.path.join(ROOT, "tests", "data", "xiangqi-repetition.tsv")):
+        ply = int(re.search(r"ply (\d+)", row["note"]).group(1))
+        got = pyffish_verdict(row["fen"], row["moves"].split()[:ply])
+        if got == words.get(row["expected"]):
+            tally["cases: repetition.tsv rows pyffish agrees with"] += 1
+        else:
+            tally["cases: pyffish column wrong"] += 1
+            print(f"xiangqi-repetition.tsv: pyffish says {got} for {row['fen']} ({row['note']})")
+    return tally
+
+
+def result_text(fen, plies, value):
+    """'1-0', '0-1' or '1/2-1/2' from a pyffish value seen by the side to move."""
+    if value == 0:
+        return "1/2-1/2"
+    red_to_move = side_to_move(fen, plies) == "red"
+    return "1-0" if red_to_move == (value > 0) else "0-1"
 
 
 def first_occurrence(fen, moves):
@@ -164,8 +209,9 @@ def first_occurrence(fen, moves):
 # pyffish gives chuhe's verdict in all four.
 KNOWN = {
     "ccpd-006213": (
-        "L3: Black's cannon shuttles f8-e8 while the red general shuttles e0-f0; Fairy-Stockfish "
-        "counts the black soldier on f3 as chasing the red advisor on f2, once because the "
+        "L3: Black's cannon shuttles f8-e8 while the red general shuttles e0-f0 (pyffish started "
+        "at the first occurrence says 1-0 too). By our reading of Fairy-Stockfish's chased(), it "
+        "counts the black soldier on f3 as chasing the red advisor on f2: once because the "
         "advisor's protector on e1 is newly pinned by the cannon (protection undermined by a pin "
         "made during the cycle) and once as a discovered-check threat. §6.4 b (a soldier never "
         "chases) and §6.5 (those are level L3 items) make it a draw in chuhe"

@@ -4,7 +4,8 @@
 //! - `tests/data/xiangqi-repetition.tsv` (copied from `../shared/cases/`): every row through
 //!   [`Game`], with the ending ply and reason named in its note;
 //! - `tests/data/xiangqi-judge.tsv`: the worked examples E1–E17 of §6.7 and chuhe's own cases for
-//!   every clause of levels L1 and L2, each with the ply at which the game ends and the verdict.
+//!   every clause of levels L1 and L2, each with the ply at which the game ends and the verdict,
+//!   and Fairy-Stockfish's verdict beside it (where the two differ, the row says why).
 //!
 //! A property test compares [`chased_by`] with a slow reference built only from
 //! [`Position::legal_moves`] on positions reached by random play.
@@ -200,9 +201,17 @@ fn worked_examples_and_clauses() {
     }
     let mut failures = Vec::new();
     for (line, cols) in &rows {
-        let [id, fen, list, opts, ply, result, reason, why] = &cols[..] else {
-            panic!("line {line}: expected 8 columns");
+        let [id, fen, list, opts, ply, result, reason, why, pyffish] = &cols[..] else {
+            panic!("line {line}: expected 9 columns");
         };
+        // `pyffish`: Fairy-Stockfish's verdict on the same moves (checked against pyffish by
+        // scripts/pyffish-repetition-check.py), `-` where it does not apply. Every place where
+        // chuhe deliberately differs must say why in the row.
+        if pyffish != "-" && pyffish != result && !why.contains("Fairy-Stockfish") {
+            failures.push(format!(
+                "{id} (line {line}): pyffish says {pyffish}, chuhe {result}, and the row does not say why"
+            ));
+        }
         let mut options = GameOptions::default();
         if opts != "-" {
             let value = opts
