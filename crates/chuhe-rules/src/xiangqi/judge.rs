@@ -170,9 +170,7 @@ impl Board {
         let (Some(r), Some(b)) = (self.generals[0], self.generals[1]) else {
             return false;
         };
-        r.file() == b.file()
-            && chariot_attacks(r, self.occupied()).contains(b)
-            && r.rank() != b.rank()
+        r.file() == b.file() && chariot_attacks(r, self.occupied()).contains(b)
     }
 
     /// Whether `color`'s general is attacked by an enemy piece.
