@@ -1,0 +1,32 @@
+//! Notation and game records for standard xiangqi (`spec/notation.md`).
+//!
+//! - Moves: ICCS coordinates ([`write_iccs`], ranks 0–9, or 1–10 on request), WXF official
+//!   ([`write_wxf`]) and Chinese ([`write_chinese`]) out; [`read_move`] reads all of them and the
+//!   common dialects, by parsing the syntax and then matching against the legal moves, with
+//!   separate errors for invalid, illegal and ambiguous text.
+//! - Records: [`record::GameRecord`] (tags and move texts), read from PGN ([`pgn::read`]),
+//!   DhtmlXQ ([`dhtmlxq::read`]) and the TSV layout of `data/games.tsv` ([`tsv::read`]); replayed
+//!   by [`replay::replay`]; written as PGN ([`pgn::write`]) and TSV ([`tsv::write`]).
+//!
+//! ```
+//! use chuhe_notation::{read_move, write_chinese, write_wxf, ChineseStyle, ReadOptions};
+//! use chuhe_rules::xiangqi::Position;
+//! let pos = Position::start();
+//! let m = read_move(&pos, "C2.5", ReadOptions::default()).unwrap().mv;
+//! assert_eq!(m.to_string(), "h2e2");
+//! assert_eq!(write_wxf(&pos, m).unwrap(), "C2.5");
+//! assert_eq!(write_chinese(&pos, m, ChineseStyle::default()).unwrap(), "炮二平五");
+//! ```
+#![deny(missing_docs)]
+
+mod describe;
+mod read;
+mod spell;
+mod write;
+
+pub use read::{read_move, ReadError, ReadErrorKind, ReadMove, ReadOptions, Tier};
+pub use spell::Dialect;
+pub use write::{
+    write_chinese, write_iccs, write_iccs_hyphen, write_move, write_wxf, ChineseStyle, Notation,
+    RankBase, WriteError,
+};
