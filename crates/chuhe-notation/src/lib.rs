@@ -19,9 +19,14 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod dhtmlxq;
 mod describe;
+pub mod pgn;
 mod read;
+pub mod record;
+pub mod replay;
 mod spell;
+pub mod tsv;
 mod write;
 
 pub use read::{read_move, ReadError, ReadErrorKind, ReadMove, ReadOptions, Tier};
@@ -30,3 +35,45 @@ pub use write::{
     write_chinese, write_iccs, write_iccs_hyphen, write_move, write_wxf, ChineseStyle, Notation,
     RankBase, WriteError,
 };
+
+/// The record file formats chuhe reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RecordFormat {
+    /// XQ PGN (`spec/notation.md` §8).
+    Pgn,
+    /// DhtmlXQ blocks (§9).
+    DhtmlXq,
+    /// The TSV layout of `data/games.tsv`.
+    Tsv,
+}
+
+/// Detects a record text's format: a TSV header with an `id` column, a `[DhtmlXQ]` block, or
+/// else PGN.
+///
+/// ```
+/// use chuhe_notation::{detect_format, RecordFormat};
+/// assert_eq!(detect_format("id\tstart_fen\tmoves\n"), RecordFormat::Tsv);
+/// assert_eq!(detect_format("[DhtmlXQ][/DhtmlXQ]"), RecordFormat::DhtmlXq);
+/// assert_eq!(detect_format("[Event \"x\"]\n1. h2e2 *"), RecordFormat::Pgn);
+/// ```
+pub fn detect_format(text: &str) -> RecordFormat {
+    if tsv::looks_like_tsv(text) {
+        RecordFormat::Tsv
+    } else if text.to_ascii_lowercase().contains("[dhtmlxq]") {
+        RecordFormat::DhtmlXq
+    } else {
+        RecordFormat::Pgn
+    }
+}
+
+/// Reads every game of a record text in the detected format.
+///
+/// # Errors
+/// A TSV text whose header lacks a needed column.
+pub fn read_records(text: &str) -> Result<Vec<record::GameRecord>, tsv::HeaderError> {
+    match detect_format(text) {
+        RecordFormat::Tsv => tsv::read(text),
+        RecordFormat::DhtmlXq => Ok(dhtmlxq::read(text)),
+        RecordFormat::Pgn => Ok(pgn::read(text)),
+    }
+}

@@ -73,6 +73,11 @@ pub enum Command {
     },
     /// Run the xiangqi engine speaking UCI (or UCCI) on standard input and output.
     Uci,
+    /// Check and convert game records (PGN, DhtmlXQ, the TSV layout of data/games.tsv).
+    Records {
+        #[command(subcommand)]
+        action: crate::records_cmd::RecordsCommand,
+    },
     /// Run the game server and web client (not built yet: it arrives with the server issue).
     Serve {
         /// Address to listen on.
@@ -184,6 +189,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             Variant::Sanguo => crate::sanguo_cmd::replay(&rules, &moves, json, &mut out)?,
             Variant::Banqi => crate::banqi_cmd::replay(&rules, &moves, json, &mut out)?,
         },
+        Command::Records { action } => crate::records_cmd::run(action, &mut out)?,
         Command::Serve { .. } => {
             return Err(CliError {
                 message: "the game server is not built yet".into(),

@@ -2,6 +2,7 @@
 
 mod banqi_cmd;
 mod cli;
+mod records_cmd;
 mod sanguo_cmd;
 mod xiangqi_cmd;
 

@@ -295,6 +295,22 @@ impl Position {
     /// # Errors
     /// [`PositionError`] with every failing kind, in the spec's order.
     pub fn from_setup(setup: Setup) -> Result<Position, PositionError> {
+        Position::from_setup_allowing(setup, &[])
+    }
+
+    /// Like [`Position::from_setup`], but accepts a setup whose failing kinds are all in
+    /// `allowed`. For replaying records from the wild (`chuhe records`), which sometimes hold a
+    /// piece on a point it could never reach: only the placement kinds
+    /// ([`ValidationKind::AdvisorSquare`], [`ValidationKind::ElephantSquare`],
+    /// [`ValidationKind::SoldierSquare`]) are meant to be allowed; the others break what move
+    /// generation relies on.
+    ///
+    /// # Errors
+    /// [`PositionError`] with every failing kind when one of them is not allowed.
+    pub fn from_setup_allowing(
+        setup: Setup,
+        allowed: &[ValidationKind],
+    ) -> Result<Position, PositionError> {
         let mut kinds = Vec::new();
         let mut by_color = [Bitboard::EMPTY; 2];
         let mut by_piece = [Bitboard::EMPTY; 14];
@@ -382,7 +398,7 @@ impl Position {
                 kinds.push(ValidationKind::OpponentInCheck);
             }
         }
-        if kinds.is_empty() {
+        if kinds.iter().all(|k| allowed.contains(k)) {
             Ok(pos)
         } else {
             Err(PositionError { kinds })

@@ -1,0 +1,232 @@
+//! `chuhe records check` and `chuhe records convert` (`spec/cli.md`, "Game records").
+
+use crate::cli::CliError;
+use chuhe_notation::pgn::{self, WriteOptions};
+use chuhe_notation::record::{decode, Encoding, GameRecord};
+use chuhe_notation::replay::{replay, ReplayOptions, Replayed};
+use chuhe_notation::{read_records, tsv, ChineseStyle, Notation, RecordFormat};
+use chuhe_rules::xiangqi::GameOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The `records` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum RecordsCommand {
+    /// Replay every game of the files (PGN, DhtmlXQ, or the TSV layout of data/games.tsv); list
+    /// each failure (file, game, ply, reason), then print one JSON line with the counts. Exits 1
+    /// when a game fails.
+    Check {
+        /// Also apply chuhe's end-of-game rules (repetition, 120-ply no-capture limit) and print
+        /// `ID PLY REASON` for each game they end.
+        #[arg(long, value_enum)]
+        rules: Option<Rules>,
+        /// Decode the files as Big5 (default: UTF-8, or GB18030 when not valid UTF-8).
+        #[arg(long)]
+        big5: bool,
+        /// The record files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Convert the games of the files to one stream on standard output: PGN in the export form
+    /// of spec/notation.md, or the TSV layout of data/games.tsv with ICCS moves. Games that do
+    /// not replay are left out and listed on standard error (exit status 1).
+    Convert {
+        /// The output format.
+        #[arg(long, value_enum)]
+        to: Target,
+        /// The notation of PGN moves.
+        #[arg(long, value_enum, default_value = "chinese")]
+        notation: NotationArg,
+        /// Chinese notation in traditional characters.
+        #[arg(long)]
+        traditional: bool,
+        /// Chinese notation with full-width digits for Black.
+        #[arg(long)]
+        full_width: bool,
+        /// Decode the files as Big5 (default: UTF-8, or GB18030 when not valid UTF-8).
+        #[arg(long)]
+        big5: bool,
+        /// The record files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+}
+
+/// The rule sets `check --rules` knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Rules {
+    /// chuhe's own: repetition verdicts and the 120-ply no-capture limit.
+    Chuhe,
+}
+
+/// Output formats of `convert`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Target {
+    /// XQ PGN.
+    Pgn,
+    /// The games.tsv layout.
+    Tsv,
+}
+
+/// Move notations of `convert --to pgn`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum NotationArg {
+    /// ICCS coordinates, written H2-E2 with [Format "ICCS"].
+    Iccs,
+    /// WXF official, with [Format "WXF"].
+    Wxf,
+    /// Chinese (炮二平五 / 马8进7).
+    Chinese,
+}
+
+/// Runs a `records` subcommand.
+pub fn run(command: RecordsCommand, out: &mut impl Write) -> Result<(), CliError> {
+    match command {
+        RecordsCommand::Check { rules, big5, files } => check(rules, encoding(big5), &files, out),
+        RecordsCommand::Convert {
+            to,
+            notation,
+            traditional,
+            full_width,
+            big5,
+            files,
+        } => {
+            let options = WriteOptions {
+                notation: match notation {
+                    NotationArg::Iccs => Notation::Iccs,
+                    NotationArg::Wxf => Notation::Wxf,
+                    NotationArg::Chinese => Notation::Chinese,
+                },
+                style: ChineseStyle {
+                    traditional,
+                    full_width_digits: full_width,
+                },
+            };
+            convert(to, options, encoding(big5), &files, out)
+        }
+    }
+}
+
+fn encoding(big5: bool) -> Encoding {
+    if big5 {
+        Encoding::Big5
+    } else {
+        Encoding::Auto
+    }
+}
+
+/// Reads one file's games.
+fn load(path: &Path, enc: Encoding) -> Result<Vec<GameRecord>, CliError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| CliError::input(format!("cannot read {}: {e}", path.display())))?;
+    let text = decode(&bytes, enc);
+    read_records(&text).map_err(|e| CliError::input(format!("{}: {e}", path.display())))
+}
+
+fn check(
+    rules: Option<Rules>,
+    enc: Encoding,
+    files: &[PathBuf],
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let mut options = ReplayOptions::default();
+    if rules == Some(Rules::Chuhe) {
+        options.game = GameOptions::default();
+    }
+    let (mut games, mut ok, mut failed, mut moves) = (0usize, 0usize, 0usize, 0usize);
+    for path in files {
+        for record in load(path, enc)? {
+            games += 1;
+            match replay(&record, options) {
+                Ok(r) => {
+                    ok += 1;
+                    moves += r.moves.len();
+                    if let Some((ply, outcome)) = &r.rule_end {
+                        writeln!(out, "{} {ply} {}", record.id, outcome.reason)?;
+                    }
+                }
+                Err(e) => {
+                    failed += 1;
+                    moves += e.ply.saturating_sub(1);
+                    writeln!(
+                        out,
+                        "{}: game {}: ply {}: {e}",
+                        path.display(),
+                        record.id,
+                        e.ply
+                    )?;
+                }
+            }
+        }
+    }
+    writeln!(
+        out,
+        "{{\"games\": {games}, \"ok\": {ok}, \"failed\": {failed}, \"moves\": {moves}}}"
+    )?;
+    out.flush()?;
+    if failed > 0 {
+        return Err(CliError {
+            message: format!("{failed} of {games} games failed"),
+            status: 1,
+        });
+    }
+    Ok(())
+}
+
+fn convert(
+    to: Target,
+    options: WriteOptions,
+    enc: Encoding,
+    files: &[PathBuf],
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let mut failed = 0usize;
+    let mut first = true;
+    let mut buf = String::new();
+    if to == Target::Tsv {
+        buf.push_str(&tsv::header());
+    }
+    for path in files {
+        let bytes_text = std::fs::read(path)
+            .map_err(|e| CliError::input(format!("cannot read {}: {e}", path.display())))?;
+        let from_pgn = chuhe_notation::detect_format(&decode(&bytes_text, enc)) != RecordFormat::Tsv;
+        for mut record in load(path, enc)? {
+            let replayed: Replayed = match replay(&record, ReplayOptions::default()) {
+                Ok(r) => r,
+                Err(e) => {
+                    failed += 1;
+                    eprintln!("{}: game {}: ply {}: {e}", path.display(), record.id, e.ply);
+                    continue;
+                }
+            };
+            match to {
+                Target::Pgn => {
+                    if !first {
+                        buf.push('\n');
+                    }
+                    pgn::write(&mut buf, &record, &replayed, options);
+                }
+                Target::Tsv => {
+                    if from_pgn && record.tag("SourceRef").is_none() {
+                        record.set_tag("SourceRef", path.display().to_string());
+                    }
+                    tsv::write_row(&mut buf, &record, &replayed);
+                }
+            }
+            first = false;
+            if buf.len() > 1 << 20 {
+                out.write_all(buf.as_bytes())?;
+                buf.clear();
+            }
+        }
+    }
+    out.write_all(buf.as_bytes())?;
+    out.flush()?;
+    if failed > 0 {
+        return Err(CliError {
+            message: format!("{failed} games did not replay and were left out"),
+            status: 1,
+        });
+    }
+    Ok(())
+}
