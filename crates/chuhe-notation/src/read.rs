@@ -108,7 +108,7 @@ impl fmt::Display for ReadError {
             ReadError::Invalid { text } => write!(f, "invalid move text {text:?}"),
             ReadError::Illegal { text, reason } => match reason {
                 Some(r) => write!(f, "illegal move {text:?} ({r})"),
-                None => write!(f, "illegal move {text:?} (no legal move is written so)"),
+                None => write!(f, "illegal move {text:?} (no legal move matches)"),
             },
             ReadError::Ambiguous { text, candidates } => {
                 write!(f, "ambiguous move {text:?} (")?;

@@ -177,7 +177,14 @@ pub fn replay(record: &GameRecord, options: ReplayOptions) -> Result<Replayed, R
     for (i, mt) in record.moves.iter().enumerate() {
         let ply = i + 1;
         let pos = state.position();
-        if let Some(o) = board_end(pos) {
+        let over = match &state {
+            State::Playing(g) => match g.status() {
+                Status::Ended(o) => Some(o.clone()),
+                Status::Ongoing => None,
+            },
+            State::After(p) => board_end(p),
+        };
+        if let Some(o) = over {
             return Err(ReplayError {
                 ply,
                 kind: ReplayErrorKind::AfterEnd {

@@ -174,7 +174,7 @@ pub fn derive(replayed: &Replayed) -> Derived {
 fn clean(value: &str) -> String {
     value
         .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .map(|c| if matches!(c, '\t' | '\n' | '\r') { ' ' } else { c })
         .collect()
 }
 
