@@ -49,8 +49,8 @@ pub(crate) fn op_target(side: Color, kind: Kind, from: Square, to: Square) -> (O
         d if d < 0 => Op::Backward,
         _ => Op::Sideways,
     };
-    let by_file = matches!(kind, Kind::Advisor | Kind::Elephant | Kind::Horse)
-        || to.file() != from.file();
+    let by_file =
+        matches!(kind, Kind::Advisor | Kind::Elephant | Kind::Horse) || to.file() != from.file();
     let target = if by_file {
         relative_file(side, to.file())
     } else {

@@ -62,9 +62,10 @@ fn fields(block: &str) -> Vec<(String, String)> {
 /// Byte offset of `needle` (ASCII, lower case) in `hay`, ignoring ASCII case.
 fn find_ci(hay: &str, needle: &str) -> Option<usize> {
     let n = needle.len();
-    hay.char_indices()
-        .map(|(i, _)| i)
-        .find(|&i| hay.get(i..i + n).is_some_and(|s| s.eq_ignore_ascii_case(needle)))
+    hay.char_indices().map(|(i, _)| i).find(|&i| {
+        hay.get(i..i + n)
+            .is_some_and(|s| s.eq_ignore_ascii_case(needle))
+    })
 }
 
 fn result_of(value: &str) -> &'static str {
@@ -193,8 +194,10 @@ pub fn read(text: &str) -> Vec<GameRecord> {
                 rec.tags.push((name.into(), v.to_owned()));
             }
         }
-        rec.tags
-            .push(("Result".into(), result_of(get("result").unwrap_or("")).into()));
+        rec.tags.push((
+            "Result".into(),
+            result_of(get("result").unwrap_or("")).into(),
+        ));
         // Comments: comment<ply>, `||` = newline.
         for (name, value) in &fields {
             let Some(ply) = name

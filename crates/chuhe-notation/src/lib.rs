@@ -19,8 +19,8 @@
 //! ```
 #![deny(missing_docs)]
 
-pub mod dhtmlxq;
 mod describe;
+pub mod dhtmlxq;
 pub mod pgn;
 mod read;
 pub mod record;

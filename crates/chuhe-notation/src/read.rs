@@ -289,7 +289,9 @@ fn syntax(s: &[char], base: RankBase) -> Option<(Family, Op, u8)> {
     let marker = |c: char| CHINESE_MARKERS.contains(c) || ORDINALS.contains(&c);
     let op = chinese_op(*s.get(s.len().checked_sub(2)?)?)?;
     let ok = match s.len() {
-        4 => (piece(s[0]) && is_digit19(s[1])) || (marker(s[0]) && (piece(s[1]) || is_digit19(s[1]))),
+        4 => {
+            (piece(s[0]) && is_digit19(s[1])) || (marker(s[0]) && (piece(s[1]) || is_digit19(s[1])))
+        }
         5 => marker(s[0]) && piece(s[1]) && is_digit19(s[2]),
         _ => false,
     };

@@ -107,7 +107,12 @@ pub fn pgn_date(text: &str) -> String {
         .filter(|g| !g.is_empty())
         .collect();
     let num = |g: &str| g.parse::<u32>().ok();
-    let year = |g: &str| (g.len() == 4).then(|| num(g)).flatten().filter(|y| *y >= 1000);
+    let year = |g: &str| {
+        (g.len() == 4)
+            .then(|| num(g))
+            .flatten()
+            .filter(|y| *y >= 1000)
+    };
     let (y, m, d) = match groups.as_slice() {
         [g] if g.len() == 8 && g.bytes().all(|b| b.is_ascii_digit()) => {
             (num(&g[..4]), num(&g[4..6]), num(&g[6..]))

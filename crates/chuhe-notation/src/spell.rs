@@ -119,7 +119,15 @@ pub(crate) fn official_prefix(d: &Desc, alt: bool) -> [char; 2] {
     if !d.is_tandem() {
         return [l, f];
     }
-    let front_back = |i: usize, k: usize| if i == 0 { '+' } else if i + 1 == k { '-' } else { f };
+    let front_back = |i: usize, k: usize| {
+        if i == 0 {
+            '+'
+        } else if i + 1 == k {
+            '-'
+        } else {
+            f
+        }
+    };
     if d.kind != Kind::Soldier {
         return [l, if d.i == 0 { '+' } else { '-' }];
     }
@@ -321,4 +329,75 @@ pub(crate) fn for_each_chinese(d: &Desc, mut f: impl FnMut(u8, Spell) -> bool) -
         }
     }
     f(3, chinese_plain(d))
+}
+
+#[cfg(test)]
+mod tests {
+    //! The dialect spellings read back, under their dialect hint, to the move they spell: the
+    //! XQBase and Fairy-Stockfish renderers are as unambiguous as the official one.
+    use super::*;
+    use crate::describe::describe;
+    use crate::read::{read_move, ReadOptions, Tier};
+
+    fn text(prefix: [char; 2], d: &Desc) -> String {
+        wxf(prefix, d, false).as_slice().iter().collect()
+    }
+
+    fn check(pos: &Position) {
+        let legal = pos.legal_moves();
+        for &m in &legal {
+            let d = describe(pos, m).expect("legal move has a piece");
+            let other_same = other_makes_same_move(pos, &legal, &d);
+            let xq = text(xqbase_prefixes(&d, true).0, &d);
+            let fsf = text(fsf_prefix(&d, false, other_same), &d).replace('.', "=");
+            for (dialect, t) in [(Dialect::XqBase, &xq), (Dialect::FairyStockfish, &fsf)] {
+                let opts = ReadOptions {
+                    dialect: Some(dialect),
+                    ..ReadOptions::default()
+                };
+                let got = read_move(pos, t, opts).map(|r| (r.mv, r.tier));
+                assert_eq!(got, Ok((m, Tier::Standard)), "{pos} {m} {dialect:?} {t}");
+            }
+            // `=` selects the Fairy-Stockfish spelling without a hint.
+            if fsf.contains('=') {
+                let got = read_move(pos, &fsf, ReadOptions::default()).map(|r| r.mv);
+                assert_eq!(got, Ok(m), "{pos} {m} {fsf}");
+            }
+        }
+    }
+
+    #[test]
+    fn dialects_round_trip() {
+        let fens = [
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
+            "3k5/9/2P3P2/2P3P2/2P6/9/9/9/9/4K4 w",
+            "3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w",
+            "2P1k4/2P6/2P6/2P6/2P6/9/9/9/9/3K5 w",
+            "4k4/9/9/9/9/2p3p2/2p3p2/9/9/3K5 b",
+            "4k4/9/9/2p6/2p6/2p3p2/6p2/9/9/3K5 b",
+            "3kna3/4a2C1/P3b4/1R2Pr3/4n1p1p/2pr4P/2P3P2/6N1B/R8/1NBAKA3 b",
+            "3k5/9/9/7R1/9/9/7R1/9/9/4K4 w",
+            "2b1k4/4a4/4b4/2c6/2c2N3/5N3/9/4B4/4A4/3AK1B2 w",
+            "2b1k4/4a4/4b4/2c6/2c2N3/5N3/9/4B4/4A4/3AK1B2 b",
+        ];
+        for fen in fens {
+            check(&Position::from_fen(fen).expect("valid"));
+        }
+        // Positions along pseudo-random playouts (a fixed linear congruential sequence).
+        let mut seed = 0x2545_f491_u64;
+        for _ in 0..8 {
+            let mut pos = Position::start();
+            for _ in 0..150 {
+                check(&pos);
+                let legal = pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                pos.play_unchecked(legal[(seed >> 33) as usize % legal.len()]);
+            }
+        }
+    }
 }

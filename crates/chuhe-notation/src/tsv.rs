@@ -174,7 +174,13 @@ pub fn derive(replayed: &Replayed) -> Derived {
 fn clean(value: &str) -> String {
     value
         .chars()
-        .map(|c| if matches!(c, '\t' | '\n' | '\r') { ' ' } else { c })
+        .map(|c| {
+            if matches!(c, '\t' | '\n' | '\r') {
+                ' '
+            } else {
+                c
+            }
+        })
         .collect()
 }
 
@@ -213,7 +219,12 @@ pub fn write_row(out: &mut String, record: &GameRecord, replayed: &Replayed) {
         opt(d.nocap120_ply),
         tag("Date"),
         tag("ECCO"),
-        clean(record.tag("Red").or_else(|| record.tag("White")).unwrap_or("")),
+        clean(
+            record
+                .tag("Red")
+                .or_else(|| record.tag("White"))
+                .unwrap_or(""),
+        ),
         tag("Black"),
         tag("Event"),
         tag("SourceRef"),

@@ -115,10 +115,7 @@ fn error_messages() {
         msg("h2h8"),
         "illegal move \"h2h8\" (cannon path is blocked)"
     );
-    assert_eq!(
-        msg("C2+6"),
-        "illegal move \"C2+6\" (no legal move matches)"
-    );
+    assert_eq!(msg("C2+6"), "illegal move \"C2+6\" (no legal move matches)");
     let rr = Position::from_fen("3k5/9/9/7R1/9/9/7R1/9/9/4K4 w").unwrap();
     let e = read_move(&rr, "R2+1", o).unwrap_err();
     assert_eq!(e.kind(), ReadErrorKind::Ambiguous);

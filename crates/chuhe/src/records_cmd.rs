@@ -189,7 +189,8 @@ fn convert(
     for path in files {
         let bytes_text = std::fs::read(path)
             .map_err(|e| CliError::input(format!("cannot read {}: {e}", path.display())))?;
-        let from_pgn = chuhe_notation::detect_format(&decode(&bytes_text, enc)) != RecordFormat::Tsv;
+        let from_pgn =
+            chuhe_notation::detect_format(&decode(&bytes_text, enc)) != RecordFormat::Tsv;
         for mut record in load(path, enc)? {
             let replayed: Replayed = match replay(&record, ReplayOptions::default()) {
                 Ok(r) => r,
