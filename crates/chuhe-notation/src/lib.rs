@@ -59,7 +59,11 @@ pub enum RecordFormat {
 pub fn detect_format(text: &str) -> RecordFormat {
     if tsv::looks_like_tsv(text) {
         RecordFormat::Tsv
-    } else if text.to_ascii_lowercase().contains("[dhtmlxq]") {
+    } else if text
+        .as_bytes()
+        .windows(9)
+        .any(|w| w.eq_ignore_ascii_case(b"[dhtmlxq]"))
+    {
         RecordFormat::DhtmlXq
     } else {
         RecordFormat::Pgn

@@ -38,7 +38,15 @@ fn pgn_movetext_forms() {
     assert_eq!(g.result(), "1/2-1/2");
     assert_eq!(
         texts(g),
-        ["炮二平五", "马8进7", "马二进三", "车9平8", "车一平二", "卒7进1", "车二进六"]
+        [
+            "炮二平五",
+            "马8进7",
+            "马二进三",
+            "车9平8",
+            "车一平二",
+            "卒7进1",
+            "车二进六"
+        ]
     );
     assert_eq!(g.moves[0].comment.as_deref(), Some("centre cannon"));
     assert_eq!(g.moves[3].comment.as_deref(), Some("the usual"));
@@ -46,7 +54,10 @@ fn pgn_movetext_forms() {
     let g = &games[1];
     assert_eq!(g.id, "2");
     assert_eq!(g.result(), "0-1");
-    assert_eq!(texts(g), ["马８进７", "马二进三", "车９平８", "车一平二", "卒７进１"]);
+    assert_eq!(
+        texts(g),
+        ["马８进７", "马二进三", "车９平８", "车一平二", "卒７进１"]
+    );
     assert_eq!(iccs(g), ["h9g7", "h0g2", "i9h9", "i0h0", "g6g5"]);
 }
 
@@ -122,5 +133,8 @@ fn wxf_tokens_that_look_like_move_numbers() {
     let e = replay(g, ReplayOptions::default()).unwrap_err();
     // After c6d6 the file holds two soldiers: `77.6` now names none.
     assert_eq!(e.ply, 3);
-    assert_eq!(iccs(&pgn::read(&text.replace(" 2.77.6", ""))[0]), ["c6d6", "d9d8"]);
+    assert_eq!(
+        iccs(&pgn::read(&text.replace(" 2.77.6", ""))[0]),
+        ["c6d6", "d9d8"]
+    );
 }

@@ -4,7 +4,7 @@ use crate::cli::CliError;
 use chuhe_notation::pgn::{self, WriteOptions};
 use chuhe_notation::record::{decode, Encoding, GameRecord};
 use chuhe_notation::replay::{replay, ReplayOptions, Replayed};
-use chuhe_notation::{read_records, tsv, ChineseStyle, Notation, RecordFormat};
+use chuhe_notation::{detect_format, read_records, tsv, ChineseStyle, Notation, RecordFormat};
 use chuhe_rules::xiangqi::GameOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -115,12 +115,26 @@ fn encoding(big5: bool) -> Encoding {
     }
 }
 
-/// Reads one file's games.
-fn load(path: &Path, enc: Encoding) -> Result<Vec<GameRecord>, CliError> {
+/// Reads one file's games, and says in which format they were.
+fn load(path: &Path, enc: Encoding) -> Result<(Vec<GameRecord>, RecordFormat), CliError> {
     let bytes = std::fs::read(path)
         .map_err(|e| CliError::input(format!("cannot read {}: {e}", path.display())))?;
     let text = decode(&bytes, enc);
-    read_records(&text).map_err(|e| CliError::input(format!("{}: {e}", path.display())))
+    let records =
+        read_records(&text).map_err(|e| CliError::input(format!("{}: {e}", path.display())))?;
+    Ok((records, detect_format(&text)))
+}
+
+/// Notes on standard error each move read only by the lenient tier (`spec/notation.md` §6).
+fn note_non_standard(path: &Path, record: &GameRecord, replayed: &Replayed) {
+    for &ply in &replayed.non_standard {
+        let text = record.moves.get(ply - 1).map_or("", |m| m.text.as_str());
+        eprintln!(
+            "note: {}: game {}: ply {ply}: non-standard move text {text:?}",
+            path.display(),
+            record.id
+        );
+    }
 }
 
 fn check(
@@ -135,12 +149,13 @@ fn check(
     }
     let (mut games, mut ok, mut failed, mut moves) = (0usize, 0usize, 0usize, 0usize);
     for path in files {
-        for record in load(path, enc)? {
+        for record in load(path, enc)?.0 {
             games += 1;
             match replay(&record, options) {
                 Ok(r) => {
                     ok += 1;
                     moves += r.moves.len();
+                    note_non_standard(path, &record, &r);
                     if let Some((ply, outcome)) = &r.rule_end {
                         writeln!(out, "{} {ply} {}", record.id, outcome.reason)?;
                     }
@@ -187,11 +202,9 @@ fn convert(
         buf.push_str(&tsv::header());
     }
     for path in files {
-        let bytes_text = std::fs::read(path)
-            .map_err(|e| CliError::input(format!("cannot read {}: {e}", path.display())))?;
-        let from_pgn =
-            chuhe_notation::detect_format(&decode(&bytes_text, enc)) != RecordFormat::Tsv;
-        for mut record in load(path, enc)? {
+        let (records, format) = load(path, enc)?;
+        let from_pgn = format != RecordFormat::Tsv;
+        for mut record in records {
             let replayed: Replayed = match replay(&record, ReplayOptions::default()) {
                 Ok(r) => r,
                 Err(e) => {
@@ -200,6 +213,7 @@ fn convert(
                     continue;
                 }
             };
+            note_non_standard(path, &record, &replayed);
             match to {
                 Target::Pgn => {
                     if !first {

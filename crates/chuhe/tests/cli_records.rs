@@ -250,3 +250,17 @@ fn missing_file_is_an_input_error() {
     );
     assert_eq!(err.lines().count(), 1);
 }
+
+#[test]
+fn lenient_moves_are_noted_not_failed() {
+    let (status, out, err) = chuhe(&["records", "check", "tests/data/records/lenient.pgn"]);
+    assert_eq!(
+        out,
+        "{\"games\": 1, \"ok\": 1, \"failed\": 0, \"moves\": 2}\n"
+    );
+    assert_eq!(
+        err,
+        "note: tests/data/records/lenient.pgn: game 1: ply 1: non-standard move text \"马5退7\"\n"
+    );
+    assert_eq!(status, 0);
+}
