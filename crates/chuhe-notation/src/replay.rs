@@ -169,7 +169,7 @@ pub fn replay(record: &GameRecord, options: ReplayOptions) -> Result<Replayed, R
     {
         read.dialect = Some(Dialect::Official);
     }
-    let mut state = State::Playing(Game::new(start.clone(), options.game));
+    let mut state = State::Playing(Box::new(Game::new(start.clone(), options.game)));
     let mut rule_end = None;
     state.note_rule_end(0, &mut rule_end);
     let mut moves = Vec::with_capacity(record.moves.len());
@@ -233,8 +233,8 @@ pub fn replay(record: &GameRecord, options: ReplayOptions) -> Result<Replayed, R
 
 /// A game under the chosen rules, then (once a draw rule ended it) the board alone.
 enum State {
-    Playing(Game),
-    After(Position),
+    Playing(Box<Game>),
+    After(Box<Position>),
 }
 
 impl State {
@@ -251,7 +251,7 @@ impl State {
             if let Status::Ended(o) = g.status() {
                 if !matches!(o.reason, EndReason::Checkmate | EndReason::Stalemate) {
                     *rule_end = Some((ply, o.clone()));
-                    *self = State::After(g.position().clone());
+                    *self = State::After(Box::new(g.position().clone()));
                 }
             }
         }

@@ -844,11 +844,7 @@ impl Position {
 
     /// Whether the side to move has at least one legal move.
     pub fn has_legal_move(&self) -> bool {
-        // Stops at the first legal candidate (most positions have one among the first few).
-        let mut list = MoveList::new();
-        self.candidate_moves(&mut list);
-        let in_check = self.is_check();
-        list.iter().any(|&m| self.candidate_is_legal(m, in_check))
+        self.count_legal_moves() > 0
     }
 
     /// Whether `m` is legal here. Agrees with [`Position::legal_moves`] (a test checks this).
