@@ -118,7 +118,7 @@ fn start_fen(binit: &str, first_from: Option<Square>) -> Result<String, String> 
 ///
 /// ```
 /// let text = "[DhtmlXQ][DhtmlXQ_red]a[/DhtmlXQ_red][DhtmlXQ_result]红胜[/DhtmlXQ_result]\
-///             [DhtmlXQ_movelist]77477967[/DhtmlXQ_movelist][/DhtmlXQ]";
+///             [DhtmlXQ_movelist]77477062[/DhtmlXQ_movelist][/DhtmlXQ]";
 /// let games = chuhe_notation::dhtmlxq::read(text);
 /// assert_eq!(games[0].moves[0].text, "h2e2");
 /// assert_eq!(games[0].moves[1].text, "h9g7");
