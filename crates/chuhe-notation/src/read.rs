@@ -9,7 +9,7 @@ use crate::spell::{
     for_each_chinese, for_each_wxf, other_makes_same_move, Dialect, Spell, ORDINALS,
 };
 use crate::write::RankBase;
-use chuhe_rules::xiangqi::{IllegalReason, Move, Position, Square};
+use chuhe_rules::xiangqi::{Color, IllegalReason, Move, Position, Square};
 use std::fmt;
 
 /// How to read move text.
@@ -126,13 +126,17 @@ impl fmt::Display for ReadError {
 
 impl std::error::Error for ReadError {}
 
-/// Longest normalised text considered (longer text is invalid).
-const MAX_CHARS: usize = 6;
+/// Longest normalised text considered (longer text is invalid): `A10-A10` has seven.
+const MAX_CHARS: usize = 8;
 
-/// Normalised text (§6 step 1) and whether it used `=`.
+/// Normalised text (§6 step 1), whether it used `=`, and which styles its numbers used.
 pub(crate) struct Normalised {
     pub(crate) text: Spell,
     pub(crate) equals: bool,
+    /// A Chinese numeral stood where a number goes (after the first character).
+    pub(crate) numerals: bool,
+    /// A digit (ASCII or full-width) stood after the first character.
+    pub(crate) digits: bool,
 }
 
 /// Maps one character to its normalised form: full-width to ASCII, upper case, traditional and
@@ -165,6 +169,7 @@ pub(crate) fn normalise(text: &str) -> Option<Normalised> {
     let mut out = Spell::new();
     let mut len = 0usize;
     let mut equals = false;
+    let (mut numerals, mut digits) = (false, false);
     for c in text.chars() {
         if c.is_whitespace() {
             continue;
@@ -178,6 +183,9 @@ pub(crate) fn normalise(text: &str) -> Option<Normalised> {
         if len > 0 {
             if let Some(i) = NUMERALS.iter().position(|&n| n == c) {
                 c = (b'1' + i as u8) as char;
+                numerals = true;
+            } else if c.is_ascii_digit() {
+                digits = true;
             }
         }
         len += 1;
@@ -186,7 +194,12 @@ pub(crate) fn normalise(text: &str) -> Option<Normalised> {
         }
         out.push(c);
     }
-    (len > 0).then_some(Normalised { text: out, equals })
+    (len > 0).then_some(Normalised {
+        text: out,
+        equals,
+        numerals,
+        digits,
+    })
 }
 
 /// The syntactic family of a normalised text (§6 step 2).
@@ -366,6 +379,15 @@ pub fn read_move(pos: &Position, text: &str, options: ReadOptions) -> Result<Rea
             }
             _ => {
                 for_each_chinese(&d, &mut check);
+                // chuhe writes Red's numbers as numerals and Black's as digits; the other style
+                // (or a mix) is a tier-2 spelling (§6 step 3).
+                let other_style = match d.side {
+                    Color::Red => norm.digits,
+                    Color::Black => norm.numerals,
+                };
+                if other_style && tier == 1 {
+                    tier = 2;
+                }
             }
         }
         if tier < best {

@@ -8,24 +8,24 @@
 use crate::describe::{op_target, Desc, Op};
 use chuhe_rules::xiangqi::{Kind, Move, Position};
 
-/// A short text of at most six characters, without heap allocation.
+/// A short text of at most eight characters, without heap allocation.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Spell {
-    buf: [char; 6],
+    buf: [char; 8],
     len: u8,
 }
 
 impl Spell {
     pub(crate) const fn new() -> Spell {
         Spell {
-            buf: ['\0'; 6],
+            buf: ['\0'; 8],
             len: 0,
         }
     }
 
     pub(crate) fn from_chars(chars: &[char]) -> Spell {
         let mut s = Spell::new();
-        for &c in chars.iter().take(6) {
+        for &c in chars.iter().take(8) {
             s.push(c);
         }
         s

@@ -121,3 +121,51 @@ fn error_messages() {
     assert_eq!(e.kind(), ReadErrorKind::Ambiguous);
     assert_eq!(e.to_string(), "ambiguous move \"R2+1\" (h3h4 h6h7)");
 }
+
+#[test]
+fn tiers_of_the_reading_examples() {
+    use chuhe_notation::{RankBase, Tier};
+    let s = Position::start();
+    let sb = Position::from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b")
+        .unwrap();
+    let x =
+        Position::from_fen("3kna3/4a2C1/P3b4/1R2Pr3/4n1p1p/2pr4P/2P3P2/6N1B/R8/1NBAKA3 b").unwrap();
+    let o = ReadOptions::default();
+    let tier = |pos: &Position, t: &str| read_move(pos, t, o).map(|r| (r.mv.to_string(), r.tier));
+    let ok = |m: &str, t: Tier| Ok((m.to_owned(), t));
+    assert_eq!(tier(&s, "炮二平五"), ok("h2e2", Tier::Standard));
+    assert_eq!(tier(&s, "C2=5"), ok("h2e2", Tier::Standard));
+    assert_eq!(tier(&s, "H2-E2"), ok("h2e2", Tier::Standard));
+    assert_eq!(tier(&s, "C25"), ok("h2e2", Tier::Dialect));
+    assert_eq!(tier(&s, "炮2平5"), ok("h2e2", Tier::Dialect));
+    assert_eq!(tier(&s, "炮二平5"), ok("h2e2", Tier::Dialect));
+    assert_eq!(tier(&s, "N2+3"), ok("h0g2", Tier::Dialect));
+    assert_eq!(tier(&sb, "马８进７"), ok("h9g7", Tier::Standard));
+    assert_eq!(tier(&sb, "马八进七"), ok("h9g7", Tier::Dialect));
+    assert_eq!(tier(&x, "H5-7"), ok("e5g6", Tier::Dialect));
+    assert_eq!(tier(&x, "N+-7"), ok("e5g6", Tier::Dialect));
+    assert_eq!(tier(&x, "马5退7"), ok("e5g6", Tier::NonStandard));
+    // Ranks 1-10 only when asked.
+    let one = ReadOptions {
+        rank_base: RankBase::One,
+        ..ReadOptions::default()
+    };
+    let black = Position::from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b")
+        .unwrap();
+    assert_eq!(
+        read_move(&black, "A10-A9", one).map(|r| r.mv.to_string()),
+        Ok("a9a8".to_owned())
+    );
+    assert_eq!(
+        read_move(&s, "h3e3", one).map(|r| r.mv.to_string()),
+        Ok("h2e2".to_owned())
+    );
+    assert_eq!(
+        read_move(&black, "a10a9", o).unwrap_err().kind(),
+        ReadErrorKind::Invalid
+    );
+    assert_eq!(
+        read_move(&s, "h0e0", one).unwrap_err().kind(),
+        ReadErrorKind::Invalid
+    );
+}
