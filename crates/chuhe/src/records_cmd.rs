@@ -4,7 +4,10 @@ use crate::cli::CliError;
 use chuhe_notation::pgn::{self, WriteOptions};
 use chuhe_notation::record::{decode, Encoding, GameRecord};
 use chuhe_notation::replay::{replay, ReplayOptions, Replayed};
-use chuhe_notation::{detect_format, read_records, tsv, ChineseStyle, Notation, RecordFormat};
+use chuhe_notation::{
+    detect_format, read_records, tsv, ChineseStyle, Dialect, Notation, RankBase, ReadOptions,
+    RecordFormat,
+};
 use chuhe_rules::xiangqi::GameOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -20,9 +23,8 @@ pub enum RecordsCommand {
         /// `ID PLY REASON` for each game they end.
         #[arg(long, value_enum)]
         rules: Option<Rules>,
-        /// Decode the files as Big5 (default: UTF-8, or GB18030 when not valid UTF-8).
-        #[arg(long)]
-        big5: bool,
+        #[command(flatten)]
+        input: InputArgs,
         /// The record files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -43,9 +45,8 @@ pub enum RecordsCommand {
         /// Chinese notation with full-width digits for Black.
         #[arg(long)]
         full_width: bool,
-        /// Decode the files as Big5 (default: UTF-8, or GB18030 when not valid UTF-8).
-        #[arg(long)]
-        big5: bool,
+        #[command(flatten)]
+        input: InputArgs,
         /// The record files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -82,13 +83,17 @@ pub enum NotationArg {
 /// Runs a `records` subcommand.
 pub fn run(command: RecordsCommand, out: &mut impl Write) -> Result<(), CliError> {
     match command {
-        RecordsCommand::Check { rules, big5, files } => check(rules, encoding(big5), &files, out),
+        RecordsCommand::Check {
+            rules,
+            input,
+            files,
+        } => check(rules, &input, &files, out),
         RecordsCommand::Convert {
             to,
             notation,
             traditional,
             full_width,
-            big5,
+            input,
             files,
         } => {
             let options = WriteOptions {
@@ -102,17 +107,63 @@ pub fn run(command: RecordsCommand, out: &mut impl Write) -> Result<(), CliError
                     full_width_digits: full_width,
                 },
             };
-            convert(to, options, encoding(big5), &files, out)
+            convert(to, options, &input, &files, out)
         }
     }
 }
 
-fn encoding(big5: bool) -> Encoding {
-    if big5 {
-        Encoding::Big5
-    } else {
-        Encoding::Auto
+/// How the record files are read.
+#[derive(Debug, Clone, clap::Args)]
+pub struct InputArgs {
+    /// Decode the files as Big5 (default: UTF-8, or GB18030 when not valid UTF-8).
+    #[arg(long)]
+    big5: bool,
+    /// The WXF dialect to prefer where spellings clash (default: official, or fairy-stockfish
+    /// for moves written with `=`).
+    #[arg(long, value_enum)]
+    dialect: Option<DialectArg>,
+    /// Coordinate moves number the ranks 1-10 (Fairy-Stockfish) instead of 0-9.
+    #[arg(long)]
+    ranks_from_one: bool,
+}
+
+impl InputArgs {
+    fn encoding(&self) -> Encoding {
+        if self.big5 {
+            Encoding::Big5
+        } else {
+            Encoding::Auto
+        }
     }
+
+    fn replay_options(&self, game: GameOptions) -> ReplayOptions {
+        ReplayOptions {
+            game,
+            read: ReadOptions {
+                rank_base: if self.ranks_from_one {
+                    RankBase::One
+                } else {
+                    RankBase::Zero
+                },
+                dialect: self.dialect.map(|d| match d {
+                    DialectArg::Official => Dialect::Official,
+                    DialectArg::Xqbase => Dialect::XqBase,
+                    DialectArg::FairyStockfish => Dialect::FairyStockfish,
+                }),
+            },
+        }
+    }
+}
+
+/// The WXF dialects of `--dialect` (spec/notation.md §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DialectArg {
+    /// WXF official.
+    Official,
+    /// XQBase / ElephantEye / XiangQi Wizard.
+    Xqbase,
+    /// Fairy-Stockfish / pyffish / pychess-variants.
+    FairyStockfish,
 }
 
 /// Reads one file's games, and says in which format they were.
@@ -139,14 +190,16 @@ fn note_non_standard(path: &Path, record: &GameRecord, replayed: &Replayed) {
 
 fn check(
     rules: Option<Rules>,
-    enc: Encoding,
+    input: &InputArgs,
     files: &[PathBuf],
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let mut options = ReplayOptions::default();
-    if rules == Some(Rules::Chuhe) {
-        options.game = GameOptions::default();
-    }
+    let game = match rules {
+        Some(Rules::Chuhe) => GameOptions::default(),
+        None => ReplayOptions::default().game,
+    };
+    let options = input.replay_options(game);
+    let enc = input.encoding();
     let (mut games, mut ok, mut failed, mut moves) = (0usize, 0usize, 0usize, 0usize);
     for path in files {
         for record in load(path, enc)?.0 {
@@ -191,10 +244,12 @@ fn check(
 fn convert(
     to: Target,
     options: WriteOptions,
-    enc: Encoding,
+    input: &InputArgs,
     files: &[PathBuf],
     out: &mut impl Write,
 ) -> Result<(), CliError> {
+    let enc = input.encoding();
+    let replay_options = input.replay_options(ReplayOptions::default().game);
     let mut failed = 0usize;
     let mut first = true;
     let mut buf = String::new();
@@ -205,7 +260,7 @@ fn convert(
         let (records, format) = load(path, enc)?;
         let from_pgn = format != RecordFormat::Tsv;
         for mut record in records {
-            let replayed: Replayed = match replay(&record, ReplayOptions::default()) {
+            let replayed: Replayed = match replay(&record, replay_options) {
                 Ok(r) => r,
                 Err(e) => {
                     failed += 1;

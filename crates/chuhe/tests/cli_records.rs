@@ -264,3 +264,39 @@ fn lenient_moves_are_noted_not_failed() {
     );
     assert_eq!(status, 0);
 }
+
+/// The moves column of `convert --to tsv` for one file.
+fn tsv_moves(args: &[&str]) -> (i32, Vec<String>) {
+    let mut all = vec!["records", "convert", "--to", "tsv"];
+    all.extend_from_slice(args);
+    let (status, out, _) = chuhe(&all);
+    let moves = out
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').nth(7).unwrap_or("").to_owned())
+        .collect();
+    (status, moves)
+}
+
+#[test]
+fn dialect_and_rank_options() {
+    let file = "tests/data/records/dialect.pgn";
+    assert_eq!(tsv_moves(&[file]), (0, vec!["g6f6".to_owned()]));
+    assert_eq!(
+        tsv_moves(&["--dialect", "fairy-stockfish", file]),
+        (0, vec!["g5f5".to_owned()])
+    );
+    let file = "tests/data/records/ranks-1-10.pgn";
+    assert_eq!(
+        tsv_moves(&["--ranks-from-one", file]),
+        (0, vec!["h2e2 h9g7".to_owned()])
+    );
+    // Without the option the same text is read with ranks 0-9 and fails.
+    let (status, out, _) = chuhe(&["records", "check", file]);
+    assert_eq!(status, 1);
+    assert_eq!(
+        out,
+        "tests/data/records/ranks-1-10.pgn: game 1: ply 1: illegal move \"h3e3\" (no piece on the from-square)\n\
+         {\"games\": 1, \"ok\": 0, \"failed\": 1, \"moves\": 0}\n"
+    );
+}
