@@ -374,7 +374,7 @@ pub fn read_move(pos: &Position, text: &str, options: ReadOptions) -> Result<Rea
         };
         match family {
             Family::Wxf => {
-                let other_same = d.k == 2 && other_makes_same_move(pos, &legal, &d);
+                let other_same = d.k == 2 && other_makes_same_move(&legal, &d);
                 for_each_wxf(&d, primary, other_same, &mut check);
             }
             _ => {

@@ -6,7 +6,7 @@
 //! functions, so what chuhe writes is what it reads.
 
 use crate::describe::{op_target, Desc, Op};
-use chuhe_rules::xiangqi::{Kind, Move, Position};
+use chuhe_rules::xiangqi::{Kind, Move};
 
 /// A short text of at most eight characters, without heap allocation.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -168,7 +168,7 @@ pub(crate) fn xqbase_prefixes(d: &Desc, alt: bool) -> ([char; 2], Option<[char; 
 
 /// Whether the other piece on the from-file (exactly two there) has a legal move with the same
 /// operator and target: Fairy-Stockfish then writes `+`/`-` (§3.3).
-pub(crate) fn other_makes_same_move(pos: &Position, legal: &[Move], d: &Desc) -> bool {
+pub(crate) fn other_makes_same_move(legal: &[Move], d: &Desc) -> bool {
     let Some(other) = d.other else {
         return false;
     };
@@ -176,7 +176,6 @@ pub(crate) fn other_makes_same_move(pos: &Position, legal: &[Move], d: &Desc) ->
         .iter()
         .filter(|m| m.from == other)
         .any(|m| op_target(d.side, d.kind, other, m.to) == (d.op, d.target))
-        && pos.piece_at(other).map(|p| p.kind) == Some(d.kind)
 }
 
 /// The Fairy-Stockfish / pyffish prefix (§3.3).
@@ -338,6 +337,7 @@ mod tests {
     use super::*;
     use crate::describe::describe;
     use crate::read::{read_move, ReadOptions, Tier};
+    use chuhe_rules::xiangqi::Position;
 
     fn text(prefix: [char; 2], d: &Desc) -> String {
         wxf(prefix, d, false).as_slice().iter().collect()
@@ -347,7 +347,7 @@ mod tests {
         let legal = pos.legal_moves();
         for &m in &legal {
             let d = describe(pos, m).expect("legal move has a piece");
-            let other_same = other_makes_same_move(pos, &legal, &d);
+            let other_same = other_makes_same_move(&legal, &d);
             let xq = text(xqbase_prefixes(&d, true).0, &d);
             let fsf = text(fsf_prefix(&d, false, other_same), &d).replace('.', "=");
             for (dialect, t) in [(Dialect::XqBase, &xq), (Dialect::FairyStockfish, &fsf)] {
