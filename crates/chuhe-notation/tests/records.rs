@@ -138,3 +138,29 @@ fn wxf_tokens_that_look_like_move_numbers() {
         ["c6d6", "d9d8"]
     );
 }
+
+#[test]
+fn placement_errors_are_tolerated_in_records_only() {
+    // games.tsv ccpd-030520: a Black advisor on g0 (a typo in the source's set-up).
+    let fen = "rnb1kabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKAaNR w - - 0 1";
+    assert_eq!(
+        chuhe_rules::xiangqi::Position::from_fen(fen)
+            .unwrap_err()
+            .to_string(),
+        "invalid position: advisor-square (an advisor must stand on one of its 5 palace points)"
+    );
+    let mut rec = GameRecord::new("ccpd-030520");
+    rec.set_tag("FEN", fen);
+    let start = chuhe_notation::replay::start_position(&rec).expect("tolerated");
+    assert_eq!(start.to_string(), fen);
+    // Any other kind still refuses the record.
+    rec.set_tag(
+        "FEN",
+        "rnb1kabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBA1AaNR w",
+    );
+    let e = replay(&rec, ReplayOptions::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "bad FEN: invalid position: general-count (each side must have exactly one general); also advisor-square"
+    );
+}
