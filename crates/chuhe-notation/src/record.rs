@@ -90,8 +90,10 @@ impl GameRecord {
 }
 
 /// A PGN `Date` (`YYYY.MM.DD`, `??` for unknown parts) from a date in any of the common forms:
-/// `2000-01-01`, `19800825`, `1995.7.18`, `2001年9月15日`, `10/13/1996`, a bare year, or already
-/// `1990.??.??`. Unreadable text gives `????.??.??`.
+/// `2000-01-01`, `19800825`, `1995.7.18`, `2001年9月15日`, `10/13/1996`, `13-5-2001`, a bare year,
+/// with a time after it, or already `1990.??.??`. Unreadable text gives `????.??.??`. Ambiguous
+/// day/month orders are read month first with `/` (`3/4/1990` = March 4) and day first otherwise
+/// (`3-4-1990` = 3 April), as most such dates in `data/games.tsv` are.
 ///
 /// ```
 /// use chuhe_notation::record::pgn_date;
@@ -99,6 +101,10 @@ impl GameRecord {
 /// assert_eq!(pgn_date("10/13/1996"), "1996.10.13");
 /// assert_eq!(pgn_date("19800825"), "1980.08.25");
 /// assert_eq!(pgn_date("1995"), "1995.??.??");
+/// assert_eq!(pgn_date("2003-05-17 14:3"), "2003.05.17");
+/// assert_eq!(pgn_date("3-4-1990"), "1990.04.03");
+/// assert_eq!(pgn_date("3/4/1990"), "1990.03.04");
+/// assert_eq!(pgn_date("20011012-14：30"), "2001.10.12");
 /// assert_eq!(pgn_date("yesterday"), "????.??.??");
 /// ```
 pub fn pgn_date(text: &str) -> String {
@@ -113,17 +119,22 @@ pub fn pgn_date(text: &str) -> String {
             .flatten()
             .filter(|y| *y >= 1000)
     };
+    // Day first for `13-5-2001`-like dates, month first for `10/13/1996`-like ones, unless the
+    // numbers say otherwise (a first number above 12 is a day, a second one a day too).
+    let month_first = text.contains('/');
     let (y, m, d) = match groups.as_slice() {
-        [g] if g.len() == 8 && g.bytes().all(|b| b.is_ascii_digit()) => {
+        [g, ..] if g.len() == 8 && g.bytes().all(|b| b.is_ascii_digit()) => {
             (num(&g[..4]), num(&g[4..6]), num(&g[6..]))
         }
         [g] => (year(g), None, None),
         [a, b] if year(a).is_some() => (year(a), num(b), None),
-        [a, b, c] if year(a).is_some() => (year(a), num(b), num(c)),
+        // Year first; anything after the day (a time, a second day) is ignored.
+        [a, b, c, ..] if year(a).is_some() => (year(a), num(b), num(c)),
         [a, b, c] if year(c).is_some() => match (num(a), num(b)) {
-            // Month first as in 10/13/1996, unless the first number cannot be a month.
             (Some(x), Some(z)) if x > 12 && z <= 12 => (year(c), Some(z), Some(x)),
-            (x, z) => (year(c), x, z),
+            (Some(x), Some(z)) if z > 12 && x <= 12 => (year(c), Some(x), Some(z)),
+            (x, z) if month_first => (year(c), x, z),
+            (x, z) => (year(c), z, x),
         },
         _ => (None, None, None),
     };
