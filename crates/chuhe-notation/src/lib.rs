@@ -6,7 +6,7 @@
 //!   separate errors for invalid, illegal and ambiguous text.
 //! - Records: [`record::GameRecord`] (tags and move texts), read from PGN ([`pgn::read`]),
 //!   DhtmlXQ ([`dhtmlxq::read`]) and the TSV layout of `data/games.tsv` ([`tsv::read`]); replayed
-//!   by [`replay::replay`]; written as PGN ([`pgn::write`]) and TSV ([`tsv::write`]).
+//!   by [`replay::replay`]; written as PGN ([`pgn::write`]) and TSV ([`tsv::write_row`]).
 //!
 //! ```
 //! use chuhe_notation::{read_move, write_chinese, write_wxf, ChineseStyle, ReadOptions};
