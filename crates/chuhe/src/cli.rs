@@ -134,6 +134,16 @@ pub fn parse_options(text: Option<&str>) -> Result<Vec<(String, String)>, CliErr
         .filter(|p| !p.is_empty())
     {
         match pair.split_once('=') {
+            Some((k, _))
+                if out
+                    .iter()
+                    .any(|(seen, _): &(String, String)| seen == k.trim()) =>
+            {
+                return Err(CliError::input(format!(
+                    "option {:?} given twice",
+                    k.trim()
+                )));
+            }
             Some((k, v)) if !k.trim().is_empty() => {
                 out.push((k.trim().to_owned(), v.trim().to_owned()))
             }

@@ -31,15 +31,23 @@ fn main() -> ExitCode {
                 .filter(|l| !l.is_empty())
                 .collect();
             let message = message.join(" ");
-            eprintln!("chuhe: {}", message.trim_start_matches("error: "));
+            report(message.trim_start_matches("error: "));
             return ExitCode::from(2);
         }
     };
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("chuhe: {e}");
+            report(&e.to_string());
             ExitCode::from(e.status)
         }
     }
+}
+
+/// Writes `chuhe: <message>` as exactly one line on standard error (line breaks inside the
+/// message are escaped), ignoring a closed standard error instead of panicking.
+fn report(message: &str) {
+    use std::io::Write;
+    let one_line = message.replace('\r', "\\r").replace('\n', "\\n");
+    let _ = writeln!(std::io::stderr(), "chuhe: {one_line}");
 }

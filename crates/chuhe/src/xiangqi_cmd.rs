@@ -18,11 +18,13 @@ fn game_options(rules: &RuleArgs) -> Result<GameOptions, CliError> {
     for (key, value) in parse_options(rules.options.as_deref())? {
         match key.as_str() {
             "no_capture_limit" => {
-                options.no_capture_limit = value.parse().map_err(|_| {
-                    CliError::input(format!(
-                        "bad option no_capture_limit={value}: expected plies 0-65535"
-                    ))
-                })?;
+                let digits = !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit());
+                options.no_capture_limit =
+                    value.parse().ok().filter(|_| digits).ok_or_else(|| {
+                        CliError::input(format!(
+                            "bad option no_capture_limit={value:?}: expected plies 0-65535"
+                        ))
+                    })?;
             }
             _ => {
                 return Err(CliError::input(format!(
@@ -82,6 +84,11 @@ pub fn replay(
     let mut game = Game::new(position(rules)?, options);
     for (i, text) in moves.split_whitespace().enumerate() {
         let ply = i + 1;
+        if text.bytes().any(|b| b.is_ascii_uppercase()) {
+            return Err(CliError::input(format!(
+                "bad move at ply {ply}: {text:?} (expected lower-case ICCS such as h2e2)"
+            )));
+        }
         let m: Move = text
             .parse()
             .map_err(|e| CliError::input(format!("bad move at ply {ply}: {e}")))?;
