@@ -1,0 +1,153 @@
+//! The one error enum at the server edge: it owns its HTTP status, its wire code and its log
+//! level. Internal details are logged, never sent.
+
+use crate::protocol::{ErrorBody, ErrorCode, ServerMessage};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use std::fmt;
+
+/// Everything a request or a message can fail with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerError {
+    /// Unreadable message or body, or a bad field (the text says which).
+    BadMessage(String),
+    /// A message or body over the limit.
+    TooLarge,
+    /// Over the rate limit.
+    RateLimited,
+    /// No session, or bad credentials.
+    Unauthorized(String),
+    /// No such table.
+    NotFound(String),
+    /// Taken name or seat.
+    Conflict(String),
+    /// Spectators cannot act.
+    NotSeated,
+    /// Another seat's turn.
+    NotYourTurn,
+    /// The move answers version `got`, the table is at `current`.
+    StaleVersion {
+        /// The version the move carried.
+        got: u64,
+        /// The table's version.
+        current: u64,
+    },
+    /// Unreadable or illegal move (the text gives the rule).
+    IllegalMove(String),
+    /// The action does not fit the table's phase or state.
+    NotAllowed(String),
+    /// A failure inside the server; the text is logged, not sent.
+    Internal(String),
+}
+
+impl ServerError {
+    /// The machine code sent to the client.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            ServerError::BadMessage(_) => ErrorCode::BadMessage,
+            ServerError::TooLarge => ErrorCode::TooLarge,
+            ServerError::RateLimited => ErrorCode::RateLimited,
+            ServerError::Unauthorized(_) => ErrorCode::Unauthorized,
+            ServerError::NotFound(_) => ErrorCode::NotFound,
+            ServerError::Conflict(_) => ErrorCode::Conflict,
+            ServerError::NotSeated => ErrorCode::NotSeated,
+            ServerError::NotYourTurn => ErrorCode::NotYourTurn,
+            ServerError::StaleVersion { .. } => ErrorCode::StaleVersion,
+            ServerError::IllegalMove(_) => ErrorCode::IllegalMove,
+            ServerError::NotAllowed(_) => ErrorCode::NotAllowed,
+            ServerError::Internal(_) => ErrorCode::Internal,
+        }
+    }
+
+    /// The HTTP status of this error.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ServerError::BadMessage(_) | ServerError::IllegalMove(_) => StatusCode::BAD_REQUEST,
+            ServerError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ServerError::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            ServerError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ServerError::NotFound(_) => StatusCode::NOT_FOUND,
+            ServerError::NotSeated | ServerError::NotYourTurn => StatusCode::FORBIDDEN,
+            ServerError::Conflict(_)
+            | ServerError::StaleVersion { .. }
+            | ServerError::NotAllowed(_) => StatusCode::CONFLICT,
+            ServerError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The text the client sees: the message, except for internal errors.
+    pub fn public_message(&self) -> String {
+        match self {
+            ServerError::Internal(_) => "internal error".to_owned(),
+            e => e.to_string(),
+        }
+    }
+
+    /// Logs the error at its level: internal failures as errors, client mistakes as debug.
+    pub fn log(&self) {
+        match self {
+            ServerError::Internal(detail) => tracing::error!(%detail, "internal error"),
+            e => tracing::debug!(error = %e, "request refused"),
+        }
+    }
+
+    /// The WebSocket message that reports this error.
+    pub fn to_message(&self) -> ServerMessage {
+        ServerMessage::Error {
+            code: self.code(),
+            message: self.public_message(),
+        }
+    }
+}
+
+impl fmt::Display for ServerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServerError::BadMessage(m) => write!(f, "bad message: {m}"),
+            ServerError::TooLarge => f.write_str("message too large"),
+            ServerError::RateLimited => f.write_str("too many messages, slow down"),
+            ServerError::Unauthorized(m) => f.write_str(m),
+            ServerError::NotFound(m) => f.write_str(m),
+            ServerError::Conflict(m) => f.write_str(m),
+            ServerError::NotSeated => f.write_str("only a seated player can do that"),
+            ServerError::NotYourTurn => f.write_str("it is not your turn"),
+            ServerError::StaleVersion { got, current } => {
+                write!(f, "stale version {got}: the table is at version {current}")
+            }
+            ServerError::IllegalMove(m) => write!(f, "illegal move: {m}"),
+            ServerError::NotAllowed(m) => f.write_str(m),
+            ServerError::Internal(m) => write!(f, "internal error: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ServerError {}
+
+impl From<sqlx::Error> for ServerError {
+    fn from(e: sqlx::Error) -> Self {
+        ServerError::Internal(format!("database: {e}"))
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for ServerError {
+    fn from(e: sqlx::migrate::MigrateError) -> Self {
+        ServerError::Internal(format!("migration: {e}"))
+    }
+}
+
+impl From<serde_json::Error> for ServerError {
+    fn from(e: serde_json::Error) -> Self {
+        ServerError::Internal(format!("json: {e}"))
+    }
+}
+
+impl IntoResponse for ServerError {
+    fn into_response(self) -> Response {
+        self.log();
+        let body = ErrorBody {
+            error: self.code(),
+            message: self.public_message(),
+        };
+        (self.status(), axum::Json(body)).into_response()
+    }
+}

@@ -1,0 +1,272 @@
+//! HTTP routes (see `docs/protocol.md`): health, sessions and accounts, tables.
+
+use crate::error::ServerError;
+use crate::protocol::{
+    AccountRequest, Event, GuestRequest, Phase, PlayerInfo, TableOptions, TableSummary,
+};
+use crate::store::PlayerRow;
+use crate::table::Person;
+use crate::AppState;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use rand::Rng;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// The session cookie's name.
+pub const SESSION_COOKIE: &str = "chuhe_session";
+/// Largest accepted request body, bytes.
+pub const MAX_BODY_BYTES: usize = 16 * 1024;
+
+/// The router of the whole server for `state`.
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .route("/api/health", get(health))
+        .route("/api/session", post(guest))
+        .route("/api/accounts", post(register))
+        .route("/api/login", post(login))
+        .route("/api/me", get(me))
+        .route("/api/tables", get(list_tables).post(create_table))
+        .route("/api/tables/{id}", get(table_summary))
+        .route("/api/tables/{id}/events", get(table_events))
+        .route("/api/tables/{id}/ws", get(crate::ws::upgrade))
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+/// A random id of `len` characters from an alphabet without look-alikes.
+pub fn random_id(len: usize) -> String {
+    const ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
+    let mut rng = rand::thread_rng();
+    (0..len)
+        .map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char)
+        .collect()
+}
+
+fn random_token() -> String {
+    let bytes: [u8; 32] = rand::thread_rng().gen();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn parse_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ServerError> {
+    serde_json::from_slice(body).map_err(|e| ServerError::BadMessage(e.to_string()))
+}
+
+fn check_name(name: &str) -> Result<String, ServerError> {
+    let name = name.trim();
+    let chars = name.chars().count();
+    if chars == 0 || chars > 24 || name.chars().any(char::is_control) {
+        return Err(ServerError::BadMessage(
+            "a name has 1 to 24 characters and no control characters".to_owned(),
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+/// The session token in the request's cookies.
+pub fn session_token(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == SESSION_COOKIE)
+        .map(|(_, v)| v.to_owned())
+}
+
+/// The person behind the request's session cookie, if any.
+///
+/// # Errors
+/// The database failed.
+pub async fn person(state: &AppState, headers: &HeaderMap) -> Result<Option<Person>, ServerError> {
+    let Some(token) = session_token(headers) else {
+        return Ok(None);
+    };
+    Ok(state
+        .store()
+        .player_by_session(&token)
+        .await?
+        .map(|p| Person {
+            account: p.password_hash.is_some(),
+            id: p.id,
+            name: p.name,
+        }))
+}
+
+async fn health() -> Json<serde_json::Value> {
+    Json(serde_json::json!({ "status": "ok" }))
+}
+
+async fn not_found() -> ServerError {
+    ServerError::NotFound("no such route".to_owned())
+}
+
+/// Starts a session for `player` and answers with its info and the cookie.
+async fn session_response(state: &AppState, player: &PlayerRow) -> Result<Response, ServerError> {
+    let token = random_token();
+    state.store().create_session(&token, &player.id).await?;
+    let cookie = format!("{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax");
+    let info = PlayerInfo {
+        id: player.id.clone(),
+        name: player.name.clone(),
+        account: player.password_hash.is_some(),
+    };
+    let mut response = Json(info).into_response();
+    response.headers_mut().insert(
+        header::SET_COOKIE,
+        HeaderValue::from_str(&cookie).map_err(|e| ServerError::Internal(e.to_string()))?,
+    );
+    Ok(response)
+}
+
+async fn guest(State(state): State<AppState>, body: Bytes) -> Result<Response, ServerError> {
+    let req: GuestRequest = parse_body(&body)?;
+    let player = PlayerRow {
+        id: random_id(12),
+        name: check_name(&req.name)?,
+        password_hash: None,
+    };
+    state.store().create_player(&player).await?;
+    session_response(&state, &player).await
+}
+
+fn check_password(password: &str) -> Result<(), ServerError> {
+    let n = password.chars().count();
+    if !(8..=128).contains(&n) {
+        return Err(ServerError::BadMessage(
+            "a password has 8 to 128 characters".to_owned(),
+        ));
+    }
+    Ok(())
+}
+
+async fn register(State(state): State<AppState>, body: Bytes) -> Result<Response, ServerError> {
+    use argon2::password_hash::{rand_core::OsRng, PasswordHasher, SaltString};
+    let req: AccountRequest = parse_body(&body)?;
+    let name = check_name(&req.name)?;
+    check_password(&req.password)?;
+    if state.store().account_by_name(&name).await?.is_some() {
+        return Err(ServerError::Conflict(format!("the name {name:?} is taken")));
+    }
+    let password = req.password;
+    let hash = tokio::task::spawn_blocking(move || {
+        let salt = SaltString::generate(&mut OsRng);
+        argon2::Argon2::default()
+            .hash_password(password.as_bytes(), &salt)
+            .map(|h| h.to_string())
+    })
+    .await
+    .map_err(|e| ServerError::Internal(e.to_string()))?
+    .map_err(|e| ServerError::Internal(e.to_string()))?;
+    let player = PlayerRow {
+        id: random_id(12),
+        name,
+        password_hash: Some(hash),
+    };
+    state.store().create_player(&player).await?;
+    session_response(&state, &player).await
+}
+
+async fn login(State(state): State<AppState>, body: Bytes) -> Result<Response, ServerError> {
+    use argon2::password_hash::{PasswordHash, PasswordVerifier};
+    let req: AccountRequest = parse_body(&body)?;
+    let wrong = || ServerError::Unauthorized("wrong name or password".to_owned());
+    let player = state
+        .store()
+        .account_by_name(req.name.trim())
+        .await?
+        .ok_or_else(wrong)?;
+    let hash = player.password_hash.clone().ok_or_else(wrong)?;
+    let password = req.password;
+    let ok = tokio::task::spawn_blocking(move || {
+        PasswordHash::new(&hash).is_ok_and(|h| {
+            argon2::Argon2::default()
+                .verify_password(password.as_bytes(), &h)
+                .is_ok()
+        })
+    })
+    .await
+    .map_err(|e| ServerError::Internal(e.to_string()))?;
+    if !ok {
+        return Err(wrong());
+    }
+    session_response(&state, &player).await
+}
+
+async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<PlayerInfo>, ServerError> {
+    let p = person(&state, &headers)
+        .await?
+        .ok_or_else(|| ServerError::Unauthorized("no session".to_owned()))?;
+    Ok(Json(PlayerInfo {
+        id: p.id,
+        name: p.name,
+        account: p.account,
+    }))
+}
+
+async fn list_tables(State(state): State<AppState>) -> Result<Json<Vec<TableSummary>>, ServerError> {
+    let mut out = Vec::new();
+    for t in state.tables().await {
+        if let Ok(s) = t.summary().await {
+            if s.phase != Phase::Ended {
+                out.push(s);
+            }
+        }
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(Json(out))
+}
+
+async fn create_table(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<(StatusCode, Json<TableSummary>), ServerError> {
+    person(&state, &headers)
+        .await?
+        .ok_or_else(|| ServerError::Unauthorized("creating a table needs a session".to_owned()))?;
+    let options: TableOptions = parse_body(&body)?;
+    let handle = state.create_table(options).await?;
+    Ok((StatusCode::CREATED, Json(handle.summary().await?)))
+}
+
+async fn table_summary(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<TableSummary>, ServerError> {
+    Ok(Json(state.table(&id).await?.summary().await?))
+}
+
+/// One stored event with its version (`GET /api/tables/{id}/events`).
+#[derive(Debug, Serialize)]
+struct VersionedEvent {
+    version: u64,
+    event: Event,
+}
+
+async fn table_events(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Vec<VersionedEvent>>, ServerError> {
+    let events = state.store().events(&id).await?;
+    if events.is_empty() {
+        return Err(ServerError::NotFound(format!("no table {id:?}")));
+    }
+    let out = events
+        .into_iter()
+        .map(|(version, body)| {
+            Ok(VersionedEvent {
+                version,
+                event: serde_json::from_str(&body)?,
+            })
+        })
+        .collect::<Result<Vec<_>, ServerError>>()?;
+    Ok(Json(out))
+}

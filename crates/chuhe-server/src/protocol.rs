@@ -1,0 +1,335 @@
+//! The wire protocol, written once: every HTTP body and WebSocket message as a serde type.
+//! `docs/protocol.md` documents each one with its units; `tests/data/protocol/*.json` holds
+//! fixtures that the Rust tests (and the web client's tests) parse.
+//!
+//! Units: durations are integer milliseconds (`*_ms`), versions count table events from 1,
+//! seats are indices from 0 in the variant's move order.
+
+use crate::variant::{BoardView, Variant};
+use chuhe_rules::outcome::Outcome;
+use serde::{Deserialize, Serialize};
+
+/// Longest accepted WebSocket text message, in bytes; a longer one is refused with `too_large`.
+pub const MAX_MESSAGE_BYTES: usize = 4096;
+
+/// A time control: initial time and increment per move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeControl {
+    /// Each seat's starting time, milliseconds (1 000 … 10 800 000).
+    pub initial_ms: u64,
+    /// Time added after each of the seat's moves, milliseconds (0 … 600 000).
+    pub increment_ms: u64,
+}
+
+/// What a table is created with (`POST /api/tables`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableOptions {
+    /// The game.
+    pub variant: Variant,
+    /// The time control; `null` for untimed play.
+    #[serde(default)]
+    pub time: Option<TimeControl>,
+    /// Whether the result counts for ratings.
+    #[serde(default)]
+    pub rated: bool,
+    /// Xiangqi: plies without capture before a draw; 0 turns the rule off; default 120.
+    #[serde(default)]
+    pub no_capture_limit: Option<u16>,
+    /// Sanguo: whether the flag-bearer rule is on; default on.
+    #[serde(default)]
+    pub flag_bearers: Option<bool>,
+}
+
+/// The phase of a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// Waiting for players; seats can be taken and left.
+    Open,
+    /// The game is being played.
+    Running,
+    /// The game is over (or was aborted).
+    Ended,
+}
+
+impl Phase {
+    /// The lower-case wire word.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Phase::Open => "open",
+            Phase::Running => "running",
+            Phase::Ended => "ended",
+        }
+    }
+}
+
+/// Who sits in a seat, as everyone may see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum SeatPlayer {
+    /// A person (guest or account holder).
+    Person {
+        /// The player's id (public; not a credential).
+        id: String,
+        /// The display name.
+        name: String,
+        /// Whether the player has an account (else a guest).
+        account: bool,
+    },
+    /// The computer at a level from 1 (weakest) to 8.
+    Computer {
+        /// Strength, 1 … 8.
+        level: u8,
+    },
+}
+
+/// A table as listed and as sent in every state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableSummary {
+    /// The table's id.
+    pub id: String,
+    /// The options the table was created with.
+    pub options: TableOptions,
+    /// The phase.
+    pub phase: Phase,
+    /// One entry per seat in move order; `null` for an empty seat.
+    pub seats: Vec<Option<SeatPlayer>>,
+    /// The current version (the number of events so far).
+    pub version: u64,
+}
+
+/// One seat's clock at the moment a message is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockView {
+    /// Time left, milliseconds.
+    pub remaining_ms: u64,
+    /// Whether this clock is running now.
+    pub running: bool,
+}
+
+/// Something that happened at a table; numbered by the table's version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Event {
+    /// The table was created (always version 1).
+    Created {
+        /// The table's options.
+        options: TableOptions,
+    },
+    /// A player or the computer took a seat.
+    Sat {
+        /// The seat.
+        seat: usize,
+        /// Who sits there.
+        player: SeatPlayer,
+    },
+    /// A player left a seat before the start.
+    Stood {
+        /// The seat.
+        seat: usize,
+    },
+    /// The game started.
+    Started,
+    /// A seat moved.
+    Moved {
+        /// The seat that moved.
+        seat: usize,
+        /// The move text of the variant (xiangqi: ICCS).
+        #[serde(rename = "move")]
+        mv: String,
+        /// Moves played so far, this one included.
+        ply: usize,
+        /// Every seat's time left after the move, milliseconds; `null` when untimed.
+        clocks_ms: Option<Vec<u64>>,
+    },
+    /// A seat offered a draw.
+    DrawOffered {
+        /// The seat that offered.
+        seat: usize,
+    },
+    /// A draw offer was declined (or withdrawn by a move).
+    DrawDeclined {
+        /// The seat that declined.
+        seat: usize,
+    },
+    /// The game ended.
+    Ended {
+        /// Winners and reason.
+        outcome: Outcome,
+        /// `1-0`, `0-1`, `1/2-1/2`, or `null` (sanguo, aborted).
+        result: Option<String>,
+    },
+}
+
+/// The table as one connection may see it, sent after connecting and after every event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct State {
+    /// The version this state belongs to; a move must carry it.
+    pub version: u64,
+    /// The table.
+    pub table: TableSummary,
+    /// The receiver's seat, `null` for a spectator.
+    pub you: Option<usize>,
+    /// The board as the receiver may see it.
+    pub board: BoardView,
+    /// The seat to move while the game runs, else `null`.
+    pub to_move: Option<usize>,
+    /// The legal moves, sent only to the seat to move (empty for everybody else).
+    pub legal_moves: Vec<String>,
+    /// One clock per seat; `null` when untimed.
+    pub clocks: Option<Vec<ClockView>>,
+    /// The seat with a pending draw offer, if any.
+    pub draw_offer: Option<usize>,
+    /// Per seat: whether a person is connected (computers always are).
+    pub connected: Vec<bool>,
+    /// How the game ended, once it has.
+    pub outcome: Option<Outcome>,
+}
+
+/// A message from the client over the table's WebSocket.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientMessage {
+    /// Asks for the events after version `since` (replayed in order), then a state.
+    Sync {
+        /// The last version the client saw; `null` for none.
+        since: Option<u64>,
+    },
+    /// Takes a seat for the connected player (open tables only).
+    Sit {
+        /// The seat.
+        seat: usize,
+    },
+    /// Seats the computer (open tables only; the caller must sit at the table).
+    SitComputer {
+        /// The seat.
+        seat: usize,
+        /// Strength, 1 … 8.
+        level: u8,
+    },
+    /// Leaves the caller's seat (open tables only).
+    Stand,
+    /// Starts the game once every seat is taken (any seated player).
+    Start,
+    /// Plays a move for the caller's seat.
+    Move {
+        /// The version of the state the move answers; anything else is refused as stale.
+        version: u64,
+        /// The move text (xiangqi: ICCS such as `h2e2`).
+        #[serde(rename = "move")]
+        mv: String,
+    },
+    /// Resigns the caller's seat.
+    Resign,
+    /// Offers a draw (xiangqi and banqi).
+    OfferDraw,
+    /// Accepts the opponent's pending draw offer.
+    AcceptDraw,
+    /// Declines the opponent's pending draw offer.
+    DeclineDraw,
+    /// Aborts the game before its first move (a seated player).
+    Abort,
+    /// Keep-alive; answered by `pong`.
+    Ping,
+}
+
+/// Why a request or a message was refused: a stable machine code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The message or body could not be read.
+    BadMessage,
+    /// A message over [`MAX_MESSAGE_BYTES`] or a body over the HTTP limit.
+    TooLarge,
+    /// Too many messages or requests in a short time.
+    RateLimited,
+    /// No session, or a bad name or password.
+    Unauthorized,
+    /// No such table or player.
+    NotFound,
+    /// A name already taken, a seat already taken, ...
+    Conflict,
+    /// The action needs a seat and the caller has none (spectators cannot act).
+    NotSeated,
+    /// It is another seat's turn.
+    NotYourTurn,
+    /// The move answers an older version of the table.
+    StaleVersion,
+    /// The move text cannot be read, or the move is illegal.
+    IllegalMove,
+    /// The action does not fit the table's phase or state.
+    NotAllowed,
+    /// Something failed inside the server (details are logged, not sent).
+    Internal,
+}
+
+/// A message from the server over the table's WebSocket.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    /// An event with its version (live, or replayed after `sync`).
+    Event {
+        /// The table version this event created.
+        version: u64,
+        /// What happened.
+        event: Event,
+    },
+    /// The table as the receiver may see it.
+    State(State),
+    /// A presence change: a seated person connected or disconnected (not versioned).
+    Presence {
+        /// The seat.
+        seat: usize,
+        /// Whether someone is connected for it now.
+        connected: bool,
+    },
+    /// A refused message; nothing changed.
+    Error {
+        /// The machine code.
+        code: ErrorCode,
+        /// A short lower-case explanation.
+        message: String,
+    },
+    /// The answer to `ping`.
+    Pong,
+}
+
+/// `POST /api/session` (guest) body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GuestRequest {
+    /// The display name, 1 … 24 characters, no control characters.
+    pub name: String,
+}
+
+/// `POST /api/accounts` and `POST /api/login` body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccountRequest {
+    /// The account name, 1 … 24 characters, no control characters.
+    pub name: String,
+    /// The password, 8 … 128 characters.
+    pub password: String,
+}
+
+/// The player behind a session (`GET /api/me` and the session routes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerInfo {
+    /// The player's id.
+    pub id: String,
+    /// The display name.
+    pub name: String,
+    /// Whether the player has an account (else a guest).
+    pub account: bool,
+}
+
+/// The body of every HTTP error.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    /// The machine code.
+    pub error: ErrorCode,
+    /// A short lower-case explanation.
+    pub message: String,
+}

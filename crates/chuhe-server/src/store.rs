@@ -1,0 +1,360 @@
+//! Storage through sqlx on SQLite or PostgreSQL (one schema, one set of queries, chosen by the
+//! database URL). Every table event is written, with the table row, in one transaction that
+//! commits before the event is sent to anybody.
+
+use crate::error::ServerError;
+use futures_util::future::BoxFuture;
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
+use sqlx::{AnyPool, Row};
+use std::borrow::Cow;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The migrations, embedded in the binary, applied in order at start-up.
+const MIGRATIONS: &[(i64, &str, &str)] = &[(
+    1,
+    "tables",
+    include_str!("../migrations/0001_tables.sql"),
+)];
+
+/// The embedded migrations as a sqlx migration source.
+#[derive(Debug, Clone, Copy)]
+struct Embedded;
+
+impl MigrationSource<'static> for Embedded {
+    fn resolve(self) -> BoxFuture<'static, Result<Vec<Migration>, sqlx::error::BoxDynError>> {
+        Box::pin(async {
+            Ok(MIGRATIONS
+                .iter()
+                .map(|&(version, name, sql)| {
+                    Migration::new(
+                        version,
+                        Cow::Borrowed(name),
+                        MigrationType::Simple,
+                        Cow::Borrowed(sql),
+                        false,
+                    )
+                })
+                .collect())
+        })
+    }
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// A stored player.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayerRow {
+    /// The id.
+    pub id: String,
+    /// The display name.
+    pub name: String,
+    /// The argon2 PHC string (accounts only).
+    pub password_hash: Option<String>,
+}
+
+/// A stored table row (the events hold the rest).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableRow {
+    /// The id.
+    pub id: String,
+    /// The TableOptions JSON.
+    pub options: String,
+    /// `open`, `running` or `ended`.
+    pub phase: String,
+    /// The number of events.
+    pub version: u64,
+    /// The clock snapshot JSON.
+    pub clocks: Option<String>,
+    /// Hidden information (never sent).
+    pub secret: Option<String>,
+}
+
+/// The database.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: AnyPool,
+}
+
+/// Adds `mode=rwc` to a SQLite URL that has no mode, so a missing file is created.
+fn normalize_url(url: &str) -> String {
+    if url.starts_with("sqlite:") && !url.contains("mode=") && !url.contains(":memory:") {
+        let sep = if url.contains('?') { '&' } else { '?' };
+        format!("{url}{sep}mode=rwc")
+    } else {
+        url.to_owned()
+    }
+}
+
+impl Store {
+    /// Connects to `url` (`sqlite://FILE`, `postgres://...`) and applies the migrations; a
+    /// SQLite file is created when missing.
+    ///
+    /// # Errors
+    /// A URL of another kind, a failed connection or a failed migration.
+    pub async fn connect(url: &str) -> Result<Store, ServerError> {
+        sqlx::any::install_default_drivers();
+        let is_sqlite = url.starts_with("sqlite:");
+        if !is_sqlite && !url.starts_with("postgres:") && !url.starts_with("postgresql:") {
+            return Err(ServerError::BadMessage(format!(
+                "unsupported database url {url:?}: use sqlite://FILE or postgres://..."
+            )));
+        }
+        // No background timers in the pool: the server's clocks may run on a paused test clock.
+        let pool = AnyPoolOptions::new()
+            .max_connections(if is_sqlite { 4 } else { 8 })
+            .min_connections(1)
+            .idle_timeout(None)
+            .max_lifetime(None)
+            .connect(&normalize_url(url))
+            .await?;
+        let migrator = Migrator::new(Embedded).await?;
+        migrator.run(&pool).await?;
+        Ok(Store { pool })
+    }
+
+    /// Closes every connection.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    /// Creates a player (a guest when `password_hash` is `None`).
+    ///
+    /// # Errors
+    /// [`ServerError::Conflict`] when an account of that name exists.
+    pub async fn create_player(&self, player: &PlayerRow) -> Result<(), ServerError> {
+        if player.password_hash.is_some() && self.account_by_name(&player.name).await?.is_some()
+        {
+            return Err(ServerError::Conflict(format!(
+                "the name {:?} is taken",
+                player.name
+            )));
+        }
+        sqlx::query(
+            "INSERT INTO players (id, name, password_hash, created_ms) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(&player.id)
+        .bind(&player.name)
+        .bind(&player.password_hash)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    fn player_of(row: &AnyRow) -> Result<PlayerRow, sqlx::Error> {
+        Ok(PlayerRow {
+            id: row.try_get("id")?,
+            name: row.try_get("name")?,
+            password_hash: row.try_get("password_hash")?,
+        })
+    }
+
+    /// The account holder named `name`.
+    pub async fn account_by_name(&self, name: &str) -> Result<Option<PlayerRow>, ServerError> {
+        let row = sqlx::query(
+            "SELECT id, name, password_hash FROM players \
+             WHERE name = $1 AND password_hash IS NOT NULL",
+        )
+        .bind(name)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.as_ref().map(Self::player_of).transpose()?)
+    }
+
+    /// Records a session token for a player.
+    pub async fn create_session(&self, token: &str, player_id: &str) -> Result<(), ServerError> {
+        sqlx::query("INSERT INTO sessions (token, player_id, created_ms) VALUES ($1, $2, $3)")
+            .bind(token)
+            .bind(player_id)
+            .bind(now_ms())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The player behind a session token.
+    pub async fn player_by_session(&self, token: &str) -> Result<Option<PlayerRow>, ServerError> {
+        let row = sqlx::query(
+            "SELECT p.id, p.name, p.password_hash FROM sessions s \
+             JOIN players p ON p.id = s.player_id WHERE s.token = $1",
+        )
+        .bind(token)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.as_ref().map(Self::player_of).transpose()?)
+    }
+
+    /// Creates a table with its first event, in one transaction.
+    pub async fn create_table(
+        &self,
+        row: &TableRow,
+        variant: &str,
+        first_event: &str,
+    ) -> Result<(), ServerError> {
+        let now = now_ms();
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO game_tables \
+             (id, variant, options, phase, version, clocks, secret, created_ms, updated_ms) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        )
+        .bind(&row.id)
+        .bind(variant)
+        .bind(&row.options)
+        .bind(&row.phase)
+        .bind(row.version as i64)
+        .bind(&row.clocks)
+        .bind(&row.secret)
+        .bind(now)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        Self::insert_event(&mut tx, &row.id, row.version, first_event, now).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn insert_event(
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        table_id: &str,
+        version: u64,
+        body: &str,
+        now: i64,
+    ) -> Result<(), ServerError> {
+        sqlx::query(
+            "INSERT INTO table_events (table_id, version, body, created_ms) \
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(table_id)
+        .bind(version as i64)
+        .bind(body)
+        .bind(now)
+        .execute(&mut **tx)
+        .await?;
+        Ok(())
+    }
+
+    /// Appends events (numbered up to `row.version`) and updates the table row, in one
+    /// transaction; returns once it is committed (durable).
+    ///
+    /// # Errors
+    /// A database failure, or an event of a version already stored.
+    pub async fn append_events(
+        &self,
+        row: &TableRow,
+        events: &[(u64, String)],
+    ) -> Result<(), ServerError> {
+        let now = now_ms();
+        let mut tx = self.pool.begin().await?;
+        for (version, body) in events {
+            Self::insert_event(&mut tx, &row.id, *version, body, now).await?;
+        }
+        Self::update_row(&mut tx, row, now).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn update_row(
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        row: &TableRow,
+        now: i64,
+    ) -> Result<(), ServerError> {
+        sqlx::query(
+            "UPDATE game_tables SET phase = $1, version = $2, clocks = $3, updated_ms = $4 \
+             WHERE id = $5",
+        )
+        .bind(&row.phase)
+        .bind(row.version as i64)
+        .bind(&row.clocks)
+        .bind(now)
+        .bind(&row.id)
+        .execute(&mut **tx)
+        .await?;
+        Ok(())
+    }
+
+    /// Saves the table row alone (the clock snapshot at shutdown).
+    pub async fn save_row(&self, row: &TableRow) -> Result<(), ServerError> {
+        let mut tx = self.pool.begin().await?;
+        Self::update_row(&mut tx, row, now_ms()).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    fn table_of(row: &AnyRow) -> Result<TableRow, sqlx::Error> {
+        Ok(TableRow {
+            id: row.try_get("id")?,
+            options: row.try_get("options")?,
+            phase: row.try_get("phase")?,
+            version: row.try_get::<i64, _>("version")?.max(0) as u64,
+            clocks: row.try_get("clocks")?,
+            secret: row.try_get("secret")?,
+        })
+    }
+
+    /// One table row.
+    pub async fn table(&self, id: &str) -> Result<Option<TableRow>, ServerError> {
+        let row = sqlx::query(
+            "SELECT id, options, phase, version, clocks, secret FROM game_tables WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.as_ref().map(Self::table_of).transpose()?)
+    }
+
+    /// The ids of the tables that are open or running (to bring back at start-up).
+    pub async fn live_table_ids(&self) -> Result<Vec<String>, ServerError> {
+        let rows = sqlx::query(
+            "SELECT id FROM game_tables WHERE phase <> 'ended' ORDER BY created_ms, id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .iter()
+            .map(|r| r.try_get::<String, _>("id"))
+            .collect::<Result<_, _>>()?)
+    }
+
+    /// Every event of a table, in version order, as stored JSON texts.
+    pub async fn events(&self, table_id: &str) -> Result<Vec<(u64, String)>, ServerError> {
+        let rows = sqlx::query(
+            "SELECT version, body FROM table_events WHERE table_id = $1 ORDER BY version",
+        )
+        .bind(table_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    r.try_get::<i64, _>("version")?.max(0) as u64,
+                    r.try_get::<String, _>("body")?,
+                ))
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(ServerError::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize_url;
+
+    #[test]
+    fn sqlite_urls_get_create_mode() {
+        assert_eq!(normalize_url("sqlite://chuhe.db"), "sqlite://chuhe.db?mode=rwc");
+        assert_eq!(
+            normalize_url("sqlite://a.db?cache=shared"),
+            "sqlite://a.db?cache=shared&mode=rwc"
+        );
+        assert_eq!(normalize_url("sqlite://a.db?mode=ro"), "sqlite://a.db?mode=ro");
+        assert_eq!(normalize_url("postgres://x/y"), "postgres://x/y");
+    }
+}

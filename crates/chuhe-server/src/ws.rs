@@ -1,0 +1,164 @@
+//! The table WebSocket: one task per connection between the socket and the table actor, with
+//! the size and rate limits.
+
+use crate::error::ServerError;
+use crate::http::person;
+use crate::protocol::{ClientMessage, ServerMessage, MAX_MESSAGE_BYTES};
+use crate::AppState;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, Query, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use futures_util::{SinkExt, StreamExt};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+/// Frames over this many bytes close the connection (messages over
+/// [`MAX_MESSAGE_BYTES`] but under this are refused with `too_large`).
+const MAX_FRAME_BYTES: usize = 64 * 1024;
+/// Burst of messages a connection may send at once.
+pub const RATE_BURST: f64 = 20.0;
+/// Messages per second a connection may send on average.
+pub const RATE_PER_SECOND: f64 = 10.0;
+
+/// The `?since=N` of the WebSocket URL.
+#[derive(Debug, serde::Deserialize)]
+pub struct Since {
+    since: Option<u64>,
+}
+
+/// A token bucket on the tokio clock.
+struct RateLimit {
+    tokens: f64,
+    at: Instant,
+}
+
+impl RateLimit {
+    fn new() -> RateLimit {
+        RateLimit {
+            tokens: RATE_BURST,
+            at: Instant::now(),
+        }
+    }
+
+    fn allow(&mut self, now: Instant) -> bool {
+        let dt = now.saturating_duration_since(self.at).as_secs_f64();
+        self.at = now;
+        self.tokens = (self.tokens + dt * RATE_PER_SECOND).min(RATE_BURST);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// `GET /api/tables/{id}/ws`: upgrades to the table's WebSocket.
+pub async fn upgrade(
+    ws: WebSocketUpgrade,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(since): Query<Since>,
+    headers: HeaderMap,
+) -> Result<Response, ServerError> {
+    let person = person(&state, &headers).await?;
+    let table = state.table(&id).await?;
+    let shutdown = state.shutdown_signal();
+    Ok(ws
+        .max_message_size(MAX_FRAME_BYTES)
+        .max_frame_size(MAX_FRAME_BYTES)
+        .on_upgrade(move |socket| async move {
+            connection(socket, table, person, since.since, shutdown).await;
+        }))
+}
+
+fn encode(msg: &ServerMessage) -> Message {
+    Message::Text(
+        serde_json::to_string(msg)
+            .unwrap_or_else(|_| r#"{"type":"error","code":"internal","message":"internal error"}"#.to_owned())
+            .into(),
+    )
+}
+
+async fn connection(
+    socket: WebSocket,
+    table: crate::table::TableHandle,
+    person: Option<crate::table::Person>,
+    since: Option<u64>,
+    mut shutdown: tokio::sync::watch::Receiver<bool>,
+) {
+    let (mut sink, mut stream) = socket.split();
+    let (out, mut outbox) = mpsc::unbounded_channel();
+    let conn = match table.connect(person, since, out.clone()).await {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = sink.send(encode(&e.to_message())).await;
+            let _ = sink.close().await;
+            return;
+        }
+    };
+    let mut limit = RateLimit::new();
+    loop {
+        tokio::select! {
+            msg = outbox.recv() => match msg {
+                Some(m) => {
+                    if sink.send(encode(&m)).await.is_err() {
+                        break;
+                    }
+                }
+                None => break,
+            },
+            incoming = stream.next() => match incoming {
+                Some(Ok(Message::Text(text))) => {
+                    let result = if text.len() > MAX_MESSAGE_BYTES {
+                        Err(ServerError::TooLarge)
+                    } else if !limit.allow(Instant::now()) {
+                        Err(ServerError::RateLimited)
+                    } else {
+                        match serde_json::from_str::<ClientMessage>(&text) {
+                            Ok(ClientMessage::Ping) => {
+                                let _ = out.send(ServerMessage::Pong);
+                                Ok(())
+                            }
+                            Ok(msg) => table.message(conn, msg).await,
+                            Err(e) => Err(ServerError::BadMessage(e.to_string())),
+                        }
+                    };
+                    if let Err(e) = result {
+                        e.log();
+                        let _ = out.send(e.to_message());
+                    }
+                }
+                Some(Ok(Message::Binary(_))) => {
+                    let e = ServerError::BadMessage("binary messages are not accepted".to_owned());
+                    let _ = out.send(e.to_message());
+                }
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                Some(Ok(_)) => {}
+            },
+            _ = shutdown.changed() => {
+                let _ = sink.send(Message::Close(None)).await;
+                break;
+            }
+        }
+    }
+    table.disconnect(conn).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test(start_paused = true)]
+    async fn the_bucket_allows_a_burst_then_the_rate() {
+        let mut r = RateLimit::new();
+        let t0 = Instant::now();
+        let burst = (0..30).filter(|_| r.allow(t0)).count();
+        assert_eq!(burst, 20);
+        // One second later: ten more.
+        let t1 = t0 + Duration::from_secs(1);
+        assert_eq!((0..30).filter(|_| r.allow(t1)).count(), 10);
+    }
+}
