@@ -122,8 +122,9 @@ impl Clocks {
     /// `seat`'s time left at `now`.
     pub fn remaining(&self, seat: usize, now: Instant) -> Duration {
         match self.running {
-            Some((s, since)) if s == seat => self.remaining[seat]
-                .saturating_sub(now.saturating_duration_since(since)),
+            Some((s, since)) if s == seat => {
+                self.remaining[seat].saturating_sub(now.saturating_duration_since(since))
+            }
             _ => self.remaining[seat],
         }
     }
@@ -163,12 +164,18 @@ mod tests {
         let mut c = Clocks::new(2, Duration::from_secs(60), Duration::from_secs(2));
         let t0 = Instant::now();
         c.start(0, t0);
-        assert_eq!(c.flag_deadline(), Some((0, t0 + Duration::from_millis(60_300))));
+        assert_eq!(
+            c.flag_deadline(),
+            Some((0, t0 + Duration::from_millis(60_300)))
+        );
         // 10 s thinking: 300 ms credited, 2 s added: 60 - 9.7 + 2 = 52.3 s.
         c.stop_after_move(t0 + Duration::from_secs(10));
         assert_eq!(c.remaining_ms(t0), vec![52_300, 60_000]);
         c.start(1, t0 + Duration::from_secs(10));
-        assert_eq!(c.remaining(1, t0 + Duration::from_secs(15)).as_millis(), 55_000);
+        assert_eq!(
+            c.remaining(1, t0 + Duration::from_secs(15)).as_millis(),
+            55_000
+        );
         // 100 ms: all credited from the quota (1.5 - 0.3 + 0.1 = 1.3 s left), 2 s added.
         c.stop_after_move(t0 + Duration::from_millis(10_100));
         assert_eq!(c.remaining_ms(t0), vec![52_300, 62_000]);

@@ -140,13 +140,14 @@ mod tests {
             xiangqi_move(&pos, 1, &mut rng).map(|m| m.to_string()),
             Some("e8e4".to_owned())
         );
-        // Two chariots: b7 to b9 mates the general on d9 (the chariot on a8 holds rank 8).
+        // Two chariots: b7 to b9 mates the general on d9 (the chariot on a8 holds rank 8); most
+        // other moves of that chariot stalemate it (e9 faces Red's general), which also wins.
         let pos = Position::from_fen("3k5/R8/1R7/9/9/9/9/9/9/4K4 w - - 0 1").unwrap();
         for depth in 1..=3 {
             let m = xiangqi_move(&pos, depth, &mut rng).unwrap();
             let mut after = pos.clone();
             after.play(m).unwrap();
-            assert!(after.is_check() && !after.has_legal_move(), "depth {depth}: {m}");
+            assert!(!after.has_legal_move(), "depth {depth}: {m}");
         }
     }
 }

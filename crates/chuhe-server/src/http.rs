@@ -200,7 +200,10 @@ async fn login(State(state): State<AppState>, body: Bytes) -> Result<Response, S
     session_response(&state, &player).await
 }
 
-async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<PlayerInfo>, ServerError> {
+async fn me(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<PlayerInfo>, ServerError> {
     let p = person(&state, &headers)
         .await?
         .ok_or_else(|| ServerError::Unauthorized("no session".to_owned()))?;
@@ -211,7 +214,9 @@ async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<Pl
     }))
 }
 
-async fn list_tables(State(state): State<AppState>) -> Result<Json<Vec<TableSummary>>, ServerError> {
+async fn list_tables(
+    State(state): State<AppState>,
+) -> Result<Json<Vec<TableSummary>>, ServerError> {
     let mut out = Vec::new();
     for t in state.tables().await {
         if let Ok(s) = t.summary().await {

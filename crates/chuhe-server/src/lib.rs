@@ -118,7 +118,8 @@ impl AppState {
         options: protocol::TableOptions,
     ) -> Result<TableHandle, ServerError> {
         let id = http::random_id(10);
-        let handle = table::create(&self.0.store, self.table_settings(), id.clone(), options).await?;
+        let handle =
+            table::create(&self.0.store, self.table_settings(), id.clone(), options).await?;
         self.0.tables.lock().await.insert(id, handle.clone());
         Ok(handle)
     }

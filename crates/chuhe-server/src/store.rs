@@ -11,11 +11,8 @@ use std::borrow::Cow;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The migrations, embedded in the binary, applied in order at start-up.
-const MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "tables",
-    include_str!("../migrations/0001_tables.sql"),
-)];
+const MIGRATIONS: &[(i64, &str, &str)] =
+    &[(1, "tables", include_str!("../migrations/0001_tables.sql"))];
 
 /// The embedded migrations as a sqlx migration source.
 #[derive(Debug, Clone, Copy)]
@@ -106,12 +103,15 @@ impl Store {
                 "unsupported database url {url:?}: use sqlite://FILE or postgres://..."
             )));
         }
-        // No background timers in the pool: the server's clocks may run on a paused test clock.
+        // No timers in the pool beyond the acquire timeout, and no ping before each use: the
+        // server's clocks may run on a paused test clock, which jumps to the next timer whenever
+        // the runtime waits (for a database answer too).
         let pool = AnyPoolOptions::new()
             .max_connections(if is_sqlite { 4 } else { 8 })
-            .min_connections(1)
+            .min_connections(if is_sqlite { 4 } else { 1 })
             .idle_timeout(None)
             .max_lifetime(None)
+            .test_before_acquire(false)
             .connect(&normalize_url(url))
             .await?;
         let migrator = Migrator::new(Embedded).await?;
@@ -129,8 +129,7 @@ impl Store {
     /// # Errors
     /// [`ServerError::Conflict`] when an account of that name exists.
     pub async fn create_player(&self, player: &PlayerRow) -> Result<(), ServerError> {
-        if player.password_hash.is_some() && self.account_by_name(&player.name).await?.is_some()
-        {
+        if player.password_hash.is_some() && self.account_by_name(&player.name).await?.is_some() {
             return Err(ServerError::Conflict(format!(
                 "the name {:?} is taken",
                 player.name
@@ -349,12 +348,18 @@ mod tests {
 
     #[test]
     fn sqlite_urls_get_create_mode() {
-        assert_eq!(normalize_url("sqlite://chuhe.db"), "sqlite://chuhe.db?mode=rwc");
+        assert_eq!(
+            normalize_url("sqlite://chuhe.db"),
+            "sqlite://chuhe.db?mode=rwc"
+        );
         assert_eq!(
             normalize_url("sqlite://a.db?cache=shared"),
             "sqlite://a.db?cache=shared&mode=rwc"
         );
-        assert_eq!(normalize_url("sqlite://a.db?mode=ro"), "sqlite://a.db?mode=ro");
+        assert_eq!(
+            normalize_url("sqlite://a.db?mode=ro"),
+            "sqlite://a.db?mode=ro"
+        );
         assert_eq!(normalize_url("postgres://x/y"), "postgres://x/y");
     }
 }

@@ -334,9 +334,9 @@ impl TableState {
     }
 
     fn seat_of(&self, person: &Person) -> Option<usize> {
-        self.seats.iter().position(|s| {
-            matches!(s, Some(SeatPlayer::Person { id, .. }) if *id == person.id)
-        })
+        self.seats
+            .iter()
+            .position(|s| matches!(s, Some(SeatPlayer::Person { id, .. }) if *id == person.id))
     }
 
     fn to_move(&self) -> Option<usize> {
@@ -435,12 +435,7 @@ pub async fn load(
     Ok(spawn(state, log, store.clone(), settings))
 }
 
-fn spawn(
-    state: TableState,
-    log: Vec<Event>,
-    store: Store,
-    settings: TableSettings,
-) -> TableHandle {
+fn spawn(state: TableState, log: Vec<Event>, store: Store, settings: TableSettings) -> TableHandle {
     let (tx, rx) = mpsc::channel(64);
     let seats = state.seats.len();
     let now = Instant::now();

@@ -76,7 +76,9 @@ pub async fn upgrade(
 fn encode(msg: &ServerMessage) -> Message {
     Message::Text(
         serde_json::to_string(msg)
-            .unwrap_or_else(|_| r#"{"type":"error","code":"internal","message":"internal error"}"#.to_owned())
+            .unwrap_or_else(|_| {
+                r#"{"type":"error","code":"internal","message":"internal error"}"#.to_owned()
+            })
             .into(),
     )
 }

@@ -78,7 +78,7 @@ pub enum Command {
         #[command(subcommand)]
         action: crate::records_cmd::RecordsCommand,
     },
-    /// Run the game server and web client (not built yet: it arrives with the server issue).
+    /// Run the game server (HTTP and WebSocket; see docs/protocol.md) until SIGINT or SIGTERM.
     Serve {
         /// Address to listen on.
         #[arg(long, env = "CHUHE_BIND", default_value = "127.0.0.1:8080")]
@@ -200,12 +200,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             Variant::Banqi => crate::banqi_cmd::replay(&rules, &moves, json, &mut out)?,
         },
         Command::Records { action } => crate::records_cmd::run(action, &mut out)?,
-        Command::Serve { .. } => {
-            return Err(CliError {
-                message: "the game server is not built yet".into(),
-                status: 1,
-            });
-        }
+        Command::Serve { bind, database } => crate::serve_cmd::serve(&bind, &database)?,
     }
     out.flush()?;
     Ok(())

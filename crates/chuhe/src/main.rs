@@ -4,6 +4,7 @@ mod banqi_cmd;
 mod cli;
 mod records_cmd;
 mod sanguo_cmd;
+mod serve_cmd;
 mod xiangqi_cmd;
 
 use clap::Parser;

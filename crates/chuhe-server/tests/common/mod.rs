@@ -1,0 +1,387 @@
+//! Shared test harness: a server on 127.0.0.1:0 over a fresh database (SQLite file or a
+//! PostgreSQL schema of its own), a tiny HTTP client and WebSocket clients.
+#![allow(dead_code)]
+
+use chuhe_server::protocol::{ClientMessage, ErrorCode, Event, ServerMessage, State};
+use chuhe_server::store::Store;
+use chuhe_server::{AppState, Settings};
+use futures_util::{SinkExt, StreamExt};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
+
+/// Which database a test runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A fresh database: its URL (the same URL reaches the same data after a restart).
+pub struct Db {
+    pub url: String,
+    dir: Option<PathBuf>,
+    schema: Option<String>,
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        if let Some(schema) = self.schema.take() {
+            // Drop runs inside the test's runtime: drop the schema from a thread of its own.
+            let _ = std::thread::spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .unwrap();
+                rt.block_on(async {
+                    use sqlx::Connection;
+                    if let Ok(mut conn) = sqlx::PgConnection::connect(&postgres_base()).await {
+                        let _ = sqlx::query(&format!("DROP SCHEMA {schema} CASCADE"))
+                            .execute(&mut conn)
+                            .await;
+                        let _ = conn.close().await;
+                    }
+                });
+            })
+            .join();
+        }
+    }
+}
+
+fn unique(prefix: &str) -> String {
+    use rand::Rng;
+    let n: u64 = rand::thread_rng().gen();
+    format!("{prefix}_{}_{n:016x}", std::process::id())
+}
+
+/// The PostgreSQL server the tests use (`CHUHE_TEST_POSTGRES`, default the local one).
+pub fn postgres_base() -> String {
+    std::env::var("CHUHE_TEST_POSTGRES")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned())
+}
+
+/// A new empty database: a SQLite file in a new temporary folder, or a new PostgreSQL schema
+/// (so parallel tests never share tables).
+pub async fn fresh_db(backend: Backend) -> Db {
+    match backend {
+        Backend::Sqlite => {
+            let dir = std::env::temp_dir().join(unique("chuhe-server-test"));
+            std::fs::create_dir_all(&dir).unwrap();
+            Db {
+                url: format!("sqlite://{}", dir.join("chuhe.db").display()),
+                dir: Some(dir),
+                schema: None,
+            }
+        }
+        Backend::Postgres => {
+            use sqlx::Connection;
+            let schema = unique("t");
+            let base = postgres_base();
+            let mut conn = sqlx::PgConnection::connect(&base)
+                .await
+                .unwrap_or_else(|e| panic!("PostgreSQL at {base} is not reachable: {e}"));
+            sqlx::query(&format!("CREATE SCHEMA {schema}"))
+                .execute(&mut conn)
+                .await
+                .unwrap();
+            conn.close().await.unwrap();
+            let sep = if base.contains('?') { '&' } else { '?' };
+            Db {
+                url: format!("{base}{sep}options=-c%20search_path%3D{schema}"),
+                dir: None,
+                schema: Some(schema),
+            }
+        }
+    }
+}
+
+/// A running server.
+pub struct Server {
+    pub addr: SocketAddr,
+    pub state: AppState,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<std::io::Result<()>>>,
+}
+
+impl Server {
+    /// Starts a server on 127.0.0.1:0 over `db`.
+    pub async fn start(db: &Db, settings: Settings) -> Server {
+        let store = Store::connect(&db.url).await.unwrap();
+        let state = AppState::new(store, settings).await.unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(chuhe_server::serve(listener, state.clone(), async move {
+            let _ = stopped.await;
+        }));
+        Server {
+            addr,
+            state,
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    /// Stops the server as SIGTERM would, and waits until it has stopped.
+    pub async fn stop(mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.task.take() {
+            t.await.unwrap().unwrap();
+        }
+    }
+
+    /// One HTTP request; returns status, headers text and body.
+    pub async fn http(
+        &self,
+        method: &str,
+        path: &str,
+        cookie: Option<&str>,
+        body: Option<&str>,
+    ) -> (u16, String, String) {
+        http(self.addr, method, path, cookie, body).await
+    }
+
+    /// A guest session: the cookie pair `chuhe_session=...`.
+    pub async fn guest(&self, name: &str) -> String {
+        let body = format!(r#"{{"name":"{name}"}}"#);
+        let (status, head, _) = self.http("POST", "/api/session", None, Some(&body)).await;
+        assert_eq!(status, 200);
+        cookie_of(&head)
+    }
+
+    /// Creates a table and returns its id.
+    pub async fn create_table(&self, cookie: &str, options: &str) -> String {
+        let (status, _, body) = self
+            .http("POST", "/api/tables", Some(cookie), Some(options))
+            .await;
+        assert_eq!(status, 201, "{body}");
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        v["id"].as_str().unwrap().to_owned()
+    }
+
+    /// Opens the table's WebSocket (with `since` when given).
+    pub async fn ws(&self, table: &str, cookie: Option<&str>, since: Option<u64>) -> Client {
+        let mut url = format!("ws://{}/api/tables/{table}/ws", self.addr);
+        if let Some(s) = since {
+            url.push_str(&format!("?since={s}"));
+        }
+        let mut req = url.into_client_request().unwrap();
+        if let Some(c) = cookie {
+            req.headers_mut().insert("cookie", c.parse().unwrap());
+        }
+        let (socket, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+        Client {
+            socket,
+            cookie: cookie.map(str::to_owned),
+        }
+    }
+}
+
+/// The `name=value` of the Set-Cookie header.
+pub fn cookie_of(head: &str) -> String {
+    head.lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .starts_with("set-cookie:")
+                .then(|| l["set-cookie:".len()..].trim().to_owned())
+        })
+        .and_then(|v| v.split(';').next().map(str::to_owned))
+        .expect("a set-cookie header")
+}
+
+/// A minimal HTTP/1.1 client (one request per connection).
+pub async fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    cookie: Option<&str>,
+    body: Option<&str>,
+) -> (u16, String, String) {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let body = body.unwrap_or("");
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if let Some(c) = cookie {
+        req.push_str(&format!("Cookie: {c}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    stream.write_all(req.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.unwrap();
+    let text = String::from_utf8(raw).unwrap();
+    let (head, rest) = text.split_once("\r\n\r\n").unwrap();
+    let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        dechunk(rest)
+    } else {
+        rest.to_owned()
+    };
+    (status, head.to_owned(), body)
+}
+
+fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = s.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        s = &rest[n + 2..];
+    }
+    out
+}
+
+/// A WebSocket client of one table.
+pub struct Client {
+    /// The session cookie it connected with.
+    pub cookie: Option<String>,
+    socket: tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>,
+}
+
+impl Client {
+    /// Sends a message.
+    pub async fn send(&mut self, msg: &ClientMessage) {
+        let text = serde_json::to_string(msg).unwrap();
+        self.send_text(&text).await;
+    }
+
+    /// Sends raw text.
+    pub async fn send_text(&mut self, text: &str) {
+        self.socket
+            .send(Message::Text(text.to_owned().into()))
+            .await
+            .unwrap();
+    }
+
+    /// The next server message (presence messages included); panics when the socket closes.
+    pub async fn next(&mut self) -> ServerMessage {
+        loop {
+            match self.socket.next().await {
+                Some(Ok(Message::Text(t))) => return serde_json::from_str(&t).unwrap(),
+                Some(Ok(Message::Close(_))) | None => panic!("socket closed"),
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => panic!("socket error: {e}"),
+            }
+        }
+    }
+
+    /// The next text frame, raw.
+    pub async fn next_text(&mut self) -> String {
+        loop {
+            match self.socket.next().await {
+                Some(Ok(Message::Text(t))) => return t.to_string(),
+                Some(Ok(Message::Close(_))) | None => panic!("socket closed"),
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => panic!("socket error: {e}"),
+            }
+        }
+    }
+
+    /// Whether the server closed the socket (anything else received first is skipped).
+    pub async fn closed(&mut self) -> bool {
+        loop {
+            match self.socket.next().await {
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return true,
+                Some(Ok(_)) => continue,
+            }
+        }
+    }
+
+    /// Skips to the next state.
+    pub async fn state(&mut self) -> State {
+        loop {
+            if let ServerMessage::State(s) = self.next().await {
+                return s;
+            }
+        }
+    }
+
+    /// Skips presence messages; returns the next event with its version.
+    pub async fn event(&mut self) -> (u64, Event) {
+        loop {
+            match self.next().await {
+                ServerMessage::Event { version, event } => return (version, event),
+                ServerMessage::Presence { .. } | ServerMessage::State(_) => continue,
+                other => panic!("expected an event, got {other:?}"),
+            }
+        }
+    }
+
+    /// Skips presence messages and states; returns the next error.
+    pub async fn error(&mut self) -> (ErrorCode, String) {
+        loop {
+            match self.next().await {
+                ServerMessage::Error { code, message } => return (code, message),
+                ServerMessage::Presence { .. } | ServerMessage::State(_) => continue,
+                other => panic!("expected an error, got {other:?}"),
+            }
+        }
+    }
+
+    /// Skips to the state of `version` (earlier states and events are skipped; an error
+    /// panics).
+    pub async fn state_at(&mut self, version: u64) -> State {
+        loop {
+            match self.next().await {
+                ServerMessage::State(s) if s.version == version => return s,
+                ServerMessage::State(s) if s.version > version => {
+                    panic!("expected version {version}, got state {}", s.version)
+                }
+                ServerMessage::Error { code, message } => {
+                    panic!("expected version {version}, got error {code:?} {message}")
+                }
+                _ => continue,
+            }
+        }
+    }
+
+    /// Sends a message and waits for the state of `version` (what the message leads to).
+    pub async fn act(&mut self, msg: &ClientMessage, version: u64) -> State {
+        self.send(msg).await;
+        self.state_at(version).await
+    }
+
+    /// Closes the socket.
+    pub async fn close(mut self) {
+        let _ = self.socket.close(None).await;
+    }
+}
+
+/// Settings for tests: a short grace period.
+pub fn settings(grace: Duration) -> Settings {
+    Settings { grace }
+}
+
+/// A two-guest xiangqi table with both seated, at version 3, both clients having seen it:
+/// (red client, black client, table id).
+pub async fn seated_pair(server: &Server, options: &str) -> (Client, Client, String) {
+    let red_cookie = server.guest("red player").await;
+    let black_cookie = server.guest("black player").await;
+    let table = server.create_table(&red_cookie, options).await;
+    let mut red = server.ws(&table, Some(&red_cookie), None).await;
+    let mut black = server.ws(&table, Some(&black_cookie), None).await;
+    red.state_at(1).await;
+    black.state_at(1).await;
+    red.act(&ClientMessage::Sit { seat: 0 }, 2).await;
+    black.act(&ClientMessage::Sit { seat: 1 }, 3).await;
+    red.state_at(3).await;
+    (red, black, table)
+}

@@ -1,0 +1,434 @@
+//! Clocks on paused time, abandonment, rate limits, resign / draw / abort, the computer player,
+//! accounts and HTTP errors (SQLite).
+
+mod common;
+
+use chuhe_rules::outcome::{EndReason, Outcome, Winner};
+use chuhe_server::protocol::{ClientMessage, ErrorCode, Event, ServerMessage};
+use chuhe_server::Settings;
+use common::*;
+use std::time::Duration;
+use tokio::time::Instant;
+
+fn mv(version: u64, text: &str) -> ClientMessage {
+    ClientMessage::Move {
+        version,
+        mv: text.to_owned(),
+    }
+}
+
+/// Black never answers: its 5 s (plus the 300 ms lag allowance) run out on paused time and Red
+/// wins on time; the clocks show 0 for Black and Red's untouched 5 s.
+#[tokio::test]
+async fn timeout_on_paused_time() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, Settings::default()).await;
+    let options = r#"{"variant":"xiangqi","time":{"initial_ms":5000,"increment_ms":0}}"#;
+    let (mut red, mut black, _) = seated_pair(&server, options).await;
+    red.act(&ClientMessage::Start, 4).await;
+    black.state_at(4).await;
+    tokio::time::pause();
+    let paused_at = Instant::now();
+    red.act(&mv(4, "h2e2"), 5).await;
+    let (version, event) = black.event().await;
+    assert_eq!(version, 5);
+    assert!(
+        matches!(event, Event::Moved { ref clocks_ms, .. } if *clocks_ms == Some(vec![5000, 5000]))
+    );
+    let (version, event) = black.event().await;
+    let waited = paused_at.elapsed();
+    assert_eq!(version, 6);
+    assert_eq!(
+        event,
+        Event::Ended {
+            outcome: Outcome::win(Winner::Red, EndReason::Timeout),
+            result: Some("1-0".to_owned()),
+        }
+    );
+    assert!(
+        waited >= Duration::from_millis(5300) && waited < Duration::from_millis(6000),
+        "{waited:?}"
+    );
+    let state = red.state_at(6).await;
+    let clocks: Vec<(u64, bool)> = state
+        .clocks
+        .unwrap()
+        .iter()
+        .map(|c| (c.remaining_ms, c.running))
+        .collect();
+    assert_eq!(clocks, vec![(5000, false), (0, false)]);
+    // A move after the end is refused.
+    red.send(&mv(6, "h0g2")).await;
+    assert_eq!(
+        red.error().await,
+        (ErrorCode::NotAllowed, "the game has ended".to_owned())
+    );
+    server.stop().await;
+}
+
+/// Black disconnects; after the grace period (20 s, paused time) Black loses by abandonment.
+/// Red sees the presence change first.
+#[tokio::test]
+async fn abandonment_after_the_grace_period() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, settings(Duration::from_secs(20))).await;
+    let (mut red, mut black, _) = seated_pair(&server, r#"{"variant":"xiangqi"}"#).await;
+    red.act(&ClientMessage::Start, 4).await;
+    black.state_at(4).await;
+    tokio::time::pause();
+    let paused_at = Instant::now();
+    red.act(&mv(4, "h2e2"), 5).await;
+    black.state_at(5).await;
+    black.close().await;
+    loop {
+        match red.next().await {
+            ServerMessage::Presence { seat: 1, connected } => {
+                assert!(!connected);
+                break;
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    let (version, event) = red.event().await;
+    assert_eq!(version, 6);
+    assert_eq!(
+        event,
+        Event::Ended {
+            outcome: Outcome::win(Winner::Red, EndReason::Abandonment),
+            result: Some("1-0".to_owned()),
+        }
+    );
+    let waited = paused_at.elapsed();
+    assert!(
+        waited >= Duration::from_secs(20) && waited < Duration::from_secs(21),
+        "{waited:?}"
+    );
+    server.stop().await;
+}
+
+/// Thirty messages at one instant: the burst of 20 is served, 10 are refused.
+#[tokio::test]
+async fn rate_limit() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, Settings::default()).await;
+    let table = server
+        .create_table(&server.guest("host").await, r#"{"variant":"xiangqi"}"#)
+        .await;
+    let mut c = server.ws(&table, None, None).await;
+    c.state_at(1).await;
+    tokio::time::pause();
+    for _ in 0..30 {
+        c.send(&ClientMessage::Ping).await;
+    }
+    let (mut pongs, mut limited) = (0, 0);
+    for _ in 0..30 {
+        match c.next().await {
+            ServerMessage::Pong => pongs += 1,
+            ServerMessage::Error {
+                code: ErrorCode::RateLimited,
+                ..
+            } => limited += 1,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!((pongs, limited), (20, 10));
+    server.stop().await;
+}
+
+/// Resignation, draw by agreement, a declined offer, and aborting before the first move.
+#[tokio::test]
+async fn resign_draw_and_abort() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, Settings::default()).await;
+    let untimed = r#"{"variant":"xiangqi"}"#;
+
+    // Abort before the first move: no result; after a move it is refused.
+    let (mut red, mut black, _) = seated_pair(&server, untimed).await;
+    red.act(&ClientMessage::Start, 4).await;
+    let state = black.act(&ClientMessage::Abort, 5).await;
+    assert_eq!(state.outcome, Some(Outcome::draw(EndReason::Aborted)));
+    let (mut red2, _black2, _) = seated_pair(&server, untimed).await;
+    red2.act(&ClientMessage::Start, 4).await;
+    red2.act(&mv(4, "h2e2"), 5).await;
+    red2.send(&ClientMessage::Abort).await;
+    assert_eq!(
+        red2.error().await,
+        (
+            ErrorCode::NotAllowed,
+            "a game can be aborted only before its first move".to_owned()
+        )
+    );
+    drop(red);
+
+    // Resignation: Red resigns, Black wins.
+    let (mut red, mut black, _) = seated_pair(&server, untimed).await;
+    red.act(&ClientMessage::Start, 4).await;
+    red.act(&ClientMessage::Resign, 5).await;
+    let (_, event) = black.event().await;
+    assert_eq!(event, Event::Started);
+    assert_eq!(
+        black.event().await,
+        (
+            5,
+            Event::Ended {
+                outcome: Outcome::win(Winner::Black, EndReason::Resignation),
+                result: Some("0-1".to_owned()),
+            }
+        )
+    );
+
+    // Draw offers: declined, offered twice (refused), then accepted.
+    let (mut red, mut black, _) = seated_pair(&server, untimed).await;
+    red.act(&ClientMessage::Start, 4).await;
+    red.act(&ClientMessage::OfferDraw, 5).await;
+    red.send(&ClientMessage::OfferDraw).await;
+    assert_eq!(
+        red.error().await,
+        (
+            ErrorCode::NotAllowed,
+            "you already offered a draw".to_owned()
+        )
+    );
+    red.send(&ClientMessage::AcceptDraw).await;
+    assert_eq!(
+        red.error().await,
+        (
+            ErrorCode::NotAllowed,
+            "there is no draw offer to answer".to_owned()
+        )
+    );
+    let state = black.act(&ClientMessage::DeclineDraw, 6).await;
+    assert_eq!(state.draw_offer, None);
+    black.act(&ClientMessage::OfferDraw, 7).await;
+    let state = red.act(&ClientMessage::AcceptDraw, 8).await;
+    assert_eq!(state.outcome, Some(Outcome::draw(EndReason::Agreement)));
+    assert_eq!(
+        black.event().await,
+        (
+            8,
+            Event::Ended {
+                outcome: Outcome::draw(EndReason::Agreement),
+                result: Some("1/2-1/2".to_owned()),
+            }
+        )
+    );
+    server.stop().await;
+}
+
+/// A guest against the computer at level 3: every computer answer is a legal move of the
+/// position it was made in, and comes as the next version.
+#[tokio::test]
+async fn computer_answers() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, Settings::default()).await;
+    let cookie = server.guest("human").await;
+    let table = server
+        .create_table(
+            &cookie,
+            r#"{"variant":"xiangqi","time":{"initial_ms":60000,"increment_ms":0}}"#,
+        )
+        .await;
+    let mut me = server.ws(&table, Some(&cookie), None).await;
+    me.send(&ClientMessage::SitComputer { seat: 1, level: 3 })
+        .await;
+    assert_eq!(
+        me.error().await,
+        (
+            ErrorCode::NotSeated,
+            "only a seated player can do that".to_owned()
+        )
+    );
+    me.act(&ClientMessage::Sit { seat: 0 }, 2).await;
+    me.send(&ClientMessage::SitComputer { seat: 1, level: 9 })
+        .await;
+    assert_eq!(
+        me.error().await,
+        (
+            ErrorCode::BadMessage,
+            "bad message: level must be between 1 and 8".to_owned()
+        )
+    );
+    me.act(&ClientMessage::SitComputer { seat: 1, level: 3 }, 3)
+        .await;
+    let mut state = me.act(&ClientMessage::Start, 4).await;
+    assert_eq!(state.connected, vec![true, true]);
+    let mut game = chuhe_rules::xiangqi::Game::new(
+        chuhe_rules::xiangqi::Position::start(),
+        chuhe_rules::xiangqi::GameOptions::default(),
+    );
+    for round in 0..4u64 {
+        let version = 4 + 2 * round;
+        assert_eq!(state.version, version);
+        let mine = state.legal_moves[0].clone();
+        me.send(&mv(version, &mine)).await;
+        game.play(mine.parse().unwrap()).unwrap();
+        assert_eq!(me.event().await.0, version + 1);
+        let (v, event) = me.event().await;
+        assert_eq!(v, version + 2);
+        let Event::Moved {
+            seat, mv: answer, ..
+        } = event
+        else {
+            panic!("expected the computer's move, got {event:?}");
+        };
+        assert_eq!(seat, 1);
+        let m = answer.parse().unwrap();
+        assert!(game.position().is_legal(m), "{answer}");
+        game.play(m).unwrap();
+        state = me.state_at(version + 2).await;
+    }
+    server.stop().await;
+}
+
+/// Accounts: register, a taken name, a wrong password, login, `GET /api/me`.
+#[tokio::test]
+async fn accounts() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, Settings::default()).await;
+    let body = r#"{"name":"liu bei","password":"peach garden"}"#;
+    let (status, head, info) = server.http("POST", "/api/accounts", None, Some(body)).await;
+    assert_eq!(status, 200, "{info}");
+    let first = cookie_of(&head);
+    let (status, _, err) = server.http("POST", "/api/accounts", None, Some(body)).await;
+    assert_eq!(
+        (status, err.as_str()),
+        (
+            409,
+            r#"{"error":"conflict","message":"the name \"liu bei\" is taken"}"#
+        )
+    );
+    let wrong = r#"{"name":"liu bei","password":"peach orchard"}"#;
+    let (status, _, err) = server.http("POST", "/api/login", None, Some(wrong)).await;
+    assert_eq!(
+        (status, err.as_str()),
+        (
+            401,
+            r#"{"error":"unauthorized","message":"wrong name or password"}"#
+        )
+    );
+    let (status, head, again) = server.http("POST", "/api/login", None, Some(body)).await;
+    assert_eq!(status, 200);
+    assert_eq!(again, info);
+    let second = cookie_of(&head);
+    assert_ne!(first, second);
+    let (status, _, me) = server.http("GET", "/api/me", Some(&second), None).await;
+    assert_eq!(status, 200);
+    assert_eq!(me, info);
+    let v: serde_json::Value = serde_json::from_str(&me).unwrap();
+    assert_eq!(
+        (v["name"].as_str(), v["account"].as_bool()),
+        (Some("liu bei"), Some(true))
+    );
+    let (status, _, _) = server
+        .http("GET", "/api/me", Some("chuhe_session=nope"), None)
+        .await;
+    assert_eq!(status, 401);
+    let short = r#"{"name":"guan yu","password":"short"}"#;
+    let (status, _, err) = server
+        .http("POST", "/api/accounts", None, Some(short))
+        .await;
+    assert_eq!(
+        (status, err.as_str()),
+        (
+            400,
+            r#"{"error":"bad_message","message":"bad message: a password has 8 to 128 characters"}"#
+        )
+    );
+    server.stop().await;
+}
+
+/// HTTP errors carry their status and a JSON body with a code and a message.
+#[tokio::test]
+async fn http_errors() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, Settings::default()).await;
+    let (status, _, body) = server.http("GET", "/api/health", None, None).await;
+    assert_eq!((status, body.as_str()), (200, r#"{"status":"ok"}"#));
+    let cookie = server.guest("host").await;
+    let cases = [
+        (
+            "POST",
+            "/api/tables",
+            None,
+            r#"{"variant":"xiangqi"}"#,
+            401,
+            r#"{"error":"unauthorized","message":"creating a table needs a session"}"#,
+        ),
+        (
+            "POST",
+            "/api/tables",
+            Some(cookie.as_str()),
+            r#"{"variant":"sanguo"}"#,
+            400,
+            r#"{"error":"bad_message","message":"bad message: variant sanguo is not hosted yet"}"#,
+        ),
+        (
+            "POST",
+            "/api/tables",
+            Some(cookie.as_str()),
+            r#"{"variant":"xiangqi","time":{"initial_ms":10,"increment_ms":0}}"#,
+            400,
+            r#"{"error":"bad_message","message":"bad message: time.initial_ms must be between 1000 and 10800000"}"#,
+        ),
+        (
+            "POST",
+            "/api/tables",
+            Some(cookie.as_str()),
+            r#"{"variant":"xiangqi","flag_bearers":true}"#,
+            400,
+            r#"{"error":"bad_message","message":"bad message: flag_bearers is a sanguo option"}"#,
+        ),
+        (
+            "POST",
+            "/api/session",
+            None,
+            r#"{"name":""}"#,
+            400,
+            r#"{"error":"bad_message","message":"bad message: a name has 1 to 24 characters and no control characters"}"#,
+        ),
+        (
+            "GET",
+            "/api/tables/nope",
+            None,
+            "",
+            404,
+            r#"{"error":"not_found","message":"no table \"nope\""}"#,
+        ),
+        (
+            "GET",
+            "/api/nothing",
+            None,
+            "",
+            404,
+            r#"{"error":"not_found","message":"no such route"}"#,
+        ),
+    ];
+    for (method, path, cookie, body, status, answer) in cases {
+        let got = server.http(method, path, cookie, Some(body)).await;
+        assert_eq!(
+            (got.0, got.2.as_str()),
+            (status, answer),
+            "{method} {path} {body}"
+        );
+    }
+    let big = format!(r#"{{"name":"{}"}}"#, "x".repeat(20_000));
+    let (status, _, _) = server.http("POST", "/api/session", None, Some(&big)).await;
+    assert_eq!(status, 413);
+    // A created table is listed with its defaults filled in.
+    let id = server
+        .create_table(&cookie, r#"{"variant":"xiangqi"}"#)
+        .await;
+    let (_, _, list) = server.http("GET", "/api/tables", None, None).await;
+    let list: serde_json::Value = serde_json::from_str(&list).unwrap();
+    assert_eq!(
+        list,
+        serde_json::json!([{
+            "id": id,
+            "options": {"variant": "xiangqi", "time": null, "rated": false, "no_capture_limit": 120, "flag_bearers": null},
+            "phase": "open",
+            "seats": [null, null],
+            "version": 1
+        }])
+    );
+    server.stop().await;
+}

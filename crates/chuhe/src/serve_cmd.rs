@@ -1,0 +1,23 @@
+//! `chuhe serve`: logging setup and a runtime around `chuhe_server::run`.
+
+use crate::cli::CliError;
+
+/// Runs the game server on `bind` with the database at `database` until SIGINT or SIGTERM.
+/// Logs go to standard error; `RUST_LOG` filters them (default `info`).
+pub fn serve(bind: &str, database: &str) -> Result<(), CliError> {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime
+        .block_on(chuhe_server::run(bind, database))
+        .map_err(|e| CliError {
+            message: e.to_string(),
+            status: 1,
+        })
+}
