@@ -276,8 +276,8 @@ pub enum ServerMessage {
         /// What happened.
         event: Event,
     },
-    /// The table as the receiver may see it.
-    State(State),
+    /// The table as the receiver may see it (boxed: it is much larger than the others).
+    State(Box<State>),
     /// A presence change: a seated person connected or disconnected (not versioned).
     Presence {
         /// The seat.

@@ -610,7 +610,7 @@ impl Table {
         }
         let id = self.next_conn;
         self.next_conn += 1;
-        let _ = out.send(ServerMessage::State(self.view(person.as_ref())));
+        let _ = out.send(ServerMessage::State(Box::new(self.view(person.as_ref()))));
         self.conns.insert(
             id,
             Connection {
@@ -714,7 +714,7 @@ impl Table {
             .collect();
         for (id, view) in views {
             if let Some(c) = self.conns.get(&id) {
-                if c.out.send(ServerMessage::State(view)).is_err() {
+                if c.out.send(ServerMessage::State(Box::new(view))).is_err() {
                     self.conns.remove(&id);
                 }
             }
@@ -797,7 +797,7 @@ impl Table {
                 self.replay(&c.out, since);
                 let _ = c
                     .out
-                    .send(ServerMessage::State(self.view(c.person.as_ref())));
+                    .send(ServerMessage::State(Box::new(self.view(c.person.as_ref()))));
                 Ok(())
             }
             ClientMessage::Sit { seat } => {

@@ -346,7 +346,7 @@ async fn reconnect_replays(backend: Backend) {
     let state = loop {
         match black.next().await {
             ServerMessage::Event { version, event } => got.push((version, event)),
-            ServerMessage::State(s) => break s,
+            ServerMessage::State(s) => break *s,
             other => panic!("unexpected {other:?}"),
         }
     };

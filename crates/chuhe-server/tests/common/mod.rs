@@ -309,7 +309,7 @@ impl Client {
     pub async fn state(&mut self) -> State {
         loop {
             if let ServerMessage::State(s) = self.next().await {
-                return s;
+                return *s;
             }
         }
     }
@@ -341,7 +341,7 @@ impl Client {
     pub async fn state_at(&mut self, version: u64) -> State {
         loop {
             match self.next().await {
-                ServerMessage::State(s) if s.version == version => return s,
+                ServerMessage::State(s) if s.version == version => return *s,
                 ServerMessage::State(s) if s.version > version => {
                     panic!("expected version {version}, got state {}", s.version)
                 }

@@ -1,0 +1,122 @@
+//! The JSON fixtures of `tests/data/protocol/` (shared with the web client's tests) parse into
+//! the wire types and print back to the same JSON; together they cover every message and event.
+
+use chuhe_server::protocol::{
+    AccountRequest, ClientMessage, ErrorBody, Event, GuestRequest, PlayerInfo, ServerMessage,
+    TableOptions, TableSummary,
+};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+fn round_trip<T: DeserializeOwned + Serialize>(name: &str, text: &str) -> T {
+    let value: T = serde_json::from_str(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let back = serde_json::to_value(&value).unwrap();
+    let original: serde_json::Value = serde_json::from_str(text).unwrap();
+    assert_eq!(back, original, "{name} does not print back the same");
+    value
+}
+
+fn tag(v: &impl Serialize, field: &str) -> String {
+    serde_json::to_value(v).unwrap()[field]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn fixtures_parse_and_print_back() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/protocol");
+    let mut client_types = BTreeSet::new();
+    let mut server_types = BTreeSet::new();
+    let mut event_kinds = BTreeSet::new();
+    let mut http = BTreeSet::new();
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    for name in &names {
+        let text = std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+        if name.starts_with("client.") {
+            let m: ClientMessage = round_trip(name, &text);
+            client_types.insert(tag(&m, "type"));
+        } else if name.starts_with("server.") {
+            let m: ServerMessage = round_trip(name, &text);
+            server_types.insert(tag(&m, "type"));
+            if let ServerMessage::Event { event, .. } = &m {
+                event_kinds.insert(tag(event, "kind"));
+            }
+        } else if let Some(kind) = name.strip_prefix("http.") {
+            let kind = kind.trim_end_matches(".json");
+            match kind {
+                "table_options" => drop(round_trip::<TableOptions>(name, &text)),
+                "table_summary" => drop(round_trip::<TableSummary>(name, &text)),
+                "player" => drop(round_trip::<PlayerInfo>(name, &text)),
+                "error" => drop(round_trip::<ErrorBody>(name, &text)),
+                "guest_request" => drop(round_trip::<GuestRequest>(name, &text)),
+                "account_request" => drop(round_trip::<AccountRequest>(name, &text)),
+                other => panic!("{name}: unknown http fixture {other}"),
+            }
+            http.insert(kind.to_owned());
+        } else {
+            panic!("{name}: fixtures are named client.*, server.* or http.*");
+        }
+    }
+    let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+    assert_eq!(
+        client_types,
+        set(&[
+            "abort",
+            "accept_draw",
+            "decline_draw",
+            "move",
+            "offer_draw",
+            "ping",
+            "resign",
+            "sit",
+            "sit_computer",
+            "stand",
+            "start",
+            "sync"
+        ])
+    );
+    assert_eq!(
+        server_types,
+        set(&["error", "event", "pong", "presence", "state"])
+    );
+    assert_eq!(
+        event_kinds,
+        set(&[
+            "created",
+            "draw_declined",
+            "draw_offered",
+            "ended",
+            "moved",
+            "sat",
+            "started",
+            "stood"
+        ])
+    );
+    assert_eq!(http.len(), 6);
+    assert_eq!(names.len(), 34);
+}
+
+#[test]
+fn unknown_fields_and_types_are_refused() {
+    for text in [
+        r#"{"type": "move", "version": 5, "move": "h2e2", "seat": 1}"#,
+        r#"{"type": "teleport"}"#,
+        r#"{"type": "move", "version": -1, "move": "h2e2"}"#,
+        r#"{"version": 5, "move": "h2e2"}"#,
+    ] {
+        assert!(
+            serde_json::from_str::<ClientMessage>(text).is_err(),
+            "{text}"
+        );
+    }
+    assert!(serde_json::from_str::<TableOptions>(r#"{"variant": "chess"}"#).is_err());
+    let e: Event = serde_json::from_str(r#"{"kind": "started"}"#).unwrap();
+    assert_eq!(e, Event::Started);
+}
