@@ -38,6 +38,8 @@ pub enum ServerError {
     NotAllowed(String),
     /// A failure inside the server; the text is logged, not sent.
     Internal(String),
+    /// A bad start-up setting (address, database URL); never sent to a client.
+    Config(String),
 }
 
 impl ServerError {
@@ -55,7 +57,7 @@ impl ServerError {
             ServerError::StaleVersion { .. } => ErrorCode::StaleVersion,
             ServerError::IllegalMove(_) => ErrorCode::IllegalMove,
             ServerError::NotAllowed(_) => ErrorCode::NotAllowed,
-            ServerError::Internal(_) => ErrorCode::Internal,
+            ServerError::Internal(_) | ServerError::Config(_) => ErrorCode::Internal,
         }
     }
 
@@ -71,14 +73,14 @@ impl ServerError {
             ServerError::Conflict(_)
             | ServerError::StaleVersion { .. }
             | ServerError::NotAllowed(_) => StatusCode::CONFLICT,
-            ServerError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ServerError::Internal(_) | ServerError::Config(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
     /// The text the client sees: the message, except for internal errors.
     pub fn public_message(&self) -> String {
         match self {
-            ServerError::Internal(_) => "internal error".to_owned(),
+            ServerError::Internal(_) | ServerError::Config(_) => "internal error".to_owned(),
             e => e.to_string(),
         }
     }
@@ -86,7 +88,9 @@ impl ServerError {
     /// Logs the error at its level: internal failures as errors, client mistakes as debug.
     pub fn log(&self) {
         match self {
-            ServerError::Internal(detail) => tracing::error!(%detail, "internal error"),
+            ServerError::Internal(detail) | ServerError::Config(detail) => {
+                tracing::error!(%detail, "internal error")
+            }
             e => tracing::debug!(error = %e, "request refused"),
         }
     }
@@ -117,6 +121,7 @@ impl fmt::Display for ServerError {
             ServerError::IllegalMove(m) => write!(f, "illegal move: {m}"),
             ServerError::NotAllowed(m) => f.write_str(m),
             ServerError::Internal(m) => write!(f, "internal error: {m}"),
+            ServerError::Config(m) => f.write_str(m),
         }
     }
 }

@@ -200,7 +200,7 @@ pub async fn run(bind: &str, database: &str) -> Result<(), ServerError> {
     let state = AppState::new(store, Settings::default()).await?;
     let listener = TcpListener::bind(bind)
         .await
-        .map_err(|e| ServerError::BadMessage(format!("cannot listen on {bind}: {e}")))?;
+        .map_err(|e| ServerError::Config(format!("cannot listen on {bind}: {e}")))?;
     let addr = listener
         .local_addr()
         .map_err(|e| ServerError::Internal(e.to_string()))?;

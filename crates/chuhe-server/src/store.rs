@@ -99,7 +99,7 @@ impl Store {
         sqlx::any::install_default_drivers();
         let is_sqlite = url.starts_with("sqlite:");
         if !is_sqlite && !url.starts_with("postgres:") && !url.starts_with("postgresql:") {
-            return Err(ServerError::BadMessage(format!(
+            return Err(ServerError::Config(format!(
                 "unsupported database url {url:?}: use sqlite://FILE or postgres://..."
             )));
         }
@@ -113,7 +113,8 @@ impl Store {
             .max_lifetime(None)
             .test_before_acquire(false)
             .connect(&normalize_url(url))
-            .await?;
+            .await
+            .map_err(|e| ServerError::Config(format!("cannot open database {url:?}: {e}")))?;
         let migrator = Migrator::new(Embedded).await?;
         migrator.run(&pool).await?;
         Ok(Store { pool })

@@ -16,8 +16,12 @@ pub fn serve(bind: &str, database: &str) -> Result<(), CliError> {
         .build()?;
     runtime
         .block_on(chuhe_server::run(bind, database))
-        .map_err(|e| CliError {
-            message: e.to_string(),
-            status: 1,
+        .map_err(|e| match e {
+            // A bad address or database URL is bad input: status 2.
+            chuhe_server::error::ServerError::Config(m) => CliError::input(m),
+            e => CliError {
+                message: e.to_string(),
+                status: 1,
+            },
         })
 }
