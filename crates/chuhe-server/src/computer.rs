@@ -1,9 +1,10 @@
 //! The computer player for seats taken by the computer.
 //!
-//! Placeholder until `chuhe-engine` offers a search on main: for xiangqi a small negamax with
-//! alpha-beta over plain material, its depth set by the level, with random tie-breaking (level 1
-//! plays a random legal move). Sanguo and banqi get their simple players here when their rules
-//! land. Runs on a blocking thread; never called with a finished game.
+//! Placeholders until `chuhe-engine` offers its search and players on main: for xiangqi a small
+//! negamax with alpha-beta over plain material, its depth set by the level, with random
+//! tie-breaking (level 1 plays a random legal move); for sanguo and banqi a simple player that
+//! takes something when it can and otherwise plays a random legal move (the level is ignored).
+//! Runs on a blocking thread; never called with a finished game.
 
 use crate::variant::{AnyGame, AnyMove};
 use chuhe_rules::xiangqi::{Color, Kind, Move, Piece, Position};
@@ -95,17 +96,24 @@ pub fn choose(game: &AnyGame, level: u8, rng: &mut impl Rng) -> Option<AnyMove> 
     if game.outcome().is_some() {
         return None;
     }
-    match game {
-        AnyGame::Xiangqi(g) => {
-            let pos = g.position();
-            if level <= 1 {
-                let moves = pos.legal_moves();
-                moves.as_slice().choose(rng).copied().map(AnyMove::Xiangqi)
-            } else {
-                xiangqi_move(pos, depth_for(level), rng).map(AnyMove::Xiangqi)
-            }
-        }
+    if let Some(g) = game.as_xiangqi() {
+        let pos = g.position();
+        return if level <= 1 {
+            let moves = pos.legal_moves();
+            moves.as_slice().choose(rng).copied().map(AnyMove::Xiangqi)
+        } else {
+            xiangqi_move(pos, depth_for(level), rng).map(AnyMove::Xiangqi)
+        };
     }
+    // Sanguo and banqi: a capture when there is one (their texts carry `x`), else any move.
+    let moves = game.legal_moves();
+    let captures: Vec<&String> = moves.iter().filter(|m| m.contains('x')).collect();
+    let pick = if captures.is_empty() {
+        moves.iter().collect::<Vec<_>>().choose(rng).copied()
+    } else {
+        captures.choose(rng).copied()
+    }?;
+    game.parse_move(pick).ok()
 }
 
 #[cfg(test)]

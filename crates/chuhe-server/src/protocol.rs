@@ -158,8 +158,10 @@ pub enum Event {
     Ended {
         /// Winners and reason.
         outcome: Outcome,
-        /// `1-0`, `0-1`, `1/2-1/2`, or `null` (sanguo, aborted).
+        /// `1-0`, `0-1`, `1/2-1/2`, or `null` (sanguo, aborted, banqi before the first flip).
         result: Option<String>,
+        /// The seats that won, ascending (empty for a draw or an aborted game).
+        winner_seats: Vec<usize>,
     },
 }
 
@@ -186,6 +188,8 @@ pub struct State {
     pub connected: Vec<bool>,
     /// How the game ended, once it has.
     pub outcome: Option<Outcome>,
+    /// The seats that won, once the game has ended (empty for a draw).
+    pub winner_seats: Vec<usize>,
 }
 
 /// A message from the client over the table's WebSocket.

@@ -161,12 +161,6 @@ impl TableHandle {
 /// [`ServerError::BadMessage`] naming the bad option.
 pub fn check_options(mut options: TableOptions) -> Result<TableOptions, ServerError> {
     use crate::variant::Variant;
-    if !options.variant.is_hosted() {
-        return Err(ServerError::BadMessage(format!(
-            "variant {} is not hosted yet",
-            options.variant.as_str()
-        )));
-    }
     if let Some(t) = options.time {
         if !(1_000..=10_800_000).contains(&t.initial_ms) {
             return Err(ServerError::BadMessage(
@@ -234,9 +228,8 @@ struct TableState {
 }
 
 impl TableState {
-    fn new(id: String, options: TableOptions) -> Result<TableState, ServerError> {
-        let game = AnyGame::new(options.variant, rule_options(&options))
-            .map_err(ServerError::BadMessage)?;
+    fn new(id: String, options: TableOptions) -> TableState {
+        let game = AnyGame::new(options.variant, rule_options(&options));
         let seats = options.variant.seat_count();
         let clocks = options.time.map(|t| {
             Clocks::new(
@@ -245,7 +238,7 @@ impl TableState {
                 Duration::from_millis(t.increment_ms),
             )
         });
-        Ok(TableState {
+        TableState {
             id,
             options,
             phase: Phase::Open,
@@ -254,7 +247,7 @@ impl TableState {
             game,
             clocks,
             draw_offer: None,
-        })
+        }
     }
 
     fn increment(&self) -> Duration {
@@ -279,8 +272,7 @@ impl TableState {
                 }
             }
             Event::Moved { mv, clocks_ms, .. } => {
-                let m = self.game.parse_move(mv).map_err(|e| format!("{e:?}"))?;
-                self.game.play(m).map_err(|e| format!("{e:?}"))?;
+                self.game.play_record(mv)?;
                 self.draw_offer = None;
                 let over = self.game.outcome().is_some();
                 let next = self.game.seat_to_move();
@@ -296,8 +288,12 @@ impl TableState {
             }
             Event::DrawOffered { seat } => self.draw_offer = Some(*seat),
             Event::DrawDeclined { .. } => self.draw_offer = None,
-            Event::Ended { outcome, .. } => {
-                self.game.end(outcome.clone());
+            Event::Ended {
+                outcome,
+                winner_seats,
+                ..
+            } => {
+                self.game.end(outcome.clone(), winner_seats.clone());
                 self.phase = Phase::Ended;
                 self.draw_offer = None;
                 if let Some(c) = &mut self.clocks {
@@ -380,7 +376,7 @@ pub async fn create(
     options: TableOptions,
 ) -> Result<TableHandle, ServerError> {
     let options = check_options(options)?;
-    let mut state = TableState::new(id.clone(), options.clone())?;
+    let mut state = TableState::new(id.clone(), options.clone());
     let created = Event::Created { options };
     let now = Instant::now();
     state.apply(&created, now).map_err(ServerError::Internal)?;
@@ -407,7 +403,7 @@ pub async fn load(
         .await?
         .ok_or_else(|| ServerError::NotFound(format!("no table {id:?}")))?;
     let options: TableOptions = serde_json::from_str(&row.options)?;
-    let mut state = TableState::new(row.id.clone(), options)?;
+    let mut state = TableState::new(row.id.clone(), options);
     let now = Instant::now();
     let mut log = Vec::new();
     for (version, body) in store.events(id).await? {
@@ -442,7 +438,10 @@ fn spawn(state: TableState, log: Vec<Event>, store: Store, settings: TableSettin
     // After a restart nobody is connected: a running game gives every person the grace period.
     let absent_since = (0..seats)
         .map(|s| {
-            (state.phase == Phase::Running && state.computer_level(s).is_none()).then_some(now)
+            (state.phase == Phase::Running
+                && state.computer_level(s).is_none()
+                && state.game.is_active(s))
+            .then_some(now)
         })
         .collect();
     let handle = TableHandle {
@@ -523,12 +522,12 @@ impl Table {
 
     async fn on_due(&mut self, due: Due) {
         let now = Instant::now();
-        let outcome = match due {
+        let ending = match due {
             Due::Flag(seat) => {
                 let flagged = self.state.clocks.as_ref().and_then(|c| c.flag_deadline());
                 match flagged {
                     Some((s, at)) if s == seat && at <= now => {
-                        self.state.game.loss_of(seat, EndReason::Timeout)
+                        self.state.game.table_ending(seat, EndReason::Timeout)
                     }
                     _ => return,
                 }
@@ -538,11 +537,13 @@ impl Table {
                     return;
                 }
                 self.absent_since[seat] = None;
-                self.state.game.loss_of(seat, EndReason::Abandonment)
+                self.state.game.table_ending(seat, EndReason::Abandonment)
             }
         };
-        if let Err(e) = self.commit(vec![ended(outcome)], now).await {
-            e.log();
+        if let Some((outcome, seats)) = ending {
+            if let Err(e) = self.commit(vec![ended(outcome, seats)], now).await {
+                e.log();
+            }
         }
     }
 
@@ -653,7 +654,10 @@ impl Table {
         let was_absent = self.absent_since[seat].is_some();
         if connected {
             self.absent_since[seat] = None;
-        } else if self.state.phase == Phase::Running && !was_absent {
+        } else if self.state.phase == Phase::Running
+            && !was_absent
+            && self.state.game.is_active(seat)
+        {
             self.absent_since[seat] = Some(Instant::now());
         }
         self.send_all(&ServerMessage::Presence { seat, connected });
@@ -683,6 +687,11 @@ impl Table {
             draw_offer: s.draw_offer,
             connected: (0..s.seats.len()).map(|i| self.is_connected(i)).collect(),
             outcome: s.game.outcome().filter(|_| s.phase == Phase::Ended),
+            winner_seats: if s.phase == Phase::Ended {
+                s.game.winner_seats()
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -874,8 +883,14 @@ impl Table {
             ClientMessage::Resign => {
                 let (seat, _) = self.seat_or_refuse(conn)?;
                 self.running()?;
-                let outcome = self.state.game.loss_of(seat, EndReason::Resignation);
-                self.commit(vec![ended(outcome)], at).await
+                let (outcome, seats) = self
+                    .state
+                    .game
+                    .table_ending(seat, EndReason::Resignation)
+                    .ok_or_else(|| {
+                    ServerError::NotAllowed("your side is already out of the game".to_owned())
+                })?;
+                self.commit(vec![ended(outcome, seats)], at).await
             }
             ClientMessage::OfferDraw => {
                 let (seat, _) = self.seat_or_refuse(conn)?;
@@ -887,7 +902,7 @@ impl Table {
                     )),
                     Some(_) => {
                         let outcome = Outcome::draw(EndReason::Agreement);
-                        self.commit(vec![ended(outcome)], at).await
+                        self.commit(vec![ended(outcome, Vec::new())], at).await
                     }
                     None => self.commit(vec![Event::DrawOffered { seat }], at).await,
                 }
@@ -899,7 +914,7 @@ impl Table {
                 match self.state.draw_offer {
                     Some(s) if s != seat => {
                         let event = if msg == ClientMessage::AcceptDraw {
-                            ended(Outcome::draw(EndReason::Agreement))
+                            ended(Outcome::draw(EndReason::Agreement), Vec::new())
                         } else {
                             Event::DrawDeclined { seat }
                         };
@@ -918,8 +933,8 @@ impl Table {
                         "a game can be aborted only before its first move".to_owned(),
                     ));
                 }
-                self.commit(vec![ended(Outcome::draw(EndReason::Aborted))], at)
-                    .await
+                let outcome = Outcome::draw(EndReason::Aborted);
+                self.commit(vec![ended(outcome, Vec::new())], at).await
             }
         }
     }
@@ -947,17 +962,20 @@ impl Table {
 
     /// Checks a move on a copy, charges the clock, and commits the move (and the end, if any).
     async fn play(&mut self, seat: usize, mv: AnyMove, at: Instant) -> Result<(), ServerError> {
-        let mut trial = self.state.game.clone();
-        trial
-            .play(mv)
-            .map_err(|e| ServerError::IllegalMove(move_error_text(&mv.to_string(), e)))?;
         // A move that arrives after the flag fell loses on time, whatever it is.
         if let Some((s, deadline)) = self.state.clocks.as_ref().and_then(|c| c.flag_deadline()) {
             if s == seat && deadline <= at {
-                let outcome = self.state.game.loss_of(seat, EndReason::Timeout);
-                return self.commit(vec![ended(outcome)], at).await;
+                if let Some((outcome, seats)) =
+                    self.state.game.table_ending(seat, EndReason::Timeout)
+                {
+                    return self.commit(vec![ended(outcome, seats)], at).await;
+                }
             }
         }
+        let mut trial = self.state.game.clone();
+        let record = trial
+            .play(mv)
+            .map_err(|e| ServerError::IllegalMove(move_error_text(&mv.to_string(), e)))?;
         let clocks_ms = self.state.clocks.as_ref().map(|c| {
             let mut c = c.clone();
             c.stop_after_move(at);
@@ -965,21 +983,29 @@ impl Table {
         });
         let mut events = vec![Event::Moved {
             seat,
-            mv: mv.to_string(),
+            mv: record,
             ply: trial.ply(),
             clocks_ms,
         }];
         if let Some(outcome) = trial.outcome() {
-            events.push(ended(outcome));
+            events.push(ended(outcome, trial.winner_seats()));
         }
         self.commit(events, at).await
     }
 }
 
-fn ended(outcome: Outcome) -> Event {
+/// The `ended` event: the result text only when the outcome names the winners by colour (a
+/// banqi seat that wins before the first flip has none).
+fn ended(outcome: Outcome, winner_seats: Vec<usize>) -> Event {
+    let result = if outcome.winners.is_empty() && !winner_seats.is_empty() {
+        None
+    } else {
+        outcome.result_text().map(str::to_owned)
+    };
     Event::Ended {
-        result: outcome.result_text().map(str::to_owned),
+        result,
         outcome,
+        winner_seats,
     }
 }
 

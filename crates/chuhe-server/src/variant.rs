@@ -1,10 +1,20 @@
 //! The games the server hosts, behind one enum per concept: [`Variant`], [`AnyGame`],
-//! [`AnyMove`]. Each variant plugs in through one match arm per method; nothing else in the
-//! server knows a rule.
+//! [`AnyMove`], [`BoardView`]. Each variant plugs in through one match arm per method; nothing
+//! else in the server knows a rule.
 //!
-//! Seats are numbered from 0 in the variant's move order: xiangqi 0 = Red, 1 = Black.
+//! Seats are numbered from 0 in the variant's turn order: xiangqi 0 = Red, 1 = Black; sanguo
+//! 0 = Shu, 1 = Wu, 2 = Wei; banqi 0 = the seat that flips first, 1 = the other (their colours
+//! are known after the first flip).
+//!
+//! A move is played live once ([`AnyGame::play`]), which gives its *record*: the text stored in
+//! the move event and replayed after a restart ([`AnyGame::play_record`]). For xiangqi and sanguo
+//! the record is the move text; for banqi a flip's record names the piece it revealed (`c2=R`),
+//! drawn at flip time, so the stored records rebuild the game and no hidden identity exists
+//! anywhere before its flip.
 
+use chuhe_rules::banqi;
 use chuhe_rules::outcome::{EndReason, Outcome, Winner};
+use chuhe_rules::sanguo;
 use chuhe_rules::xiangqi;
 use serde::{Deserialize, Serialize};
 
@@ -38,12 +48,8 @@ impl Variant {
         }
     }
 
-    /// Whether this server build can host the variant (its rules are in `chuhe-rules`).
-    pub const fn is_hosted(self) -> bool {
-        matches!(self, Variant::Xiangqi)
-    }
-
-    /// Whether the players of this variant may agree to a draw (xiangqi and banqi).
+    /// Whether the players of this variant may agree to a draw over the table (xiangqi and
+    /// banqi).
     pub const fn has_draw_offers(self) -> bool {
         matches!(self, Variant::Xiangqi | Variant::Banqi)
     }
@@ -59,17 +65,23 @@ pub struct RuleOptions {
     pub flag_bearers: bool,
 }
 
-/// A move of any variant, already parsed but not yet checked against a position.
+/// A move of any variant, parsed but not yet checked against a position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnyMove {
     /// A standard xiangqi move (ICCS, e.g. `h2e2`).
     Xiangqi(xiangqi::Move),
+    /// A sanguo move (`Rh3-Rh4`, `Rh3xGb1`).
+    Sanguo(sanguo::Move),
+    /// A banqi action (`flip c2`, `c2-c3`, `c2xc3`).
+    Banqi(banqi::Action),
 }
 
 impl std::fmt::Display for AnyMove {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             AnyMove::Xiangqi(m) => m.fmt(f),
+            AnyMove::Sanguo(m) => f.write_str(&m.text(false)),
+            AnyMove::Banqi(a) => a.fmt(f),
         }
     }
 }
@@ -85,6 +97,24 @@ pub enum BoardView {
         /// The moves played from the start, ICCS.
         moves: Vec<String>,
     },
+    /// Sanguo: everything is public.
+    Sanguo {
+        /// The position text of `spec/sanguo.md` §8.2.
+        position: String,
+        /// The moves played from the start (`Rh3-Rh4`, `Rh3xGb1`).
+        moves: Vec<String>,
+    },
+    /// Banqi: the public view only; face-down pieces are `?` and only the pool of unrevealed
+    /// pieces is known.
+    Banqi {
+        /// The view text of `spec/banqi.md` (board, side to move, pool, quiet count).
+        view: String,
+        /// The recorded turns from the start (`c2=R` flips with the revealed piece, `c2-c3`,
+        /// `c2xc3`).
+        moves: Vec<String>,
+        /// Per seat, its colour once the first flip decided it.
+        colors: Vec<Option<Winner>>,
+    },
 }
 
 /// Why a move was refused: bad text, or not legal (with the rule it breaks).
@@ -96,50 +126,122 @@ pub enum MoveError {
     Illegal(String),
 }
 
-/// A game of any variant, owned by one table actor.
-#[derive(Debug, Clone)]
-pub enum AnyGame {
-    /// Standard xiangqi.
+/// The rules' game of one variant.
+enum Inner {
     Xiangqi(xiangqi::Game),
+    Sanguo(sanguo::Game),
+    Banqi(banqi::Game),
+}
+
+/// A game of any variant, owned by one table actor: the rules' game, the records of the moves
+/// played, and an ending decided at the table (resignation, timeout, agreement, ...).
+pub struct AnyGame {
+    inner: Inner,
+    records: Vec<String>,
+    table_end: Option<(Outcome, Vec<usize>)>,
+}
+
+impl std::fmt::Debug for AnyGame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnyGame")
+            .field("variant", &self.variant())
+            .field("records", &self.records)
+            .field("table_end", &self.table_end)
+            .finish()
+    }
+}
+
+impl Clone for AnyGame {
+    /// A copy; a banqi game (whose flips draw from a private generator and so cannot be cloned)
+    /// is rebuilt from its public start and its records, with a new generator.
+    fn clone(&self) -> AnyGame {
+        let inner = match &self.inner {
+            Inner::Xiangqi(g) => Inner::Xiangqi(g.clone()),
+            Inner::Sanguo(g) => Inner::Sanguo(g.clone()),
+            Inner::Banqi(g) => {
+                let mut copy = banqi::Game::new(g.start_view().clone().into());
+                for &r in g.records() {
+                    // The records were played on the same start: they replay.
+                    let _ = copy.play_recorded(r);
+                }
+                Inner::Banqi(copy)
+            }
+        };
+        AnyGame {
+            inner,
+            records: self.records.clone(),
+            table_end: self.table_end.clone(),
+        }
+    }
+}
+
+fn winner_of_color(c: xiangqi::Color) -> Winner {
+    c.winner()
 }
 
 impl AnyGame {
-    /// A new game of `variant` from its start position.
-    ///
-    /// # Errors
-    /// The variant is not hosted by this build.
-    pub fn new(variant: Variant, options: RuleOptions) -> Result<AnyGame, String> {
-        match variant {
-            Variant::Xiangqi => Ok(AnyGame::Xiangqi(xiangqi::Game::new(
+    /// A new game of `variant` from its start position (banqi: all pieces face down).
+    pub fn new(variant: Variant, options: RuleOptions) -> AnyGame {
+        let inner = match variant {
+            Variant::Xiangqi => Inner::Xiangqi(xiangqi::Game::new(
                 xiangqi::Position::start(),
                 xiangqi::GameOptions {
                     no_capture_limit: options.no_capture_limit,
                     repetition: true,
                 },
+            )),
+            Variant::Sanguo => Inner::Sanguo(sanguo::Game::new(sanguo::Position::start(
+                options.flag_bearers,
             ))),
-            v => Err(format!("variant {} is not hosted yet", v.as_str())),
+            Variant::Banqi => Inner::Banqi(banqi::Game::start()),
+        };
+        AnyGame {
+            inner,
+            records: Vec::new(),
+            table_end: None,
         }
     }
 
     /// The variant of this game.
     pub fn variant(&self) -> Variant {
-        match self {
-            AnyGame::Xiangqi(_) => Variant::Xiangqi,
+        match self.inner {
+            Inner::Xiangqi(_) => Variant::Xiangqi,
+            Inner::Sanguo(_) => Variant::Sanguo,
+            Inner::Banqi(_) => Variant::Banqi,
         }
     }
 
-    /// The seat whose turn it is (also while the game is over: the seat that would move).
+    /// The seat whose turn it is.
     pub fn seat_to_move(&self) -> usize {
-        match self {
-            AnyGame::Xiangqi(g) => g.position().side_to_move().index(),
+        match &self.inner {
+            Inner::Xiangqi(g) => g.position().side_to_move().index(),
+            Inner::Sanguo(g) => g.position().side_to_move().index(),
+            Inner::Banqi(g) => match g.view().turn() {
+                None => 0,
+                Some(c) => usize::from(g.seat_colour(banqi::Seat::First) != Some(c)),
+            },
+        }
+    }
+
+    /// Whether `seat` still plays (a defeated sanguo kingdom does not: its clock, presence and
+    /// quitting no longer matter).
+    pub fn is_active(&self, seat: usize) -> bool {
+        match &self.inner {
+            Inner::Sanguo(g) => {
+                sanguo::Kingdom::from_index(seat).is_some_and(|k| !g.position().is_defeated(k))
+            }
+            _ => true,
         }
     }
 
     /// Moves played so far.
     pub fn ply(&self) -> usize {
-        match self {
-            AnyGame::Xiangqi(g) => g.ply(),
-        }
+        self.records.len()
+    }
+
+    /// The records of the moves played, in order.
+    pub fn records(&self) -> &[String] {
+        &self.records
     }
 
     /// Parses a move text of this variant.
@@ -147,87 +249,261 @@ impl AnyGame {
     /// # Errors
     /// [`MoveError::Syntax`] when the text is not a move of this variant.
     pub fn parse_move(&self, text: &str) -> Result<AnyMove, MoveError> {
-        match self {
-            AnyGame::Xiangqi(_) => text
-                .parse::<xiangqi::Move>()
-                .map(AnyMove::Xiangqi)
-                .map_err(|e| MoveError::Syntax(e.to_string())),
+        let syntax = |e: &dyn std::fmt::Display| MoveError::Syntax(e.to_string());
+        match self.inner {
+            Inner::Xiangqi(_) => text.parse().map(AnyMove::Xiangqi).map_err(|e| syntax(&e)),
+            Inner::Sanguo(_) => text.parse().map(AnyMove::Sanguo).map_err(|e| syntax(&e)),
+            Inner::Banqi(_) => text.parse().map(AnyMove::Banqi).map_err(|e| syntax(&e)),
         }
     }
 
-    /// Plays a move for the seat to move, applying the end-of-game rules.
+    /// Plays a move for the seat to move, applying the end-of-game rules, and returns its
+    /// record (banqi: a flip reveals its piece now).
     ///
     /// # Errors
     /// [`MoveError::Illegal`] with the reason; the game is then unchanged.
-    pub fn play(&mut self, mv: AnyMove) -> Result<(), MoveError> {
-        match (self, mv) {
-            (AnyGame::Xiangqi(g), AnyMove::Xiangqi(m)) => g
-                .play(m)
-                .map(|_| ())
-                .map_err(|e| MoveError::Illegal(e.to_string())),
+    pub fn play(&mut self, mv: AnyMove) -> Result<String, MoveError> {
+        if self.table_end.is_some() {
+            return Err(MoveError::Illegal("the game has ended".to_owned()));
         }
+        let illegal = |e: &dyn std::fmt::Display| MoveError::Illegal(e.to_string());
+        let record = match (&mut self.inner, mv) {
+            (Inner::Xiangqi(g), AnyMove::Xiangqi(m)) => {
+                g.play(m).map_err(|e| illegal(&e))?;
+                m.to_string()
+            }
+            (Inner::Sanguo(g), AnyMove::Sanguo(m)) => {
+                let text = g.position().move_text(m);
+                g.play(m).map_err(|e| illegal(&e))?;
+                text
+            }
+            (Inner::Banqi(g), AnyMove::Banqi(a)) => g.play(a).map_err(|e| illegal(&e))?.to_string(),
+            _ => return Err(MoveError::Syntax("a move of another game".to_owned())),
+        };
+        self.records.push(record.clone());
+        Ok(record)
+    }
+
+    /// Plays a stored record (after a restart).
+    ///
+    /// # Errors
+    /// The record does not read or does not play here (corrupt data).
+    pub fn play_record(&mut self, record: &str) -> Result<(), String> {
+        match &mut self.inner {
+            Inner::Xiangqi(g) => {
+                let m: xiangqi::Move = record.parse().map_err(|e| format!("{e}"))?;
+                g.play(m).map_err(|e| e.to_string())?;
+            }
+            Inner::Sanguo(g) => {
+                let m: sanguo::Move = record.parse().map_err(|e| format!("{e}"))?;
+                g.play(m).map_err(|e| e.to_string())?;
+            }
+            Inner::Banqi(g) => {
+                let r: banqi::Record = record.parse().map_err(|e| format!("{e}"))?;
+                g.play_recorded(r).map_err(|e| e.to_string())?;
+            }
+        }
+        self.records.push(record.to_owned());
+        Ok(())
     }
 
     /// The legal moves of the seat to move as wire texts, sorted bytewise; empty once over.
     pub fn legal_moves(&self) -> Vec<String> {
-        match self {
-            AnyGame::Xiangqi(g) => {
-                if *g.status() != xiangqi::Status::Ongoing {
-                    return Vec::new();
-                }
-                let mut list = g.position().legal_moves();
-                list.sort_by_text();
-                list.iter().map(|m| m.to_string()).collect()
-            }
+        if self.outcome().is_some() {
+            return Vec::new();
         }
+        let mut out: Vec<String> = match &self.inner {
+            Inner::Xiangqi(g) => g
+                .position()
+                .legal_moves()
+                .iter()
+                .map(|m| m.to_string())
+                .collect(),
+            Inner::Sanguo(g) => {
+                let pos = g.position();
+                g.legal_moves()
+                    .into_iter()
+                    .map(|m| pos.move_text(m))
+                    .collect()
+            }
+            Inner::Banqi(g) => g.legal_actions().iter().map(|a| a.to_string()).collect(),
+        };
+        out.sort();
+        out
     }
 
     /// How the game ended, or `None` while it goes on.
     pub fn outcome(&self) -> Option<Outcome> {
-        match self {
-            AnyGame::Xiangqi(g) => match g.status() {
+        if let Some((o, _)) = &self.table_end {
+            return Some(o.clone());
+        }
+        match &self.inner {
+            Inner::Xiangqi(g) => match g.status() {
                 xiangqi::Status::Ongoing => None,
                 xiangqi::Status::Ended(o) => Some(o.clone()),
             },
-        }
-    }
-
-    /// Ends the game from outside the board (resignation, timeout, agreement, ...).
-    pub fn end(&mut self, outcome: Outcome) {
-        match self {
-            AnyGame::Xiangqi(g) => g.end(outcome),
-        }
-    }
-
-    /// The board as `seat` may see it (`None`: a spectator). Hidden information (banqi) never
-    /// enters a view.
-    pub fn view(&self, _seat: Option<usize>) -> BoardView {
-        match self {
-            AnyGame::Xiangqi(g) => BoardView::Xiangqi {
-                fen: g.position().to_string(),
-                moves: g.moves().iter().map(|m| m.to_string()).collect(),
+            Inner::Sanguo(g) => match g.status() {
+                sanguo::Status::Ongoing => None,
+                sanguo::Status::Ended(o) => Some(o.clone()),
+            },
+            Inner::Banqi(g) => match g.status() {
+                banqi::Status::Ongoing => None,
+                banqi::Status::Ended(o) => Some(o.clone()),
+                banqi::Status::EndedBySeat { reason, .. } => Some(Outcome::draw(*reason)),
             },
         }
     }
 
-    /// The side (or kingdom) a seat plays.
-    pub fn seat_winner(&self, seat: usize) -> Winner {
-        match self {
-            AnyGame::Xiangqi(_) => {
-                if seat == 0 {
-                    Winner::Red
+    /// The seats that won (empty for a draw, an aborted game or while the game goes on).
+    pub fn winner_seats(&self) -> Vec<usize> {
+        if let Some((_, seats)) = &self.table_end {
+            return seats.clone();
+        }
+        self.outcome()
+            .map(|o| self.seats_of(&o.winners))
+            .unwrap_or_default()
+    }
+
+    /// The seats of the given winners.
+    fn seats_of(&self, winners: &[Winner]) -> Vec<usize> {
+        let mut seats: Vec<usize> = (0..self.variant().seat_count())
+            .filter(|&s| self.seat_winner(s).is_some_and(|w| winners.contains(&w)))
+            .collect();
+        seats.sort_unstable();
+        seats
+    }
+
+    /// The side or kingdom a seat plays, once known (banqi: after the first flip).
+    pub fn seat_winner(&self, seat: usize) -> Option<Winner> {
+        match &self.inner {
+            Inner::Xiangqi(_) => Some(if seat == 0 {
+                Winner::Red
+            } else {
+                Winner::Black
+            }),
+            Inner::Sanguo(_) => sanguo::Kingdom::from_index(seat).map(sanguo::Kingdom::winner),
+            Inner::Banqi(g) => {
+                let s = if seat == 0 {
+                    banqi::Seat::First
                 } else {
-                    Winner::Black
+                    banqi::Seat::Second
+                };
+                g.seat_colour(s).map(winner_of_color)
+            }
+        }
+    }
+
+    /// Ends the game from the table with an outcome and its winning seats (as computed by
+    /// [`AnyGame::table_ending`] or agreed). Ignored once the game has ended.
+    pub fn end(&mut self, outcome: Outcome, winner_seats: Vec<usize>) {
+        if self.outcome().is_none() {
+            self.table_end = Some((outcome, winner_seats));
+        }
+    }
+
+    /// What happens when `seat` quits by `reason` (resignation, timeout, abandonment) under
+    /// the variant's rules: the outcome and winning seats, or `None` when it changes nothing
+    /// (a defeated sanguo kingdom, a game already over). The game itself is not changed.
+    pub fn table_ending(&self, seat: usize, reason: EndReason) -> Option<(Outcome, Vec<usize>)> {
+        if self.outcome().is_some() {
+            return None;
+        }
+        match &self.inner {
+            Inner::Xiangqi(_) => {
+                let winner = 1 - seat;
+                Some((
+                    Outcome::win(self.seat_winner(winner)?, reason),
+                    vec![winner],
+                ))
+            }
+            Inner::Sanguo(g) => {
+                let mut g = g.clone();
+                let how = match reason {
+                    EndReason::Resignation => sanguo::Quit::Resignation,
+                    EndReason::Timeout => sanguo::Quit::Timeout,
+                    _ => sanguo::Quit::Abandonment,
+                };
+                if !g.quit(sanguo::Kingdom::from_index(seat)?, how) {
+                    return None;
+                }
+                match g.status() {
+                    sanguo::Status::Ended(o) => Some((o.clone(), self.seats_of(&o.winners))),
+                    sanguo::Status::Ongoing => None,
+                }
+            }
+            Inner::Banqi(g) => {
+                let s = if seat == 0 {
+                    banqi::Seat::First
+                } else {
+                    banqi::Seat::Second
+                };
+                let mut copy = banqi::Game::new(g.start_view().clone().into());
+                for &r in g.records() {
+                    let _ = copy.play_recorded(r);
+                }
+                let status = match reason {
+                    EndReason::Resignation => copy.resign(s),
+                    EndReason::Timeout => copy.time_out(s),
+                    _ => copy.abandon(s),
+                };
+                match status.ok()?.clone() {
+                    banqi::Status::Ended(o) => {
+                        let seats = self.seats_of(&o.winners);
+                        Some((o, seats))
+                    }
+                    // Before the first flip there are no colours: the other seat wins, and the
+                    // outcome names no colour.
+                    banqi::Status::EndedBySeat { winner, reason } => Some((
+                        Outcome::draw(reason),
+                        vec![usize::from(winner == banqi::Seat::Second)],
+                    )),
+                    banqi::Status::Ongoing => None,
                 }
             }
         }
     }
 
-    /// The outcome when `seat` loses by `reason` outside the board (resignation, timeout,
-    /// abandonment): in the two-player games the other seat wins.
-    pub fn loss_of(&self, seat: usize, reason: EndReason) -> Outcome {
-        match self {
-            AnyGame::Xiangqi(_) => Outcome::win(self.seat_winner(1 - seat), reason),
+    /// The board as `seat` may see it (`None`: a spectator). Hidden information (banqi
+    /// face-down pieces) never enters a view: only the rules' public view is read.
+    pub fn view(&self, _seat: Option<usize>) -> BoardView {
+        match &self.inner {
+            Inner::Xiangqi(g) => BoardView::Xiangqi {
+                fen: g.position().to_string(),
+                moves: self.records.clone(),
+            },
+            Inner::Sanguo(g) => BoardView::Sanguo {
+                position: g.position().to_string(),
+                moves: self.records.clone(),
+            },
+            Inner::Banqi(g) => BoardView::Banqi {
+                view: g.view().to_string(),
+                moves: self.records.clone(),
+                colors: (0..2).map(|s| self.seat_winner(s)).collect(),
+            },
+        }
+    }
+
+    /// The xiangqi game, for the computer player.
+    pub fn as_xiangqi(&self) -> Option<&xiangqi::Game> {
+        match &self.inner {
+            Inner::Xiangqi(g) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// The sanguo game, for the computer player.
+    pub fn as_sanguo(&self) -> Option<&sanguo::Game> {
+        match &self.inner {
+            Inner::Sanguo(g) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// The banqi game's public view and legal actions, for the computer player.
+    pub fn as_banqi_view(&self) -> Option<&banqi::View> {
+        match &self.inner {
+            Inner::Banqi(g) => Some(g.view()),
+            _ => None,
         }
     }
 }

@@ -43,6 +43,7 @@ async fn timeout_on_paused_time() {
         Event::Ended {
             outcome: Outcome::win(Winner::Red, EndReason::Timeout),
             result: Some("1-0".to_owned()),
+            winner_seats: vec![0],
         }
     );
     assert!(
@@ -94,6 +95,7 @@ async fn abandonment_after_the_grace_period() {
         Event::Ended {
             outcome: Outcome::win(Winner::Red, EndReason::Abandonment),
             result: Some("1-0".to_owned()),
+            winner_seats: vec![0],
         }
     );
     let waited = paused_at.elapsed();
@@ -171,6 +173,7 @@ async fn resign_draw_and_abort() {
             Event::Ended {
                 outcome: Outcome::win(Winner::Black, EndReason::Resignation),
                 result: Some("0-1".to_owned()),
+                winner_seats: vec![1],
             }
         )
     );
@@ -207,6 +210,7 @@ async fn resign_draw_and_abort() {
             Event::Ended {
                 outcome: Outcome::draw(EndReason::Agreement),
                 result: Some("1/2-1/2".to_owned()),
+                winner_seats: vec![],
             }
         )
     );
@@ -356,9 +360,9 @@ async fn http_errors() {
             "POST",
             "/api/tables",
             Some(cookie.as_str()),
-            r#"{"variant":"sanguo"}"#,
+            r#"{"variant":"banqi","no_capture_limit":60}"#,
             400,
-            r#"{"error":"bad_message","message":"bad message: variant sanguo is not hosted yet"}"#,
+            r#"{"error":"bad_message","message":"bad message: banqi takes no rule options"}"#,
         ),
         (
             "POST",

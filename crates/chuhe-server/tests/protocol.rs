@@ -100,7 +100,7 @@ fn fixtures_parse_and_print_back() {
         ])
     );
     assert_eq!(http.len(), 6);
-    assert_eq!(names.len(), 34);
+    assert_eq!(names.len(), 39);
 }
 
 #[test]

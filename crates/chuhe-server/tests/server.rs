@@ -121,12 +121,11 @@ async fn full_games(backend: Backend) {
             assert_eq!(state.to_move, None);
             assert!(state.legal_moves.is_empty());
             assert!(state.clocks.unwrap().iter().all(|c| !c.running));
-            match state.board {
-                chuhe_server::variant::BoardView::Xiangqi { fen, moves } => {
-                    assert_eq!(fen, game.position().to_string());
-                    assert_eq!(moves, case.moves);
-                }
-            }
+            let chuhe_server::variant::BoardView::Xiangqi { fen, moves } = state.board else {
+                panic!("not a xiangqi board");
+            };
+            assert_eq!(fen, game.position().to_string());
+            assert_eq!(moves, case.moves);
         }
         // The stored record: every event, the moves in order, the end last.
         let (status, _, body) = server
@@ -309,9 +308,10 @@ async fn refused_messages(backend: Backend) {
     assert_eq!(black.error().await.0, ErrorCode::StaleVersion);
     black.send(&ClientMessage::Sync { since: None }).await;
     let state = black.state_at(5).await;
-    match state.board {
-        chuhe_server::variant::BoardView::Xiangqi { moves, .. } => assert_eq!(moves, vec!["h2e2"]),
-    }
+    let chuhe_server::variant::BoardView::Xiangqi { moves, .. } = state.board else {
+        panic!("not a xiangqi board");
+    };
+    assert_eq!(moves, vec!["h2e2"]);
     // A WebSocket to an unknown table is refused over HTTP.
     let url = format!("ws://{}/api/tables/nope/ws", server.addr);
     match tokio_tungstenite::connect_async(url).await {
