@@ -38,12 +38,18 @@ pub struct Settings {
     /// How long a seated person may stay disconnected from a running game before losing by
     /// abandonment (default 60 s).
     pub grace: Duration,
+    /// WebSocket messages a connection may send per second on average (default 10).
+    pub rate_per_second: f64,
+    /// WebSocket messages a connection may send at once (default 20).
+    pub rate_burst: f64,
 }
 
 impl Default for Settings {
     fn default() -> Self {
         Settings {
             grace: Duration::from_secs(60),
+            rate_per_second: 10.0,
+            rate_burst: 20.0,
         }
     }
 }
@@ -127,6 +133,10 @@ impl AppState {
     /// Every table in memory.
     pub async fn tables(&self) -> Vec<TableHandle> {
         self.0.tables.lock().await.values().cloned().collect()
+    }
+
+    fn settings(&self) -> Settings {
+        self.0.settings
     }
 
     fn shutdown_signal(&self) -> watch::Receiver<bool> {

@@ -16,10 +16,6 @@ use tokio::time::Instant;
 /// Frames over this many bytes close the connection (messages over
 /// [`MAX_MESSAGE_BYTES`] but under this are refused with `too_large`).
 const MAX_FRAME_BYTES: usize = 64 * 1024;
-/// Burst of messages a connection may send at once.
-pub const RATE_BURST: f64 = 20.0;
-/// Messages per second a connection may send on average.
-pub const RATE_PER_SECOND: f64 = 10.0;
 
 /// The `?since=N` of the WebSocket URL.
 #[derive(Debug, serde::Deserialize)]
@@ -30,13 +26,17 @@ pub struct Since {
 /// A token bucket on the tokio clock.
 struct RateLimit {
     tokens: f64,
+    burst: f64,
+    per_second: f64,
     at: Instant,
 }
 
 impl RateLimit {
-    fn new() -> RateLimit {
+    fn new(burst: f64, per_second: f64) -> RateLimit {
         RateLimit {
-            tokens: RATE_BURST,
+            tokens: burst,
+            burst,
+            per_second,
             at: Instant::now(),
         }
     }
@@ -44,7 +44,7 @@ impl RateLimit {
     fn allow(&mut self, now: Instant) -> bool {
         let dt = now.saturating_duration_since(self.at).as_secs_f64();
         self.at = now;
-        self.tokens = (self.tokens + dt * RATE_PER_SECOND).min(RATE_BURST);
+        self.tokens = (self.tokens + dt * self.per_second).min(self.burst);
         if self.tokens >= 1.0 {
             self.tokens -= 1.0;
             true
@@ -65,11 +65,13 @@ pub async fn upgrade(
     let person = person(&state, &headers).await?;
     let table = state.table(&id).await?;
     let shutdown = state.shutdown_signal();
+    let settings = state.settings();
+    let limit = RateLimit::new(settings.rate_burst, settings.rate_per_second);
     Ok(ws
         .max_message_size(MAX_FRAME_BYTES)
         .max_frame_size(MAX_FRAME_BYTES)
         .on_upgrade(move |socket| async move {
-            connection(socket, table, person, since.since, shutdown).await;
+            connection(socket, table, person, since.since, shutdown, limit).await;
         }))
 }
 
@@ -89,6 +91,7 @@ async fn connection(
     person: Option<crate::table::Person>,
     since: Option<u64>,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
+    mut limit: RateLimit,
 ) {
     let (mut sink, mut stream) = socket.split();
     let (out, mut outbox) = mpsc::unbounded_channel();
@@ -100,7 +103,6 @@ async fn connection(
             return;
         }
     };
-    let mut limit = RateLimit::new();
     loop {
         tokio::select! {
             msg = outbox.recv() => match msg {
@@ -155,7 +157,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn the_bucket_allows_a_burst_then_the_rate() {
-        let mut r = RateLimit::new();
+        let mut r = RateLimit::new(20.0, 10.0);
         let t0 = Instant::now();
         let burst = (0..30).filter(|_| r.allow(t0)).count();
         assert_eq!(burst, 20);

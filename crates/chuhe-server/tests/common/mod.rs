@@ -367,7 +367,19 @@ impl Client {
 
 /// Settings for tests: a short grace period.
 pub fn settings(grace: Duration) -> Settings {
-    Settings { grace }
+    Settings {
+        grace,
+        ..Settings::default()
+    }
+}
+
+/// Settings for tests where clients play as fast as they can: no practical rate limit.
+pub fn fast_settings() -> Settings {
+    Settings {
+        rate_per_second: 1e6,
+        rate_burst: 1e6,
+        ..Settings::default()
+    }
 }
 
 /// A two-guest xiangqi table with both seated, at version 3, both clients having seen it:

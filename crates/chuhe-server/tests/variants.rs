@@ -1,0 +1,226 @@
+//! Whole games of sanguo and banqi over WebSocket (SQLite): every seat moves from the legal moves
+//! it is sent; the stored records replay in a fresh rules game to the same end; banqi frames never
+//! carry a hidden identity, and a banqi game survives a restart in the middle.
+
+mod common;
+
+use chuhe_rules::banqi;
+use chuhe_rules::sanguo;
+use chuhe_server::protocol::{ClientMessage, Phase, ServerMessage, State};
+use chuhe_server::variant::BoardView;
+use common::*;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+/// A capture when there is one (move texts with `x`), else a random legal move.
+fn pick(state: &State, rng: &mut StdRng) -> String {
+    let captures: Vec<&String> = state
+        .legal_moves
+        .iter()
+        .filter(|m| m.contains('x'))
+        .collect();
+    if captures.is_empty() {
+        state.legal_moves.choose(rng).unwrap().clone()
+    } else {
+        (*captures.choose(rng).unwrap()).clone()
+    }
+}
+
+/// Reads frames up to the next state, checking every frame with `scan`.
+async fn next_state(client: &mut Client, scan: &mut impl FnMut(&str)) -> State {
+    loop {
+        let text = client.next_text().await;
+        scan(&text);
+        match serde_json::from_str(&text).unwrap() {
+            ServerMessage::State(s) => return *s,
+            ServerMessage::Error { code, message } => panic!("refused: {code:?} {message}"),
+            _ => {}
+        }
+    }
+}
+
+/// Shu is a guest, Wu and Wei the computer: the game runs to its end.
+#[tokio::test]
+async fn sanguo_to_the_end() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, fast_settings()).await;
+    let cookie = server.guest("Liu Bei").await;
+    let table = server
+        .create_table(
+            &cookie,
+            r#"{"variant":"sanguo","time":{"initial_ms":600000,"increment_ms":0}}"#,
+        )
+        .await;
+    let mut me = server.ws(&table, Some(&cookie), None).await;
+    me.act(&ClientMessage::Sit { seat: 0 }, 2).await;
+    me.act(&ClientMessage::SitComputer { seat: 1, level: 1 }, 3)
+        .await;
+    me.act(&ClientMessage::SitComputer { seat: 2, level: 1 }, 4)
+        .await;
+    let mut state = me.act(&ClientMessage::Start, 5).await;
+    assert_eq!(state.clocks.as_ref().unwrap().len(), 3);
+    let mut rng = StdRng::seed_from_u64(3);
+    let mut states = 0;
+    while state.table.phase == Phase::Running {
+        states += 1;
+        assert!(states < 2000, "the game does not end");
+        if state.to_move == Some(0) {
+            assert!(!state.legal_moves.is_empty());
+            let m = pick(&state, &mut rng);
+            me.send(&ClientMessage::Move {
+                version: state.version,
+                mv: m,
+            })
+            .await;
+        } else {
+            assert!(state.legal_moves.is_empty());
+        }
+        state = next_state(&mut me, &mut |_| {}).await;
+    }
+    let BoardView::Sanguo { moves, position } = state.board.clone() else {
+        panic!("not a sanguo board");
+    };
+    // The records replay in a fresh rules game to the same position and end.
+    let mut game = sanguo::Game::new(sanguo::Position::start(true));
+    for m in &moves {
+        game.play(m.parse().unwrap()).unwrap();
+    }
+    assert_eq!(game.position().to_string(), position);
+    let sanguo::Status::Ended(outcome) = game.status().clone() else {
+        panic!("the rules game goes on after {} moves", moves.len());
+    };
+    assert_eq!(state.outcome, Some(outcome.clone()));
+    let expected_seats: Vec<usize> = sanguo::Kingdom::ALL
+        .iter()
+        .filter(|k| outcome.winners.contains(&k.winner()))
+        .map(|k| k.index())
+        .collect();
+    assert_eq!(state.winner_seats, expected_seats);
+    server.stop().await;
+}
+
+/// The number of face-down squares in a banqi view text.
+fn face_down(view: &str) -> usize {
+    view.split(' ').next().unwrap().matches('?').count()
+}
+
+/// Two guests play banqi to the end, with a restart in the middle. Every frame either seat or a
+/// spectator receives is scanned: no truth text (pins are written in parentheses), flips are
+/// revealed only by their own `moved` event, and the face-down count always equals 32 minus the
+/// flips made.
+#[tokio::test]
+async fn banqi_to_the_end_without_leaks() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let mut server = Server::start(&db, fast_settings()).await;
+    let first_cookie = server.guest("first").await;
+    let second_cookie = server.guest("second").await;
+    let options = r#"{"variant":"banqi","time":{"initial_ms":600000,"increment_ms":1000}}"#;
+    let table = server.create_table(&first_cookie, options).await;
+    let mut clients = [
+        server.ws(&table, Some(&first_cookie), None).await,
+        server.ws(&table, Some(&second_cookie), None).await,
+        server.ws(&table, None, None).await,
+    ];
+    clients[0].act(&ClientMessage::Sit { seat: 0 }, 2).await;
+    clients[1].act(&ClientMessage::Sit { seat: 1 }, 3).await;
+    let started = clients[0].act(&ClientMessage::Start, 4).await;
+    let mut flips_seen = 0usize;
+    let mut frames = 0usize;
+    let scan = |text: &str, flips: usize| {
+        assert!(!text.contains('('), "a truth text left the server: {text}");
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        if let Some(view) = v["board"]["view"].as_str() {
+            assert_eq!(face_down(view), 32 - flips, "{text}");
+            assert_eq!(view.matches('?').count(), 32 - flips);
+        }
+        if let Some(legal) = v["legal_moves"].as_array() {
+            assert!(legal.iter().all(|m| !m.as_str().unwrap().contains('=')));
+        }
+    };
+    let mut rng = StdRng::seed_from_u64(11);
+    let mut states: Vec<State> = vec![
+        started,
+        clients[1].state_at(4).await,
+        clients[2].state_at(4).await,
+    ];
+    let mut restarted = false;
+    let mut guard = 0;
+    while states[0].table.phase == Phase::Running {
+        guard += 1;
+        assert!(guard < 3000, "the game does not end");
+        let mover = states[0].to_move.unwrap();
+        assert_eq!(states[mover].to_move, Some(mover));
+        assert!(!states[mover].legal_moves.is_empty());
+        assert!(states[1 - mover].legal_moves.is_empty() && states[2].legal_moves.is_empty());
+        let m = pick(&states[mover], &mut rng);
+        let version = states[mover].version;
+        clients[mover]
+            .send(&ClientMessage::Move {
+                version,
+                mv: m.clone(),
+            })
+            .await;
+        if m.starts_with("flip") {
+            flips_seen += 1;
+        }
+        for (i, c) in clients.iter_mut().enumerate() {
+            let flips = flips_seen;
+            states[i] = next_state(c, &mut |t| {
+                frames += 1;
+                scan(t, flips)
+            })
+            .await;
+        }
+        // Every flip's record names the revealed piece; the views agree with the records.
+        let BoardView::Banqi {
+            moves,
+            view,
+            colors,
+        } = states[2].board.clone()
+        else {
+            panic!("not a banqi board");
+        };
+        assert_eq!(moves.iter().filter(|r| r.contains('=')).count(), flips_seen);
+        assert_eq!(colors.iter().all(Option::is_some), flips_seen > 0);
+        let mut game = banqi::Game::start();
+        for r in &moves {
+            game.play_recorded(r.parse().unwrap()).unwrap();
+        }
+        assert_eq!(game.view().to_string(), view);
+        // A restart in the middle: the game comes back from its records.
+        if moves.len() == 20 && !restarted {
+            restarted = true;
+            server.stop().await;
+            server = Server::start(&db, fast_settings()).await;
+            clients = [
+                server.ws(&table, Some(&first_cookie), None).await,
+                server.ws(&table, Some(&second_cookie), None).await,
+                server.ws(&table, None, None).await,
+            ];
+            let before = states.clone();
+            for (i, c) in clients.iter_mut().enumerate() {
+                let flips = flips_seen;
+                states[i] = next_state(c, &mut |t| scan(t, flips)).await;
+                assert_eq!(states[i].board, before[i].board);
+                assert_eq!(states[i].legal_moves, before[i].legal_moves);
+                assert_eq!(states[i].version, before[i].version);
+            }
+        }
+    }
+    assert!(restarted && frames > 100);
+    let outcome = states[0].outcome.clone().unwrap();
+    let BoardView::Banqi { moves, colors, .. } = states[0].board.clone() else {
+        panic!("not a banqi board");
+    };
+    let mut game = banqi::Game::start();
+    for r in &moves {
+        game.play_recorded(r.parse().unwrap()).unwrap();
+    }
+    assert_eq!(*game.status(), banqi::Status::Ended(outcome.clone()));
+    let winners: Vec<usize> = (0..2)
+        .filter(|&s| colors[s].is_some_and(|c| outcome.winners.contains(&c)))
+        .collect();
+    assert_eq!(states[0].winner_seats, winners);
+    server.stop().await;
+}
