@@ -8,7 +8,7 @@ use crate::store::PlayerRow;
 use crate::table::Person;
 use crate::AppState;
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -33,6 +33,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/tables", get(list_tables).post(create_table))
         .route("/api/tables/{id}", get(table_summary))
         .route("/api/tables/{id}/events", get(table_events))
+        .route("/api/tables/{id}/pgn", get(table_pgn))
         .route("/api/tables/{id}/ws", get(crate::ws::upgrade))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -274,4 +275,51 @@ async fn table_events(
         })
         .collect::<Result<Vec<_>, ServerError>>()?;
     Ok(Json(out))
+}
+
+/// The `?notation=` of the PGN route.
+#[derive(Debug, serde::Deserialize)]
+struct PgnQuery {
+    notation: Option<String>,
+}
+
+/// `GET /api/tables/{id}/pgn[?notation=chinese|wxf|iccs]`: the xiangqi game as PGN (Chinese
+/// moves by default).
+async fn table_pgn(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<PgnQuery>,
+) -> Result<Response, ServerError> {
+    use chuhe_notation::Notation;
+    let notation = match q.notation.as_deref().unwrap_or("chinese") {
+        "chinese" => Notation::Chinese,
+        "wxf" => Notation::Wxf,
+        "iccs" => Notation::Iccs,
+        other => {
+            return Err(ServerError::BadMessage(format!(
+                "notation {other:?}: use chinese, wxf or iccs"
+            )))
+        }
+    };
+    let row = state
+        .store()
+        .table(&id)
+        .await?
+        .ok_or_else(|| ServerError::NotFound(format!("no table {id:?}")))?;
+    let events = state
+        .store()
+        .events(&id)
+        .await?
+        .into_iter()
+        .map(|(_, body)| serde_json::from_str(&body))
+        .collect::<Result<Vec<Event>, _>>()?;
+    let text = crate::pgn::export(&id, row.created_ms, &events, notation)?;
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            "application/x-chess-pgn; charset=utf-8",
+        )],
+        text,
+    )
+        .into_response())
 }

@@ -14,6 +14,7 @@ pub mod clock;
 pub mod computer;
 pub mod error;
 mod http;
+pub mod pgn;
 pub mod protocol;
 pub mod store;
 pub mod table;

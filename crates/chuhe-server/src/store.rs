@@ -69,8 +69,11 @@ pub struct TableRow {
     pub version: u64,
     /// The clock snapshot JSON.
     pub clocks: Option<String>,
-    /// Hidden information (never sent).
+    /// Hidden information (never sent; no variant needs it so far: banqi flips are drawn at
+    /// flip time).
     pub secret: Option<String>,
+    /// When the table was created, milliseconds since the Unix epoch (set by the store).
+    pub created_ms: i64,
 }
 
 /// The database.
@@ -296,13 +299,15 @@ impl Store {
             version: row.try_get::<i64, _>("version")?.max(0) as u64,
             clocks: row.try_get("clocks")?,
             secret: row.try_get("secret")?,
+            created_ms: row.try_get("created_ms")?,
         })
     }
 
     /// One table row.
     pub async fn table(&self, id: &str) -> Result<Option<TableRow>, ServerError> {
         let row = sqlx::query(
-            "SELECT id, options, phase, version, clocks, secret FROM game_tables WHERE id = $1",
+            "SELECT id, options, phase, version, clocks, secret, created_ms \
+             FROM game_tables WHERE id = $1",
         )
         .bind(id)
         .fetch_optional(&self.pool)

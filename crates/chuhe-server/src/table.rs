@@ -326,6 +326,7 @@ impl TableState {
                 .as_ref()
                 .and_then(|c| serde_json::to_string(&c.snapshot(now)).ok()),
             secret: None,
+            created_ms: 0,
         }
     }
 

@@ -144,6 +144,48 @@ async fn full_games(backend: Backend) {
             events.last().unwrap()["event"]["result"],
             case.result.as_str()
         );
+        // The PGN export (ICCS): tags from the table, one full move per line, the result last.
+        let (status, head, pgn) = server
+            .http(
+                "GET",
+                &format!("/api/tables/{table}/pgn?notation=iccs"),
+                None,
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{pgn}");
+        assert!(head.contains("application/x-chess-pgn"));
+        let (tags, movetext) = pgn.split_once("\n\n").unwrap();
+        for tag in [
+            format!("[Event \"chuhe table {table}\"]"),
+            "[Red \"red player\"]".to_owned(),
+            "[Black \"black player\"]".to_owned(),
+            format!("[Result \"{}\"]", case.result),
+            "[TimeControl \"600+2\"]".to_owned(),
+        ] {
+            assert!(tags.lines().any(|l| l == tag), "{tag} missing in {tags}");
+        }
+        let hyphen = |m: &String| format!("{}-{}", &m[..2], &m[2..]).to_uppercase();
+        let mut expected: Vec<String> = case
+            .moves
+            .chunks(2)
+            .enumerate()
+            .map(|(i, pair)| {
+                let texts: Vec<String> = pair.iter().map(hyphen).collect();
+                format!("{}. {}", i + 1, texts.join(" "))
+            })
+            .collect();
+        expected.push(case.result.clone());
+        assert_eq!(movetext.lines().collect::<Vec<_>>(), expected);
+        let (status, _, chinese) = server
+            .http("GET", &format!("/api/tables/{table}/pgn"), None, None)
+            .await;
+        assert_eq!(status, 200);
+        let chinese_tags = chinese.split_once("\n\n").unwrap().0;
+        assert_eq!(format!("{chinese_tags}\n[Format \"ICCS\"]"), tags);
+        let chinese_moves = chinese.split_once("\n\n").unwrap().1;
+        assert_eq!(chinese_moves.lines().count(), expected.len());
+        assert!(chinese_moves.starts_with("1. "), "{chinese_moves}");
         // Ended tables leave the list.
         let (_, _, list) = server.http("GET", "/api/tables", None, None).await;
         assert!(!list.contains(&table), "{list}");

@@ -97,6 +97,16 @@ async fn sanguo_to_the_end() {
         .map(|k| k.index())
         .collect();
     assert_eq!(state.winner_seats, expected_seats);
+    let (status, _, body) = server
+        .http("GET", &format!("/api/tables/{table}/pgn"), None, None)
+        .await;
+    assert_eq!(
+        (status, body.as_str()),
+        (
+            409,
+            r#"{"error":"not_allowed","message":"pgn export is for xiangqi games"}"#
+        )
+    );
     server.stop().await;
 }
 

@@ -1,0 +1,126 @@
+//! PGN export of a xiangqi table's game (`GET /api/tables/{id}/pgn`), written by
+//! `chuhe-notation` in the export form of `spec/notation.md` from the table's stored events.
+
+use crate::error::ServerError;
+use crate::protocol::{Event, SeatPlayer};
+use crate::variant::Variant;
+use chuhe_notation::pgn::{self, WriteOptions};
+use chuhe_notation::record::{GameRecord, MoveText};
+use chuhe_notation::replay::{replay, ReplayOptions};
+use chuhe_notation::{ChineseStyle, Notation};
+
+/// The civil date `YYYY.MM.DD` (UTC) of a time in milliseconds since the Unix epoch (the
+/// days-to-date conversion of the proleptic Gregorian calendar).
+pub fn pgn_date_of(ms: i64) -> String {
+    let days = ms.div_euclid(86_400_000);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
+fn name(player: &Option<SeatPlayer>) -> String {
+    match player {
+        Some(SeatPlayer::Person { name, .. }) => name.clone(),
+        Some(SeatPlayer::Computer { level }) => format!("chuhe level {level}"),
+        None => "?".to_owned(),
+    }
+}
+
+/// The PGN of a table from its events (`created_ms`: when the table was created).
+///
+/// # Errors
+/// [`ServerError::NotAllowed`] for a table of another variant; [`ServerError::Internal`] when
+/// the stored moves do not replay.
+pub fn export(
+    id: &str,
+    created_ms: i64,
+    events: &[Event],
+    notation: Notation,
+) -> Result<String, ServerError> {
+    let mut seats: Vec<Option<SeatPlayer>> = vec![None, None];
+    let mut record = GameRecord::new(id);
+    let mut result = "*".to_owned();
+    let mut termination = None;
+    let mut time_control = None;
+    for event in events {
+        match event {
+            Event::Created { options } => {
+                if options.variant != Variant::Xiangqi {
+                    return Err(ServerError::NotAllowed(
+                        "pgn export is for xiangqi games".to_owned(),
+                    ));
+                }
+                time_control = options
+                    .time
+                    .map(|t| format!("{}+{}", t.initial_ms / 1000, t.increment_ms / 1000));
+            }
+            Event::Sat { seat, player } => {
+                if let Some(s) = seats.get_mut(*seat) {
+                    *s = Some(player.clone());
+                }
+            }
+            Event::Stood { seat } => {
+                if let Some(s) = seats.get_mut(*seat) {
+                    *s = None;
+                }
+            }
+            Event::Moved { mv, .. } => record.moves.push(MoveText {
+                text: mv.clone(),
+                comment: None,
+            }),
+            Event::Ended {
+                outcome, result: r, ..
+            } => {
+                result = r.clone().unwrap_or_else(|| "*".to_owned());
+                termination = Some(outcome.reason.as_str());
+            }
+            Event::Started | Event::DrawOffered { .. } | Event::DrawDeclined { .. } => {}
+        }
+    }
+    record.set_tag("Event", format!("chuhe table {id}"));
+    record.set_tag("Site", "chuhe");
+    record.set_tag("Date", pgn_date_of(created_ms));
+    record.set_tag("Red", name(&seats[0]));
+    record.set_tag("Black", name(&seats[1]));
+    record.set_tag("Result", result);
+    if let Some(t) = termination {
+        record.set_tag("Termination", t);
+    }
+    if let Some(tc) = time_control {
+        record.set_tag("TimeControl", tc);
+    }
+    let replayed = replay(&record, ReplayOptions::default())
+        .map_err(|e| ServerError::Internal(format!("table {id} does not replay: {e}")))?;
+    let mut out = String::new();
+    pgn::write(
+        &mut out,
+        &record,
+        &replayed,
+        WriteOptions {
+            notation,
+            style: ChineseStyle::default(),
+        },
+    );
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pgn_date_of;
+
+    #[test]
+    fn dates_from_milliseconds() {
+        assert_eq!(pgn_date_of(0), "1970.01.01");
+        // 2000-02-29 12:00 UTC, 2026-11-29 00:00 UTC, 1969-12-31 23:59:59.999 UTC.
+        assert_eq!(pgn_date_of(951_825_600_000), "2000.02.29");
+        assert_eq!(pgn_date_of(1_795_910_400_000), "2026.11.29");
+        assert_eq!(pgn_date_of(-1), "1969.12.31");
+    }
+}
