@@ -30,6 +30,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/accounts", post(register))
         .route("/api/login", post(login))
         .route("/api/me", get(me))
+        .route("/api/players/{id}/ratings", get(player_ratings))
         .route("/api/tables", get(list_tables).post(create_table))
         .route("/api/tables/{id}", get(table_summary))
         .route("/api/tables/{id}/events", get(table_events))
@@ -322,4 +323,32 @@ async fn table_pgn(
         text,
     )
         .into_response())
+}
+
+/// One variant's rating of a player (`GET /api/players/{id}/ratings`).
+#[derive(Debug, Serialize)]
+struct RatingInfo {
+    variant: String,
+    rating: f64,
+    deviation: f64,
+    volatility: f64,
+    games: u64,
+}
+
+async fn player_ratings(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Vec<RatingInfo>>, ServerError> {
+    let rows = state.store().ratings(&id).await?;
+    Ok(Json(
+        rows.into_iter()
+            .map(|r| RatingInfo {
+                variant: r.variant,
+                rating: r.rating.rating,
+                deviation: r.rating.deviation,
+                volatility: r.rating.volatility,
+                games: r.games,
+            })
+            .collect(),
+    ))
 }

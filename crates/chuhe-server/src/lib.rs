@@ -16,6 +16,7 @@ pub mod error;
 mod http;
 pub mod pgn;
 pub mod protocol;
+pub mod rating;
 pub mod store;
 pub mod table;
 pub mod variant;

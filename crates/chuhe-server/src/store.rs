@@ -11,8 +11,10 @@ use std::borrow::Cow;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The migrations, embedded in the binary, applied in order at start-up.
-const MIGRATIONS: &[(i64, &str, &str)] =
-    &[(1, "tables", include_str!("../migrations/0001_tables.sql"))];
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (1, "tables", include_str!("../migrations/0001_tables.sql")),
+    (2, "ratings", include_str!("../migrations/0002_ratings.sql")),
+];
 
 /// The embedded migrations as a sqlx migration source.
 #[derive(Debug, Clone, Copy)]
@@ -74,6 +76,19 @@ pub struct TableRow {
     pub secret: Option<String>,
     /// When the table was created, milliseconds since the Unix epoch (set by the store).
     pub created_ms: i64,
+}
+
+/// A player's rating in one variant, as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatingRow {
+    /// The player.
+    pub player_id: String,
+    /// The variant's wire name.
+    pub variant: String,
+    /// The Glicko-2 rating.
+    pub rating: crate::rating::Rating,
+    /// Rated games played in the variant.
+    pub games: u64,
 }
 
 /// The database.
@@ -253,6 +268,7 @@ impl Store {
         &self,
         row: &TableRow,
         events: &[(u64, String)],
+        ratings: &[RatingRow],
     ) -> Result<(), ServerError> {
         let now = now_ms();
         let mut tx = self.pool.begin().await?;
@@ -260,6 +276,22 @@ impl Store {
             Self::insert_event(&mut tx, &row.id, *version, body, now).await?;
         }
         Self::update_row(&mut tx, row, now).await?;
+        for r in ratings {
+            sqlx::query(
+                "INSERT INTO ratings (player_id, variant, rating, deviation, volatility, games) \
+                 VALUES ($1, $2, $3, $4, $5, $6) \
+                 ON CONFLICT (player_id, variant) DO UPDATE SET rating = $3, deviation = $4, \
+                 volatility = $5, games = $6",
+            )
+            .bind(&r.player_id)
+            .bind(&r.variant)
+            .bind(r.rating.rating)
+            .bind(r.rating.deviation)
+            .bind(r.rating.volatility)
+            .bind(r.games as i64)
+            .execute(&mut *tx)
+            .await?;
+        }
         tx.commit().await?;
         Ok(())
     }
@@ -281,6 +313,47 @@ impl Store {
         .execute(&mut **tx)
         .await?;
         Ok(())
+    }
+
+    /// A player's ratings, one per variant played, sorted by variant.
+    pub async fn ratings(&self, player_id: &str) -> Result<Vec<RatingRow>, ServerError> {
+        let rows = sqlx::query(
+            "SELECT player_id, variant, rating, deviation, volatility, games FROM ratings \
+             WHERE player_id = $1 ORDER BY variant",
+        )
+        .bind(player_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(RatingRow {
+                    player_id: r.try_get("player_id")?,
+                    variant: r.try_get("variant")?,
+                    rating: crate::rating::Rating {
+                        rating: r.try_get("rating")?,
+                        deviation: r.try_get("deviation")?,
+                        volatility: r.try_get("volatility")?,
+                    },
+                    games: r.try_get::<i64, _>("games")?.max(0) as u64,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(ServerError::from)
+    }
+
+    /// A player's rating in one variant (the default for a first game) and games played.
+    pub async fn rating(&self, player_id: &str, variant: &str) -> Result<RatingRow, ServerError> {
+        Ok(self
+            .ratings(player_id)
+            .await?
+            .into_iter()
+            .find(|r| r.variant == variant)
+            .unwrap_or_else(|| RatingRow {
+                player_id: player_id.to_owned(),
+                variant: variant.to_owned(),
+                rating: crate::rating::Rating::default(),
+                games: 0,
+            }))
     }
 
     /// Saves the table row alone (the clock snapshot at shutdown).

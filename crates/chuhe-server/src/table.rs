@@ -12,7 +12,8 @@ use crate::error::ServerError;
 use crate::protocol::{
     ClientMessage, Event, Phase, SeatPlayer, ServerMessage, State, TableOptions, TableSummary,
 };
-use crate::store::{Store, TableRow};
+use crate::rating::{rate_game, Rating};
+use crate::store::{RatingRow, Store, TableRow};
 use crate::variant::{AnyGame, AnyMove, MoveError, RuleOptions};
 use chuhe_rules::outcome::{EndReason, Outcome};
 use chuhe_rules::xiangqi::DEFAULT_NO_CAPTURE_LIMIT;
@@ -704,7 +705,14 @@ impl Table {
             next.apply(e, at).map_err(ServerError::Internal)?;
             bodies.push((next.version, serde_json::to_string(e)?));
         }
-        self.store.append_events(&next.row(at), &bodies).await?;
+        let ratings = if self.state.phase != Phase::Ended && next.phase == Phase::Ended {
+            self.ratings_after(&next).await?
+        } else {
+            Vec::new()
+        };
+        self.store
+            .append_events(&next.row(at), &bodies, &ratings)
+            .await?;
         let first = self.state.version + 1;
         self.state = next;
         if self.state.phase == Phase::Ended {
@@ -731,6 +739,40 @@ impl Table {
         }
         self.maybe_think();
         Ok(())
+    }
+
+    /// The new ratings of a rated game that `next` ends (none for an aborted game).
+    async fn ratings_after(&self, next: &TableState) -> Result<Vec<RatingRow>, ServerError> {
+        let aborted = next
+            .game
+            .outcome()
+            .is_some_and(|o| o.reason == EndReason::Aborted);
+        if !next.options.rated || aborted {
+            return Ok(Vec::new());
+        }
+        let variant = next.options.variant.as_str();
+        let mut before = Vec::new();
+        for seat in &next.seats {
+            match seat {
+                Some(SeatPlayer::Person { id, .. }) => {
+                    before.push(self.store.rating(id, variant).await?)
+                }
+                // Rated tables seat account holders only.
+                _ => return Ok(Vec::new()),
+            }
+        }
+        let winners = next.game.winner_seats();
+        let won: Vec<bool> = (0..before.len()).map(|s| winners.contains(&s)).collect();
+        let ratings: Vec<Rating> = before.iter().map(|r| r.rating).collect();
+        Ok(rate_game(&ratings, &won)
+            .into_iter()
+            .zip(before)
+            .map(|(rating, old)| RatingRow {
+                rating,
+                games: old.games + 1,
+                ..old
+            })
+            .collect())
     }
 
     /// Starts the computer's search when a computer seat is to move.
@@ -820,6 +862,11 @@ impl Table {
                     })?;
                 self.open()?;
                 self.free_seat(seat)?;
+                if self.state.options.rated && !person.account {
+                    return Err(ServerError::Unauthorized(
+                        "rated tables are for account holders".to_owned(),
+                    ));
+                }
                 if self.state.seat_of(&person).is_some() {
                     return Err(ServerError::Conflict(
                         "you already sit at this table".to_owned(),
@@ -837,6 +884,11 @@ impl Table {
             ClientMessage::SitComputer { seat, level } => {
                 self.seat_or_refuse(conn)?;
                 self.open()?;
+                if self.state.options.rated {
+                    return Err(ServerError::NotAllowed(
+                        "the computer does not play rated games".to_owned(),
+                    ));
+                }
                 if !(1..=computer::MAX_LEVEL).contains(&level) {
                     return Err(ServerError::BadMessage(format!(
                         "level must be between 1 and {}",

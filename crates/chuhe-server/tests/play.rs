@@ -434,3 +434,105 @@ async fn http_errors() {
     );
     server.stop().await;
 }
+
+/// A rated game between two account holders updates both Glicko-2 ratings in the same
+/// transaction as the end; guests and the computer cannot sit at a rated table.
+async fn rated_game(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, Settings::default()).await;
+    let mut cookies = Vec::new();
+    let mut ids = Vec::new();
+    for name in ["cao cao", "sun quan"] {
+        let body = format!(r#"{{"name":"{name}","password":"twelve chars"}}"#);
+        let (status, head, info) = server
+            .http("POST", "/api/accounts", None, Some(&body))
+            .await;
+        assert_eq!(status, 200);
+        cookies.push(cookie_of(&head));
+        let v: serde_json::Value = serde_json::from_str(&info).unwrap();
+        ids.push(v["id"].as_str().unwrap().to_owned());
+    }
+    let table = server
+        .create_table(&cookies[0], r#"{"variant":"xiangqi","rated":true}"#)
+        .await;
+    let guest = server.guest("guest").await;
+    let mut g = server.ws(&table, Some(&guest), None).await;
+    g.send(&ClientMessage::Sit { seat: 1 }).await;
+    assert_eq!(
+        g.error().await,
+        (
+            ErrorCode::Unauthorized,
+            "rated tables are for account holders".to_owned()
+        )
+    );
+    let mut red = server.ws(&table, Some(&cookies[0]), None).await;
+    let mut black = server.ws(&table, Some(&cookies[1]), None).await;
+    red.act(&ClientMessage::Sit { seat: 0 }, 2).await;
+    red.send(&ClientMessage::SitComputer { seat: 1, level: 1 })
+        .await;
+    assert_eq!(
+        red.error().await,
+        (
+            ErrorCode::NotAllowed,
+            "the computer does not play rated games".to_owned()
+        )
+    );
+    black.act(&ClientMessage::Sit { seat: 1 }, 3).await;
+    red.act(&ClientMessage::Start, 4).await;
+    red.act(&mv(4, "h2e2"), 5).await;
+    red.act(&ClientMessage::Resign, 6).await;
+    let ratings = |body: &str| -> Vec<(String, i64, i64, u64)> {
+        let v: Vec<serde_json::Value> = serde_json::from_str(body).unwrap();
+        v.iter()
+            .map(|r| {
+                (
+                    r["variant"].as_str().unwrap().to_owned(),
+                    (r["rating"].as_f64().unwrap() * 100.0).round() as i64,
+                    (r["deviation"].as_f64().unwrap() * 100.0).round() as i64,
+                    r["games"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    // Two new players (1500, 350, 0.06): the winner gains what the loser loses.
+    let (_, _, red_body) = server
+        .http(
+            "GET",
+            &format!("/api/players/{}/ratings", ids[0]),
+            None,
+            None,
+        )
+        .await;
+    let (_, _, black_body) = server
+        .http(
+            "GET",
+            &format!("/api/players/{}/ratings", ids[1]),
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(
+        ratings(&red_body),
+        vec![("xiangqi".to_owned(), 133_769, 29_032, 1)]
+    );
+    assert_eq!(
+        ratings(&black_body),
+        vec![("xiangqi".to_owned(), 166_231, 29_032, 1)]
+    );
+    // A guest has no ratings.
+    let (status, _, body) = server
+        .http("GET", "/api/players/nobody/ratings", None, None)
+        .await;
+    assert_eq!((status, body.as_str()), (200, "[]"));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn rated_game_sqlite() {
+    rated_game(Backend::Sqlite).await
+}
+
+#[tokio::test]
+async fn rated_game_postgres() {
+    rated_game(Backend::Postgres).await
+}

@@ -88,6 +88,9 @@ async fn full_games(backend: Backend) {
             if i > 0 {
                 states = [red.state_at(version).await, black.state_at(version).await];
             }
+            // Durable before acknowledged: what the clients were told is in the database.
+            let stored = server.state.store().events(&table).await.unwrap();
+            assert_eq!(stored.len() as u64, version);
             let mut legal: Vec<String> = game
                 .position()
                 .legal_moves()
