@@ -544,7 +544,9 @@ impl Table {
         };
         if let Some((outcome, seats)) = ending {
             if let Err(e) = self.commit(vec![ended(outcome, seats)], now).await {
+                // The ending is due again at once: wait a little before the next try.
                 e.log();
+                tokio::time::sleep(Duration::from_secs(1)).await;
             }
         }
     }
@@ -714,9 +716,19 @@ impl Table {
             .append_events(&next.row(at), &bodies, &ratings)
             .await?;
         let first = self.state.version + 1;
+        let started = self.state.phase == Phase::Open && next.phase == Phase::Running;
         self.state = next;
         if self.state.phase == Phase::Ended {
             self.absent_since.iter_mut().for_each(|a| *a = None);
+        }
+        if started {
+            // A seated person who is not connected when the game starts gets the grace period.
+            let now = Instant::now();
+            for seat in 0..self.state.seats.len() {
+                if !self.is_connected(seat) && self.state.game.is_active(seat) {
+                    self.absent_since[seat] = Some(now);
+                }
+            }
         }
         for (i, e) in events.iter().enumerate() {
             self.send_all(&ServerMessage::Event {

@@ -106,6 +106,51 @@ async fn abandonment_after_the_grace_period() {
     server.stop().await;
 }
 
+/// A seated player who is not connected when the game starts loses after the grace period.
+#[tokio::test]
+async fn absent_at_the_start() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, settings(Duration::from_secs(30))).await;
+    let (mut red, black, _) = seated_pair(&server, r#"{"variant":"xiangqi"}"#).await;
+    black.close().await;
+    // Black's sitting announced it connected; now it is gone.
+    assert_eq!(
+        red.next().await,
+        ServerMessage::Presence {
+            seat: 1,
+            connected: true
+        }
+    );
+    assert_eq!(
+        red.next().await,
+        ServerMessage::Presence {
+            seat: 1,
+            connected: false
+        }
+    );
+    tokio::time::pause();
+    let paused_at = Instant::now();
+    let state = red.act(&ClientMessage::Start, 4).await;
+    assert_eq!(state.connected, vec![true, false]);
+    assert_eq!(
+        red.event().await,
+        (
+            5,
+            Event::Ended {
+                outcome: Outcome::win(Winner::Red, EndReason::Abandonment),
+                result: Some("1-0".to_owned()),
+                winner_seats: vec![0],
+            }
+        )
+    );
+    let waited = paused_at.elapsed();
+    assert!(
+        waited >= Duration::from_secs(30) && waited < Duration::from_secs(31),
+        "{waited:?}"
+    );
+    server.stop().await;
+}
+
 /// Thirty messages at one instant: the burst of 20 is served, 10 are refused.
 #[tokio::test]
 async fn rate_limit() {
