@@ -12,6 +12,7 @@ CREATE TABLE players (
 CREATE UNIQUE INDEX players_account_name ON players (name) WHERE password_hash IS NOT NULL;
 
 CREATE TABLE sessions (
+    -- SHA-256 of the cookie's token, hex (the token itself is never stored)
     token TEXT PRIMARY KEY,
     player_id TEXT NOT NULL REFERENCES players (id),
     created_ms BIGINT NOT NULL

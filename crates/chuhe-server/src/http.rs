@@ -53,7 +53,18 @@ pub fn random_id(len: usize) -> String {
 
 fn random_token() -> String {
     let bytes: [u8; 32] = rand::thread_rng().gen();
+    hex(&bytes)
+}
+
+fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What the database keeps of a session token: its SHA-256, so a copy of the database does not
+/// hold usable cookies.
+pub fn token_digest(token: &str) -> String {
+    use sha2::Digest;
+    hex(&sha2::Sha256::digest(token.as_bytes()))
 }
 
 fn parse_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ServerError> {
@@ -93,13 +104,27 @@ pub async fn person(state: &AppState, headers: &HeaderMap) -> Result<Option<Pers
     };
     Ok(state
         .store()
-        .player_by_session(&token)
+        .player_by_session(&token_digest(&token))
         .await?
         .map(|p| Person {
             account: p.password_hash.is_some(),
             id: p.id,
             name: p.name,
         }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::token_digest;
+
+    #[test]
+    fn token_digest_is_sha256() {
+        // SHA-256("abc"), FIPS 180-2 appendix B.1.
+        assert_eq!(
+            token_digest("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
 }
 
 async fn health() -> Json<serde_json::Value> {
@@ -113,7 +138,10 @@ async fn not_found() -> ServerError {
 /// Starts a session for `player` and answers with its info and the cookie.
 async fn session_response(state: &AppState, player: &PlayerRow) -> Result<Response, ServerError> {
     let token = random_token();
-    state.store().create_session(&token, &player.id).await?;
+    state
+        .store()
+        .create_session(&token_digest(&token), &player.id)
+        .await?;
     let cookie = format!("{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax");
     let info = PlayerInfo {
         id: player.id.clone(),

@@ -186,7 +186,7 @@ impl Store {
         Ok(row.as_ref().map(Self::player_of).transpose()?)
     }
 
-    /// Records a session token for a player.
+    /// Records a session for a player, by the digest of its token.
     pub async fn create_session(&self, token: &str, player_id: &str) -> Result<(), ServerError> {
         sqlx::query("INSERT INTO sessions (token, player_id, created_ms) VALUES ($1, $2, $3)")
             .bind(token)
@@ -197,7 +197,7 @@ impl Store {
         Ok(())
     }
 
-    /// The player behind a session token.
+    /// The player behind a session, by the digest of its token.
     pub async fn player_by_session(&self, token: &str) -> Result<Option<PlayerRow>, ServerError> {
         let row = sqlx::query(
             "SELECT p.id, p.name, p.password_hash FROM sessions s \
