@@ -1,10 +1,24 @@
 //! chuhe's standard-xiangqi engine and its text protocol front end (`spec/engine-protocol.md`).
 //!
-//! [`uci::Session`] reads UCI (Pikafish dialect) commands line by line and writes the answers;
-//! `chuhe uci` connects it to standard input and output.
+//! - [`search`]: iterative deepening alpha-beta (PVS) with a transposition table ([`tt`]),
+//!   quiescence, pruning and reductions, the repetition rules of the game ([`rules`]), MultiPV
+//!   and time management;
+//! - [`eval`]: the hand-crafted evaluation, its weights all in [`weights`];
+//! - [`movepick`]: move ordering;
+//! - [`skill`]: weaker play (`Skill Level`, `UCI_Elo`);
+//! - [`uci`]: the UCI / UCCI session that `chuhe uci` connects to standard input and output;
+//! - [`bench`]: the fixed positions of `chuhe bench` and its node signature.
 #![deny(missing_docs)]
 
+pub mod bench;
+pub mod eval;
+pub mod movepick;
+pub mod rules;
+pub mod search;
+pub mod skill;
+pub mod tt;
 pub mod uci;
+pub mod weights;
 
 /// The engine's name and version as `id name` prints it.
 pub const ENGINE_NAME: &str = concat!("chuhe ", env!("CARGO_PKG_VERSION"));

@@ -1,10 +1,21 @@
-//! The UCI session (`spec/engine-protocol.md`): commands in, lines out, errors never fatal.
+//! The engine session (`spec/engine-protocol.md`): UCI (Pikafish dialect), or UCCI 3.0 when the
+//! first command is `ucci`. Commands in, lines out, errors never fatal.
 //!
-//! A [`Session`] owns the current position and its move history. Every bad command prints one
-//! `info string error <code> <detail>` line and leaves the state as it was.
+//! A [`Session`] owns the current position and its move history, the options and the
+//! transposition table. `go` starts the search in its own thread, so `isready`, `stop` and
+//! `ponderhit` are answered while it runs; every output line is written whole and flushed at once
+//! through a shared sink. Every bad command prints one `info string error <code> <detail>` line
+//! (UCCI: `info message error …`) and leaves the state as it was.
 
-use chuhe_rules::xiangqi::{perft, perft_divide, Move, Position};
+use crate::search::{self, Control, Info, Limits, Score, Searcher, Settings, MATE, MATE_BOUND};
+use crate::skill;
+use crate::tt::{Bound, Table};
+use chuhe_rules::xiangqi::{perft, perft_divide, Color, Move, Position};
 use std::io::{self, BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Instant;
 
 /// What the caller should do after a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,24 +121,71 @@ const SPINS: [Spin; 7] = [
     },
 ];
 
-/// A UCI session: the position with its history, the options, and the output sink.
-pub struct Session<W: Write> {
-    out: W,
+/// The two dialects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dialect {
+    Uci,
+    Ucci,
+}
+
+/// Where every line goes: shared by the session and its search thread.
+struct Sink<W: Write> {
+    out: Mutex<W>,
+}
+
+impl<W: Write> Sink<W> {
+    fn line(&self, text: &str) -> io::Result<()> {
+        let mut o = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        o.write_all(text.as_bytes())?;
+        o.write_all(b"\n")?;
+        o.flush()
+    }
+}
+
+/// A search running in its own thread.
+struct Running {
+    handle: JoinHandle<()>,
+    ctl: Arc<Control>,
+    /// Set (under the output lock) just before `bestmove` is written.
+    done: Arc<AtomicBool>,
+    /// A draw was offered (UCCI `ponderhit draw`).
+    draw_offered: Arc<AtomicBool>,
+}
+
+/// An engine session: the position with its history, the options, the table, the output sink.
+pub struct Session<W: Write + Send + 'static> {
+    sink: Arc<Sink<W>>,
+    dialect: Dialect,
+    started: bool,
     start: Position,
     moves: Vec<Move>,
     position: Position,
     options: Options,
+    tt: Arc<Table>,
+    running: Option<Running>,
+    banmoves: Vec<Move>,
+    use_millisec: bool,
+    searches: u64,
 }
 
-impl<W: Write> Session<W> {
+impl<W: Write + Send + 'static> Session<W> {
     /// A new session at the start position, writing to `out`.
     pub fn new(out: W) -> Session<W> {
         Session {
-            out,
+            sink: Arc::new(Sink {
+                out: Mutex::new(out),
+            }),
+            dialect: Dialect::Uci,
+            started: false,
             start: Position::start(),
             moves: Vec::new(),
             position: Position::start(),
             options: Options::default(),
+            tt: Arc::new(Table::new(16).expect("a 16 MiB table")),
+            running: None,
+            banmoves: Vec::new(),
+            use_millisec: false,
+            searches: 0,
         }
     }
 
@@ -141,22 +199,46 @@ impl<W: Write> Session<W> {
         &self.options
     }
 
-    /// The output sink (tests read what was written).
-    pub fn output(&self) -> &W {
-        &self.out
+    /// Runs `f` on the output sink (tests read what was written).
+    pub fn with_output<R>(&self, f: impl FnOnce(&W) -> R) -> R {
+        let o = self.sink.out.lock().unwrap_or_else(|e| e.into_inner());
+        f(&o)
     }
 
-    fn line(&mut self, text: &str) -> io::Result<()> {
-        self.out.write_all(text.as_bytes())?;
-        self.out.write_all(b"\n")?;
-        self.out.flush()
+    /// Whether a search is running (its `bestmove` not yet written).
+    pub fn is_searching(&self) -> bool {
+        self.running
+            .as_ref()
+            .is_some_and(|r| !r.done.load(Ordering::SeqCst))
     }
 
-    fn error(&mut self, code: &str, detail: &str) -> io::Result<()> {
+    /// Waits until a running search has written its `bestmove` (for scripted sessions; an
+    /// infinite or pondering search waits for `stop`).
+    pub fn wait(&mut self) {
+        if let Some(r) = self.running.take() {
+            let _ = r.handle.join();
+        }
+    }
+
+    fn reap(&mut self) {
+        if self.running.as_ref().is_some_and(|r| r.done.load(Ordering::SeqCst)) {
+            self.wait();
+        }
+    }
+
+    fn line(&self, text: &str) -> io::Result<()> {
+        self.sink.line(text)
+    }
+
+    fn error(&self, code: &str, detail: &str) -> io::Result<()> {
+        let prefix = match self.dialect {
+            Dialect::Uci => "info string error",
+            Dialect::Ucci => "info message error",
+        };
         if detail.is_empty() {
-            self.line(&format!("info string error {code}"))
+            self.line(&format!("{prefix} {code}"))
         } else {
-            self.line(&format!("info string error {code} {detail}"))
+            self.line(&format!("{prefix} {code} {detail}"))
         }
     }
 
@@ -170,19 +252,103 @@ impl<W: Write> Session<W> {
         let Some((&cmd, args)) = tokens.split_first() else {
             return Ok(Flow::Continue);
         };
+        self.reap();
+        if !self.started {
+            self.started = true;
+            if cmd == "ucci" {
+                self.dialect = Dialect::Ucci;
+            }
+        }
+        if matches!(cmd, "position" | "setoption" | "ucinewgame" | "go" | "banmoves")
+            && self.is_searching()
+        {
+            self.error("busy", cmd)?;
+            return Ok(Flow::Continue);
+        }
+        match self.dialect {
+            Dialect::Uci => self.handle_uci(cmd, args),
+            Dialect::Ucci => self.handle_ucci(cmd, args),
+        }
+    }
+
+    fn handle_uci(&mut self, cmd: &str, args: &[&str]) -> io::Result<Flow> {
         match cmd {
             "uci" => self.cmd_uci()?,
             "isready" => self.line("readyok")?,
-            "ucinewgame" => {}
+            "ucinewgame" => self.new_game(),
             "position" => self.cmd_position(args)?,
             "setoption" => self.cmd_setoption(args)?,
             "go" => self.cmd_go(args)?,
-            "stop" | "ponderhit" => {}
+            "stop" => self.stop(),
+            "ponderhit" => self.ponderhit(false),
             "d" => self.cmd_d()?,
-            "quit" => return Ok(Flow::Quit),
+            "quit" => {
+                self.quit();
+                return Ok(Flow::Quit);
+            }
             other => self.error("unknown-command", other)?,
         }
         Ok(Flow::Continue)
+    }
+
+    fn handle_ucci(&mut self, cmd: &str, args: &[&str]) -> io::Result<Flow> {
+        match cmd {
+            "ucci" => self.cmd_ucci()?,
+            "isready" => self.line("readyok")?,
+            "position" => {
+                self.cmd_position(args)?;
+            }
+            "banmoves" => self.cmd_banmoves(args)?,
+            "setoption" => self.cmd_ucci_setoption(args)?,
+            "go" => self.cmd_ucci_go(args)?,
+            "stop" => {
+                if self.running.is_some() {
+                    self.stop();
+                } else {
+                    self.line("nobestmove")?;
+                }
+            }
+            "ponderhit" => self.ponderhit(args.first() == Some(&"draw")),
+            "probe" => self.cmd_probe(args)?,
+            "d" => self.cmd_d()?,
+            "quit" => {
+                self.quit();
+                self.line("bye")?;
+                return Ok(Flow::Quit);
+            }
+            other => self.error("unknown-command", other)?,
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn new_game(&mut self) {
+        self.tt.clear();
+    }
+
+    fn stop(&mut self) {
+        if let Some(r) = &self.running {
+            r.ctl.stop.store(true, Ordering::SeqCst);
+        }
+        self.wait();
+    }
+
+    fn ponderhit(&mut self, draw: bool) {
+        if let Some(r) = &self.running {
+            if draw {
+                r.draw_offered.store(true, Ordering::SeqCst);
+            }
+            *r.ctl.ponderhit_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+            r.ctl.pondering.store(false, Ordering::SeqCst);
+        }
+    }
+
+    /// Ends any search without letting it print (`quit`, end of input).
+    pub fn quit(&mut self) {
+        if let Some(r) = &self.running {
+            r.ctl.silent.store(true, Ordering::SeqCst);
+            r.ctl.stop.store(true, Ordering::SeqCst);
+        }
+        self.wait();
     }
 
     fn cmd_uci(&mut self) -> io::Result<()> {
@@ -214,7 +380,26 @@ impl<W: Write> Session<W> {
         Ok(())
     }
 
-    fn cmd_position(&mut self, args: &[&str]) -> io::Result<()> {
+    fn cmd_ucci(&mut self) -> io::Result<()> {
+        self.line(&format!("id name {}", crate::ENGINE_NAME))?;
+        self.line(&format!("id author {}", crate::ENGINE_AUTHOR))?;
+        for l in [
+            "option usemillisec type check default false",
+            "option hashsize type spin min 0 max 33554432 default 16",
+            "option threads type spin min 0 max 1024 default 1",
+            "option ponder type check default false",
+            "option skilllevel type spin min 0 max 20 default 20",
+            "option nocapturelimit type spin min 0 max 1000 default 120",
+            "option newgame type button",
+            "ucciok",
+        ] {
+            self.line(l)?;
+        }
+        Ok(())
+    }
+
+    /// Parses `startpos | fen <fields>` and `moves …` into a start, its moves and the result.
+    fn parse_position(&self, args: &[&str]) -> Result<(Position, Vec<Move>, Position), (String, String)> {
         let moves_at = args.iter().position(|&t| t == "moves");
         let (spec, move_texts) = match moves_at {
             Some(i) => (&args[..i], &args[i + 1..]),
@@ -224,9 +409,9 @@ impl<W: Write> Session<W> {
             Some((&"startpos", [])) => Position::start(),
             Some((&"fen", fields)) => match Position::from_fen(&fields.join(" ")) {
                 Ok(p) => p,
-                Err(e) => return self.error("bad-fen", e.kind_str()),
+                Err(e) => return Err(("bad-fen".into(), e.kind_str().into())),
             },
-            _ => return self.error("bad-fen", "expected startpos or fen"),
+            _ => return Err(("bad-fen".into(), "expected startpos or fen".into())),
         };
         let mut pos = start.clone();
         let mut moves = Vec::with_capacity(move_texts.len());
@@ -237,13 +422,46 @@ impl<W: Write> Session<W> {
                     pos.play_unchecked(m);
                     moves.push(m);
                 }
-                None => return self.error("illegal-move", text),
+                None => return Err(("illegal-move".into(), text.into())),
             }
         }
-        self.start = start;
-        self.moves = moves;
-        self.position = pos;
+        Ok((start, moves, pos))
+    }
+
+    fn cmd_position(&mut self, args: &[&str]) -> io::Result<()> {
+        match self.parse_position(args) {
+            Ok((start, moves, pos)) => {
+                self.start = start;
+                self.moves = moves;
+                self.position = pos;
+                self.banmoves.clear();
+                Ok(())
+            }
+            Err((code, detail)) => self.error(&code, &detail),
+        }
+    }
+
+    fn cmd_banmoves(&mut self, args: &[&str]) -> io::Result<()> {
+        let mut banned = Vec::new();
+        for &t in args {
+            match t.parse::<Move>().ok().filter(|&m| self.position.is_legal(m)) {
+                Some(m) => banned.push(m),
+                None => self.error("illegal-move", t)?,
+            }
+        }
+        self.banmoves = banned;
         Ok(())
+    }
+
+    fn set_hash(&mut self, mib: u32) -> bool {
+        match Table::new(mib as usize) {
+            Ok(t) => {
+                self.tt = Arc::new(t);
+                self.options.hash_mib = mib;
+                true
+            }
+            Err(()) => false,
+        }
     }
 
     fn cmd_setoption(&mut self, args: &[&str]) -> io::Result<()> {
@@ -254,14 +472,17 @@ impl<W: Write> Session<W> {
         let name = args[1..value_at.unwrap_or(args.len())].join(" ");
         let value = value_at.map(|i| args[i + 1..].join(" "));
         let lname = name.to_ascii_lowercase();
-        let bad = |s: &mut Self| {
+        let bad = |s: &Self| {
             s.error(
                 "bad-option-value",
                 &format!("{name} {}", value.clone().unwrap_or_default()),
             )
         };
         match lname.as_str() {
-            "clear hash" => return Ok(()),
+            "clear hash" => {
+                self.tt.clear();
+                return Ok(());
+            }
             "uci_variant" => {
                 return if value.as_deref().map(str::to_ascii_lowercase).as_deref()
                     == Some("xiangqi")
@@ -299,7 +520,11 @@ impl<W: Write> Session<W> {
         let o = &mut self.options;
         match spin.name {
             "Threads" => o.threads = v,
-            "Hash" => o.hash_mib = v,
+            "Hash" => {
+                if !self.set_hash(v) {
+                    return bad(self);
+                }
+            }
             "MultiPV" => o.multi_pv = v,
             "Move Overhead" => o.move_overhead_ms = v,
             "UCI_Elo" => o.elo = v,
@@ -309,34 +534,51 @@ impl<W: Write> Session<W> {
         Ok(())
     }
 
-    fn cmd_go(&mut self, args: &[&str]) -> io::Result<()> {
-        if let Some(i) = args.iter().position(|&t| t == "perft") {
-            return match args
-                .get(i + 1)
-                .and_then(|d| d.parse::<u32>().ok())
-                .filter(|&d| d >= 1)
-            {
-                Some(depth) => self.go_perft(depth),
-                None => self.error(
-                    "bad-go",
-                    &format!("perft {}", args.get(i + 1).copied().unwrap_or("")),
-                ),
-            };
+    fn cmd_ucci_setoption(&mut self, args: &[&str]) -> io::Result<()> {
+        let Some((&name, rest)) = args.split_first() else {
+            return Ok(());
+        };
+        let value = rest.join(" ");
+        let num = value.parse::<u32>().ok();
+        let flag = match value.to_ascii_lowercase().as_str() {
+            "true" | "on" => Some(true),
+            "false" | "off" => Some(false),
+            _ => None,
+        };
+        let bad = |s: &Self| s.error("bad-option-value", &format!("{name} {value}"));
+        match name.to_ascii_lowercase().as_str() {
+            "usemillisec" => match flag {
+                Some(f) => self.use_millisec = f,
+                None => bad(self)?,
+            },
+            "ponder" => match flag {
+                Some(f) => self.options.ponder = f,
+                None => bad(self)?,
+            },
+            "hashsize" => match num.filter(|&v| v <= 33_554_432) {
+                Some(v) => {
+                    if !self.set_hash(if v == 0 { 16 } else { v }) {
+                        bad(self)?;
+                    }
+                }
+                None => bad(self)?,
+            },
+            "threads" => match num.filter(|&v| v <= 1024) {
+                Some(v) => self.options.threads = v.max(1),
+                None => bad(self)?,
+            },
+            "skilllevel" => match num.filter(|&v| v <= 20) {
+                Some(v) => self.options.skill_level = v,
+                None => bad(self)?,
+            },
+            "nocapturelimit" => match num.filter(|&v| v <= 1000) {
+                Some(v) => self.options.no_capture_limit = v,
+                None => bad(self)?,
+            },
+            "newgame" => self.new_game(),
+            _ => {}
         }
-        let moves = self.position.legal_moves();
-        if moves.is_empty() {
-            self.line("info depth 0 score mate 0")?;
-            return self.line("bestmove (none)");
-        }
-        // The search arrives with issue 7; until then the engine answers with a legal move.
-        let mut sorted = moves.clone();
-        sorted.sort_by_text();
-        let m = sorted[0];
-        self.line(&format!(
-            "info depth 1 score cp 0 nodes {} pv {m}",
-            sorted.len()
-        ))?;
-        self.line(&format!("bestmove {m}"))
+        Ok(())
     }
 
     fn go_perft(&mut self, depth: u32) -> io::Result<()> {
@@ -351,6 +593,240 @@ impl<W: Write> Session<W> {
         self.line("")?;
         self.line(&format!("Nodes searched: {total}"))?;
         self.line("")
+    }
+
+    /// `go perft <n>` wherever it appears: `Some` when handled.
+    fn try_perft(&mut self, args: &[&str]) -> Option<io::Result<()>> {
+        let i = args.iter().position(|&t| t == "perft")?;
+        Some(
+            match args
+                .get(i + 1)
+                .and_then(|d| d.parse::<u32>().ok())
+                .filter(|&d| d >= 1)
+            {
+                Some(depth) => self.go_perft(depth),
+                None => self.error(
+                    "bad-go",
+                    &format!("perft {}", args.get(i + 1).copied().unwrap_or("")),
+                ),
+            },
+        )
+    }
+
+    fn cmd_go(&mut self, args: &[&str]) -> io::Result<()> {
+        if let Some(r) = self.try_perft(args) {
+            return r;
+        }
+        let mut limits = Limits::default();
+        let mut i = 0;
+        while i < args.len() {
+            let tok = args[i];
+            i += 1;
+            match tok {
+                "wtime" | "btime" | "winc" | "binc" | "movestogo" | "depth" | "nodes"
+                | "movetime" | "mate" => {
+                    let Some(v) = args.get(i).and_then(|v| v.parse::<i64>().ok()) else {
+                        self.error("bad-go", tok)?;
+                        continue;
+                    };
+                    i += 1;
+                    let u = v.max(0) as u64;
+                    match tok {
+                        "wtime" => limits.wtime = Some(u),
+                        "btime" => limits.btime = Some(u),
+                        "winc" => limits.winc = Some(u),
+                        "binc" => limits.binc = Some(u),
+                        "movestogo" => limits.movestogo = Some(u),
+                        "depth" => limits.depth = Some(u.min(1000) as i32),
+                        "nodes" => limits.nodes = Some(u),
+                        "movetime" => limits.movetime = Some(u),
+                        _ => limits.mate = Some(u.min(1000) as u32),
+                    }
+                }
+                "infinite" => limits.infinite = true,
+                "ponder" => limits.ponder = true,
+                "searchmoves" => {
+                    for &t in &args[i..] {
+                        if let Some(m) = t.parse::<Move>().ok().filter(|&m| self.position.is_legal(m)) {
+                            limits.searchmoves.push(m);
+                        } else {
+                            self.error("illegal-move", t)?;
+                        }
+                    }
+                    if limits.searchmoves.is_empty() {
+                        // Nothing left to search.
+                        self.line("info depth 0 score mate 0")?;
+                        return self.line("bestmove (none)");
+                    }
+                    i = args.len();
+                }
+                other => self.error("bad-go", other)?,
+            }
+        }
+        let any = self
+            .position
+            .legal_moves()
+            .iter()
+            .any(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m));
+        if !any {
+            self.line("info depth 0 score mate 0")?;
+            return self.line("bestmove (none)");
+        }
+        self.start_search(limits, false);
+        Ok(())
+    }
+
+    fn cmd_ucci_go(&mut self, args: &[&str]) -> io::Result<()> {
+        if let Some(r) = self.try_perft(args) {
+            return r;
+        }
+        let mut limits = Limits::default();
+        let mut draw = false;
+        let scale = |v: f64, ms: bool| -> u64 {
+            if ms {
+                v.max(0.0) as u64
+            } else {
+                (v.max(0.0) * 1000.0) as u64
+            }
+        };
+        let red = self.position.side_to_move() == Color::Red;
+        let mut i = 0;
+        let mut depth_zero = false;
+        while i < args.len() {
+            let tok = args[i];
+            i += 1;
+            match tok {
+                "ponder" => limits.ponder = true,
+                "draw" => draw = true,
+                "infinite" => limits.infinite = true,
+                "depth" | "nodes" | "time" | "movestogo" | "increment" | "opptime"
+                | "oppmovestogo" | "oppincrement" => {
+                    let Some(v) = args.get(i).and_then(|v| v.parse::<f64>().ok()) else {
+                        self.error("bad-go", tok)?;
+                        continue;
+                    };
+                    i += 1;
+                    let ms = self.use_millisec;
+                    match tok {
+                        "depth" => {
+                            if v < 1.0 {
+                                depth_zero = true;
+                            }
+                            limits.depth = Some(v.clamp(1.0, 1000.0) as i32);
+                        }
+                        "nodes" => limits.nodes = Some(v.max(0.0) as u64),
+                        "time" | "opptime" => {
+                            let t = Some(scale(v, ms));
+                            if (tok == "time") == red {
+                                limits.wtime = t;
+                            } else {
+                                limits.btime = t;
+                            }
+                        }
+                        "increment" | "oppincrement" => {
+                            let t = Some(scale(v, ms));
+                            if (tok == "increment") == red {
+                                limits.winc = t;
+                            } else {
+                                limits.binc = t;
+                            }
+                        }
+                        "movestogo" => limits.movestogo = Some(v.max(1.0) as u64),
+                        _ => {}
+                    }
+                }
+                other => self.error("bad-go", other)?,
+            }
+        }
+        limits.banmoves = self.banmoves.clone();
+        let any = self
+            .position
+            .legal_moves()
+            .iter()
+            .any(|m| !limits.banmoves.contains(m));
+        if depth_zero || !any {
+            return self.line("nobestmove");
+        }
+        self.start_search(limits, draw);
+        Ok(())
+    }
+
+    fn start_search(&mut self, mut limits: Limits, draw: bool) {
+        self.searches += 1;
+        let level = skill::level(
+            self.options.skill_level,
+            self.options.limit_strength,
+            self.options.elo,
+        );
+        if let Some(l) = level {
+            let cap = skill::depth_cap(l);
+            limits.depth = Some(limits.depth.map_or(cap, |d| d.min(cap)));
+        }
+        let settings = Settings {
+            multi_pv: self.options.multi_pv as usize,
+            no_capture_limit: self.options.no_capture_limit.min(u32::from(u16::MAX)) as u16,
+            move_overhead_ms: u64::from(self.options.move_overhead_ms),
+            skill_level: self.options.skill_level,
+        };
+        let ctl = Arc::new(Control::default());
+        ctl.pondering.store(limits.ponder, Ordering::SeqCst);
+        let done = Arc::new(AtomicBool::new(false));
+        let draw_offered = Arc::new(AtomicBool::new(draw));
+        let job = Job {
+            sink: Arc::clone(&self.sink),
+            tt: Arc::clone(&self.tt),
+            ctl: Arc::clone(&ctl),
+            done: Arc::clone(&done),
+            draw_offered: Arc::clone(&draw_offered),
+            start: self.start.clone(),
+            moves: self.moves.clone(),
+            settings,
+            limits,
+            ucci: self.dialect == Dialect::Ucci,
+            show_wdl: self.options.show_wdl,
+            level,
+            threads: self.options.threads.max(1) as usize,
+            seed: self.position.key() ^ self.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        };
+        let handle = std::thread::Builder::new()
+            .name("chuhe-search".into())
+            .stack_size(64 << 20)
+            .spawn(move || job.run());
+        match handle {
+            Ok(handle) => {
+                self.running = Some(Running {
+                    handle,
+                    ctl,
+                    done,
+                    draw_offered,
+                })
+            }
+            Err(_) => {
+                let _ = self.error("busy", "cannot start the search thread");
+            }
+        }
+    }
+
+    fn cmd_probe(&mut self, args: &[&str]) -> io::Result<()> {
+        let pos = match self.parse_position(args) {
+            Ok((_, _, pos)) => pos,
+            Err((code, detail)) => return self.error(&code, &detail),
+        };
+        let Some(e) = self.tt.probe(pos.key()) else {
+            return self.line("pophash");
+        };
+        let mut text = String::from("pophash");
+        if let Some(m) = e.mv.filter(|&m| pos.is_legal(m)) {
+            text.push_str(&format!(" bestmove {m}"));
+        }
+        let v = ucci_score(e.score);
+        if matches!(e.bound, Bound::Exact | Bound::Lower) {
+            text.push_str(&format!(" lowerbound {v} depth {}", e.depth));
+        }
+        if matches!(e.bound, Bound::Exact | Bound::Upper) {
+            text.push_str(&format!(" upperbound {v} depth {}", e.depth));
+        }
+        self.line(&text)
     }
 
     fn cmd_d(&mut self) -> io::Result<()> {
@@ -374,17 +850,219 @@ impl<W: Write> Session<W> {
     }
 }
 
-/// Runs a session on `input` and `output` until `quit` or end of input.
+/// A UCCI score: centipawns, or ±(10000 − plies to mate).
+fn ucci_score(v: i32) -> i32 {
+    if v >= MATE_BOUND {
+        10_000 - (MATE - v)
+    } else if v <= -MATE_BOUND {
+        -(10_000 - (MATE + v))
+    } else {
+        v
+    }
+}
+
+/// Win/draw/loss per mille from a score (side to move's view), for `UCI_ShowWDL`: a logistic
+/// model where ±150 cp is the centre of the win and loss curves.
+pub fn wdl(v: i32) -> (u32, u32, u32) {
+    if v >= MATE_BOUND {
+        return (1000, 0, 0);
+    }
+    if v <= -MATE_BOUND {
+        return (0, 0, 1000);
+    }
+    let logistic = |x: f64| 1.0 / (1.0 + (-x).exp());
+    let w = (1000.0 * logistic((f64::from(v) - 150.0) / 80.0)).round() as u32;
+    let l = (1000.0 * logistic((-f64::from(v) - 150.0) / 80.0)).round() as u32;
+    let w = w.min(1000);
+    let l = l.min(1000 - w);
+    (w, 1000 - w - l, l)
+}
+
+/// Everything a search thread needs.
+struct Job<W: Write + Send + 'static> {
+    sink: Arc<Sink<W>>,
+    tt: Arc<Table>,
+    ctl: Arc<Control>,
+    done: Arc<AtomicBool>,
+    draw_offered: Arc<AtomicBool>,
+    start: Position,
+    moves: Vec<Move>,
+    settings: Settings,
+    limits: Limits,
+    ucci: bool,
+    show_wdl: bool,
+    level: Option<f64>,
+    threads: usize,
+    seed: u64,
+}
+
+impl<W: Write + Send + 'static> Job<W> {
+    fn format_info(&self, info: &Info) -> Vec<String> {
+        let pv: Vec<String> = info.pv.iter().map(Move::to_string).collect();
+        if self.ucci {
+            return vec![
+                format!(
+                    "info depth {} score {} pv {}",
+                    info.depth,
+                    ucci_score(info.score),
+                    pv.join(" ")
+                ),
+                format!("info time {} nodes {}", info.time_ms, info.nodes),
+            ];
+        }
+        let score = match Score::from_internal(info.score) {
+            Score::Cp(c) => format!("cp {c}"),
+            Score::Mate(m) => format!("mate {m}"),
+        };
+        let bound = match info.bound {
+            Some(Bound::Lower) => " lowerbound",
+            Some(Bound::Upper) => " upperbound",
+            _ => "",
+        };
+        let wdl_text = if self.show_wdl {
+            let (w, d, l) = wdl(info.score);
+            format!(" wdl {w} {d} {l}")
+        } else {
+            String::new()
+        };
+        let nps = info.nodes * 1000 / info.time_ms.max(1);
+        vec![format!(
+            "info depth {} seldepth {} multipv {} score {score}{bound}{wdl_text} nodes {} nps {nps} hashfull {} tbhits 0 time {} pv {}",
+            info.depth,
+            info.seldepth,
+            info.multipv,
+            info.nodes,
+            info.hashfull,
+            info.time_ms,
+            pv.join(" ")
+        )]
+    }
+
+    fn run(self) {
+        self.tt.new_search();
+        // Lazy SMP helpers: same search, shared table, silent; stopped when the main one ends.
+        let helper_ctl = Arc::new(Control::default());
+        let mut helpers = Vec::new();
+        for id in 1..self.threads {
+            let tt = Arc::clone(&self.tt);
+            let hc = Arc::clone(&helper_ctl);
+            let main_ctl = Arc::clone(&self.ctl);
+            let start = self.start.clone();
+            let moves = self.moves.clone();
+            let settings = self.settings.clone();
+            let mut limits = self.limits.clone();
+            limits.depth = None;
+            limits.nodes = None;
+            limits.movetime = None;
+            limits.wtime = None;
+            limits.btime = None;
+            limits.infinite = true;
+            limits.ponder = false;
+            let spawned = std::thread::Builder::new()
+                .stack_size(64 << 20)
+                .spawn(move || {
+                    let mut s = Searcher::new(&start, &moves, &tt, &hc, settings, limits);
+                    s.set_helper();
+                    s.skip_depths(id);
+                    let _ = s.run(&mut |_| {});
+                    main_ctl
+                        .helper_nodes
+                        .fetch_add(s.nodes(), Ordering::Relaxed);
+                });
+            if let Ok(h) = spawned {
+                helpers.push(h);
+            }
+        }
+        let user_multi_pv = self.settings.multi_pv;
+        let mut settings = self.settings.clone();
+        if self.level.is_some() {
+            settings.multi_pv = settings.multi_pv.max(skill::SKILL_LINES);
+        }
+        let mut searcher = Searcher::new(
+            &self.start,
+            &self.moves,
+            &self.tt,
+            &self.ctl,
+            settings,
+            self.limits.clone(),
+        );
+        let mut report = |info: &Info| {
+            if info.multipv > user_multi_pv || self.ctl.silent.load(Ordering::SeqCst) {
+                return;
+            }
+            for l in self.format_info(info) {
+                let _ = self.sink.line(&l);
+            }
+        };
+        let mut lines: Vec<(Move, i32)> = Vec::new();
+        let outcome = if self.level.is_some() {
+            let n = settings_lines(user_multi_pv);
+            lines = searcher.run_lines(n, &mut report);
+            None
+        } else {
+            Some(searcher.run(&mut report))
+        };
+        search::wait_for_release(&self.ctl, &self.limits);
+        helper_ctl.stop.store(true, Ordering::SeqCst);
+        for h in helpers {
+            let _ = h.join();
+        }
+        let (best, ponder, score) = match (outcome, self.level) {
+            (Some(o), _) => (o.best, o.ponder, o.score),
+            (None, Some(level)) => {
+                let m = skill::choose(&lines, level, self.seed);
+                let score = lines
+                    .iter()
+                    .find(|(l, _)| Some(*l) == m)
+                    .map_or(0, |&(_, s)| s);
+                (m, None, score)
+            }
+            (None, None) => (None, None, 0),
+        };
+        let text = match best {
+            None if self.ucci => "nobestmove".to_owned(),
+            None => "bestmove (none)".to_owned(),
+            Some(m) => {
+                let mut t = format!("bestmove {m}");
+                if let Some(p) = ponder {
+                    t.push_str(&format!(" ponder {p}"));
+                }
+                if self.ucci {
+                    if self.draw_offered.load(Ordering::SeqCst) && score <= 0 {
+                        t.push_str(" draw");
+                    } else if score <= -MATE_BOUND {
+                        t.push_str(" resign");
+                    }
+                }
+                t
+            }
+        };
+        let mut o = self.sink.out.lock().unwrap_or_else(|e| e.into_inner());
+        self.done.store(true, Ordering::SeqCst);
+        if !self.ctl.silent.load(Ordering::SeqCst) {
+            let _ = o.write_all(text.as_bytes());
+            let _ = o.write_all(b"\n");
+            let _ = o.flush();
+        }
+    }
+}
+
+fn settings_lines(user: usize) -> usize {
+    user.max(skill::SKILL_LINES)
+}
+
+/// Runs a session on `input` and `output` until `quit` or end of input (which acts as `quit`).
 ///
 /// # Errors
 /// I/O errors of reading or writing.
-pub fn run(input: impl BufRead, output: impl Write) -> io::Result<()> {
+pub fn run<W: Write + Send + 'static>(input: impl BufRead, output: W) -> io::Result<()> {
     let mut session = Session::new(output);
     for line in input.lines() {
         if session.handle(&line?)? == Flow::Quit {
-            break;
+            return Ok(());
         }
     }
+    session.quit();
     Ok(())
 }
 
@@ -392,10 +1070,19 @@ pub fn run(input: impl BufRead, output: impl Write) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    /// Runs the lines as a GUI would: after each `go` that ends by itself, waits for `bestmove`.
     fn transcript(input: &str) -> String {
-        let mut out = Vec::new();
-        run(input.as_bytes(), &mut out).unwrap();
-        String::from_utf8(out).unwrap()
+        let mut s = Session::new(Vec::new());
+        for line in input.lines() {
+            if s.handle(line).unwrap() == Flow::Quit {
+                break;
+            }
+            if line.starts_with("go") && !line.contains("infinite") && !line.contains("ponder") {
+                s.wait();
+            }
+        }
+        s.quit();
+        s.with_output(|o| String::from_utf8(o.clone()).unwrap())
     }
 
     #[test]
@@ -448,5 +1135,15 @@ mod tests {
         assert_eq!(lines[13], "uciok");
         assert_eq!(lines[14], "readyok");
         assert_eq!(lines.len(), 15, "nothing after quit");
+    }
+
+    #[test]
+    fn wdl_sums_to_a_thousand() {
+        for v in [-MATE + 3, -400, -150, 0, 20, 150, 900, MATE - 1] {
+            let (w, d, l) = wdl(v);
+            assert_eq!(w + d + l, 1000, "{v}");
+        }
+        let (w, _, l) = wdl(0);
+        assert_eq!(w, l);
     }
 }

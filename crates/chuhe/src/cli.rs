@@ -78,6 +78,12 @@ pub enum Command {
         #[command(subcommand)]
         action: crate::records_cmd::RecordsCommand,
     },
+    /// Search fixed positions to a fixed depth; the last line is `NODES nodes, NPS nps`.
+    Bench {
+        /// Depth in plies (default 9).
+        #[arg(long, default_value_t = chuhe_engine::bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(i32).range(1..=60))]
+        depth: i32,
+    },
     /// Run the game server (HTTP and WebSocket; see docs/protocol.md) until SIGINT or SIGTERM.
     Serve {
         /// Address to listen on.
@@ -159,12 +165,14 @@ pub fn parse_options(text: Option<&str>) -> Result<Vec<(String, String)>, CliErr
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<(), CliError> {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(std::io::stdout());
     match cli.command.unwrap_or(Command::Uci) {
         Command::Uci => {
             let stdin = std::io::stdin();
-            chuhe_engine::uci::run(stdin.lock(), &mut out)?;
+            chuhe_engine::uci::run(stdin.lock(), std::io::stdout())?;
+        }
+        Command::Bench { depth } => {
+            chuhe_engine::bench::run(depth, &mut out)?;
         }
         Command::Moves { rules } => match rules.variant {
             Variant::Xiangqi => crate::xiangqi_cmd::moves(&rules, &mut out)?,

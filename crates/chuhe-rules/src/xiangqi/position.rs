@@ -1060,6 +1060,33 @@ impl Position {
         self.key = undo.key;
     }
 
+    /// Passes the turn without moving (a "null move", for search pruning; not a legal move of
+    /// the game). The halfmove counter advances as for a quiet move. Undo it with
+    /// [`Position::undo_null`]. The side to move must not be in check.
+    pub fn play_null(&mut self) -> Undo {
+        let undo = Undo {
+            captured: None,
+            halfmove: self.halfmove,
+            fullmove: self.fullmove,
+            key: self.key,
+        };
+        self.halfmove = self.halfmove.saturating_add(1);
+        if self.side == Color::Black {
+            self.fullmove = self.fullmove.saturating_add(1);
+        }
+        self.side = self.side.other();
+        self.key ^= zobrist::BLACK_TO_MOVE;
+        undo
+    }
+
+    /// Takes back a [`Position::play_null`] with the [`Undo`] it returned.
+    pub fn undo_null(&mut self, undo: Undo) {
+        self.side = self.side.other();
+        self.halfmove = undo.halfmove;
+        self.fullmove = undo.fullmove;
+        self.key = undo.key;
+    }
+
     /// Whether `m` captures (the to-square holds an enemy piece).
     #[inline(always)]
     pub fn is_capture(&self, m: Move) -> bool {
