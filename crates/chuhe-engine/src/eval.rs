@@ -108,7 +108,8 @@ fn side_terms(pos: &Position, us: Color) -> Terms {
         + DANGER_CROSSED * (attackers & our_half).count() as i32;
     let missing_adv = 2 - (bb(Kind::Advisor).count() as i32).min(2);
     let missing_ele = 2 - (bb(Kind::Elephant).count() as i32).min(2);
-    t.mg -= (missing_adv * MISSING_ADVISOR + missing_ele * MISSING_ELEPHANT) * danger / DANGER_SCALE;
+    t.mg -=
+        (missing_adv * MISSING_ADVISOR + missing_ele * MISSING_ELEPHANT) * danger / DANGER_SCALE;
     // Enemy cannons on the general's file.
     for c in theirs(Kind::Cannon) {
         if c.file() != g.file() {
@@ -120,9 +121,7 @@ fn side_terms(pos: &Position, us: Color) -> Terms {
             (g.rank(), c.rank())
         };
         let between = (lo + 1..hi)
-            .filter(|&r| {
-                Square::from_coords(g.file(), r).is_some_and(|s| occ.contains(s))
-            })
+            .filter(|&r| Square::from_coords(g.file(), r).is_some_and(|s| occ.contains(s)))
             .count();
         match between {
             0 => t.mg -= HOLLOW_CANNON,

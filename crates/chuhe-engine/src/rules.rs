@@ -77,11 +77,7 @@ impl Path {
         self.checks.push(pos.is_check());
         self.moves.push(m);
         self.undos.push(undo);
-        let irr = if capture {
-            n
-        } else {
-            self.irreversible[n - 1]
-        };
+        let irr = if capture { n } else { self.irreversible[n - 1] };
         self.irreversible.push(irr);
     }
 
@@ -268,7 +264,10 @@ mod tests {
         path.undo_null(&mut pos);
         path.undo(&mut pos);
         path.undo(&mut pos);
-        assert_eq!(pos, Position::from_fen("4k4/R8/9/9/9/9/9/9/9/3K5 w - - 0 1").unwrap());
+        assert_eq!(
+            pos,
+            Position::from_fen("4k4/R8/9/9/9/9/9/9/9/3K5 w - - 0 1").unwrap()
+        );
         assert_eq!(path.last(), 0);
     }
 }

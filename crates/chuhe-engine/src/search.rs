@@ -189,7 +189,7 @@ struct RootMove {
 /// Time budget in milliseconds: a soft target and a hard stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TimeBudget {
-    /// Do not start another iteration after this.
+    /// Do not start another iteration after about this (scaled by the best move's stability).
     pub soft_ms: u64,
     /// Stop the search at this.
     pub hard_ms: u64,
@@ -198,9 +198,10 @@ pub struct TimeBudget {
 /// The time budget for a move, or `None` when no clock or movetime applies.
 pub fn time_budget(limits: &Limits, side: Color, overhead_ms: u64) -> Option<TimeBudget> {
     if let Some(mt) = limits.movetime {
+        // A fixed time per move is used in full: the soft target lies past the hard stop.
         let t = mt.saturating_sub(overhead_ms).max(1);
         return Some(TimeBudget {
-            soft_ms: t,
+            soft_ms: t * 2,
             hard_ms: t,
         });
     }
@@ -321,7 +322,12 @@ impl<'a> Searcher<'a> {
                 return;
             }
             self.was_pondering = false;
-            if let Some(t) = *self.ctl.ponderhit_at.lock().unwrap_or_else(|e| e.into_inner()) {
+            if let Some(t) = *self
+                .ctl
+                .ponderhit_at
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+            {
                 self.start = t;
             }
         }
@@ -697,6 +703,7 @@ impl<'a> Searcher<'a> {
         self.nodes += 1;
         self.pv[0].clear();
         let mut best = -INFINITE;
+        #[allow(clippy::needless_range_loop)]
         for i in pv_idx..rms.len() {
             let m = rms[i].mv;
             let capture = self.pos.is_capture(m);
@@ -801,7 +808,7 @@ impl<'a> Searcher<'a> {
                 };
                 loop {
                     let score = self.root_search(&mut rms, pv_idx, depth, alpha, beta);
-                    rms[pv_idx..].sort_by(|a, b| b.score.cmp(&a.score));
+                    rms[pv_idx..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
                     if self.stopped {
                         break;
                     }
@@ -819,7 +826,7 @@ impl<'a> Searcher<'a> {
                         beta = INFINITE;
                     }
                 }
-                rms[..=pv_idx].sort_by(|a, b| b.score.cmp(&a.score));
+                rms[..=pv_idx].sort_by_key(|rm| std::cmp::Reverse(rm.score));
                 if self.stopped {
                     break;
                 }
@@ -828,11 +835,23 @@ impl<'a> Searcher<'a> {
                 // An interrupted iteration keeps the best move of the last completed one unless
                 // its first line was fully searched.
                 if completed == 0 {
-                    rms.sort_by(|a, b| b.score.cmp(&a.score));
+                    rms.sort_by_key(|rm| std::cmp::Reverse(rm.score));
                 }
                 break;
             }
             completed = depth;
+            if self.main {
+                self.tt.store(
+                    self.pos.key(),
+                    Entry {
+                        mv: Some(rms[0].mv),
+                        score: score_to_tt(rms[0].score, 0),
+                        eval: evaluate(&self.pos),
+                        depth,
+                        bound: Bound::Exact,
+                    },
+                );
+            }
             if rms[0].mv != last_best {
                 best_changes += 1;
                 last_best = rms[0].mv;
@@ -858,7 +877,7 @@ impl<'a> Searcher<'a> {
             }
             let best_score = rms[0].score;
             if let Some(n) = self.limits.mate {
-                if best_score >= MATE_BOUND && MATE - best_score <= 2 * n as i32 - 1 {
+                if best_score >= MATE_BOUND && MATE - best_score < 2 * n as i32 {
                     break;
                 }
             }
@@ -873,7 +892,11 @@ impl<'a> Searcher<'a> {
             }
             if let Some(b) = self.budget {
                 if !self.was_pondering && self.main {
-                    let scale = if best_changes > 0 && depth >= 6 { 1.3 } else { 0.6 };
+                    let scale = if best_changes > 0 && depth >= 6 {
+                        1.3
+                    } else {
+                        0.6
+                    };
                     best_changes = 0;
                     if self.elapsed_ms() as f64 >= b.soft_ms as f64 * scale {
                         break;
@@ -976,7 +999,10 @@ mod tests {
 
     fn best(fen: &str, moves: &str, depth: i32) -> Outcome {
         let start = Position::from_fen(fen).unwrap();
-        let moves: Vec<Move> = moves.split_whitespace().map(|m| m.parse().unwrap()).collect();
+        let moves: Vec<Move> = moves
+            .split_whitespace()
+            .map(|m| m.parse().unwrap())
+            .collect();
         let tt = Table::new(4).unwrap();
         let ctl = Control::default();
         let limits = Limits {
@@ -1014,7 +1040,7 @@ mod tests {
         assert_eq!(
             time_budget(&l, Color::Black, 10),
             Some(TimeBudget {
-                soft_ms: 90,
+                soft_ms: 180,
                 hard_ms: 90
             })
         );

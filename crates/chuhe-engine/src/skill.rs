@@ -64,7 +64,9 @@ mod tests {
     #[test]
     fn full_noise_can_pick_a_worse_line_and_a_huge_gap_never() {
         let lines = [("a", 10), ("b", 0)];
-        let picks: Vec<&str> = (1..200).filter_map(|s| choose(&lines, 0.0, s * 7919)).collect();
+        let picks: Vec<&str> = (1..200)
+            .filter_map(|s| choose(&lines, 0.0, s * 7919))
+            .collect();
         assert!(picks.contains(&"a") && picks.contains(&"b"));
         let lines = [("a", 1000), ("b", 0)];
         assert!((1..200).all(|s| choose(&lines, 0.0, s * 7919) == Some("a")));

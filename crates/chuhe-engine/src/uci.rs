@@ -221,7 +221,11 @@ impl<W: Write + Send + 'static> Session<W> {
     }
 
     fn reap(&mut self) {
-        if self.running.as_ref().is_some_and(|r| r.done.load(Ordering::SeqCst)) {
+        if self
+            .running
+            .as_ref()
+            .is_some_and(|r| r.done.load(Ordering::SeqCst))
+        {
             self.wait();
         }
     }
@@ -259,8 +263,10 @@ impl<W: Write + Send + 'static> Session<W> {
                 self.dialect = Dialect::Ucci;
             }
         }
-        if matches!(cmd, "position" | "setoption" | "ucinewgame" | "go" | "banmoves")
-            && self.is_searching()
+        if matches!(
+            cmd,
+            "position" | "setoption" | "ucinewgame" | "go" | "banmoves"
+        ) && self.is_searching()
         {
             self.error("busy", cmd)?;
             return Ok(Flow::Continue);
@@ -399,7 +405,10 @@ impl<W: Write + Send + 'static> Session<W> {
     }
 
     /// Parses `startpos | fen <fields>` and `moves …` into a start, its moves and the result.
-    fn parse_position(&self, args: &[&str]) -> Result<(Position, Vec<Move>, Position), (String, String)> {
+    fn parse_position(
+        &self,
+        args: &[&str],
+    ) -> Result<(Position, Vec<Move>, Position), (String, String)> {
         let moves_at = args.iter().position(|&t| t == "moves");
         let (spec, move_texts) = match moves_at {
             Some(i) => (&args[..i], &args[i + 1..]),
@@ -444,7 +453,11 @@ impl<W: Write + Send + 'static> Session<W> {
     fn cmd_banmoves(&mut self, args: &[&str]) -> io::Result<()> {
         let mut banned = Vec::new();
         for &t in args {
-            match t.parse::<Move>().ok().filter(|&m| self.position.is_legal(m)) {
+            match t
+                .parse::<Move>()
+                .ok()
+                .filter(|&m| self.position.is_legal(m))
+            {
                 Some(m) => banned.push(m),
                 None => self.error("illegal-move", t)?,
             }
@@ -647,7 +660,11 @@ impl<W: Write + Send + 'static> Session<W> {
                 "ponder" => limits.ponder = true,
                 "searchmoves" => {
                     for &t in &args[i..] {
-                        if let Some(m) = t.parse::<Move>().ok().filter(|&m| self.position.is_legal(m)) {
+                        if let Some(m) = t
+                            .parse::<Move>()
+                            .ok()
+                            .filter(|&m| self.position.is_legal(m))
+                        {
                             limits.searchmoves.push(m);
                         } else {
                             self.error("illegal-move", t)?;
@@ -1145,5 +1162,187 @@ mod tests {
         }
         let (w, _, l) = wdl(0);
         assert_eq!(w, l);
+    }
+
+    fn lines_without_search_info(out: &str) -> Vec<String> {
+        out.lines()
+            .filter(|l| !l.starts_with("info depth") && !l.starts_with("info time"))
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// `spec/engine-protocol.md` §1: the engine never walks into a repetition that loses.
+    #[test]
+    fn perpetual_check_is_not_completed() {
+        let out = transcript(
+            "position fen 4k4/R8/9/9/9/9/9/9/9/3K5 w - - 0 1 moves a8a9 e9e8 a9a8 e8e9 a8a9 e9e8\ngo depth 4\n",
+        );
+        let last = out.lines().last().unwrap();
+        assert!(last.starts_with("bestmove "), "{out}");
+        assert_ne!(last.split_whitespace().nth(1), Some("a9a8"), "{out}");
+    }
+
+    fn strip_timing(out: &str) -> String {
+        out.lines()
+            .map(|l| {
+                let t: Vec<&str> = l.split_whitespace().collect();
+                let mut kept = Vec::new();
+                let mut i = 0;
+                while i < t.len() {
+                    if t[i] == "time" || t[i] == "nps" {
+                        i += 2;
+                    } else {
+                        kept.push(t[i]);
+                        i += 1;
+                    }
+                }
+                kept.join(" ") + "\n"
+            })
+            .collect()
+    }
+
+    /// §1: with one thread and a depth or nodes limit the output repeats exactly.
+    #[test]
+    fn fixed_depth_and_nodes_searches_repeat_exactly() {
+        let script = "ucinewgame\nposition startpos moves h2e2 h9g7\ngo depth 6\ngo nodes 3000\n";
+        let a = strip_timing(&transcript(script));
+        let b = strip_timing(&transcript(script));
+        assert_eq!(a, b);
+        assert!(a.contains("info depth 6 seldepth"), "{a}");
+        // The last pv line before each bestmove starts with the best move.
+        let lines: Vec<&str> = a.lines().collect();
+        for (i, l) in lines.iter().enumerate() {
+            if let Some(m) = l.strip_prefix("bestmove ") {
+                let m = m.split_whitespace().next().unwrap();
+                let pv = lines[..i]
+                    .iter()
+                    .rev()
+                    .find(|l| l.contains(" pv "))
+                    .unwrap();
+                assert_eq!(pv.split(" pv ").nth(1).unwrap().split(' ').next(), Some(m));
+            }
+        }
+        assert_eq!(
+            lines.iter().filter(|l| l.starts_with("bestmove ")).count(),
+            2
+        );
+    }
+
+    #[test]
+    fn busy_isready_and_stop_while_searching() {
+        let mut s = Session::new(Vec::new());
+        s.handle("position startpos").unwrap();
+        s.handle("go infinite").unwrap();
+        s.handle("position startpos moves h2e2").unwrap();
+        s.handle("setoption name Hash value 8").unwrap();
+        s.handle("isready").unwrap();
+        s.handle("stop").unwrap();
+        s.handle("stop").unwrap();
+        s.handle("position startpos moves h2e2").unwrap();
+        let out = s.with_output(|o| String::from_utf8(o.clone()).unwrap());
+        let lines = lines_without_search_info(&out);
+        assert_eq!(lines.len(), 4, "{out}");
+        assert_eq!(lines[0], "info string error busy position");
+        assert_eq!(lines[1], "info string error busy setoption");
+        assert_eq!(lines[2], "readyok");
+        assert!(lines[3].starts_with("bestmove "), "{out}");
+        assert_eq!(
+            s.position().to_string(),
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1"
+        );
+        assert_eq!(s.options().hash_mib, 16);
+    }
+
+    #[test]
+    fn ponder_then_ponderhit_ends_with_bestmove() {
+        let mut s = Session::new(Vec::new());
+        s.handle("go ponder movetime 30").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(60));
+        assert!(s.is_searching(), "no bestmove while pondering");
+        s.handle("ponderhit").unwrap();
+        s.wait();
+        let out = s.with_output(|o| String::from_utf8(o.clone()).unwrap());
+        assert!(
+            out.lines().last().unwrap().starts_with("bestmove "),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn go_errors_and_options() {
+        let out = transcript(
+            "go nodes 500 frobnicate\nsetoption name MultiPV value 3\nsetoption name UCI_ShowWDL value true\ngo depth 2\nsetoption name UCI_Variant value shogi\nsetoption name EvalFile value x\n",
+        );
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "info string error bad-go frobnicate");
+        let depth2: Vec<&&str> = lines
+            .iter()
+            .filter(|l| l.starts_with("info depth 2 ") && l.contains(" wdl "))
+            .collect();
+        assert_eq!(depth2.len(), 3, "{out}");
+        for (k, l) in depth2.iter().enumerate() {
+            assert!(l.contains(&format!(" multipv {} score cp ", k + 1)), "{l}");
+            assert!(l.contains(" wdl "), "{l}");
+        }
+        assert_eq!(
+            &lines[lines.len() - 2..],
+            &[
+                "info string error bad-option-value UCI_Variant shogi",
+                "info string error unknown-option EvalFile"
+            ]
+        );
+    }
+
+    #[test]
+    fn skill_level_zero_plays_a_legal_move_at_depth_one() {
+        let out = transcript("setoption name Skill Level value 0\nposition startpos\ngo depth 8\n");
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(
+            lines.iter().all(|l| !l.starts_with("info depth 2")),
+            "{out}"
+        );
+        let m: Move = lines.last().unwrap()["bestmove ".len()..][..4]
+            .parse()
+            .unwrap();
+        assert!(Position::start().is_legal(m));
+    }
+
+    #[test]
+    fn ucci_session() {
+        let mut s = Session::new(Vec::new());
+        for l in [
+            "ucci",
+            "setoption usemillisec true",
+            "setoption bogus 3",
+            "setoption hashsize x",
+            "position fen rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1 moves h2e2 h9g7",
+            "banmoves h0g2 z9z9",
+            "stop",
+            "go depth 0",
+            "go depth 3",
+        ] {
+            s.handle(l).unwrap();
+        }
+        s.wait();
+        s.handle("probe startpos moves h2e2 h9g7").unwrap();
+        s.handle("position fen 3k5/R8/9/9/9/9/9/9/9/4K4 b").unwrap();
+        s.handle("go depth 3").unwrap();
+        s.handle("quit").unwrap();
+        let out = s.with_output(|o| String::from_utf8(o.clone()).unwrap());
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], format!("id name {}", crate::ENGINE_NAME));
+        assert_eq!(lines[2], "option usemillisec type check default false");
+        assert_eq!(lines[9], "ucciok");
+        assert_eq!(lines[10], "info message error bad-option-value hashsize x");
+        assert_eq!(lines[11], "info message error illegal-move z9z9");
+        assert_eq!(lines[12], "nobestmove");
+        assert_eq!(lines[13], "nobestmove");
+        assert!(lines[14].starts_with("info depth 1 score "), "{out}");
+        assert!(lines[15].starts_with("info time "), "{out}");
+        let best = lines.iter().find(|l| l.starts_with("bestmove ")).unwrap();
+        assert!(!best.starts_with("bestmove h0g2"), "{out}");
+        let probe = lines.iter().find(|l| l.starts_with("pophash")).unwrap();
+        assert!(probe.starts_with("pophash bestmove "), "{probe}");
+        assert_eq!(&lines[lines.len() - 2..], &["nobestmove", "bye"]);
     }
 }

@@ -1,0 +1,77 @@
+//! `chuhe bench` and `chuhe uci` through the binary: exact output and exit status.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn chuhe(args: &[&str], stdin: &str) -> (String, i32) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chuhe"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("chuhe runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn bench_prints_a_repeatable_node_signature() {
+    let (a, status) = chuhe(&["bench", "--depth", "3"], "");
+    assert_eq!(status, 0);
+    let lines: Vec<&str> = a.lines().collect();
+    assert_eq!(lines.len(), 17, "{a}");
+    let per_position: u64 = lines[..16]
+        .iter()
+        .map(|l| {
+            let n = l.split(": ").nth(1).unwrap().split(' ').next().unwrap();
+            n.parse::<u64>().unwrap()
+        })
+        .sum();
+    let last = lines[16];
+    let (nodes, rest) = last.split_once(" nodes, ").expect(last);
+    assert_eq!(nodes.parse::<u64>().unwrap(), per_position);
+    assert!(rest.ends_with(" nps") && rest[..rest.len() - 4].parse::<u64>().is_ok());
+    let (b, _) = chuhe(&["bench", "--depth", "3"], "");
+    assert_eq!(a.lines().next(), b.lines().next());
+    assert_eq!(
+        b.lines().last().unwrap().split_once(" nodes").unwrap().0,
+        nodes
+    );
+}
+
+#[test]
+fn bench_rejects_a_bad_depth() {
+    let (out, status) = chuhe(&["bench", "--depth", "0"], "");
+    assert_eq!((out.as_str(), status), ("", 2));
+}
+
+#[test]
+fn uci_no_legal_move_and_end_of_input() {
+    let (out, status) = chuhe(
+        &["uci"],
+        "position fen 3k5/R8/9/9/9/9/9/9/9/4K4 b\ngo depth 5\nisready\n",
+    );
+    assert_eq!(status, 0);
+    assert_eq!(out, "info depth 0 score mate 0\nbestmove (none)\nreadyok\n");
+    let (out, status) = chuhe(&[], "uci\nquit\nisready\n");
+    assert_eq!(status, 0);
+    assert_eq!(out.lines().count(), 14);
+    assert!(out.ends_with("uciok\n"));
+}
+
+#[test]
+fn ucci_says_bye() {
+    let (out, status) = chuhe(&["uci"], "ucci\nstop\nquit\n");
+    assert_eq!(status, 0);
+    assert!(out.ends_with("ucciok\nnobestmove\nbye\n"), "{out}");
+}
