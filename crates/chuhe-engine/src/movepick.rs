@@ -3,7 +3,7 @@
 //! history, losing captures last). It yields each legal move exactly once and nothing else.
 
 use crate::eval::kind_value;
-use chuhe_rules::xiangqi::{Bitboard, Move, MoveList, Position, MAX_MOVES};
+use chuhe_rules::xiangqi::{Move, MoveList, Position, MAX_MOVES};
 
 /// Deepest ply the search tracks killers for.
 pub const MAX_PLY: usize = 128;
@@ -128,9 +128,9 @@ impl MovePicker {
     /// that do not look losing (see [`MovePicker::new`] for the order).
     pub fn new_quiescence(pos: &Position, in_check: bool, tt_move: Option<Move>) -> MovePicker {
         let mut moves = MoveList::new();
-        pos.legal_moves_into(&mut moves);
         let mut scores = [0; MAX_MOVES];
         if in_check {
+            pos.legal_moves_into(&mut moves);
             for (i, &m) in moves.iter().enumerate() {
                 scores[i] = if Some(m) == tt_move {
                     TT_SCORE
@@ -146,10 +146,10 @@ impl MovePicker {
                 next: 0,
             };
         }
-        let them: Bitboard = pos.by_color(pos.side_to_move().other());
+        pos.legal_captures_into(&mut moves);
         let mut kept = MoveList::new();
         for &m in moves.iter() {
-            if them.contains(m.to) && !is_risky_capture(pos, m) {
+            if !is_risky_capture(pos, m) {
                 scores[kept.len()] = capture_score(pos, m);
                 kept.push(m);
             }
@@ -232,6 +232,14 @@ mod tests {
             pos.undo(m, u);
         }
         assert_eq!(seen.len(), pos.count_legal_moves());
+        // The capture generator agrees with the legal moves that capture.
+        let mut caps = MoveList::new();
+        pos.legal_captures_into(&mut caps);
+        let mut want: Vec<Move> = seen.iter().copied().filter(|&m| pos.is_capture(m)).collect();
+        let mut got: Vec<Move> = caps.iter().copied().collect();
+        want.sort();
+        got.sort();
+        assert_eq!(got, want);
         nodes
     }
 
