@@ -31,10 +31,88 @@ fn relative_rank(color: Color, sq: Square) -> usize {
     }
 }
 
-#[inline(always)]
-fn pst(table: &Table, color: Color, sq: Square) -> i32 {
-    i32::from(table[relative_rank(color, sq)][sq.file() as usize])
+/// Every weight of the evaluation as one value, so a tuner can change them at run time.
+/// [`PARAMS`] holds the constants of [`crate::weights`]; the engine always uses it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Params {
+    /// Material by [`Kind::index`], middlegame (the general's entry is unused).
+    pub material_mg: [i32; 7],
+    /// Material by [`Kind::index`], endgame.
+    pub material_eg: [i32; 7],
+    /// [`SOLDIER_CROSSED_EG`].
+    pub soldier_crossed_eg: i32,
+    /// Piece-square tables by [`Kind::index`] (see [`Table`]).
+    pub pst: [Table; 7],
+    /// Mobility weights: chariot, horse, cannon.
+    pub mobility: [i32; 3],
+    /// Mobility that scores zero: chariot, horse, cannon.
+    pub mobility_base: [i32; 3],
+    /// [`HORSE_TRAPPED`].
+    pub horse_trapped: i32,
+    /// [`MISSING_ADVISOR`].
+    pub missing_advisor: i32,
+    /// [`MISSING_ELEPHANT`].
+    pub missing_elephant: i32,
+    /// Attack weights: chariot, horse, cannon.
+    pub danger: [i32; 3],
+    /// [`DANGER_CROSSED`].
+    pub danger_crossed: i32,
+    /// [`HOLLOW_CANNON`].
+    pub hollow_cannon: i32,
+    /// [`CENTRAL_CANNON`].
+    pub central_cannon: i32,
+    /// [`GENERAL_OFF_FILE`].
+    pub general_off_file: i32,
+    /// [`TEMPO`].
+    pub tempo: i32,
 }
+
+/// The engine's weights, from [`crate::weights`].
+pub const PARAMS: Params = Params {
+    material_mg: [
+        0,
+        ADVISOR_MG,
+        ELEPHANT_MG,
+        HORSE_MG,
+        CHARIOT_MG,
+        CANNON_MG,
+        SOLDIER_MG,
+    ],
+    material_eg: [
+        0,
+        ADVISOR_EG,
+        ELEPHANT_EG,
+        HORSE_EG,
+        CHARIOT_EG,
+        CANNON_EG,
+        SOLDIER_EG,
+    ],
+    soldier_crossed_eg: SOLDIER_CROSSED_EG,
+    pst: [
+        GENERAL_PST,
+        ADVISOR_PST,
+        ELEPHANT_PST,
+        HORSE_PST,
+        CHARIOT_PST,
+        CANNON_PST,
+        SOLDIER_PST,
+    ],
+    mobility: [CHARIOT_MOBILITY, HORSE_MOBILITY, CANNON_MOBILITY],
+    mobility_base: [
+        CHARIOT_MOBILITY_BASE,
+        HORSE_MOBILITY_BASE,
+        CANNON_MOBILITY_BASE,
+    ],
+    horse_trapped: HORSE_TRAPPED,
+    missing_advisor: MISSING_ADVISOR,
+    missing_elephant: MISSING_ELEPHANT,
+    danger: [DANGER_CHARIOT, DANGER_HORSE, DANGER_CANNON],
+    danger_crossed: DANGER_CROSSED,
+    hollow_cannon: HOLLOW_CANNON,
+    central_cannon: CENTRAL_CANNON,
+    general_off_file: GENERAL_OFF_FILE,
+    tempo: TEMPO,
+};
 
 /// Middlegame and endgame terms of one side, before tapering.
 #[derive(Default, Clone, Copy)]
@@ -43,73 +121,74 @@ struct Terms {
     eg: i32,
 }
 
-fn side_terms(pos: &Position, us: Color) -> Terms {
+#[inline(always)]
+fn side_terms(pos: &Position, us: Color, p: &Params) -> Terms {
     let them = us.other();
     let occ = pos.occupied();
     let own = pos.by_color(us);
     let bb = |k: Kind| pos.by_piece(Piece::new(us, k));
+    let pst = |k: Kind, sq: Square| -> i32 {
+        i32::from(p.pst[k.index()][relative_rank(us, sq)][sq.file() as usize])
+    };
     let mut t = Terms::default();
+    let mut add = |k: Kind, extra: i32, sq: Square| {
+        let v = pst(k, sq) + extra;
+        t.mg += p.material_mg[k.index()] + v;
+        t.eg += p.material_eg[k.index()] + v;
+    };
 
     for sq in bb(Kind::Soldier) {
-        let p = pst(&SOLDIER_PST, us, sq);
-        t.mg += SOLDIER_MG + p;
-        t.eg += SOLDIER_EG + p;
-        let r = relative_rank(us, sq);
-        if (5..9).contains(&r) {
-            t.eg += SOLDIER_CROSSED_EG;
-        }
+        add(Kind::Soldier, 0, sq);
     }
     for sq in bb(Kind::Advisor) {
-        let p = pst(&ADVISOR_PST, us, sq);
-        t.mg += ADVISOR_MG + p;
-        t.eg += ADVISOR_EG + p;
+        add(Kind::Advisor, 0, sq);
     }
     for sq in bb(Kind::Elephant) {
-        let p = pst(&ELEPHANT_PST, us, sq);
-        t.mg += ELEPHANT_MG + p;
-        t.eg += ELEPHANT_EG + p;
+        add(Kind::Elephant, 0, sq);
     }
     for sq in bb(Kind::Horse) {
-        let p = pst(&HORSE_PST, us, sq);
         let mob = (horse_attacks(sq, occ) & !own).count() as i32;
-        let mut m = HORSE_MOBILITY * (mob - HORSE_MOBILITY_BASE);
+        let mut m = p.mobility[1] * (mob - p.mobility_base[1]);
         if mob <= 1 {
-            m -= HORSE_TRAPPED;
+            m -= p.horse_trapped;
         }
-        t.mg += HORSE_MG + p + m;
-        t.eg += HORSE_EG + p + m;
+        add(Kind::Horse, m, sq);
     }
     for sq in bb(Kind::Chariot) {
-        let p = pst(&CHARIOT_PST, us, sq);
         let mob = (chariot_attacks(sq, occ) & !own).count() as i32;
-        let m = CHARIOT_MOBILITY * (mob - CHARIOT_MOBILITY_BASE);
-        t.mg += CHARIOT_MG + p + m;
-        t.eg += CHARIOT_EG + p + m;
+        add(
+            Kind::Chariot,
+            p.mobility[0] * (mob - p.mobility_base[0]),
+            sq,
+        );
     }
     for sq in bb(Kind::Cannon) {
-        let p = pst(&CANNON_PST, us, sq);
         let quiet = (chariot_attacks(sq, occ) & !occ).count() as i32;
         let caps = (cannon_captures(sq, occ) & pos.by_color(them)).count() as i32;
-        let m = CANNON_MOBILITY * (quiet + caps - CANNON_MOBILITY_BASE);
-        t.mg += CANNON_MG + p + m;
-        t.eg += CANNON_EG + p + m;
+        add(
+            Kind::Cannon,
+            p.mobility[2] * (quiet + caps - p.mobility_base[2]),
+            sq,
+        );
     }
     let g = pos.general(us);
-    t.mg += pst(&GENERAL_PST, us, g);
-    t.eg += pst(&GENERAL_PST, us, g);
+    add(Kind::General, 0, g);
+    let crossed = bb(Kind::Soldier)
+        .filter(|&sq| (5..9).contains(&relative_rank(us, sq)))
+        .count() as i32;
+    t.eg += p.soldier_crossed_eg * crossed;
 
     // General safety: the shield of advisors and elephants against the enemy's attackers.
     let theirs = |k: Kind| pos.by_piece(Piece::new(them, k));
-    let our_half = half_of(us);
     let attackers = theirs(Kind::Chariot) | theirs(Kind::Horse) | theirs(Kind::Cannon);
-    let danger = DANGER_CHARIOT * theirs(Kind::Chariot).count() as i32
-        + DANGER_HORSE * theirs(Kind::Horse).count() as i32
-        + DANGER_CANNON * theirs(Kind::Cannon).count() as i32
-        + DANGER_CROSSED * (attackers & our_half).count() as i32;
+    let danger = p.danger[0] * theirs(Kind::Chariot).count() as i32
+        + p.danger[1] * theirs(Kind::Horse).count() as i32
+        + p.danger[2] * theirs(Kind::Cannon).count() as i32
+        + p.danger_crossed * (attackers & half_of(us)).count() as i32;
     let missing_adv = 2 - (bb(Kind::Advisor).count() as i32).min(2);
     let missing_ele = 2 - (bb(Kind::Elephant).count() as i32).min(2);
-    t.mg -=
-        (missing_adv * MISSING_ADVISOR + missing_ele * MISSING_ELEPHANT) * danger / DANGER_SCALE;
+    t.mg -= (missing_adv * p.missing_advisor + missing_ele * p.missing_elephant) * danger
+        / DANGER_SCALE;
     // Enemy cannons on the general's file.
     for c in theirs(Kind::Cannon) {
         if c.file() != g.file() {
@@ -124,13 +203,13 @@ fn side_terms(pos: &Position, us: Color) -> Terms {
             .filter(|&r| Square::from_coords(g.file(), r).is_some_and(|s| occ.contains(s)))
             .count();
         match between {
-            0 => t.mg -= HOLLOW_CANNON,
-            1 => t.mg -= CENTRAL_CANNON,
+            0 => t.mg -= p.hollow_cannon,
+            1 => t.mg -= p.central_cannon,
             _ => {}
         }
     }
     if g.file() != 4 {
-        t.mg -= GENERAL_OFF_FILE * theirs(Kind::Chariot).count() as i32;
+        t.mg -= p.general_off_file * theirs(Kind::Chariot).count() as i32;
     }
     t
 }
@@ -156,20 +235,25 @@ pub fn phase(pos: &Position) -> i32 {
     p.min(PHASE_TOTAL)
 }
 
-/// The static evaluation of `pos` in centipawns, from the side to move's view.
-pub fn evaluate(pos: &Position) -> i32 {
-    let red = side_terms(pos, Color::Red);
-    let black = side_terms(pos, Color::Black);
+/// The evaluation with weights `p`, in centipawns from Red's view, without the tempo bonus.
+pub fn evaluate_red(pos: &Position, p: &Params) -> i32 {
+    let red = side_terms(pos, Color::Red, p);
+    let black = side_terms(pos, Color::Black, p);
     let mg = red.mg - black.mg;
     let eg = red.eg - black.eg;
     let ph = phase(pos);
-    let score = (mg * ph + eg * (PHASE_TOTAL - ph)) / PHASE_TOTAL;
+    (mg * ph + eg * (PHASE_TOTAL - ph)) / PHASE_TOTAL
+}
+
+/// The static evaluation of `pos` in centipawns, from the side to move's view.
+pub fn evaluate(pos: &Position) -> i32 {
+    let score = evaluate_red(pos, &PARAMS);
     let stm = if pos.side_to_move() == Color::Red {
         score
     } else {
         -score
     };
-    stm + TEMPO
+    stm + PARAMS.tempo
 }
 
 #[cfg(test)]

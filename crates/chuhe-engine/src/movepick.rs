@@ -235,7 +235,11 @@ mod tests {
         // The capture generator agrees with the legal moves that capture.
         let mut caps = MoveList::new();
         pos.legal_captures_into(&mut caps);
-        let mut want: Vec<Move> = seen.iter().copied().filter(|&m| pos.is_capture(m)).collect();
+        let mut want: Vec<Move> = seen
+            .iter()
+            .copied()
+            .filter(|&m| pos.is_capture(m))
+            .collect();
         let mut got: Vec<Move> = caps.iter().copied().collect();
         want.sort();
         got.sort();

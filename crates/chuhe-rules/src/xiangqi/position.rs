@@ -836,7 +836,7 @@ impl Position {
         let occ = self.occupied;
         let base = us.index() * 7;
         let start = list.len();
-        let mut push = |list: &mut MoveList, from: Square, targets: Bitboard| {
+        let push = |list: &mut MoveList, from: Square, targets: Bitboard| {
             for to in targets & theirs {
                 list.push(Move::new(from, to));
             }
@@ -851,7 +851,11 @@ impl Position {
             push(list, from, super::attacks::horse_attacks(from, occ));
         }
         for from in self.by_piece[base + Kind::Soldier as usize] {
-            push(list, from, Bitboard(SOLDIER_MOVES[us.index()][from.index()]));
+            push(
+                list,
+                from,
+                Bitboard(SOLDIER_MOVES[us.index()][from.index()]),
+            );
         }
         for from in self.by_piece[base + Kind::Elephant as usize] {
             push(list, from, super::attacks::elephant_attacks(from, occ));
