@@ -932,25 +932,19 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// The root moves in their final order with scores, for strength limiting: up to `n` lines.
-    pub fn run_lines(&mut self, n: usize, report: &mut dyn FnMut(&Info)) -> Vec<(Move, i32)> {
+    /// Runs the search with `n` lines and returns the `info` lines of the last completed
+    /// iteration, best first (for strength limiting).
+    pub fn run_lines(&mut self, n: usize, report: &mut dyn FnMut(&Info)) -> Vec<Info> {
         self.settings.multi_pv = n;
-        let mut lines: Vec<(Move, i32)> = Vec::new();
+        let mut lines: Vec<Info> = Vec::new();
         let mut collect = |info: &Info| {
             if info.multipv == 1 {
                 lines.clear();
             }
-            if let Some(&m) = info.pv.first() {
-                lines.push((m, info.score));
-            }
+            lines.push(info.clone());
             report(info);
         };
-        let out = self.run(&mut collect);
-        if lines.is_empty() {
-            if let Some(m) = out.best {
-                lines.push((m, out.score));
-            }
-        }
+        self.run(&mut collect);
         lines
     }
 }

@@ -1011,10 +1011,9 @@ impl<W: Write + Send + 'static> Job<W> {
                 let _ = self.sink.line(&l);
             }
         };
-        let mut lines: Vec<(Move, i32)> = Vec::new();
+        let mut lines: Vec<Info> = Vec::new();
         let outcome = if self.level.is_some() {
-            let n = settings_lines(user_multi_pv);
-            lines = searcher.run_lines(n, &mut report);
+            lines = searcher.run_lines(settings_lines(user_multi_pv), &mut report);
             None
         } else {
             Some(searcher.run(&mut report))
@@ -1027,12 +1026,29 @@ impl<W: Write + Send + 'static> Job<W> {
         let (best, ponder, score) = match (outcome, self.level) {
             (Some(o), _) => (o.best, o.ponder, o.score),
             (None, Some(level)) => {
-                let m = skill::choose(&lines, level, self.seed);
-                let score = lines
+                let scored: Vec<(usize, i32)> = lines
                     .iter()
-                    .find(|(l, _)| Some(*l) == m)
-                    .map_or(0, |&(_, s)| s);
-                (m, None, score)
+                    .enumerate()
+                    .map(|(i, l)| (i, l.score))
+                    .collect();
+                match skill::choose(&scored, level, self.seed).map(|i| &lines[i]) {
+                    Some(info) => {
+                        if info.multipv != 1 {
+                            // The last line before `bestmove` starts with the move played.
+                            let chosen = Info {
+                                multipv: 1,
+                                ..info.clone()
+                            };
+                            report(&chosen);
+                        }
+                        (
+                            info.pv.first().copied(),
+                            info.pv.get(1).copied(),
+                            info.score,
+                        )
+                    }
+                    None => (None, None, 0),
+                }
             }
             (None, None) => (None, None, 0),
         };
