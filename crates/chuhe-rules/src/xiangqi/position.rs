@@ -831,50 +831,15 @@ impl Position {
     /// Appends every legal capture of the side to move to `list` (the captures among
     /// [`Position::legal_moves`], for a quiescence search), in generation order.
     pub fn legal_captures_into(&self, list: &mut MoveList) {
-        let us = self.side;
-        let theirs = self.by_color[us.other().index()];
-        let occ = self.occupied;
-        let base = us.index() * 7;
-        let start = list.len();
-        let push = |list: &mut MoveList, from: Square, targets: Bitboard| {
-            for to in targets & theirs {
-                list.push(Move::new(from, to));
+        let theirs = self.by_color[self.side.other().index()].0;
+        self.generate_legal(&mut |from: Square, targets: u128| {
+            let mut targets = targets & theirs;
+            while targets != 0 {
+                let to = targets.trailing_zeros() as usize;
+                targets &= targets - 1;
+                list.push(Move::new(from, Square::from_index_unchecked(to)));
             }
-        };
-        for from in self.by_piece[base + Kind::Chariot as usize] {
-            push(list, from, super::attacks::chariot_attacks(from, occ));
-        }
-        for from in self.by_piece[base + Kind::Cannon as usize] {
-            push(list, from, super::attacks::cannon_captures(from, occ));
-        }
-        for from in self.by_piece[base + Kind::Horse as usize] {
-            push(list, from, super::attacks::horse_attacks(from, occ));
-        }
-        for from in self.by_piece[base + Kind::Soldier as usize] {
-            push(
-                list,
-                from,
-                Bitboard(SOLDIER_MOVES[us.index()][from.index()]),
-            );
-        }
-        for from in self.by_piece[base + Kind::Elephant as usize] {
-            push(list, from, super::attacks::elephant_attacks(from, occ));
-        }
-        for from in self.by_piece[base + Kind::Advisor as usize] {
-            push(list, from, Bitboard(ADVISOR_MOVES[from.index()]));
-        }
-        let g = self.generals[us.index()];
-        push(list, g, Bitboard(GENERAL_MOVES[g.index()]));
-        let in_check = self.is_check();
-        let mut j = start;
-        for i in start..list.len() {
-            let m = list.as_slice()[i];
-            if self.candidate_is_legal(m, in_check) {
-                list.as_mut_slice()[j] = m;
-                j += 1;
-            }
-        }
-        list.retain_prefix(j);
+        });
     }
 
     /// Every legal move of the side to move (§4), in generation order (not sorted).
