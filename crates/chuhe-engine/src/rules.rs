@@ -124,6 +124,16 @@ impl Path {
     /// a repeat of the game's history only at its third occurrence, as `spec/xiangqi.md` §6.1
     /// says. `pos` must be the position at the last index.
     pub fn repetition(&self, pos: &Position, root: usize) -> Option<Verdict> {
+        self.repetition_with(pos, root, chased_by)
+    }
+
+    /// [`Path::repetition`] with another source of chases (same meaning as [`chased_by`]).
+    pub fn repetition_with(
+        &self,
+        pos: &Position,
+        root: usize,
+        chases: impl Fn(&Position, Move) -> Bitboard,
+    ) -> Option<Verdict> {
         let n = self.last();
         let lim = self.irreversible[n];
         if n < lim + 4 {
@@ -136,7 +146,7 @@ impl Path {
             if self.keys[i] == key {
                 earlier += 1;
                 if i >= root || earlier >= 2 {
-                    return Some(self.verdict(pos, i));
+                    return Some(self.verdict(pos, i, &chases));
                 }
             }
             if i < lim + 2 {
@@ -147,7 +157,12 @@ impl Path {
     }
 
     /// §6.3 over the window of moves producing positions `first + 1 ..= last`.
-    fn verdict(&self, pos: &Position, first: usize) -> Verdict {
+    fn verdict(
+        &self,
+        pos: &Position,
+        first: usize,
+        chases_of: &impl Fn(&Position, Move) -> Bitboard,
+    ) -> Verdict {
         let n = self.last();
         // Moves producing index k were made by the side not to move at k; (n - k) even: the
         // opponent of the side to move at n.
@@ -174,7 +189,7 @@ impl Path {
         let mut chased = Vec::with_capacity(n - first);
         for k in first + 1..=n {
             let m = self.moves[k - 1];
-            chased.push(chased_by(&p, m));
+            chased.push(chases_of(&p, m));
             p.play_unchecked(m);
         }
         // For each side: one enemy piece chased by every one of its moves, followed through the
@@ -210,6 +225,7 @@ impl Path {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chuhe_rules::xiangqi::{Color, Kind, Piece};
 
     fn play_all(fen: &str, moves: &str) -> (Position, Path) {
         let mut pos = Position::from_fen(fen).unwrap();
@@ -255,6 +271,44 @@ mod tests {
             "e3d3 d6e6 d3e3 e6d6 e3d3 d6e6 d3e3 e6d6",
         );
         assert_eq!(path.repetition(&pos, path.last()), Some(Verdict::Draw));
+    }
+
+    #[test]
+    fn chases_follow_the_chased_piece() {
+        let fen = "4k4/9/n8/9/9/9/2R6/9/9/3K5 w - - 0 1";
+        let cycle = "c3a3 a7c8 a3c3 c8a7";
+        let (pos, path) = play_all(fen, &format!("{cycle} {cycle}"));
+        // Level L1 (today's chased_by): spec example E4 is a draw.
+        assert_eq!(path.repetition(&pos, path.last()), Some(Verdict::Draw));
+        // With a chase source that reports the black horse after every Red move (as §6.4 does
+        // for E4), Red chases the same horse on every move and loses; the horse moves in between.
+        let horse = Piece::new(Color::Black, Kind::Horse);
+        let red_chases = |before: &Position, m: Move| {
+            let mut after = before.clone();
+            after.play_unchecked(m);
+            if before.side_to_move() == Color::Red {
+                after.by_piece(horse)
+            } else {
+                Bitboard::EMPTY
+            }
+        };
+        assert_eq!(
+            path.repetition_with(&pos, path.last(), red_chases),
+            Some(Verdict::Loss)
+        );
+        // Chasing whatever stands on a7 only: the horse is on a7 after every other Red move.
+        let a7 = "a7".parse().unwrap();
+        let a7_only = |before: &Position, m: Move| {
+            if before.side_to_move() == Color::Red {
+                Bitboard::EMPTY.with(a7)
+            } else {
+                Bitboard::EMPTY
+            }
+        };
+        assert_eq!(
+            path.repetition_with(&pos, path.last(), a7_only),
+            Some(Verdict::Draw)
+        );
     }
 
     #[test]

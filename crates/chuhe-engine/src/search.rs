@@ -205,9 +205,10 @@ pub fn time_budget(limits: &Limits, side: Color, overhead_ms: u64) -> Option<Tim
             hard_ms: t,
         });
     }
+    // A clock given only for the other side is taken as ours rather than searching forever.
     let (time, inc) = match side {
-        Color::Red => (limits.wtime?, limits.winc.unwrap_or(0)),
-        Color::Black => (limits.btime?, limits.binc.unwrap_or(0)),
+        Color::Red => (limits.wtime.or(limits.btime)?, limits.winc.unwrap_or(0)),
+        Color::Black => (limits.btime.or(limits.wtime)?, limits.binc.unwrap_or(0)),
     };
     let mtg = limits.movestogo.unwrap_or(32).clamp(1, 32);
     let usable = time.saturating_sub(overhead_ms).max(1);
