@@ -298,7 +298,7 @@ mod tests {
         );
         // Chasing whatever stands on a7 only: the horse is on a7 after every other Red move.
         let a7 = "a7".parse().unwrap();
-        let a7_only = |before: &Position, m: Move| {
+        let a7_only = |before: &Position, _m: Move| {
             if before.side_to_move() == Color::Red {
                 Bitboard::EMPTY.with(a7)
             } else {
