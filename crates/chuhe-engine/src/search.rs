@@ -447,7 +447,7 @@ impl<'a> Searcher<'a> {
 
         if !pv_node && !in_check && ply > 0 {
             // Reverse futility pruning.
-            if depth <= 7
+            if depth <= 5
                 && static_eval.abs() < MATE_BOUND
                 && static_eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
             {
