@@ -11,15 +11,11 @@
 use chuhe_rules::xiangqi::{Bitboard, Move, Position, Undo};
 
 /// The squares, after `m` is played from `before`, of the enemy pieces that `m` chases
-/// (`spec/xiangqi.md` §6.4). This is the search's only source of chase information.
-///
-/// It implements level L1 of §6.5: the chase set is always empty, so every repetition without a
-/// perpetual check is scored as a draw. The rules crate's L2 detection
-/// (`chuhe_rules::xiangqi::judge::chased_by`, same signature and meaning) replaces this body
-/// when it is published; nothing else in the engine changes.
+/// (`spec/xiangqi.md` §6.4). This is the search's only source of chase information: the rules
+/// crate's level-L2 detection ([`chuhe_rules::xiangqi::judge::chased_by`]), so the search applies
+/// the same level as `chuhe-rules` (§6.5).
 pub fn chased_by(before: &Position, m: Move) -> Bitboard {
-    let _ = (before, m);
-    Bitboard::EMPTY
+    chuhe_rules::xiangqi::judge::chased_by(before, m)
 }
 
 /// The outcome of a repetition from the view of the side to move at its last position.
@@ -278,10 +274,11 @@ mod tests {
         let fen = "4k4/9/n8/9/9/9/2R6/9/9/3K5 w - - 0 1";
         let cycle = "c3a3 a7c8 a3c3 c8a7";
         let (pos, path) = play_all(fen, &format!("{cycle} {cycle}"));
-        // Level L1 (today's chased_by): spec example E4 is a draw.
-        assert_eq!(path.repetition(&pos, path.last()), Some(Verdict::Draw));
-        // With a chase source that reports the black horse after every Red move (as §6.4 does
-        // for E4), Red chases the same horse on every move and loses; the horse moves in between.
+        // Level L2: in spec example E4 the red chariot chases the unprotected horse on every
+        // move; Red (to move at the third occurrence) loses.
+        assert_eq!(path.repetition(&pos, path.last()), Some(Verdict::Loss));
+        // The same with a chase source that reports the black horse after every Red move: the
+        // horse moves in between, and the verdict follows it.
         let horse = Piece::new(Color::Black, Kind::Horse);
         let red_chases = |before: &Position, m: Move| {
             let mut after = before.clone();
