@@ -13,6 +13,7 @@
 pub mod bench;
 pub mod eval;
 pub mod movepick;
+pub mod player;
 pub mod rules;
 pub mod search;
 pub mod skill;

@@ -1,0 +1,114 @@
+//! The computer player at levels 1–8, for game servers (a seat taken by the computer).
+//!
+//! A level maps onto the engine's `Skill Level` (1 → 0, 8 → 20, linearly) and a node budget that
+//! grows with the level, so a level costs about the same on any machine and plays the same way
+//! for the same seed. Level 8 is the full search within its node budget.
+
+use crate::search::{Control, Limits, Searcher, Settings};
+use crate::{skill, tt::Table};
+use chuhe_rules::xiangqi::{Move, Position};
+
+/// The highest level.
+pub const MAX_LEVEL: u8 = 8;
+
+/// Nodes searched per move at levels 1–8.
+pub const NODES_BY_LEVEL: [u64; 8] = [
+    2_000, 5_000, 12_000, 30_000, 70_000, 150_000, 350_000, 800_000,
+];
+
+/// Transposition table size for one move choice, MiB.
+const TABLE_MIB: usize = 8;
+
+/// The engine's `Skill Level` (0–20) for a level (1–8; values outside are clamped).
+pub fn skill_level(level: u8) -> u32 {
+    let l = u32::from(level.clamp(1, MAX_LEVEL)) - 1;
+    (l * 20 + 3) / 7
+}
+
+/// The computer's move at `level` in the position reached from `start` by `moves` (the game so
+/// far, used for the repetition rules), or `None` when there is no legal move. `seed` varies the
+/// choice at lower levels; the same inputs give the same move.
+///
+/// # Panics
+/// If a move of `moves` is not legal in turn (callers pass a game's own moves).
+pub fn choose_move(
+    start: &Position,
+    moves: &[Move],
+    level: u8,
+    no_capture_limit: u16,
+    seed: u64,
+) -> Option<Move> {
+    let level = level.clamp(1, MAX_LEVEL);
+    let skill = skill_level(level);
+    let Ok(table) = Table::new(TABLE_MIB) else {
+        return None;
+    };
+    let ctl = Control::default();
+    let strength = skill::level(skill, false, 0);
+    let mut limits = Limits {
+        nodes: Some(NODES_BY_LEVEL[usize::from(level) - 1]),
+        ..Limits::default()
+    };
+    if let Some(l) = strength {
+        limits.depth = Some(skill::depth_cap(l));
+    }
+    let settings = Settings {
+        no_capture_limit,
+        skill_level: skill,
+        ..Settings::default()
+    };
+    let mut searcher = Searcher::new(start, moves, &table, &ctl, settings, limits);
+    match strength {
+        None => searcher.run(&mut |_| {}).best,
+        Some(l) => {
+            let lines = searcher.run_lines(skill::SKILL_LINES, &mut |_| {});
+            let scored: Vec<(usize, i32)> = lines
+                .iter()
+                .enumerate()
+                .map(|(i, info)| (i, info.score))
+                .collect();
+            skill::choose(&scored, l, seed).and_then(|i| lines[i].pv.first().copied())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_map_onto_skill() {
+        let skills: Vec<u32> = (1..=8).map(skill_level).collect();
+        assert_eq!(skills, vec![0, 3, 6, 9, 11, 14, 17, 20]);
+        assert_eq!(skill_level(0), 0);
+        assert_eq!(skill_level(99), 20);
+    }
+
+    #[test]
+    fn every_level_plays_a_legal_move_and_the_top_level_mates() {
+        let start = Position::start();
+        for level in 1..=MAX_LEVEL {
+            let m = choose_move(&start, &[], level, 120, 7).expect("a move");
+            assert!(start.is_legal(m), "level {level}: {m}");
+        }
+        // Mate in one: the chariot to a9 (spec/xiangqi.md E15 position, halfmove reset).
+        let pos = Position::from_fen("3k5/1R7/9/9/9/9/9/9/9/4K2R1 w").unwrap();
+        assert_eq!(
+            choose_move(&pos, &[], MAX_LEVEL, 120, 1).map(|m| m.to_string()),
+            Some("h0h9".to_owned())
+        );
+        let mated = Position::from_fen("3k5/R8/9/9/9/9/9/9/9/4K4 b").unwrap();
+        assert_eq!(choose_move(&mated, &[], 3, 120, 1), None);
+    }
+
+    #[test]
+    fn same_seed_same_move() {
+        let start = Position::start();
+        let moves: Vec<Move> = ["h2e2", "h9g7"]
+            .iter()
+            .map(|t| t.parse().unwrap())
+            .collect();
+        let a = choose_move(&start, &moves, 2, 120, 42);
+        assert_eq!(a, choose_move(&start, &moves, 2, 120, 42));
+    }
+}
