@@ -30,8 +30,6 @@ function h(tag, attrs = {}, ...children) {
 
 /** @type {import('./protocol.js').PlayerInfo | null} */
 let me = null;
-/** @type {HTMLElement} */
-let main;
 /** What the current page draws again after a language switch. */
 let redraw = () => {};
 /** Stops the current page's timers and sockets. */
@@ -98,7 +96,6 @@ function header() {
 function show(page) {
   document.title = t('app.title');
   document.body.replaceChildren(header(), page);
-  main = page;
 }
 
 // ---------------------------------------------------------------------------------- lobby
@@ -213,6 +210,8 @@ function tablePage(id) {
   const socket = new TableSocket(id, (msg) => {
     if (msg.type === 'state') {
       state = msg;
+      // the last state, for the browser tests
+      /** @type {any} */ (window).chuheState = msg;
       receivedAt = performance.now();
       if (selected && !state.legal_moves.some((m) => moveEnds(m).from === selected)) selected = null;
       notice = '';
@@ -273,7 +272,7 @@ function tablePage(id) {
     const marks = { selected, targets, last: last ? [last.from, last.to] : [], check: null, onPick: pick };
     if (state.board.variant === 'xiangqi') return xiangqiBoard(state.board.fen, state.you === 1, marks);
     if (state.board.variant === 'banqi') return banqiBoard(state.board.view, marks);
-    return sanguoBoard(state.board.position, state.you ?? 0, marks);
+    return sanguoBoard(state.board.position, state.you ?? 0, state.to_move, marks);
   };
 
   const clockNode = (/** @type {number} */ seat) => {
@@ -388,7 +387,7 @@ function tablePage(id) {
         h('div', { class: 'board-wrap' }, boardNode())),
       h('aside', { class: 'side-col' },
         h('h2', {}, title),
-        h('p', { class: `status${s && s.to_move !== null && s.to_move === s.you ? ' yours' : ''}`, id: 'status', style: toMoveColor ? `border-color:${toMoveColor}` : undefined }, statusText()),
+        statusText() ? h('p', { class: `status${s && s.to_move !== null && s.to_move === s.you ? ' yours' : ''}`, id: 'status', style: toMoveColor ? `border-color:${toMoveColor}` : undefined }, statusText()) : null,
         seatsNode(),
         offer,
         notice ? h('p', { class: 'error', role: 'alert' }, notice) : null,

@@ -227,9 +227,10 @@ const SANGUO_GLYPHS = { K: ['蜀', '吳', '魏'], A: '仕', E: '相', H: '馬', 
  * kingdom `bottom` sits at the bottom.
  * @param {string} position
  * @param {number} bottom
+ * @param {number | null} toMove the kingdom to move (its half is outlined in its colour)
  * @param {Marks} marks
  */
-export function sanguoBoard(position, bottom, marks) {
+export function sanguoBoard(position, bottom, toMove, marks) {
   const { pieces } = readSanguoPosition(position);
   const s = 40;
   const size = 17.2 * s;
@@ -240,12 +241,16 @@ export function sanguoBoard(position, bottom, marks) {
     const [x, y] = sanguoCoords(k, f, r);
     const xr = x * Math.cos(turn) - y * Math.sin(turn);
     const yr = x * Math.sin(turn) + y * Math.cos(turn);
-    return [xr * s, -yr * s + 0.3 * s];
+    return [xr * s, -yr * s];
   };
-  el('circle', { cx: 0, cy: 0.3 * s, r: 8.45 * s, class: 'wood' }, svg);
+  el('circle', { cx: 0, cy: 0, r: 8.5 * s, class: 'wood' }, svg);
   for (let k = 0; k < 3; k++) {
     const outline = [at(k, 0, 1), at(k, 8, 1), at(k, 8, 5), at(k, 4, 5), at(k, 0, 5)];
-    el('polygon', { points: outline.map((p) => p.join(',')).join(' '), fill: KINGDOM_TINTS[k] }, svg);
+    el('polygon', {
+      points: outline.map((p) => p.join(',')).join(' '), fill: KINGDOM_TINTS[k],
+      stroke: k === toMove ? KINGDOM_COLORS[k] : 'none', 'stroke-width': 6, 'stroke-linejoin': 'round',
+      class: k === toMove ? 'half to-move' : 'half',
+    }, svg);
   }
   const lines = el('g', { class: 'lines' }, svg);
   /** @param {[number, number]} a @param {[number, number]} b */
