@@ -184,6 +184,11 @@ async function run(b) {
   await en.screenshot({ path: join(shots, 'xiangqi-black-mate.png') });
   await en.selectOption('#lang', 'zh');
   assert.equal(await en.textContent('#result'), '黑方胜 · 将死');
+  // a phone: the board fits the width
+  await en.setViewportSize({ width: 390, height: 844 });
+  const box = await en.locator('svg.board').boundingBox();
+  assert.ok(box && box.width <= 390 && box.width > 300, `board width ${box?.width} on a phone`);
+  await en.screenshot({ path: join(shots, 'xiangqi-phone.png'), fullPage: true });
   console.log('ok xiangqi game to checkmate through clicks, with a dropped connection');
 
   // 3. banqi: flips and captures by clicks against the computer

@@ -55,6 +55,8 @@ export class TableSocket {
     /** @type {WebSocket | null} */
     this.ws = null;
     this.closed = false;
+    /** whether the current connection has had its first state */
+    this.synced = false;
     this.retryMs = 250;
     /** @type {ReturnType<typeof setTimeout> | null} */
     this.timer = null;
@@ -66,12 +68,16 @@ export class TableSocket {
     const since = this.version === null ? '' : `?since=${this.version}`;
     const ws = new WebSocket(`${proto}://${location.host}/api/tables/${this.tableId}/ws${since}`);
     this.ws = ws;
+    this.synced = false;
     ws.onopen = () => {
       this.retryMs = 250;
       this.onStatus('open');
     };
     ws.onmessage = (e) => {
       const msg = readServerMessage(String(e.data));
+      // a `since` the server does not know (a reset database): start again from the state
+      if (msg.type === 'error' && msg.code === 'bad_message' && !this.synced) this.version = null;
+      if (msg.type === 'state') this.synced = true;
       if (msg.type === 'state' || msg.type === 'event') this.version = msg.version;
       this.onMessage(msg);
     };

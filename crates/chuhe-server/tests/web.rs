@@ -8,7 +8,11 @@ use std::time::Duration;
 
 fn content_type(head: &str) -> String {
     head.lines()
-        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-type: ").map(str::to_owned))
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-type: ")
+                .map(str::to_owned)
+        })
         .unwrap_or_default()
 }
 
@@ -22,14 +26,26 @@ async fn web_files_are_served_with_their_content_types() {
         ("/index.html", "index.html", "text/html; charset=utf-8"),
         ("/style.css", "style.css", "text/css; charset=utf-8"),
         ("/js/app.js", "js/app.js", "text/javascript; charset=utf-8"),
-        ("/js/i18n.js", "js/i18n.js", "text/javascript; charset=utf-8"),
-        ("/js/protocol.js", "js/protocol.js", "text/javascript; charset=utf-8"),
+        (
+            "/js/i18n.js",
+            "js/i18n.js",
+            "text/javascript; charset=utf-8",
+        ),
+        (
+            "/js/protocol.js",
+            "js/protocol.js",
+            "text/javascript; charset=utf-8",
+        ),
     ];
     for (path, file, mime) in cases {
         let (status, head, body) = server.http("GET", path, None, None).await;
         assert_eq!(status, 200, "{path}");
         assert_eq!(content_type(&head), mime, "{path}");
-        assert_eq!(body, std::fs::read_to_string(web.join(file)).unwrap(), "{path}");
+        assert_eq!(
+            body,
+            std::fs::read_to_string(web.join(file)).unwrap(),
+            "{path}"
+        );
     }
     let not_found = r#"{"error":"not_found","message":"no such route"}"#;
     for (method, path) in [
@@ -72,5 +88,8 @@ fn every_embedded_file_has_a_content_type_and_matches_the_disk() {
     }
     assert!(chuhe_server::web::lookup("/").is_some());
     assert_eq!(chuhe_server::web::content_type("/a/b"), None);
-    assert_eq!(chuhe_server::web::content_type("/x.svg"), Some("image/svg+xml"));
+    assert_eq!(
+        chuhe_server::web::content_type("/x.svg"),
+        Some("image/svg+xml")
+    );
 }
