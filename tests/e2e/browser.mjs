@@ -159,6 +159,13 @@ async function run(b) {
   await es.waitForSelector('#start');
   await es.click('#start');
   await es.waitForSelector('.clock.running');
+  // a spectator without a session, its language chosen from the browser (Chinese)
+  const zhCtx = await b.newContext({ locale: 'zh-CN', viewport: { width: 1200, height: 860 } });
+  const watcher = await zhCtx.newPage();
+  await watcher.goto(`${base}/#/t/${id}`);
+  await watcher.waitForSelector('svg.xiangqi');
+  assert.equal(await watcher.textContent('#nav-lobby'), '大厅');
+  assert.equal(await watcher.locator('.sit').count(), 0, 'no seat buttons without a session');
   // a real game (CCPD, games.tsv) that Black wins by checkmate in 24 plies
   const line = 'c3c4 g6g5 b0c2 h9g7 c2d4 h7h3 h0g2 b9c7 i3i4 c9e7 a0a1 d9e8 b2c2 a9d9 d4c6 g7f5 f0e1 f5e3 g2e3 h3e3 g0e2 b7b0 a1b1 d9d0'.split(' ');
   for (let i = 0; i < line.length; i++) {
@@ -180,6 +187,13 @@ async function run(b) {
   assert.equal(await es.textContent('#result'), 'Gana Negro · por jaque mate');
   assert.equal(await en.textContent('#result'), 'Black wins · by checkmate');
   await waitMoves(es, 24);
+  await watcher.waitForSelector('#result');
+  assert.equal(await watcher.textContent('#result'), '黑方胜 · 将死');
+  assert.equal(await movesShown(watcher), 24);
+  const pgn = await (await fetch(`${base}/api/tables/${id}/pgn?notation=wxf`)).text();
+  assert.equal(await es.getAttribute('#pgn', 'href'), `/api/tables/${id}/pgn?notation=wxf`);
+  assert.ok(pgn.includes('[Result "0-1"]'), pgn);
+  await zhCtx.close();
   assert.equal(await movesShown(en), 24);
   await en.screenshot({ path: join(shots, 'xiangqi-black-mate.png') });
   await en.selectOption('#lang', 'zh');
@@ -190,6 +204,24 @@ async function run(b) {
   assert.ok(box && box.width <= 390 && box.width > 300, `board width ${box?.width} on a phone`);
   await en.screenshot({ path: join(shots, 'xiangqi-phone.png'), fullPage: true });
   console.log('ok xiangqi game to checkmate through clicks, with a dropped connection');
+
+  // a draw offered by one and accepted by the other
+  await es.goto(`${base}/#/`);
+  const drawId = await createTable(es, 'xiangqi', { untimed: true });
+  await es.click('[data-sit="0"]');
+  await en.setViewportSize({ width: 1200, height: 860 });
+  await en.goto(`${base}/#/t/${drawId}`);
+  await en.click('[data-sit="1"]');
+  await es.click('#start');
+  await clickMove(es, 'h2', 'e2');
+  await es.click('#offer-draw');
+  await en.waitForSelector('#accept-draw');
+  assert.equal(await en.textContent('.offer'), '红方提和');
+  await en.click('#accept-draw');
+  await es.waitForSelector('#result');
+  assert.equal(await es.textContent('#result'), 'Tablas · de mutuo acuerdo');
+  assert.equal(await en.textContent('#result'), '和棋 · 双方议和');
+  console.log('ok a draw offered and accepted');
 
   // 3. banqi: flips and captures by clicks against the computer
   await es.goto(`${base}/#/`);

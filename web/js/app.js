@@ -356,6 +356,10 @@ function tablePage(id) {
       }
       buttons.push(h('button', { id: 'resign', onclick: () => { if (confirm(t('table.confirm_resign'))) send({ type: 'resign' }); } }, t('table.resign')));
     }
+    if (s.table.options.variant === 'xiangqi' && s.board.moves.length > 0) {
+      const notation = lang() === 'zh' ? 'chinese' : 'wxf';
+      buttons.push(h('a', { class: 'button', id: 'pgn', href: `/api/tables/${s.table.id}/pgn?notation=${notation}`, download: `chuhe-${s.table.id}.pgn` }, t('table.pgn')));
+    }
     buttons.push(h('a', { class: 'button', id: 'leave', href: '#/' }, t('table.leave')));
     return h('div', { class: 'actions' }, ...buttons);
   };

@@ -75,6 +75,7 @@ const CATALOGUE = {
   'table.decline_draw': ['Rechazar', 'Decline', '拒绝'],
   'table.draw_offered': ['{seat} ofrece tablas', '{seat} offers a draw', '{seat}提和'],
   'table.leave': ['Salir', 'Leave', '离开'],
+  'table.pgn': ['Descargar PGN', 'Download PGN', '下载棋谱'],
   'table.moves': ['Jugadas', 'Moves', '着法'],
   'table.to_move': ['Juega {seat}', '{seat} to move', '轮到{seat}走棋'],
   'table.your_turn': ['Te toca', 'Your turn', '轮到你了'],
