@@ -263,6 +263,10 @@ async function run(b) {
   assert.ok(banqiMoves.some((/** @type {string} */ m) => /=/.test(m)), 'flips are recorded with the revealed piece');
   assert.ok(await es.locator('.piece.down').count() > 0, 'face-down discs are drawn');
   await es.screenshot({ path: join(shots, 'banqi.png') });
+  await es.selectOption('#pieces', 'western');
+  assert.ok(await es.locator('svg.banqi text.letter').count() > 0, 'western letters on the discs');
+  await es.screenshot({ path: join(shots, 'banqi-western.png') });
+  await es.selectOption('#pieces', 'chinese');
   console.log(`ok banqi: ${banqiMoves.length} turns with flips and a capture`);
 
   // 4. sanguo: a person and two computer players play several turns

@@ -4,7 +4,7 @@
 import { LANGS, LANG_NAMES, initLang, lang, setLang, t } from './i18n.js';
 import { SEATS, moveEnds, readXiangqiFen, iccsSquare } from './protocol.js';
 import { ApiError, TableSocket, api } from './net.js';
-import { banqiBoard, sanguoBoard, xiangqiBoard, KINGDOM_COLORS } from './boards.js';
+import { banqiBoard, currentPieceSet, sanguoBoard, setPieceSet, xiangqiBoard, KINGDOM_COLORS } from './boards.js';
 
 /** @typedef {import('./protocol.js').StateMessage} StateMessage */
 /** @typedef {import('./protocol.js').TableSummary} TableSummary */
@@ -84,11 +84,21 @@ function header() {
       redraw();
     },
   }, ...LANGS.map((l) => h('option', { value: l, selected: l === lang() }, LANG_NAMES[l])));
+  const pieces = h('select', {
+    id: 'pieces', 'aria-label': t('app.pieces'),
+    onchange: (/** @type {Event} */ e) => {
+      const set = /** @type {HTMLSelectElement} */ (e.target).value === 'western' ? 'western' : 'chinese';
+      setPieceSet(set);
+      try { localStorage.setItem('chuhe.pieces', set); } catch { /* storage disabled */ }
+      redraw();
+    },
+  }, ...['chinese', 'western'].map((p) => h('option', { value: p, selected: p === currentPieceSet() }, t(`pieces.${p}`))));
   return h('header', {},
     h('a', { href: '#/', class: 'brand' }, h('span', { class: 'logo' }, '楚河'), ' chuhe'),
     h('nav', {}, h('a', { href: '#/', id: 'nav-lobby' }, t('app.lobby'))),
     h('span', { class: 'spacer' }),
     me ? h('span', { class: 'me', id: 'me' }, t('session.hello', { name: me.name })) : null,
+    h('label', { class: 'lang' }, t('app.pieces'), ' ', pieces),
     h('label', { class: 'lang' }, t('app.language'), ' ', select));
 }
 
@@ -428,6 +438,9 @@ function route() {
 async function start() {
   initLang();
   document.documentElement.lang = lang();
+  try {
+    if (localStorage.getItem('chuhe.pieces') === 'western') setPieceSet('western');
+  } catch { /* storage disabled */ }
   try {
     me = await api('GET', '/api/me');
   } catch {

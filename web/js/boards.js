@@ -36,11 +36,32 @@ function el(name, attrs, parent) {
 function label(parent, x, y, size, text, fill) {
   const node = el('text', {
     x, y, 'font-size': size, fill, 'text-anchor': 'middle', 'dominant-baseline': 'central',
-    class: 'glyph',
+    class: /^[A-Z]$/.test(text) ? 'glyph letter' : 'glyph',
   }, parent);
   node.textContent = text;
   return node;
 }
+
+/** @typedef {'chinese' | 'western'} PieceSet */
+/** @type {PieceSet} */
+let pieceSet = 'chinese';
+
+/**
+ * Chooses the pieces' faces: traditional characters or western letters (WXF letters: K general,
+ * A advisor, E elephant, H horse, R chariot, C cannon, P soldier, F flag bearer).
+ * @param {PieceSet} set
+ */
+export function setPieceSet(set) {
+  pieceSet = set;
+}
+
+/** @returns {PieceSet} */
+export function currentPieceSet() {
+  return pieceSet;
+}
+
+/** WXF letter of a FEN letter (b elephant, n horse). */
+const WXF_OF_FEN = { k: 'K', a: 'A', b: 'E', n: 'H', r: 'R', c: 'C', p: 'P' };
 
 const XIANGQI_GLYPHS = {
   r: { k: '帥', a: '仕', b: '相', n: '傌', r: '俥', c: '炮', p: '兵' },
@@ -161,7 +182,8 @@ export function xiangqiBoard(fen, flipped, marks) {
       const piece = board[r][f];
       if (!piece) continue;
       const [x, y] = at(f, r);
-      const glyph = XIANGQI_GLYPHS[piece.color][/** @type {'k'} */ (piece.kind)];
+      const glyph = pieceSet === 'western' ? WXF_OF_FEN[/** @type {'k'} */ (piece.kind)]
+        : XIANGQI_GLYPHS[piece.color][/** @type {'k'} */ (piece.kind)];
       disc(pieces, x, y, c * 0.44, glyph, piece.color === 'r' ? RED : INK, piece.color === 'r' ? 'red' : 'black');
     }
   }
@@ -210,7 +232,8 @@ export function banqiBoard(view, marks) {
         el('circle', { cx: x, cy: y, r: c * 0.27, fill: 'none', stroke: '#d9b37a', 'stroke-width': 2 }, p);
       } else {
         const red = sq.kind === sq.kind.toUpperCase();
-        disc(pieces, x, y, c * 0.4, BANQI_GLYPHS[/** @type {'K'} */ (sq.kind)], red ? RED : INK, red ? 'red' : 'black');
+        const glyph = pieceSet === 'western' ? sq.kind.toUpperCase() : BANQI_GLYPHS[/** @type {'K'} */ (sq.kind)];
+        disc(pieces, x, y, c * 0.4, glyph, red ? RED : INK, red ? 'red' : 'black');
       }
     }
   }
@@ -275,7 +298,8 @@ export function sanguoBoard(position, bottom, toMove, marks) {
     const p = points.get(sq);
     if (!p) continue;
     const glyphs = SANGUO_GLYPHS[/** @type {'A'} */ (piece.kind)];
-    const glyph = piece.kind === 'K' ? SANGUO_GLYPHS.K[piece.owner] : /** @type {string} */ (glyphs);
+    const glyph = pieceSet === 'western' ? piece.kind
+      : piece.kind === 'K' ? SANGUO_GLYPHS.K[piece.owner] : /** @type {string} */ (glyphs);
     disc(g, p[0], p[1], r, glyph, KINGDOM_COLORS[piece.owner], `k${piece.owner}`);
   }
   drawOverlay(svg, points, r, marks);

@@ -17,6 +17,9 @@ export const LANG_NAMES = { es: 'Español', en: 'English', zh: '中文' };
 const CATALOGUE = {
   'app.title': ['chuhe · xiangqi', 'chuhe · xiangqi', '楚河 · 象棋'],
   'app.language': ['Idioma', 'Language', '语言'],
+  'app.pieces': ['Piezas', 'Pieces', '棋子'],
+  'pieces.chinese': ['Caracteres', 'Characters', '汉字'],
+  'pieces.western': ['Letras', 'Letters', '字母'],
   'app.lobby': ['Sala', 'Lobby', '大厅'],
   'app.connecting': ['Conectando…', 'Connecting…', '连接中…'],
   'app.reconnecting': ['Conexión perdida, reconectando…', 'Connection lost, reconnecting…', '连接中断，正在重连…'],
