@@ -117,6 +117,32 @@ function lobbyPage() {
   let stopped = false;
   const form = { variant: 'xiangqi', minutes: 10, increment: 5, timed: true, rated: false, limit: 120, flags: true };
 
+  const listNode = () => {
+    const rows = tables.map((tb) => {
+      const free = tb.phase === 'open' && tb.seats.some((s) => s === null);
+      return h('tr', { 'data-table': tb.id },
+        h('td', {}, t(`variant.${tb.options.variant}`)),
+        h('td', {}, timeText(tb.options.time)),
+        h('td', { class: 'seats' }, ...tb.seats.map((s, i) => h('span', { class: `seat-chip${s ? '' : ' free'}` },
+          `${seatLabel(tb.options.variant, i)}: ${occupant(s)}`))),
+        h('td', {}, t(`phase.${tb.phase}`)),
+        h('td', {}, h('a', { class: 'button', href: `#/t/${tb.id}` }, free ? t('lobby.open_table') : t('lobby.watch'))));
+    });
+    return h('section', { class: 'card' }, h('h2', {}, t('lobby.tables')),
+      tables.length === 0 ? h('p', { class: 'muted' }, t('lobby.none'))
+        : h('table', { class: 'tables', id: 'tables' },
+          h('thead', {}, h('tr', {}, h('th', {}, t('lobby.variant')), h('th', {}, t('lobby.time')),
+            h('th', {}, t('lobby.seats')), h('th', {}, t('lobby.phase')), h('th', {}))),
+          h('tbody', {}, ...rows)));
+
+  };
+  const listBox = h('div', { id: 'tables-box' });
+  const messageBox = h('div', { id: 'lobby-message' });
+  const drawList = () => {
+    listBox.replaceChildren(listNode());
+    messageBox.replaceChildren(message ? h('p', { class: 'error', role: 'alert' }, message) : '');
+  };
+
   const draw = () => {
     const session = me ? null : h('form', {
       class: 'card session', id: 'session-form',
@@ -134,23 +160,6 @@ function lobbyPage() {
     }, h('p', {}, t('session.needed')),
     h('input', { id: 'name', required: true, maxlength: 24, placeholder: t('session.name'), 'aria-label': t('session.name') }),
     h('button', { type: 'submit', id: 'enter' }, t('session.enter')));
-
-    const rows = tables.map((tb) => {
-      const free = tb.phase === 'open' && tb.seats.some((s) => s === null);
-      return h('tr', { 'data-table': tb.id },
-        h('td', {}, t(`variant.${tb.options.variant}`)),
-        h('td', {}, timeText(tb.options.time)),
-        h('td', { class: 'seats' }, ...tb.seats.map((s, i) => h('span', { class: `seat-chip${s ? '' : ' free'}` },
-          `${seatLabel(tb.options.variant, i)}: ${occupant(s)}`))),
-        h('td', {}, t(`phase.${tb.phase}`)),
-        h('td', {}, h('a', { class: 'button', href: `#/t/${tb.id}` }, free ? t('lobby.open_table') : t('lobby.watch'))));
-    });
-    const list = h('section', { class: 'card' }, h('h2', {}, t('lobby.tables')),
-      tables.length === 0 ? h('p', { class: 'muted' }, t('lobby.none'))
-        : h('table', { class: 'tables', id: 'tables' },
-          h('thead', {}, h('tr', {}, h('th', {}, t('lobby.variant')), h('th', {}, t('lobby.time')),
-            h('th', {}, t('lobby.seats')), h('th', {}, t('lobby.phase')), h('th', {}))),
-          h('tbody', {}, ...rows)));
 
     /** @param {string} key @param {Node} input */
     const field = (key, input) => h('label', { class: 'field' }, h('span', {}, t(key)), input);
@@ -185,7 +194,8 @@ function lobbyPage() {
     field('lobby.rated', h('input', { type: 'checkbox', id: 'rated', checked: form.rated, onchange: (/** @type {Event} */ e) => { form.rated = /** @type {HTMLInputElement} */ (e.target).checked; } })),
     h('button', { type: 'submit', id: 'create', disabled: !me }, t('lobby.create_button')));
 
-    show(h('main', { class: 'lobby' }, session, message ? h('p', { class: 'error', role: 'alert' }, message) : null, list, create));
+    show(h('main', { class: 'lobby' }, session, messageBox, listBox, create));
+    drawList();
   };
 
   const refresh = async () => {
@@ -195,7 +205,7 @@ function lobbyPage() {
     } catch (err) {
       message = errorText(err);
     }
-    if (!stopped) draw();
+    if (!stopped) drawList();
   };
   draw();
   refresh();
