@@ -180,6 +180,13 @@ async function run(b) {
       await es.screenshot({ path: join(shots, 'xiangqi-red.png') });
       await es.click('[data-square="a1"]');
     }
+    if (i === 1) {
+      // drag and drop: press on the piece, release over its target
+      await page.waitForSelector('#status.yours', { timeout: 15000 });
+      await page.dragAndDrop('[data-square="g6"]', '[data-square="g5"]');
+      await waitMoves(page, 2);
+      continue;
+    }
     await clickMove(page, line[i].slice(0, 2), line[i].slice(2));
   }
   await es.waitForSelector('#result');

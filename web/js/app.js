@@ -273,6 +273,21 @@ function tablePage(id) {
     draw();
   };
 
+  /**
+   * The pointer released over `sq`: a drop when it differs from the selected piece's square.
+   * @param {string} sq
+   */
+  const drop = (sq) => {
+    if (!state || !selected || sq === selected) return;
+    const mv = state.legal_moves.map((m) => ({ text: m, ...moveEnds(m) }))
+      .find((m) => !m.flip && m.from === selected && m.to === sq);
+    if (mv) {
+      selected = null;
+      send({ type: 'move', version: state.version, move: mv.text });
+      draw();
+    }
+  };
+
   const boardNode = () => {
     if (!state) return h('div');
     const targets = new Map();
@@ -289,7 +304,7 @@ function tablePage(id) {
     const lastText = state.board.moves[state.board.moves.length - 1];
     const last = lastText ? moveEnds(lastText) : null;
     /** @type {import('./boards.js').Marks} */
-    const marks = { selected, targets, last: last ? [last.from, last.to] : [], check: null, onPick: pick };
+    const marks = { selected, targets, last: last ? [last.from, last.to] : [], check: null, onPick: pick, onDrop: drop };
     if (state.board.variant === 'xiangqi') return xiangqiBoard(state.board.fen, state.you === 1, marks);
     if (state.board.variant === 'banqi') return banqiBoard(state.board.view, marks);
     return sanguoBoard(state.board.position, state.you ?? 0, state.to_move, marks);

@@ -8,8 +8,9 @@ const SVG = 'http://www.w3.org/2000/svg';
 
 /**
  * @typedef {{selected: string | null, targets: Map<string, boolean>, last: string[],
- *   check: string | null, onPick: (square: string) => void}} Marks
- * `targets` maps a target square to whether the move there captures.
+ *   check: string | null, onPick: (square: string) => void, onDrop: (square: string) => void}} Marks
+ * `targets` maps a target square to whether the move there captures; `onPick` is called when the
+ * pointer goes down on a point, `onDrop` when it is released over one (drag and drop).
  */
 
 /**
@@ -126,8 +127,18 @@ function drawOverlay(svg, points, r, marks) {
   }
   for (const [sq, p] of points) {
     const hit = el('circle', { cx: p[0], cy: p[1], r: r * 1.05, class: 'hit', 'data-square': sq }, svg);
-    hit.addEventListener('click', () => marks.onPick(sq));
+    hit.addEventListener('pointerdown', (e) => {
+      e.preventDefault();
+      marks.onPick(sq);
+    });
   }
+  // drag and drop: releasing the pointer over another point is a second pick
+  svg.addEventListener('pointerup', (e) => {
+    const { clientX, clientY } = /** @type {PointerEvent} */ (e);
+    const target = document.elementFromPoint(clientX, clientY);
+    const sq = target?.getAttribute('data-square');
+    if (sq) marks.onDrop(sq);
+  });
 }
 
 /**
