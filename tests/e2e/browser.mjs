@@ -237,6 +237,8 @@ async function run(b) {
   await es.waitForSelector('[data-computer="1"]');
   await es.click('[data-computer="1"]');
   await es.waitForSelector('#start');
+  assert.equal(await es.textContent('#status'), 'Todos sentados: pulsa Empezar');
+  await es.screenshot({ path: join(shots, 'banqi-open-table.png') });
   await es.click('#start');
   let captured = false;
   for (let turn = 0; turn < 60 && !captured; turn++) {

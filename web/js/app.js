@@ -329,7 +329,9 @@ function tablePage(id) {
     return h('div', { class: 'seats-panel' }, ...order.map((i) => {
       const entry = s.table.seats[i];
       const toMove = s.to_move === i;
-      const color = variant === 'sanguo' ? KINGDOM_COLORS[i] : (colors?.[i] ?? (i === 0 ? 'red' : 'black')) === 'red' ? '#b3261e' : '#1d1d1d';
+      const side = variant === 'xiangqi' ? ['red', 'black'][i] : colors?.[i];
+      // banqi before the first flip: no colours yet
+      const color = variant === 'sanguo' ? KINGDOM_COLORS[i] : side === 'red' ? '#b3261e' : side === 'black' ? '#1d1d1d' : '#b9ab95';
       return h('div', { class: `seat${toMove ? ' to-move' : ''}`, 'data-seat': i },
         h('span', { class: 'dot', style: `background:${color}` }),
         h('span', { class: 'seat-name' }, seatLabel(variant, i, colors)),
@@ -404,7 +406,7 @@ function tablePage(id) {
     const s = state;
     const variant = s.table.options.variant;
     const colors = s.board.variant === 'banqi' ? s.board.colors : undefined;
-    if (s.table.phase === 'open') return t('table.waiting');
+    if (s.table.phase === 'open') return s.table.seats.every((x) => x !== null) ? t('table.ready') : t('table.waiting');
     if (s.to_move === null) return '';
     if (s.to_move === s.you) return t('table.your_turn');
     const line = t('table.to_move', { seat: seatLabel(variant, s.to_move, colors) });

@@ -85,6 +85,7 @@ const CATALOGUE = {
   'table.you': ['tú', 'you', '你'],
   'table.spectator': ['Estás mirando', 'You are watching', '你在观战'],
   'table.waiting': ['Esperando jugadores', 'Waiting for players', '等待玩家'],
+  'table.ready': ['Todos sentados: pulsa Empezar', 'Everyone is seated: press Start', '已坐满，请点“开始”'],
   'table.offline': ['desconectado', 'offline', '离线'],
   'table.confirm_resign': ['¿Seguro que abandonas?', 'Resign for sure?', '确定认输吗？'],
   'result.draw': ['Tablas', 'Draw', '和棋'],
