@@ -201,6 +201,13 @@ async function run(b) {
   assert.equal(await es.getAttribute('#pgn', 'href'), `/api/tables/${id}/pgn?notation=wxf`);
   assert.ok(pgn.includes('[Result "0-1"]'), pgn);
   await zhCtx.close();
+  // the move list in Chinese notation, as the server's PGN export writes it
+  await es.selectOption('#notation', 'chinese');
+  await es.waitForFunction(() => document.querySelector('#moves .mv')?.textContent === '兵七进一');
+  assert.equal(await es.locator('#moves .mv').count(), 24);
+  await es.screenshot({ path: join(shots, 'xiangqi-chinese-notation.png') });
+  await es.selectOption('#notation', 'iccs');
+  assert.equal(await es.textContent('#moves .mv'), 'c3c4');
   assert.equal(await movesShown(en), 24);
   await en.screenshot({ path: join(shots, 'xiangqi-black-mate.png') });
   await en.selectOption('#lang', 'zh');

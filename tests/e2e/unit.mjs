@@ -6,7 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  moveEnds, readBanqiView, readSanguoPosition, readServerMessage, readXiangqiFen, sanguoCoords,
+  moveEnds, pgnMoves, readBanqiView, readSanguoPosition, readServerMessage, readXiangqiFen, sanguoCoords,
 } from '../../web/js/protocol.js';
 import { LANGS, chooseLang, keys, t } from '../../web/js/i18n.js';
 
@@ -37,6 +37,9 @@ assert.deepEqual(sg.pieces.get('Re1'), { owner: 0, kind: 'K', origin: 0 });
 assert.deepEqual(sg.pieces.get('Gd3'), { owner: 1, kind: 'F', origin: 1 });
 assert.equal(sg.toMove, 1);
 assert.deepEqual(readSanguoPosition('9/9/9/9/4rK~g4,9/9/9/9/9,9/9/9/9/9 R - GB 0 0').pieces.get('Re1'), { owner: 0, kind: 'K', origin: 1 });
+assert.deepEqual(pgnMoves('[Game "Chinese Chess"]\n[Format "WXF"]\n\n1. C2.5 H8+7\n2. H2+3 R9.8 {a comment}\n3. R1.2+\n*\n'),
+  ['C2.5', 'H8+7', 'H2+3', 'R9.8', 'R1.2']);
+assert.deepEqual(pgnMoves('[Red "?"]\n\n1. 炮二平五 马8进7\n2. 马二进三\n1-0\n'), ['炮二平五', '马8进7', '马二进三']);
 assert.deepEqual(moveEnds('flip c2'), { from: 'c2', to: 'c2', flip: true });
 assert.deepEqual(moveEnds('c2=R'), { from: 'c2', to: 'c2', flip: true });
 assert.deepEqual(moveEnds('Ra1xRd1'), { from: 'Ra1', to: 'Rd1', flip: false });

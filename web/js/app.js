@@ -2,7 +2,7 @@
 // (i18n.js); the boards are drawn by boards.js; the server decides everything else.
 
 import { LANGS, LANG_NAMES, initLang, lang, setLang, t } from './i18n.js';
-import { SEATS, moveEnds, readXiangqiFen, iccsSquare } from './protocol.js';
+import { SEATS, moveEnds, pgnMoves, readXiangqiFen, iccsSquare } from './protocol.js';
 import { ApiError, TableSocket, api } from './net.js';
 import { banqiBoard, currentPieceSet, sanguoBoard, setPieceSet, xiangqiBoard, KINGDOM_COLORS } from './boards.js';
 
@@ -30,6 +30,8 @@ function h(tag, attrs = {}, ...children) {
 
 /** @type {import('./protocol.js').PlayerInfo | null} */
 let me = null;
+/** The xiangqi move list's notation (the server writes WXF and Chinese through its PGN export). */
+let notation = 'iccs';
 /** What the current page draws again after a language switch. */
 let redraw = () => {};
 /** Stops the current page's timers and sockets. */
@@ -93,11 +95,20 @@ function header() {
       redraw();
     },
   }, ...['chinese', 'western'].map((p) => h('option', { value: p, selected: p === currentPieceSet() }, t(`pieces.${p}`))));
+  const notationSelect = h('select', {
+    id: 'notation', 'aria-label': t('app.notation'),
+    onchange: (/** @type {Event} */ e) => {
+      notation = /** @type {HTMLSelectElement} */ (e.target).value;
+      try { localStorage.setItem('chuhe.notation', notation); } catch { /* storage disabled */ }
+      redraw();
+    },
+  }, ...['iccs', 'wxf', 'chinese'].map((n) => h('option', { value: n, selected: n === notation }, t(`notation.${n}`))));
   return h('header', {},
     h('a', { href: '#/', class: 'brand' }, h('span', { class: 'logo' }, '楚河'), ' chuhe'),
     h('nav', {}, h('a', { href: '#/', id: 'nav-lobby' }, t('app.lobby'))),
     h('span', { class: 'spacer' }),
     me ? h('span', { class: 'me', id: 'me' }, t('session.hello', { name: me.name })) : null,
+    h('label', { class: 'lang' }, t('app.notation'), ' ', notationSelect),
     h('label', { class: 'lang' }, t('app.pieces'), ' ', pieces),
     h('label', { class: 'lang' }, t('app.language'), ' ', select));
 }
@@ -358,9 +369,31 @@ function tablePage(id) {
     return `${t(names.length > 1 ? 'result.win_both' : 'result.wins', { who })} · ${reason}`;
   };
 
+  /** @type {{key: string, moves: string[]}} the server's PGN moves of the last state, by notation */
+  let written = { key: '', moves: [] };
+  /** Fetches the move list in the chosen notation (xiangqi) when the moves or the notation changed. */
+  const fetchWritten = async () => {
+    if (!state || state.board.variant !== 'xiangqi' || notation === 'iccs' || state.board.moves.length === 0) return;
+    const key = `${notation} ${state.board.moves.length}`;
+    if (written.key === key) return;
+    try {
+      const res = await fetch(`/api/tables/${id}/pgn?notation=${notation}`);
+      if (!res.ok) return;
+      const moves = pgnMoves(await res.text());
+      if (moves.length === state.board.moves.length && `${notation} ${moves.length}` === key) {
+        written = { key, moves };
+        draw();
+      }
+    } catch {
+      // the list stays in ICCS
+    }
+  };
+
   const movesNode = () => {
     if (!state) return h('div');
-    const moves = state.board.moves;
+    const key = `${notation} ${state.board.moves.length}`;
+    const moves = written.key === key ? written.moves : state.board.moves;
+    if (written.key !== key) fetchWritten();
     const per = SEATS[state.table.options.variant];
     const rows = [];
     for (let i = 0; i < moves.length; i += per) {
@@ -467,6 +500,8 @@ async function start() {
   document.documentElement.lang = lang();
   try {
     if (localStorage.getItem('chuhe.pieces') === 'western') setPieceSet('western');
+    const saved = localStorage.getItem('chuhe.notation');
+    if (saved === 'wxf' || saved === 'chinese') notation = saved;
   } catch { /* storage disabled */ }
   try {
     me = await api('GET', '/api/me');

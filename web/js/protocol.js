@@ -268,3 +268,18 @@ export function readBoard(board) {
   if (board.variant === 'sanguo') return readSanguoPosition(board.position);
   throw new Error('unknown variant');
 }
+
+/**
+ * The moves of a PGN game's movetext, in the notation the server wrote them (move numbers,
+ * comments, check marks and the result dropped). The server writes the PGN (spec/notation.md §8.2);
+ * the client only shows its tokens.
+ * @param {string} pgn
+ * @returns {string[]}
+ */
+export function pgnMoves(pgn) {
+  const body = pgn.split('\n').filter((line) => !line.startsWith('[')).join(' ')
+    .replace(/\{[^}]*\}/g, ' ');
+  return body.split(/\s+/)
+    .map((tok) => tok.replace(/^\d+\.+/, '').replace(/[+#!?]+$/, ''))
+    .filter((tok) => tok !== '' && !['1-0', '0-1', '1/2-1/2', '*'].includes(tok));
+}
