@@ -38,6 +38,7 @@ const server = spawn(chuhe, ['serve', '--bind', `127.0.0.1:${port}`, '--database
 });
 server.stdout.on('data', (d) => { serverLog += d; });
 server.stderr.on('data', (d) => { serverLog += d; });
+server.on('exit', (code, signal) => { serverLog += `\nchuhe serve exited: status ${code}, signal ${signal}\n`; });
 
 let browser;
 let failed = false;
