@@ -131,8 +131,14 @@ async fn health() -> Json<serde_json::Value> {
     Json(serde_json::json!({ "status": "ok" }))
 }
 
-async fn not_found() -> ServerError {
-    ServerError::NotFound("no such route".to_owned())
+/// Files of the embedded web client for GET requests outside `/api/`; 404 for everything else.
+async fn not_found(method: axum::http::Method, uri: axum::http::Uri) -> Response {
+    if method == axum::http::Method::GET && !uri.path().starts_with("/api/") {
+        if let Some(response) = crate::web::serve(&uri) {
+            return response;
+        }
+    }
+    ServerError::NotFound("no such route".to_owned()).into_response()
 }
 
 /// Starts a session for `player` and answers with its info and the cookie.

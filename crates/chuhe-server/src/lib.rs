@@ -20,6 +20,7 @@ pub mod rating;
 pub mod store;
 pub mod table;
 pub mod variant;
+pub mod web;
 mod ws;
 
 use error::ServerError;

@@ -1,0 +1,314 @@
+// Browser tests of the web client: playwright-core drives Debian's chromium against a
+// `chuhe serve` started here on a free port with a temporary SQLite file.
+// Usage: node browser.mjs path/to/chuhe
+// Screenshots of every board go to tests/e2e/screenshots/.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const shots = join(here, 'screenshots');
+mkdirSync(shots, { recursive: true });
+const chuhe = process.argv[2];
+if (!chuhe) throw new Error('usage: node browser.mjs path/to/chuhe');
+
+/** @returns {Promise<number>} */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = /** @type {import('node:net').AddressInfo} */ (srv.address());
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'chuhe-e2e-'));
+const port = await freePort();
+const base = `http://127.0.0.1:${port}`;
+let serverLog = '';
+const server = spawn(chuhe, ['serve', '--bind', `127.0.0.1:${port}`, '--database', `sqlite://${dir}/chuhe.db`], {
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
+server.stdout.on('data', (d) => { serverLog += d; });
+server.stderr.on('data', (d) => { serverLog += d; });
+server.on('exit', (code, signal) => { serverLog += `\nchuhe serve exited: status ${code}, signal ${signal}\n`; });
+
+let browser;
+let failed = false;
+try {
+  for (let i = 0; ; i++) {
+    try {
+      const res = await fetch(`${base}/api/health`);
+      if (res.ok) break;
+    } catch { /* not up yet */ }
+    if (i > 300) throw new Error('chuhe serve did not answer /api/health within 30 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  await run(browser);
+} catch (e) {
+  failed = true;
+  console.error(e);
+  console.error(serverLog.split('\n').slice(-30).join('\n'));
+} finally {
+  await browser?.close();
+  server.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
+
+/**
+ * A page with a guest session named `name`.
+ * @param {import('playwright-core').Browser} b
+ * @param {string} locale
+ * @param {string} name
+ */
+async function player(b, locale, name) {
+  const ctx = await b.newContext({ locale, viewport: { width: 1200, height: 860 } });
+  const page = await ctx.newPage();
+  page.on('pageerror', (e) => { throw new Error(`page error (${name}): ${e.message}`); });
+  page.on('dialog', (d) => d.accept());
+  await page.goto(`${base}/`);
+  await page.fill('#name', name);
+  await page.click('#enter');
+  await page.waitForSelector('#me');
+  return page;
+}
+
+/**
+ * Creates a table from the lobby form and returns its id.
+ * @param {import('playwright-core').Page} page
+ * @param {string} variant
+ * @param {{untimed?: boolean}} [opts]
+ */
+async function createTable(page, variant, opts = {}) {
+  await page.selectOption('#variant', variant);
+  if (opts.untimed) await page.check('#untimed');
+  await page.click('#create');
+  await page.waitForURL(/#\/t\/[a-z0-9]+$/);
+  await page.waitForSelector('.seats-panel');
+  return page.url().split('/').pop();
+}
+
+/** @param {import('playwright-core').Page} page */
+function movesShown(page) {
+  return page.locator('#moves .mv').count();
+}
+
+/**
+ * @param {import('playwright-core').Page} page
+ * @param {number} n
+ */
+async function waitMoves(page, n) {
+  await page.waitForFunction((k) => document.querySelectorAll('#moves .mv').length >= k, n, { timeout: 15000 });
+}
+
+/**
+ * Plays `move` (from, to) by two clicks, after checking the client highlights the target.
+ * @param {import('playwright-core').Page} page
+ * @param {string} from
+ * @param {string} to
+ */
+async function clickMove(page, from, to) {
+  await page.waitForSelector('#status.yours', { timeout: 15000 });
+  const before = await movesShown(page);
+  await page.click(`[data-square="${from}"]`);
+  await page.waitForSelector('.mark-selected');
+  const targets = await page.locator('.mark-target, .mark-target-capture').count();
+  assert.ok(targets > 0, `targets highlighted for ${from}`);
+  await page.click(`[data-square="${to}"]`);
+  await waitMoves(page, before + 1);
+}
+
+/** @param {import('playwright-core').Browser} b */
+async function run(b) {
+  // 1. the language switch changes the texts; the browser's language chooses the first one
+  const es = await player(b, 'es-ES', 'Liu Bei');
+  assert.equal(await es.textContent('#nav-lobby'), 'Sala');
+  assert.equal(await es.textContent('#create'), 'Crear');
+  await es.selectOption('#lang', 'en');
+  assert.equal(await es.textContent('#nav-lobby'), 'Lobby');
+  assert.equal(await es.textContent('#create'), 'Create');
+  await es.selectOption('#lang', 'zh');
+  assert.equal(await es.textContent('#nav-lobby'), '大厅');
+  assert.equal(await es.textContent('#create'), '创建');
+  await es.selectOption('#lang', 'es');
+  assert.equal(await es.textContent('#create'), 'Crear');
+  console.log('ok language switch');
+
+  // 2. two browser contexts play a xiangqi game to checkmate through clicks
+  const id = await createTable(es, 'xiangqi');
+  await es.click('[data-sit="0"]');
+  await es.waitForSelector('[data-seat="0"] .stand');
+  const en = await player(b, 'en-US', 'Cao Cao');
+  assert.equal(await en.textContent('#nav-lobby'), 'Lobby');
+  await en.waitForSelector(`tr[data-table="${id}"] a`);
+  await en.screenshot({ path: join(shots, 'lobby.png') });
+  await en.click(`tr[data-table="${id}"] a`);
+  await en.click('[data-sit="1"]');
+  await es.waitForSelector('#start');
+  await es.click('#start');
+  await es.waitForSelector('.clock.running');
+  // a spectator without a session, its language chosen from the browser (Chinese)
+  const zhCtx = await b.newContext({ locale: 'zh-CN', viewport: { width: 1200, height: 860 } });
+  const watcher = await zhCtx.newPage();
+  await watcher.goto(`${base}/#/t/${id}`);
+  await watcher.waitForSelector('svg.xiangqi');
+  assert.equal(await watcher.textContent('#nav-lobby'), '大厅');
+  assert.equal(await watcher.locator('.sit').count(), 0, 'no seat buttons without a session');
+  // a real game (CCPD, games.tsv) that Black wins by checkmate in 24 plies
+  const line = 'c3c4 g6g5 b0c2 h9g7 c2d4 h7h3 h0g2 b9c7 i3i4 c9e7 a0a1 d9e8 b2c2 a9d9 d4c6 g7f5 f0e1 f5e3 g2e3 h3e3 g0e2 b7b0 a1b1 d9d0'.split(' ');
+  for (let i = 0; i < line.length; i++) {
+    const page = i % 2 === 0 ? es : en;
+    if (i === 10) {
+      // a dropped connection: the client reconnects by itself and asks for what it missed
+      await en.evaluate(() => /** @type {any} */ (window).chuheSocket.drop());
+    }
+    if (i === 12) {
+      await es.click('[data-square="a1"]');
+      await es.waitForSelector('.mark-selected');
+      await es.screenshot({ path: join(shots, 'xiangqi-red.png') });
+      await es.click('[data-square="a1"]');
+    }
+    if (i === 1) {
+      // drag and drop: press on the piece, release over its target
+      await page.waitForSelector('#status.yours', { timeout: 15000 });
+      await page.dragAndDrop('[data-square="g6"]', '[data-square="g5"]');
+      await waitMoves(page, 2);
+      continue;
+    }
+    await clickMove(page, line[i].slice(0, 2), line[i].slice(2));
+  }
+  await es.waitForSelector('#result');
+  await en.waitForSelector('#result');
+  assert.equal(await es.textContent('#result'), 'Gana Negro · por jaque mate');
+  assert.equal(await en.textContent('#result'), 'Black wins · by checkmate');
+  await waitMoves(es, 24);
+  await watcher.waitForSelector('#result');
+  assert.equal(await watcher.textContent('#result'), '黑方胜 · 将死');
+  assert.equal(await movesShown(watcher), 24);
+  const pgn = await (await fetch(`${base}/api/tables/${id}/pgn?notation=wxf`)).text();
+  assert.equal(await es.getAttribute('#pgn', 'href'), `/api/tables/${id}/pgn?notation=wxf`);
+  assert.ok(pgn.includes('[Result "0-1"]'), pgn);
+  await zhCtx.close();
+  // the move list in Chinese notation, as the server's PGN export writes it
+  await es.selectOption('#notation', 'chinese');
+  await es.waitForFunction(() => document.querySelector('#moves .mv')?.textContent === '兵七进一');
+  assert.equal(await es.locator('#moves .mv').count(), 24);
+  await es.screenshot({ path: join(shots, 'xiangqi-chinese-notation.png') });
+  await es.selectOption('#notation', 'iccs');
+  assert.equal(await es.textContent('#moves .mv'), 'c3c4');
+  assert.equal(await movesShown(en), 24);
+  await en.screenshot({ path: join(shots, 'xiangqi-black-mate.png') });
+  await en.selectOption('#lang', 'zh');
+  assert.equal(await en.textContent('#result'), '黑方胜 · 将死');
+  // a phone: the board fits the width
+  await en.setViewportSize({ width: 390, height: 844 });
+  const box = await en.locator('svg.board').boundingBox();
+  assert.ok(box && box.width <= 390 && box.width > 300, `board width ${box?.width} on a phone`);
+  await en.screenshot({ path: join(shots, 'xiangqi-phone.png'), fullPage: true });
+  console.log('ok xiangqi game to checkmate through clicks, with a dropped connection');
+
+  // a draw offered by one and accepted by the other
+  await es.goto(`${base}/#/`);
+  const drawId = await createTable(es, 'xiangqi', { untimed: true });
+  await es.click('[data-sit="0"]');
+  await en.setViewportSize({ width: 1200, height: 860 });
+  await en.goto(`${base}/#/t/${drawId}`);
+  await en.click('[data-sit="1"]');
+  await es.click('#start');
+  await clickMove(es, 'h2', 'e2');
+  await es.click('#offer-draw');
+  await en.waitForSelector('#accept-draw');
+  assert.equal(await en.textContent('.offer'), '红方提和');
+  await en.click('#accept-draw');
+  await es.waitForSelector('#result');
+  assert.equal(await es.textContent('#result'), 'Tablas · de mutuo acuerdo');
+  assert.equal(await en.textContent('#result'), '和棋 · 双方议和');
+  console.log('ok a draw offered and accepted');
+
+  // 3. banqi: flips and captures by clicks against the computer
+  await es.goto(`${base}/#/`);
+  await createTable(es, 'banqi');
+  await es.click('[data-sit="0"]');
+  await es.waitForSelector('[data-computer="1"]');
+  await es.click('[data-computer="1"]');
+  await es.waitForSelector('#start');
+  assert.equal(await es.textContent('#status'), 'Todos sentados: pulsa Empezar');
+  await es.screenshot({ path: join(shots, 'banqi-open-table.png') });
+  await es.click('#start');
+  let captured = false;
+  for (let turn = 0; turn < 60 && !captured; turn++) {
+    await es.waitForFunction(() => {
+      const s = /** @type {any} */ (window).chuheState;
+      return s && (s.to_move === s.you || s.outcome);
+    }, null, { timeout: 15000 });
+    /** @type {any} */
+    const s = await es.evaluate(() => /** @type {any} */ (window).chuheState);
+    if (s.outcome) break;
+    if (s.board.moves.some((/** @type {string} */ m) => m.includes('x'))) captured = true;
+    const capture = s.legal_moves.find((/** @type {string} */ m) => m.includes('x'));
+    const before = s.board.moves.length;
+    if (capture) {
+      await es.click(`[data-square="${capture.slice(0, 2)}"]`);
+      await es.click(`[data-square="${capture.slice(3, 5)}"]`);
+      captured = true;
+    } else {
+      const flip = s.legal_moves.find((/** @type {string} */ m) => m.startsWith('flip '));
+      const mv = flip ?? s.legal_moves[0];
+      if (flip) await es.click(`[data-square="${flip.slice(5)}"]`);
+      else {
+        await es.click(`[data-square="${mv.slice(0, 2)}"]`);
+        await es.click(`[data-square="${mv.slice(3, 5)}"]`);
+      }
+    }
+    await waitMoves(es, before + 1);
+  }
+  assert.ok(captured, 'a capture happened in the banqi game');
+  const banqiMoves = await es.evaluate(() => /** @type {any} */ (window).chuheState.board.moves);
+  assert.ok(banqiMoves.some((/** @type {string} */ m) => /=/.test(m)), 'flips are recorded with the revealed piece');
+  assert.ok(await es.locator('.piece.down').count() > 0, 'face-down discs are drawn');
+  await es.screenshot({ path: join(shots, 'banqi.png') });
+  await es.selectOption('#pieces', 'western');
+  assert.ok(await es.locator('svg.banqi text.letter').count() > 0, 'western letters on the discs');
+  await es.screenshot({ path: join(shots, 'banqi-western.png') });
+  await es.selectOption('#pieces', 'chinese');
+  console.log(`ok banqi: ${banqiMoves.length} turns with flips and a capture`);
+
+  // 4. sanguo: a person and two computer players play several turns
+  await es.goto(`${base}/#/`);
+  await createTable(es, 'sanguo', { untimed: true });
+  await es.click('[data-sit="0"]');
+  await es.waitForSelector('[data-computer="1"]');
+  await es.click('[data-computer="1"]');
+  await es.waitForSelector('[data-computer="2"]');
+  await es.click('[data-computer="2"]');
+  await es.waitForSelector('#start');
+  await es.click('#start');
+  assert.equal(await es.locator('svg.sanguo .hit').count(), 135, 'sanguo has 135 points');
+  for (let round = 0; round < 3; round++) {
+    await es.waitForFunction(() => {
+      const s = /** @type {any} */ (window).chuheState;
+      return s && s.to_move === s.you && s.legal_moves.length > 0;
+    }, null, { timeout: 15000 });
+    /** @type {any} */
+    const s = await es.evaluate(() => /** @type {any} */ (window).chuheState);
+    const mv = s.legal_moves.find((/** @type {string} */ m) => m.startsWith('Rh3')) ?? s.legal_moves[0];
+    await clickMove(es, mv.slice(0, 3), mv.slice(4, 7));
+    await waitMoves(es, 3 * round + 3);
+  }
+  await es.click('[data-square="Rb3"]');
+  await es.screenshot({ path: join(shots, 'sanguo.png') });
+  console.log('ok sanguo: three rounds with two computer players');
+}

@@ -1,0 +1,91 @@
+// Browser-side code checked in Node: the protocol fixtures of tests/data/protocol parse with the
+// client's readers, the board readers and drawing coordinates give the spec's figures, and the
+// message catalogue is complete in es, en and zh.
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  moveEnds, pgnMoves, readBanqiView, readSanguoPosition, readServerMessage, readXiangqiFen, sanguoCoords,
+} from '../../web/js/protocol.js';
+import { LANGS, chooseLang, keys, t } from '../../web/js/i18n.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+let checks = 0;
+
+// 1. every server fixture parses; every moved event's move has two ends
+const fixtures = join(root, 'tests/data/protocol');
+for (const name of readdirSync(fixtures).filter((n) => n.startsWith('server.')).sort()) {
+  const msg = readServerMessage(readFileSync(join(fixtures, name), 'utf8'));
+  assert.equal(msg.type, name.split('.')[1], name);
+  if (msg.type === 'event' && msg.event.kind === 'moved') moveEnds(msg.event.move);
+  if (msg.type === 'state') for (const m of [...msg.legal_moves, ...msg.board.moves]) moveEnds(m);
+  checks++;
+}
+const state = JSON.parse(readFileSync(join(fixtures, 'server.state.json'), 'utf8'));
+const xq = readXiangqiFen(state.board.fen);
+assert.deepEqual(xq.board[2][4], { color: 'r', kind: 'c' }, 'h2e2 put the Red cannon on e2');
+assert.equal(xq.board[2][7], null);
+assert.deepEqual(xq.board[9][4], { color: 'b', kind: 'k' });
+assert.equal(xq.turn, 'b');
+const bq = readBanqiView(JSON.parse(readFileSync(join(fixtures, 'server.state.banqi.json'), 'utf8')).board.view);
+assert.deepEqual(bq.board[1][2], { down: false, kind: 'R' }, 'c2 shows the flipped chariot');
+assert.equal(bq.board.flat().filter((s) => s?.down).length, 31);
+const sg = readSanguoPosition(JSON.parse(readFileSync(join(fixtures, 'server.state.sanguo.json'), 'utf8')).board.position);
+assert.equal(sg.pieces.size, 3 * 18);
+assert.deepEqual(sg.pieces.get('Re1'), { owner: 0, kind: 'K', origin: 0 });
+assert.deepEqual(sg.pieces.get('Gd3'), { owner: 1, kind: 'F', origin: 1 });
+assert.equal(sg.toMove, 1);
+assert.deepEqual(readSanguoPosition('9/9/9/9/4rK~g4,9/9/9/9/9,9/9/9/9/9 R - GB 0 0').pieces.get('Re1'), { owner: 0, kind: 'K', origin: 1 });
+assert.deepEqual(pgnMoves('[Game "Chinese Chess"]\n[Format "WXF"]\n\n1. C2.5 H8+7\n2. H2+3 R9.8 {a comment}\n3. R1.2+\n*\n'),
+  ['C2.5', 'H8+7', 'H2+3', 'R9.8', 'R1.2']);
+assert.deepEqual(pgnMoves('[Red "?"]\n\n1. 炮二平五 马8进7\n2. 马二进三\n1-0\n'), ['炮二平五', '马8进7', '马二进三']);
+assert.deepEqual(moveEnds('flip c2'), { from: 'c2', to: 'c2', flip: true });
+assert.deepEqual(moveEnds('c2=R'), { from: 'c2', to: 'c2', flip: true });
+assert.deepEqual(moveEnds('Ra1xRd1'), { from: 'Ra1', to: 'Rd1', flip: false });
+assert.deepEqual(moveEnds('h2e2'), { from: 'h2', to: 'e2', flip: false });
+assert.throws(() => moveEnds('h2-e2x'));
+assert.throws(() => readXiangqiFen('rnbakabnr/9 w'));
+checks++;
+
+// 2. sanguo drawing coordinates: the samples of spec/sanguo.md §9
+const samples = [
+  [0, 4, 1, 0, -6.6], [0, 0, 1, -4, -6.6], [0, 8, 1, 4, -6.6], [0, 0, 5, -3.464, -2.577],
+  [0, 4, 5, 0, -0.577], [1, 4, 5, 0.5, 0.289], [2, 4, 5, -0.5, 0.289], [1, 0, 1, 7.716, -0.164],
+  [1, 8, 1, 3.716, 6.764], [2, 8, 1, -7.716, -0.164],
+];
+for (const [k, f, r, x, y] of samples) {
+  const [cx, cy] = sanguoCoords(k, f, r);
+  assert.ok(Math.abs(cx - x) < 0.001 && Math.abs(cy - y) < 0.001, `${k} ${f} ${r}: ${cx} ${cy}`);
+}
+// every rung has length 1 (spec §9)
+for (let k = 0; k < 3; k++) {
+  for (let f = 4; f <= 8; f++) {
+    const [ax, ay] = sanguoCoords(k, f, 5);
+    const [bx, by] = sanguoCoords((k + 1) % 3, 8 - f, 5);
+    assert.ok(Math.abs(Math.hypot(ax - bx, ay - by) - 1) < 1e-9, `rung ${k} ${f}`);
+  }
+}
+checks++;
+
+// 3. the catalogue: every key in every language, every end reason of chuhe-rules, every key app.js names
+for (const key of keys()) {
+  for (const l of LANGS) assert.ok(t(key, {}, l).length > 0 && t(key, {}, l) !== key, `${key} ${l}`);
+}
+const outcome = readFileSync(join(root, 'crates/chuhe-rules/src/outcome.rs'), 'utf8');
+const reasons = [...outcome.matchAll(/EndReason::\w+ => "([a-z-]+)"/g)].map((m) => m[1]);
+assert.ok(reasons.length >= 15, 'the end reasons of outcome.rs were found');
+for (const r of reasons) assert.ok(keys().includes(`reason.${r}`), `reason.${r} is in the catalogue`);
+const app = readFileSync(join(root, 'web/js/app.js'), 'utf8');
+for (const m of app.matchAll(/\bt\('([a-z_.]+)'/g)) assert.ok(keys().includes(m[1]), `${m[1]} is in the catalogue`);
+for (const v of ['xiangqi', 'sanguo', 'banqi']) assert.ok(keys().includes(`variant.${v}`));
+for (const p of ['chinese', 'western']) assert.ok(keys().includes(`pieces.${p}`));
+assert.equal(t('result.wins', { who: 'Rojo' }, 'es'), 'Gana Rojo');
+assert.equal(t('result.wins', { who: '红方' }, 'zh'), '红方胜');
+assert.equal(chooseLang(['zh-CN', 'en'], null), 'zh');
+assert.equal(chooseLang(['fr-FR', 'en-GB'], null), 'en');
+assert.equal(chooseLang(['fr-FR'], null), 'es');
+assert.equal(chooseLang(['en-US'], 'es'), 'es');
+checks++;
+
+console.log(`unit: ${checks} groups of checks passed`);

@@ -1,0 +1,518 @@
+// The web client: a lobby (#/) and a table page (#/t/ID). Every text comes from the catalogue
+// (i18n.js); the boards are drawn by boards.js; the server decides everything else.
+
+import { LANGS, LANG_NAMES, initLang, lang, setLang, t } from './i18n.js';
+import { SEATS, moveEnds, pgnMoves, readXiangqiFen, iccsSquare } from './protocol.js';
+import { ApiError, TableSocket, api } from './net.js';
+import { banqiBoard, currentPieceSet, sanguoBoard, setPieceSet, xiangqiBoard, KINGDOM_COLORS } from './boards.js';
+
+/** @typedef {import('./protocol.js').StateMessage} StateMessage */
+/** @typedef {import('./protocol.js').TableSummary} TableSummary */
+
+/**
+ * Builds an element: `h('button', {class: 'x', onclick: f}, 'text', child)`.
+ * @param {string} tag
+ * @param {Record<string, any>} [attrs]
+ * @param {...(Node | string | null | false | undefined)} children
+ * @returns {HTMLElement}
+ */
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    else if (k === 'value') /** @type {HTMLInputElement} */ (node).value = v;
+    else node.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children) if (c) node.append(c);
+  return node;
+}
+
+/** @type {import('./protocol.js').PlayerInfo | null} */
+let me = null;
+/** The xiangqi move list's notation (the server writes WXF and Chinese through its PGN export). */
+let notation = 'iccs';
+/** What the current page draws again after a language switch. */
+let redraw = () => {};
+/** Stops the current page's timers and sockets. */
+let leavePage = () => {};
+
+/** @param {unknown} e */
+function errorText(e) {
+  if (e instanceof ApiError && e.code === 'conflict') return t('error.conflict');
+  return t('error.generic', { message: e instanceof Error ? e.message : String(e) });
+}
+
+/** @param {number} ms */
+export function formatClock(ms) {
+  const v = Math.max(0, ms);
+  const s = Math.floor(v / 1000);
+  const mm = Math.floor(s / 60);
+  const ss = String(s % 60).padStart(2, '0');
+  if (v < 10000) return `${mm}:${ss}.${Math.floor((v % 1000) / 100)}`;
+  return `${mm}:${ss}`;
+}
+
+/** @param {import('./protocol.js').TimeControl | null} time */
+function timeText(time) {
+  if (!time) return t('lobby.untimed');
+  return `${Math.round(time.initial_ms / 60000 * 10) / 10}+${time.increment_ms / 1000}`;
+}
+
+/**
+ * The words for a seat: its side or kingdom (banqi: its colour once known).
+ * @param {string} variant
+ * @param {number} seat
+ * @param {(string | null)[]} [colors]
+ */
+function seatLabel(variant, seat, colors) {
+  if (variant === 'banqi' && colors && colors[seat]) return t(`color.${colors[seat]}`);
+  return t(`seat.${variant}.${seat}`);
+}
+
+/** @param {import('./protocol.js').SeatEntry | null} entry */
+function occupant(entry) {
+  if (!entry) return t('lobby.empty_seat');
+  if (entry.kind === 'computer') return t('table.computer_name', { level: entry.level });
+  return entry.name;
+}
+
+function header() {
+  const select = h('select', {
+    id: 'lang', 'aria-label': t('app.language'),
+    onchange: (/** @type {Event} */ e) => {
+      setLang(/** @type {any} */ (/** @type {HTMLSelectElement} */ (e.target).value));
+      document.documentElement.lang = lang();
+      redraw();
+    },
+  }, ...LANGS.map((l) => h('option', { value: l, selected: l === lang() }, LANG_NAMES[l])));
+  const pieces = h('select', {
+    id: 'pieces', 'aria-label': t('app.pieces'),
+    onchange: (/** @type {Event} */ e) => {
+      const set = /** @type {HTMLSelectElement} */ (e.target).value === 'western' ? 'western' : 'chinese';
+      setPieceSet(set);
+      try { localStorage.setItem('chuhe.pieces', set); } catch { /* storage disabled */ }
+      redraw();
+    },
+  }, ...['chinese', 'western'].map((p) => h('option', { value: p, selected: p === currentPieceSet() }, t(`pieces.${p}`))));
+  const notationSelect = h('select', {
+    id: 'notation', 'aria-label': t('app.notation'),
+    onchange: (/** @type {Event} */ e) => {
+      notation = /** @type {HTMLSelectElement} */ (e.target).value;
+      try { localStorage.setItem('chuhe.notation', notation); } catch { /* storage disabled */ }
+      redraw();
+    },
+  }, ...['iccs', 'wxf', 'chinese'].map((n) => h('option', { value: n, selected: n === notation }, t(`notation.${n}`))));
+  return h('header', {},
+    h('a', { href: '#/', class: 'brand' }, h('span', { class: 'logo' }, '楚河'), ' chuhe'),
+    h('nav', {}, h('a', { href: '#/', id: 'nav-lobby' }, t('app.lobby'))),
+    h('span', { class: 'spacer' }),
+    me ? h('span', { class: 'me', id: 'me' }, t('session.hello', { name: me.name })) : null,
+    h('label', { class: 'lang' }, t('app.notation'), ' ', notationSelect),
+    h('label', { class: 'lang' }, t('app.pieces'), ' ', pieces),
+    h('label', { class: 'lang' }, t('app.language'), ' ', select));
+}
+
+/** @param {HTMLElement} page */
+function show(page) {
+  document.title = t('app.title');
+  document.body.replaceChildren(header(), page);
+}
+
+// ---------------------------------------------------------------------------------- lobby
+
+function lobbyPage() {
+  /** @type {TableSummary[]} */
+  let tables = [];
+  let message = '';
+  let stopped = false;
+  const form = { variant: 'xiangqi', minutes: 10, increment: 5, timed: true, rated: false, limit: 120, flags: true };
+
+  const listNode = () => {
+    const rows = tables.map((tb) => {
+      const free = tb.phase === 'open' && tb.seats.some((s) => s === null);
+      return h('tr', { 'data-table': tb.id },
+        h('td', {}, t(`variant.${tb.options.variant}`)),
+        h('td', {}, timeText(tb.options.time)),
+        h('td', { class: 'seats' }, ...tb.seats.map((s, i) => h('span', { class: `seat-chip${s ? '' : ' free'}` },
+          `${seatLabel(tb.options.variant, i)}: ${occupant(s)}`))),
+        h('td', {}, t(`phase.${tb.phase}`)),
+        h('td', {}, h('a', { class: 'button', href: `#/t/${tb.id}` }, free ? t('lobby.open_table') : t('lobby.watch'))));
+    });
+    return h('section', { class: 'card' }, h('h2', {}, t('lobby.tables')),
+      tables.length === 0 ? h('p', { class: 'muted' }, t('lobby.none'))
+        : h('table', { class: 'tables', id: 'tables' },
+          h('thead', {}, h('tr', {}, h('th', {}, t('lobby.variant')), h('th', {}, t('lobby.time')),
+            h('th', {}, t('lobby.seats')), h('th', {}, t('lobby.phase')), h('th', {}))),
+          h('tbody', {}, ...rows)));
+
+  };
+  const listBox = h('div', { id: 'tables-box' });
+  const messageBox = h('div', { id: 'lobby-message' });
+  const drawList = () => {
+    listBox.replaceChildren(listNode());
+    messageBox.replaceChildren(message ? h('p', { class: 'error', role: 'alert' }, message) : '');
+  };
+
+  const draw = () => {
+    const session = me ? null : h('form', {
+      class: 'card session', id: 'session-form',
+      onsubmit: async (/** @type {Event} */ e) => {
+        e.preventDefault();
+        const input = /** @type {HTMLInputElement} */ (document.getElementById('name'));
+        try {
+          me = await api('POST', '/api/session', { name: input.value });
+          draw();
+        } catch (err) {
+          message = errorText(err);
+          draw();
+        }
+      },
+    }, h('p', {}, t('session.needed')),
+    h('input', { id: 'name', required: true, maxlength: 24, placeholder: t('session.name'), 'aria-label': t('session.name') }),
+    h('button', { type: 'submit', id: 'enter' }, t('session.enter')));
+
+    /** @param {string} key @param {Node} input */
+    const field = (key, input) => h('label', { class: 'field' }, h('span', {}, t(key)), input);
+    const create = h('form', {
+      class: 'card create', id: 'create-form',
+      onsubmit: async (/** @type {Event} */ e) => {
+        e.preventDefault();
+        /** @type {import('./protocol.js').TableOptions} */
+        const options = {
+          variant: /** @type {any} */ (form.variant),
+          time: form.timed ? { initial_ms: Math.round(form.minutes * 60000), increment_ms: Math.round(form.increment * 1000) } : null,
+          rated: form.rated,
+          no_capture_limit: form.variant === 'xiangqi' ? form.limit : null,
+          flag_bearers: form.variant === 'sanguo' ? form.flags : null,
+        };
+        try {
+          const summary = await api('POST', '/api/tables', options);
+          location.hash = `#/t/${summary.id}`;
+        } catch (err) {
+          message = errorText(err);
+          draw();
+        }
+      },
+    }, h('h2', {}, t('lobby.create')),
+    field('lobby.variant', h('select', { id: 'variant', onchange: (/** @type {Event} */ e) => { form.variant = /** @type {HTMLSelectElement} */ (e.target).value; draw(); } },
+      ...['xiangqi', 'sanguo', 'banqi'].map((v) => h('option', { value: v, selected: v === form.variant }, t(`variant.${v}`))))),
+    field('lobby.untimed', h('input', { type: 'checkbox', id: 'untimed', checked: !form.timed, onchange: (/** @type {Event} */ e) => { form.timed = !(/** @type {HTMLInputElement} */ (e.target).checked); draw(); } })),
+    form.timed ? field('lobby.minutes', h('input', { type: 'number', id: 'minutes', min: 1, max: 180, step: 1, value: form.minutes, onchange: (/** @type {Event} */ e) => { form.minutes = Number(/** @type {HTMLInputElement} */ (e.target).value); } })) : null,
+    form.timed ? field('lobby.increment', h('input', { type: 'number', id: 'increment', min: 0, max: 600, value: form.increment, onchange: (/** @type {Event} */ e) => { form.increment = Number(/** @type {HTMLInputElement} */ (e.target).value); } })) : null,
+    form.variant === 'xiangqi' ? field('lobby.no_capture_limit', h('input', { type: 'number', id: 'limit', min: 0, max: 1000, value: form.limit, onchange: (/** @type {Event} */ e) => { form.limit = Number(/** @type {HTMLInputElement} */ (e.target).value); } })) : null,
+    form.variant === 'sanguo' ? field('lobby.flag_bearers', h('input', { type: 'checkbox', id: 'flags', checked: form.flags, onchange: (/** @type {Event} */ e) => { form.flags = /** @type {HTMLInputElement} */ (e.target).checked; } })) : null,
+    field('lobby.rated', h('input', { type: 'checkbox', id: 'rated', checked: form.rated, onchange: (/** @type {Event} */ e) => { form.rated = /** @type {HTMLInputElement} */ (e.target).checked; } })),
+    h('button', { type: 'submit', id: 'create', disabled: !me }, t('lobby.create_button')));
+
+    show(h('main', { class: 'lobby' }, session, messageBox, listBox, create));
+    drawList();
+  };
+
+  const refresh = async () => {
+    if (stopped) return;
+    try {
+      tables = await api('GET', '/api/tables');
+    } catch (err) {
+      message = errorText(err);
+    }
+    if (!stopped) drawList();
+  };
+  draw();
+  refresh();
+  const timer = setInterval(refresh, 2500);
+  redraw = draw;
+  leavePage = () => { stopped = true; clearInterval(timer); };
+}
+
+// ---------------------------------------------------------------------------------- table
+
+/** @param {string} id */
+function tablePage(id) {
+  /** @type {StateMessage | null} */
+  let state = null;
+  let receivedAt = 0;
+  /** @type {string | null} */
+  let selected = null;
+  let notice = '';
+  let connection = t('app.connecting');
+  let level = 3;
+
+  const socket = new TableSocket(id, (msg) => {
+    if (msg.type === 'state') {
+      state = msg;
+      // the last state, for the browser tests
+      /** @type {any} */ (window).chuheState = msg;
+      receivedAt = performance.now();
+      if (selected && !state.legal_moves.some((m) => moveEnds(m).from === selected)) selected = null;
+      notice = '';
+      draw();
+    } else if (msg.type === 'error') {
+      notice = msg.code === 'not_your_turn' ? t('error.not_your_turn') : t('error.generic', { message: msg.message });
+      draw();
+    }
+  }, (status) => {
+    connection = status === 'lost' ? t('app.reconnecting') : '';
+    if (status !== 'closed') draw();
+  });
+  // tests reach the socket to drop it as a network failure would
+  /** @type {any} */ (window).chuheSocket = socket;
+
+  /** @param {import('./protocol.js').ClientMessage} msg */
+  const send = (msg) => socket.send(msg);
+
+  /** @param {string} sq */
+  const pick = (sq) => {
+    if (!state) return;
+    const moves = state.legal_moves.map((m) => ({ text: m, ...moveEnds(m) }));
+    const flip = moves.find((m) => m.flip && m.from === sq);
+    if (flip) {
+      selected = null;
+      send({ type: 'move', version: state.version, move: flip.text });
+      return;
+    }
+    if (selected) {
+      const mv = moves.find((m) => !m.flip && m.from === selected && m.to === sq);
+      if (mv) {
+        selected = null;
+        send({ type: 'move', version: state.version, move: mv.text });
+        draw();
+        return;
+      }
+    }
+    selected = moves.some((m) => !m.flip && m.from === sq) && selected !== sq ? sq : null;
+    draw();
+  };
+
+  /**
+   * The pointer released over `sq`: a drop when it differs from the selected piece's square.
+   * @param {string} sq
+   */
+  const drop = (sq) => {
+    if (!state || !selected || sq === selected) return;
+    const mv = state.legal_moves.map((m) => ({ text: m, ...moveEnds(m) }))
+      .find((m) => !m.flip && m.from === selected && m.to === sq);
+    if (mv) {
+      selected = null;
+      send({ type: 'move', version: state.version, move: mv.text });
+      draw();
+    }
+  };
+
+  const boardNode = () => {
+    if (!state) return h('div');
+    const targets = new Map();
+    /** @type {Set<string>} */
+    let occupied = new Set();
+    if (state.board.variant === 'xiangqi') {
+      const { board } = readXiangqiFen(state.board.fen);
+      board.forEach((rank, r) => rank.forEach((p, f) => { if (p) occupied.add(`${'abcdefghi'[f]}${r}`); }));
+    }
+    for (const m of state.legal_moves) {
+      const e = moveEnds(m);
+      if (!e.flip && e.from === selected) targets.set(e.to, m.includes('x') || occupied.has(e.to));
+    }
+    const lastText = state.board.moves[state.board.moves.length - 1];
+    const last = lastText ? moveEnds(lastText) : null;
+    /** @type {import('./boards.js').Marks} */
+    const marks = { selected, targets, last: last ? [last.from, last.to] : [], check: null, onPick: pick, onDrop: drop };
+    if (state.board.variant === 'xiangqi') return xiangqiBoard(state.board.fen, state.you === 1, marks);
+    if (state.board.variant === 'banqi') return banqiBoard(state.board.view, marks);
+    return sanguoBoard(state.board.position, state.you ?? 0, state.to_move, marks);
+  };
+
+  const clockNode = (/** @type {number} */ seat) => {
+    const c = state?.clocks?.[seat];
+    if (!c) return null;
+    return h('span', { class: `clock${c.running ? ' running' : ''}`, 'data-clock': seat }, formatClock(c.remaining_ms));
+  };
+
+  const seatsNode = () => {
+    if (!state) return h('div');
+    const s = state;
+    const variant = s.table.options.variant;
+    const colors = s.board.variant === 'banqi' ? s.board.colors : undefined;
+    const seated = s.you !== null;
+    const open = s.table.phase === 'open';
+    const order = Array.from({ length: SEATS[variant] }, (_, i) => i);
+    // the receiver's seat last (nearest to its side of the board)
+    if (variant !== 'sanguo' && s.you !== null) order.sort((a, b) => (a === s.you ? 1 : 0) - (b === s.you ? 1 : 0));
+    return h('div', { class: 'seats-panel' }, ...order.map((i) => {
+      const entry = s.table.seats[i];
+      const toMove = s.to_move === i;
+      const side = variant === 'xiangqi' ? ['red', 'black'][i] : colors?.[i];
+      // banqi before the first flip: no colours yet
+      const color = variant === 'sanguo' ? KINGDOM_COLORS[i] : side === 'red' ? '#b3261e' : side === 'black' ? '#1d1d1d' : '#b9ab95';
+      return h('div', { class: `seat${toMove ? ' to-move' : ''}`, 'data-seat': i },
+        h('span', { class: 'dot', style: `background:${color}` }),
+        h('span', { class: 'seat-name' }, seatLabel(variant, i, colors)),
+        h('span', { class: 'occupant' }, occupant(entry), s.you === i ? ` (${t('table.you')})` : '',
+          entry && !s.connected[i] ? ` · ${t('table.offline')}` : ''),
+        clockNode(i),
+        open && !entry && me && !seated ? h('button', { class: 'sit', 'data-sit': i, onclick: () => send({ type: 'sit', seat: i }) }, t('table.sit')) : null,
+        open && !entry && seated ? h('button', { class: 'computer', 'data-computer': i, onclick: () => send({ type: 'sit_computer', seat: i, level }) }, t('table.computer')) : null,
+        open && s.you === i ? h('button', { class: 'stand', onclick: () => send({ type: 'stand' }) }, t('table.stand')) : null);
+    }));
+  };
+
+  const resultText = () => {
+    const s = /** @type {StateMessage} */ (state);
+    const o = s.outcome;
+    if (!o) return '';
+    if (o.reason === 'aborted') return t('result.aborted');
+    const reason = t(`reason.${o.reason}`);
+    const variant = s.table.options.variant;
+    let names = o.winners.map((w) => t(`winner.${w}`));
+    if (names.length === 0 && s.winner_seats?.length) names = s.winner_seats.map((i) => seatLabel(variant, i));
+    if (names.length === 0) return `${t('result.draw')} · ${reason}`;
+    const who = names.join(t('result.and'));
+    return `${t(names.length > 1 ? 'result.win_both' : 'result.wins', { who })} · ${reason}`;
+  };
+
+  /** @type {{key: string, moves: string[]}} the server's PGN moves of the last state, by notation */
+  let written = { key: '', moves: [] };
+  /** Fetches the move list in the chosen notation (xiangqi) when the moves or the notation changed. */
+  const fetchWritten = async () => {
+    if (!state || state.board.variant !== 'xiangqi' || notation === 'iccs' || state.board.moves.length === 0) return;
+    const key = `${notation} ${state.board.moves.length}`;
+    if (written.key === key) return;
+    try {
+      const res = await fetch(`/api/tables/${id}/pgn?notation=${notation}`);
+      if (!res.ok) return;
+      const moves = pgnMoves(await res.text());
+      if (moves.length === state.board.moves.length && `${notation} ${moves.length}` === key) {
+        written = { key, moves };
+        draw();
+      }
+    } catch {
+      // the list stays in ICCS
+    }
+  };
+
+  const movesNode = () => {
+    if (!state) return h('div');
+    const key = `${notation} ${state.board.moves.length}`;
+    const moves = written.key === key ? written.moves : state.board.moves;
+    if (written.key !== key) fetchWritten();
+    const per = SEATS[state.table.options.variant];
+    const rows = [];
+    for (let i = 0; i < moves.length; i += per) {
+      rows.push(h('li', {}, ...moves.slice(i, i + per).map((m) => h('span', { class: 'mv' }, m))));
+    }
+    const list = h('ol', { class: 'moves', id: 'moves' }, ...rows);
+    return h('section', { class: 'card moves-card' }, h('h3', {}, t('table.moves')), list);
+  };
+
+  const actionsNode = () => {
+    if (!state) return h('div');
+    const s = state;
+    const seated = s.you !== null;
+    const running = s.table.phase === 'running';
+    const full = s.table.seats.every((x) => x !== null);
+    const buttons = [];
+    if (s.table.phase === 'open' && seated) {
+      buttons.push(h('label', { class: 'field inline' }, t('table.level'), ' ', h('select', {
+        id: 'level', onchange: (/** @type {Event} */ e) => { level = Number(/** @type {HTMLSelectElement} */ (e.target).value); },
+      }, ...[1, 2, 3, 4, 5, 6, 7, 8].map((l) => h('option', { value: l, selected: l === level }, String(l))))));
+      if (full) buttons.push(h('button', { id: 'start', class: 'primary', onclick: () => send({ type: 'start' }) }, t('table.start')));
+    }
+    if (running && seated) {
+      if (s.board.moves.length === 0) buttons.push(h('button', { id: 'abort', onclick: () => send({ type: 'abort' }) }, t('table.abort')));
+      if (s.draw_offer !== null && s.draw_offer !== s.you && s.table.options.variant !== 'sanguo') {
+        buttons.push(h('button', { id: 'accept-draw', class: 'primary', onclick: () => send({ type: 'accept_draw' }) }, t('table.accept_draw')));
+        buttons.push(h('button', { id: 'decline-draw', onclick: () => send({ type: 'decline_draw' }) }, t('table.decline_draw')));
+      } else if (s.table.options.variant !== 'sanguo') {
+        buttons.push(h('button', { id: 'offer-draw', disabled: s.draw_offer === s.you, onclick: () => send({ type: 'offer_draw' }) }, t('table.offer_draw')));
+      }
+      buttons.push(h('button', { id: 'resign', onclick: () => { if (confirm(t('table.confirm_resign'))) send({ type: 'resign' }); } }, t('table.resign')));
+    }
+    if (s.table.options.variant === 'xiangqi' && s.board.moves.length > 0) {
+      const notation = lang() === 'zh' ? 'chinese' : 'wxf';
+      buttons.push(h('a', { class: 'button', id: 'pgn', href: `/api/tables/${s.table.id}/pgn?notation=${notation}`, download: `chuhe-${s.table.id}.pgn` }, t('table.pgn')));
+    }
+    buttons.push(h('a', { class: 'button', id: 'leave', href: '#/' }, t('table.leave')));
+    return h('div', { class: 'actions' }, ...buttons);
+  };
+
+  const statusText = () => {
+    if (!state) return t('app.connecting');
+    const s = state;
+    const variant = s.table.options.variant;
+    const colors = s.board.variant === 'banqi' ? s.board.colors : undefined;
+    if (s.table.phase === 'open') return s.table.seats.every((x) => x !== null) ? t('table.ready') : t('table.waiting');
+    if (s.to_move === null) return '';
+    if (s.to_move === s.you) return t('table.your_turn');
+    const line = t('table.to_move', { seat: seatLabel(variant, s.to_move, colors) });
+    return s.you === null ? `${t('table.spectator')} · ${line}` : line;
+  };
+
+  const draw = () => {
+    const s = state;
+    const variant = s?.table.options.variant;
+    const title = s ? `${t(`variant.${variant}`)} · ${timeText(s.table.options.time)}` : t('app.connecting');
+    const offer = s && s.draw_offer !== null && s.table.phase === 'running'
+      ? h('p', { class: 'offer' }, t('table.draw_offered', { seat: seatLabel(/** @type {string} */ (variant), s.draw_offer) })) : null;
+    const toMoveColor = s && s.to_move !== null
+      ? (variant === 'sanguo' ? KINGDOM_COLORS[s.to_move] : '') : '';
+    show(h('main', { class: 'table-page', 'data-variant': variant ?? '' },
+      h('div', { class: 'board-col' },
+        connection ? h('p', { class: 'connection', role: 'status' }, connection) : null,
+        s?.outcome ? h('div', { class: 'banner', id: 'result', role: 'status' }, resultText()) : null,
+        h('div', { class: 'board-wrap' }, boardNode())),
+      h('aside', { class: 'side-col' },
+        h('h2', {}, title),
+        statusText() ? h('p', { class: `status${s && s.to_move !== null && s.to_move === s.you ? ' yours' : ''}`, id: 'status', style: toMoveColor ? `border-color:${toMoveColor}` : undefined }, statusText()) : null,
+        seatsNode(),
+        offer,
+        notice ? h('p', { class: 'error', role: 'alert' }, notice) : null,
+        actionsNode(),
+        movesNode())));
+    const list = document.getElementById('moves');
+    if (list) list.scrollTop = list.scrollHeight;
+  };
+
+  const tick = setInterval(() => {
+    if (!state?.clocks) return;
+    const elapsed = performance.now() - receivedAt;
+    state.clocks.forEach((c, i) => {
+      const node = document.querySelector(`[data-clock="${i}"]`);
+      if (node) node.textContent = formatClock(c.running ? c.remaining_ms - elapsed : c.remaining_ms);
+    });
+  }, 100);
+
+  draw();
+  redraw = draw;
+  leavePage = () => { clearInterval(tick); socket.close(); };
+}
+
+// ---------------------------------------------------------------------------------- routing
+
+function route() {
+  leavePage();
+  leavePage = () => {};
+  const m = /^#\/t\/([a-z0-9]+)$/.exec(location.hash);
+  if (m) tablePage(m[1]);
+  else lobbyPage();
+}
+
+async function start() {
+  initLang();
+  document.documentElement.lang = lang();
+  try {
+    if (localStorage.getItem('chuhe.pieces') === 'western') setPieceSet('western');
+    const saved = localStorage.getItem('chuhe.notation');
+    if (saved === 'wxf' || saved === 'chinese') notation = saved;
+  } catch { /* storage disabled */ }
+  try {
+    me = await api('GET', '/api/me');
+  } catch {
+    me = null;
+  }
+  window.addEventListener('hashchange', route);
+  route();
+}
+
+// iccsSquare is re-exported for tests that map clicks to squares
+export { iccsSquare };
+
+start();

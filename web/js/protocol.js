@@ -1,0 +1,285 @@
+// The wire types of docs/protocol.md as JSDoc typedefs, and the readers of the three board texts
+// (xiangqi FEN, banqi view, sanguo position). No rule lives here: these only read what the server
+// sends so that the board can be drawn; the legal moves always come from the server.
+
+/** @typedef {'xiangqi' | 'sanguo' | 'banqi'} Variant */
+/** @typedef {{initial_ms: number, increment_ms: number}} TimeControl */
+/**
+ * @typedef {{variant: Variant, time: TimeControl | null, rated: boolean,
+ *   no_capture_limit: number | null, flag_bearers: boolean | null}} TableOptions
+ */
+/**
+ * @typedef {{kind: 'person', id: string, name: string, account: boolean}
+ *   | {kind: 'computer', level: number}} SeatEntry
+ */
+/**
+ * @typedef {{id: string, options: TableOptions, phase: 'open' | 'running' | 'ended',
+ *   seats: (SeatEntry | null)[], version: number}} TableSummary
+ */
+/** @typedef {{id: string, name: string, account: boolean}} PlayerInfo */
+/** @typedef {{remaining_ms: number, running: boolean}} ClockState */
+/** @typedef {{winners: string[], reason: string}} Outcome */
+/**
+ * @typedef {{variant: 'xiangqi', fen: string, moves: string[]}
+ *   | {variant: 'banqi', view: string, moves: string[], colors: (string | null)[]}
+ *   | {variant: 'sanguo', position: string, moves: string[]}} BoardView
+ */
+/**
+ * @typedef {{type: 'state', version: number, table: TableSummary, you: number | null,
+ *   board: BoardView, to_move: number | null, legal_moves: string[],
+ *   clocks: ClockState[] | null, draw_offer: number | null, connected: boolean[],
+ *   outcome: Outcome | null, winner_seats?: number[]}} StateMessage
+ */
+/**
+ * @typedef {{kind: 'created', options: TableOptions}
+ *   | {kind: 'sat', seat: number, player: SeatEntry}
+ *   | {kind: 'stood', seat: number}
+ *   | {kind: 'started'}
+ *   | {kind: 'moved', seat: number, move: string, ply: number, clocks_ms: number[] | null}
+ *   | {kind: 'draw_offered', seat: number}
+ *   | {kind: 'draw_declined', seat: number}
+ *   | {kind: 'ended', outcome: Outcome, result: string | null, winner_seats?: number[]}} TableEvent
+ */
+/**
+ * @typedef {StateMessage
+ *   | {type: 'event', version: number, event: TableEvent}
+ *   | {type: 'presence', seat: number, connected: boolean}
+ *   | {type: 'error', code: string, message: string}
+ *   | {type: 'pong'}} ServerMessage
+ */
+/**
+ * @typedef {{type: 'sync', since: number | null}
+ *   | {type: 'sit', seat: number}
+ *   | {type: 'sit_computer', seat: number, level: number}
+ *   | {type: 'stand'} | {type: 'start'} | {type: 'resign'} | {type: 'offer_draw'}
+ *   | {type: 'accept_draw'} | {type: 'decline_draw'} | {type: 'abort'} | {type: 'ping'}
+ *   | {type: 'move', version: number, move: string}} ClientMessage
+ */
+
+/** Seats of each variant. */
+export const SEATS = { xiangqi: 2, banqi: 2, sanguo: 3 };
+
+/**
+ * Reads a server message, checking the fields the client relies on.
+ * @param {string} text
+ * @returns {ServerMessage}
+ */
+export function readServerMessage(text) {
+  const msg = JSON.parse(text);
+  if (typeof msg !== 'object' || msg === null || typeof msg.type !== 'string') {
+    throw new Error('a server message is an object with a type');
+  }
+  if (msg.type === 'state') {
+    if (typeof msg.version !== 'number' || !Array.isArray(msg.legal_moves) || !msg.board) {
+      throw new Error('a state has version, board and legal_moves');
+    }
+    readBoard(msg.board);
+  } else if (msg.type === 'event') {
+    if (typeof msg.version !== 'number' || typeof msg.event?.kind !== 'string') {
+      throw new Error('an event has version and event.kind');
+    }
+  } else if (!['presence', 'error', 'pong'].includes(msg.type)) {
+    throw new Error(`unknown server message type ${msg.type}`);
+  }
+  return msg;
+}
+
+/** @typedef {{color: 'r' | 'b', kind: string}} XiangqiPiece */
+
+/**
+ * Reads the board of a xiangqi FEN: `board[rank][file]`, rank 0 = Red's back rank (ICCS rank 0),
+ * file 0 = ICCS file `a`.
+ * @param {string} fen
+ * @returns {{board: (XiangqiPiece | null)[][], turn: 'r' | 'b'}}
+ */
+export function readXiangqiFen(fen) {
+  const [placement, side] = fen.trim().split(/\s+/);
+  const rows = placement.split('/');
+  if (rows.length !== 10) throw new Error(`a xiangqi board has 10 ranks: ${fen}`);
+  /** @type {(XiangqiPiece | null)[][]} */
+  const board = [];
+  rows.forEach((row, i) => {
+    /** @type {(XiangqiPiece | null)[]} */
+    const rank = [];
+    for (const ch of row) {
+      if (/[1-9]/.test(ch)) {
+        for (let k = 0; k < Number(ch); k++) rank.push(null);
+      } else if (/[kabnrcpKABNRCP]/.test(ch)) {
+        rank.push({ color: ch === ch.toUpperCase() ? 'r' : 'b', kind: ch.toLowerCase() });
+      } else {
+        throw new Error(`bad character ${ch} in ${fen}`);
+      }
+    }
+    if (rank.length !== 9) throw new Error(`a xiangqi rank has 9 files: ${row}`);
+    board[9 - i] = rank;
+  });
+  return { board, turn: side === 'b' ? 'b' : 'r' };
+}
+
+/**
+ * An ICCS square (`e0`) as [file, rank].
+ * @param {string} sq
+ * @returns {[number, number]}
+ */
+export function iccsSquare(sq) {
+  return [sq.charCodeAt(0) - 97, Number(sq[1])];
+}
+
+/** @typedef {{down: true} | {down: false, kind: string}} BanqiSquare */
+
+/**
+ * Reads a banqi view text: `board[rank][file]`, rank 0 = rank `1`, file 0 = `a`; `null` empty.
+ * @param {string} view
+ * @returns {{board: (BanqiSquare | null)[][], turn: string, pool: string, quiet: number}}
+ */
+export function readBanqiView(view) {
+  const [placement, turn, pool, quiet] = view.trim().split(/\s+/);
+  const rows = placement.split('/');
+  if (rows.length !== 4) throw new Error(`a banqi board has 4 ranks: ${view}`);
+  /** @type {(BanqiSquare | null)[][]} */
+  const board = [];
+  rows.forEach((row, i) => {
+    /** @type {(BanqiSquare | null)[]} */
+    const rank = [];
+    for (let j = 0; j < row.length; j++) {
+      const ch = row[j];
+      if (/[1-8]/.test(ch)) {
+        for (let k = 0; k < Number(ch); k++) rank.push(null);
+      } else if (ch === '?') {
+        rank.push({ down: true });
+      } else if (ch === '(') {
+        // a pinned identity never comes from a live server; drawn face down all the same
+        rank.push({ down: true });
+        j += 2;
+      } else if (/[KAERHCPkaerhcp]/.test(ch)) {
+        rank.push({ down: false, kind: ch });
+      } else {
+        throw new Error(`bad character ${ch} in ${view}`);
+      }
+    }
+    if (rank.length !== 8) throw new Error(`a banqi rank has 8 squares: ${row}`);
+    board[3 - i] = rank;
+  });
+  return { board, turn, pool: pool ?? '-', quiet: Number(quiet ?? 0) };
+}
+
+/** @typedef {{owner: number, kind: string, origin: number}} SanguoPiece */
+
+const KINGDOM_OF_LETTER = { r: 0, g: 1, b: 2 };
+
+/**
+ * Reads a sanguo position text into a map from point name (`Re1`) to piece, and the kingdom to
+ * move (0 Shu, 1 Wu, 2 Wei).
+ * @param {string} text
+ * @returns {{pieces: Map<string, SanguoPiece>, toMove: number, defeated: number[]}}
+ */
+export function readSanguoPosition(text) {
+  const [boardText, toMove, , defeated] = text.trim().split(/\s+/);
+  const halves = boardText.split(',');
+  if (halves.length !== 3) throw new Error(`a sanguo board has three halves: ${text}`);
+  /** @type {Map<string, SanguoPiece>} */
+  const pieces = new Map();
+  halves.forEach((half, k) => {
+    const ranks = half.split('/');
+    if (ranks.length !== 5) throw new Error(`a sanguo half has 5 ranks: ${half}`);
+    ranks.forEach((rank, i) => {
+      const r = 5 - i;
+      let f = 0;
+      const re = /([1-9])|([rgb])([KAEHRCPF])(?:~([rgb]))?/g;
+      let consumed = 0;
+      for (const m of rank.matchAll(re)) {
+        if (m.index !== consumed) throw new Error(`bad sanguo rank ${rank}`);
+        consumed += m[0].length;
+        if (m[1]) {
+          f += Number(m[1]);
+        } else {
+          const owner = KINGDOM_OF_LETTER[/** @type {'r'|'g'|'b'} */ (m[2])];
+          const origin = m[4] ? KINGDOM_OF_LETTER[/** @type {'r'|'g'|'b'} */ (m[4])] : owner;
+          pieces.set(sanguoPoint(k, f, r), { owner, kind: m[3], origin });
+          f += 1;
+        }
+      }
+      if (consumed !== rank.length || f !== 9) throw new Error(`a sanguo rank has 9 points: ${rank}`);
+    });
+  });
+  const letters = 'RGB';
+  return {
+    pieces,
+    toMove: Math.max(0, letters.indexOf(toMove)),
+    defeated: defeated && defeated !== '-' ? [...defeated].map((c) => letters.indexOf(c)) : [],
+  };
+}
+
+/**
+ * A sanguo point name from kingdom (0..2), file (0..8) and rank (1..5).
+ * @param {number} k
+ * @param {number} f
+ * @param {number} r
+ */
+export function sanguoPoint(k, f, r) {
+  return `${'RGB'[k]}${'abcdefghi'[f]}${r}`;
+}
+
+/**
+ * The drawing coordinates of spec/sanguo.md §9 (unit = grid spacing, y up) of a point.
+ * @param {number} k kingdom
+ * @param {number} f file 0..8
+ * @param {number} r rank 1..5
+ * @returns {[number, number]}
+ */
+export function sanguoCoords(k, f, r) {
+  const t = 1 / Math.sqrt(3);
+  const y0 = 6.6;
+  const q = r - 1;
+  const bx = f - 4;
+  const by = -y0;
+  const n = Math.abs(f - 4);
+  const a = f >= 4 ? (330 * Math.PI) / 180 : (210 * Math.PI) / 180;
+  const fx = n * Math.cos(a);
+  const fy = -t + n * Math.sin(a);
+  const x = bx + (q / 4) * (fx - bx);
+  const y = by + (q / 4) * (fy - by);
+  const rot = (k * 120 * Math.PI) / 180;
+  return [x * Math.cos(rot) - y * Math.sin(rot), x * Math.sin(rot) + y * Math.cos(rot)];
+}
+
+/**
+ * The (from, to) of a move text of any variant; a banqi flip gives from = to = the square.
+ * @param {string} move `h2e2`, `c2-c3`, `c2xc3`, `flip c2`, `c2=R`, `Ra1-Ra2`, `Ra1xRd1`
+ * @returns {{from: string, to: string, flip: boolean}}
+ */
+export function moveEnds(move) {
+  let m = /^flip ([a-h][1-4])$/.exec(move) ?? /^([a-h][1-4])=[KAERHCPkaerhcp]$/.exec(move);
+  if (m) return { from: m[1], to: m[1], flip: true };
+  m = /^([RGB][a-i][1-5]|[a-h][1-4])[-x]([RGB][a-i][1-5]|[a-h][1-4])$/.exec(move);
+  if (m) return { from: m[1], to: m[2], flip: false };
+  m = /^([a-i][0-9])([a-i][0-9])$/.exec(move);
+  if (m) return { from: m[1], to: m[2], flip: false };
+  throw new Error(`unreadable move ${move}`);
+}
+
+/**
+ * Reads any of the three board views (throws on a bad text).
+ * @param {BoardView} board
+ */
+export function readBoard(board) {
+  if (board.variant === 'xiangqi') return readXiangqiFen(board.fen);
+  if (board.variant === 'banqi') return readBanqiView(board.view);
+  if (board.variant === 'sanguo') return readSanguoPosition(board.position);
+  throw new Error('unknown variant');
+}
+
+/**
+ * The moves of a PGN game's movetext, in the notation the server wrote them (move numbers,
+ * comments, check marks and the result dropped). The server writes the PGN (spec/notation.md §8.2);
+ * the client only shows its tokens.
+ * @param {string} pgn
+ * @returns {string[]}
+ */
+export function pgnMoves(pgn) {
+  const body = pgn.split('\n').filter((line) => !line.startsWith('[')).join(' ')
+    .replace(/\{[^}]*\}/g, ' ');
+  return body.split(/\s+/)
+    .map((tok) => tok.replace(/^\d+\.+/, '').replace(/[+#!?]+$/, ''))
+    .filter((tok) => tok !== '' && !['1-0', '0-1', '1/2-1/2', '*'].includes(tok));
+}
