@@ -1090,8 +1090,18 @@ fn settings_lines(user: usize) -> usize {
 /// I/O errors of reading or writing.
 pub fn run<W: Write + Send + 'static>(input: impl BufRead, output: W) -> io::Result<()> {
     let mut session = Session::new(output);
-    for line in input.lines() {
-        if session.handle(&line?)? == Flow::Quit {
+    let mut input = input;
+    let mut bytes = Vec::new();
+    loop {
+        bytes.clear();
+        if input.read_until(b'\n', &mut bytes)? == 0 {
+            break;
+        }
+        // Bytes that are not UTF-8 become U+FFFD, so the line is answered as a bad command (for
+        // example `unknown-command`) instead of ending the session.
+        let line = String::from_utf8_lossy(&bytes);
+        let line = line.strip_suffix('\n').unwrap_or(&line);
+        if session.handle(line)? == Flow::Quit {
             return Ok(());
         }
     }

@@ -75,3 +75,36 @@ fn ucci_says_bye() {
     assert_eq!(status, 0);
     assert!(out.ends_with("ucciok\nnobestmove\nbye\n"), "{out}");
 }
+
+#[test]
+fn uci_answers_bytes_that_are_not_utf8_and_carries_on() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chuhe"))
+        .arg("uci")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("chuhe runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"isready\n\xff\nisready\nposition startpos moves h2e2\xe9\ngo perft 1\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        &lines[..4],
+        &[
+            "readyok",
+            "info string error unknown-command \u{fffd}",
+            "readyok",
+            "info string error illegal-move h2e2\u{fffd}",
+        ]
+    );
+    // The position stayed the start position: 44 moves.
+    assert_eq!(lines[lines.len() - 2], "Nodes searched: 44");
+    assert!(out.stderr.is_empty());
+}
