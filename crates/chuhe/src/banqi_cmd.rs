@@ -84,8 +84,7 @@ pub fn replay(
             winners,
             reason,
         };
-        let line = serde_json::to_string(&j).map_err(|e| CliError::input(e.to_string()))?;
-        writeln!(out, "{line}")?;
+        j.write_line(out)?;
     } else {
         writeln!(out, "fen: {fen}")?;
         writeln!(out, "ply: {}", game.ply())?;

@@ -217,11 +217,42 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
 /// The JSON object `replay --json` prints (`spec/cli.md`), fields in the spec's order.
 #[derive(Debug, serde::Serialize)]
 pub struct ReplayJson {
+    /// `xiangqi`, `sanguo` or `banqi`.
     pub variant: &'static str,
+    /// The position text after the last move.
     pub fen: String,
+    /// Moves played from the given position.
     pub ply: usize,
+    /// `ongoing` or `ended`.
     pub status: &'static str,
+    /// `1-0`, `0-1`, `1/2-1/2`, or `null` (ongoing, sanguo).
     pub result: Option<&'static str>,
+    /// The winning sides; empty for a draw or an ongoing game.
     pub winners: Vec<chuhe_rules::outcome::Winner>,
+    /// The reason word when ended.
     pub reason: Option<chuhe_rules::EndReason>,
+}
+
+impl ReplayJson {
+    /// Writes the object as one line.
+    pub fn write_line(&self, out: &mut impl Write) -> Result<(), CliError> {
+        let line = serde_json::to_string(self).map_err(|e| CliError::input(e.to_string()))?;
+        writeln!(out, "{line}")?;
+        Ok(())
+    }
+}
+
+/// Writes perft output (`spec/cli.md`): one `MOVE: COUNT` line per entry of `divide` (empty
+/// without `--divide`), an empty line, then `Nodes searched: TOTAL`.
+pub fn write_perft<M: fmt::Display>(
+    out: &mut impl Write,
+    divide: &[(M, u64)],
+    total: u64,
+) -> Result<(), CliError> {
+    for (m, n) in divide {
+        writeln!(out, "{m}: {n}")?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Nodes searched: {total}")?;
+    Ok(())
 }

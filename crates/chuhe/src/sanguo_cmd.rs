@@ -1,6 +1,6 @@
 //! `moves`, `perft` and `replay` for Three Kingdoms xiangqi (`--variant sanguo`).
 
-use crate::cli::{parse_options, CliError, ReplayJson, RuleArgs};
+use crate::cli::{parse_options, write_perft, CliError, ReplayJson, RuleArgs};
 use chuhe_rules::sanguo::{perft as count, perft_divide, Game, Move, Position, Status};
 use std::io::Write;
 
@@ -70,19 +70,13 @@ pub fn perft(
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     let pos = position(rules)?;
-    let total = if divide {
-        let mut total = 0;
-        for (m, n) in perft_divide(&pos, depth) {
-            writeln!(out, "{m}: {n}")?;
-            total += n;
-        }
-        total
+    if divide {
+        let lines = perft_divide(&pos, depth);
+        let total = lines.iter().map(|(_, n)| n).sum();
+        write_perft(out, &lines, total)
     } else {
-        count(&pos, depth, bulk)
-    };
-    writeln!(out)?;
-    writeln!(out, "Nodes searched: {total}")?;
-    Ok(())
+        write_perft::<String>(out, &[], count(&pos, depth, bulk))
+    }
 }
 
 /// `chuhe replay`: plays the moves with every end-of-game rule (C13).
@@ -119,11 +113,7 @@ pub fn replay(
             winners,
             reason,
         };
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string(&j).map_err(|e| CliError::input(e.to_string()))?
-        )?;
+        j.write_line(out)?;
     } else {
         writeln!(out, "fen: {fen}")?;
         writeln!(out, "ply: {}", game.ply())?;

@@ -1,6 +1,6 @@
 //! `moves`, `perft` and `replay` for standard xiangqi.
 
-use crate::cli::{parse_options, CliError, ReplayJson, RuleArgs};
+use crate::cli::{parse_options, write_perft, CliError, ReplayJson, RuleArgs};
 use chuhe_rules::xiangqi::{
     perft as count, perft_divide, Game, GameOptions, Move, Position, Status,
 };
@@ -58,19 +58,13 @@ pub fn perft(
 ) -> Result<(), CliError> {
     game_options(rules)?;
     let mut pos = position(rules)?;
-    let total = if divide {
-        let mut total = 0;
-        for (m, n) in perft_divide(&mut pos, depth) {
-            writeln!(out, "{m}: {n}")?;
-            total += n;
-        }
-        total
+    if divide {
+        let lines = perft_divide(&mut pos, depth);
+        let total = lines.iter().map(|(_, n)| n).sum();
+        write_perft(out, &lines, total)
     } else {
-        count(&mut pos, depth, bulk)
-    };
-    writeln!(out)?;
-    writeln!(out, "Nodes searched: {total}")?;
-    Ok(())
+        write_perft::<Move>(out, &[], count(&mut pos, depth, bulk))
+    }
 }
 
 /// `chuhe replay`: plays the moves with every end-of-game rule.
@@ -113,11 +107,7 @@ pub fn replay(
             winners,
             reason,
         };
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string(&j).map_err(|e| CliError::input(e.to_string()))?
-        )?;
+        j.write_line(out)?;
     } else {
         writeln!(out, "fen: {fen}")?;
         writeln!(out, "ply: {}", game.ply())?;

@@ -1106,13 +1106,6 @@ impl Position {
     pub fn is_capture(&self, m: Move) -> bool {
         self.board[m.to.index()].is_some()
     }
-
-    /// Whether the legal move `m` gives check.
-    pub fn gives_check(&self, m: Move) -> bool {
-        let mut after = self.clone();
-        after.play_unchecked(m);
-        after.is_check()
-    }
 }
 
 impl fmt::Display for Position {
