@@ -10,7 +10,7 @@
 use crate::search::{self, Control, Info, Limits, Score, Searcher, Settings, MATE, MATE_BOUND};
 use crate::skill;
 use crate::tt::{Bound, Table};
-use chuhe_rules::xiangqi::{perft, perft_divide, Color, Move, Position};
+use chuhe_rules::xiangqi::{perft_divide, Color, Move, Position};
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -602,7 +602,6 @@ impl<W: Write + Send + 'static> Session<W> {
             total += n;
             self.line(&format!("{m}: {n}"))?;
         }
-        debug_assert_eq!(total, perft(&mut pos, depth, true));
         self.line("")?;
         self.line(&format!("Nodes searched: {total}"))?;
         self.line("")
