@@ -1150,6 +1150,45 @@ mod tests {
         assert_eq!(lines[lines.len() - 1], "");
     }
 
+    /// 33,554,432 MiB (32 TiB, the option's maximum) cannot be allocated on any machine this runs
+    /// on (Linux's default overcommit refuses a single mapping larger than RAM and swap): the value
+    /// is refused with `bad-option-value`, the previous table is kept and the engine still searches.
+    #[test]
+    fn unallocatable_hash_is_refused_and_the_old_table_kept() {
+        let mut s = Session::new(Vec::new());
+        s.handle("setoption name Hash value 8").unwrap();
+        let entries = s.tt.len();
+        s.handle("setoption name Hash value 33554432").unwrap();
+        assert_eq!(s.options().hash_mib, 8);
+        assert_eq!(s.tt.len(), entries);
+        s.handle("isready").unwrap();
+        s.handle("position startpos").unwrap();
+        s.handle("go depth 2").unwrap();
+        s.wait();
+        s.quit();
+        let out = s.with_output(|o| String::from_utf8(o.clone()).unwrap());
+        let lines = lines_without_search_info(&out);
+        assert_eq!(lines.len(), 3, "{out}");
+        assert_eq!(lines[0], "info string error bad-option-value Hash 33554432");
+        assert_eq!(lines[1], "readyok");
+        assert!(lines[2].starts_with("bestmove "), "{out}");
+
+        // The same through UCCI's `hashsize`.
+        let mut s = Session::new(Vec::new());
+        s.handle("ucci").unwrap();
+        s.handle("setoption hashsize 8").unwrap();
+        s.handle("setoption hashsize 33554432").unwrap();
+        assert_eq!(s.options().hash_mib, 8);
+        assert_eq!(s.tt.len(), entries);
+        s.quit();
+        let out = s.with_output(|o| String::from_utf8(o.clone()).unwrap());
+        assert_eq!(
+            out.lines().last(),
+            Some("info message error bad-option-value hashsize 33554432"),
+            "{out}"
+        );
+    }
+
     #[test]
     fn perft_two_and_no_move() {
         let out = transcript("position fen 3k5/9/9/9/9/9/9/9/9/4K4 w\ngo perft 2\n");
