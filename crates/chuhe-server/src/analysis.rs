@@ -210,6 +210,24 @@ mod tests {
     }
 
     #[test]
+    fn two_screens_are_one_too_many_for_the_cannon() {
+        let two = ask(Variant::Xiangqi, "5k3/9/4r4/4P4/4P4/9/9/4C4/9/3K5 w", &[]).unwrap();
+        assert_eq!(
+            targets(&two, "e2"),
+            ["a2", "b2", "c2", "d2", "e0", "e1", "e3", "e4", "f2", "g2", "h2", "i2"]
+        );
+    }
+
+    #[test]
+    fn the_elephant_stays_on_its_side_and_an_eye_blocks_it() {
+        // Red elephant c4: a6 and e6 lie over the river; a Black soldier on the eye d3.
+        let blocked = ask(Variant::Xiangqi, "5k3/9/9/9/9/2B6/3p5/9/9/3K5 w", &[]).unwrap();
+        assert_eq!(targets(&blocked, "c4"), ["a2"]);
+        let free = ask(Variant::Xiangqi, "5k3/9/9/9/9/2B6/9/9/9/3K5 w", &[]).unwrap();
+        assert_eq!(targets(&free, "c4"), ["a2", "e2"]);
+    }
+
+    #[test]
     fn a_general_may_not_step_onto_the_open_file_of_the_other() {
         let open = ask(Variant::Xiangqi, "4k4/9/9/9/9/9/9/9/9/3K5 w", &[]).unwrap();
         assert_eq!(open.legal_moves, ["d0d1"]);
@@ -367,6 +385,24 @@ mod tests {
         let mut b = targets(&blocked, "Rd4");
         b.sort();
         assert_eq!(b, ["Rb3", "Rb5", "Rc2", "Re2", "Rf3", "Rf5"]);
+        // A soldier on its own tip goes to either neighbouring tip.
+        let soldier = ask(
+            Variant::Sanguo,
+            "4rP4/9/9/9/3rK5,9/9/9/9/3gK5,9/9/9/9/3bK5 R - - - 0",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(targets(&soldier, "Re5"), ["Be5", "Ge5"]);
+        // spec/sanguo.md §4.2: a flag bearer on Rd3.
+        let flag = ask(
+            Variant::Sanguo,
+            "9/9/3rF5/9/3rK5,9/9/9/9/3gK5,9/9/9/9/3bK5 R - - F 0",
+            &[],
+        )
+        .unwrap();
+        let mut f = targets(&flag, "Rd3");
+        f.sort();
+        assert_eq!(f, ["Be5", "Bg5", "Ra2", "Ra4", "Rg2", "Rg4"]);
         assert_eq!(blocked.to_move, Some(0));
         assert_eq!(blocked.side, Some(Winner::Shu));
     }
