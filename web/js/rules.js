@@ -4,7 +4,7 @@
 // from the server (POST /api/analysis, docs/protocol.md); a click picks among those moves.
 
 import { t } from './i18n.js';
-import { ApiError, api } from './net.js';
+import { api } from './net.js';
 import { moveEnds, readXiangqiFen } from './protocol.js';
 import { banqiBoard, currentPieceSet, sanguoBoard, xiangqiBoard } from './boards.js';
 
@@ -16,7 +16,13 @@ import { banqiBoard, currentPieceSet, sanguoBoard, xiangqiBoard } from './boards
  * catalogue key of the button that switches to the next position.
  * @typedef {{position: string, focus: string, next?: string}} DiagramPosition
  */
-/** @typedef {{variant: Variant, caption: string, positions: DiagramPosition[]}} DiagramDef */
+/**
+ * A diagram: its variant, the catalogue key of its caption, its positions, and optionally the part
+ * of the board to show, `[centre x, centre y, width, height]` as fractions of the full drawing's
+ * width, measured from its centre (sanguo's centre, where the river arms meet).
+ * @typedef {{variant: Variant, caption: string, positions: DiagramPosition[],
+ *   zoom?: [number, number, number, number]}} DiagramDef
+ */
 
 /** The diagrams of the three pages, by id (the positions are tested in analysis.rs). */
 export const DIAGRAMS = /** @type {Record<string, DiagramDef>} */ ({
@@ -64,6 +70,7 @@ export const DIAGRAMS = /** @type {Record<string, DiagramDef>} */ ({
   crossing: {
     variant: 'sanguo',
     caption: 'rules.sg.diagram.horse',
+    zoom: [0, 0.12, 0.67, 0.61],
     positions: [
       { position: '9/3rH5/9/9/3rK5,9/9/9/9/3gK5,9/9/9/9/3bK5 R - - - 0', focus: 'Rd4', next: 'rules.action.put_soldier' },
       { position: '3bP5/3rH5/9/9/3rK5,9/9/9/9/3gK5,9/9/9/9/3bK5 R - - - 0', focus: 'Rd4', next: 'rules.action.remove_soldier' },
@@ -72,6 +79,7 @@ export const DIAGRAMS = /** @type {Record<string, DiagramDef>} */ ({
   flag: {
     variant: 'sanguo',
     caption: 'rules.sg.diagram.flag',
+    zoom: [0, 0.12, 0.67, 0.61],
     positions: [
       { position: '9/9/3rF5/9/3rK5,9/9/9/9/3gK5,9/9/9/9/3bK5 R - - F 0', focus: 'Rd3' },
     ],
@@ -236,6 +244,7 @@ class Diagram {
   /** Asks the server about the current position and moves, then draws the answer. */
   async load() {
     const asked = ++this.asked;
+    this.node.setAttribute('aria-busy', 'true');
     const body = { variant: this.def.variant, position: this.def.positions[this.index].position, moves: this.moves };
     try {
       /** @type {Analysis} */
@@ -246,8 +255,9 @@ class Diagram {
       if (this.selected && !answer.legal_moves.some((m) => moveEnds(m).from === this.selected)) this.selected = null;
     } catch (e) {
       if (asked !== this.asked) return;
-      this.error = t('error.generic', { message: e instanceof ApiError || e instanceof Error ? e.message : String(e) });
+      this.error = t('error.generic', { message: e instanceof Error ? e.message : String(e) });
     }
+    this.node.removeAttribute('aria-busy');
     this.render();
   }
 
@@ -320,7 +330,15 @@ class Diagram {
     };
     if (a.board.variant === 'xiangqi') return xiangqiBoard(a.board.fen, false, marks);
     if (a.board.variant === 'banqi') return banqiBoard(a.board.view, marks);
-    return sanguoBoard(a.board.position, 0, a.to_move, marks);
+    const svg = sanguoBoard(a.board.position, 0, a.to_move, marks);
+    const zoom = this.def.zoom;
+    const full = svg.getAttribute('viewBox')?.split(' ').map(Number);
+    if (zoom && full?.length === 4) {
+      const size = full[2];
+      const [cx, cy, w, h] = zoom.map((z) => z * size);
+      svg.setAttribute('viewBox', `${full[0] + size / 2 + cx - w / 2} ${full[1] + full[3] / 2 + cy - h / 2} ${w} ${h}`);
+    }
+    return svg;
   }
 
   statusText() {
@@ -394,7 +412,8 @@ export function rulesPage(variant, show) {
       case 'pieces':
         return el('ul', { class: 'pieces' }, ...block[1].map(([name, text, glyphs, letter]) => el('li', {},
           el('span', { class: 'chips' }, chip(glyphs[0], letter, 'red'), chip(glyphs[1], letter, 'black')),
-          el('span', {}, el('strong', {}, t(name)), ' ', t(text)))));
+          el('strong', { class: 'name' }, t(name)),
+          el('span', { class: 'text' }, t(text)))));
       case 'diagram': {
         const d = /** @type {Diagram} */ (diagrams.get(block[1]));
         d.render();
