@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { rulesPages } from './rules-pages.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const shots = join(here, 'screenshots');
@@ -311,4 +312,7 @@ async function run(b) {
   await es.click('[data-square="Rb3"]');
   await es.screenshot({ path: join(shots, 'sanguo.png') });
   console.log('ok sanguo: three rounds with two computer players');
+
+  // 5. the rules pages and their diagrams (rules-pages.mjs)
+  await rulesPages(b, base, shots);
 }

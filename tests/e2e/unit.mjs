@@ -9,6 +9,7 @@ import {
   moveEnds, pgnMoves, readBanqiView, readSanguoPosition, readServerMessage, readXiangqiFen, sanguoCoords,
 } from '../../web/js/protocol.js';
 import { LANGS, chooseLang, keys, t } from '../../web/js/i18n.js';
+import { RULES_CATALOGUE } from '../../web/js/i18n-rules.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 let checks = 0;
@@ -86,6 +87,21 @@ assert.equal(chooseLang(['zh-CN', 'en'], null), 'zh');
 assert.equal(chooseLang(['fr-FR', 'en-GB'], null), 'en');
 assert.equal(chooseLang(['fr-FR'], null), 'es');
 assert.equal(chooseLang(['en-US'], 'es'), 'es');
+checks++;
+
+// 4. the rules pages: their texts are in the one catalogue (not shadowed by another entry), and
+// every catalogue key rules.js names exists
+for (const [key, texts] of Object.entries(RULES_CATALOGUE)) {
+  assert.ok(key.startsWith('rules.'), `${key} starts with rules.`);
+  LANGS.forEach((l, i) => assert.equal(t(key, {}, l), texts[i], `${key} ${l} comes from i18n-rules.js`));
+}
+const rules = readFileSync(join(root, 'web/js/rules.js'), 'utf8');
+const named = [...rules.matchAll(/'(rules\.[a-z_.]+)'/g)].map((m) => m[1]);
+assert.ok(named.length > 60, `rules.js names ${named.length} keys`);
+for (const key of named) assert.ok(keys().includes(key), `${key} is in the catalogue`);
+for (const m of rules.matchAll(/\bt\('([a-z_.]+)'/g)) assert.ok(keys().includes(m[1]), `${m[1]} is in the catalogue`);
+for (const v of ['xiangqi', 'sanguo', 'banqi']) assert.ok(keys().includes(`rules.title.${v}`));
+assert.equal(t('rules.to_move', { side: t('winner.black', {}, 'es') }, 'es'), 'Juega Negro');
 checks++;
 
 console.log(`unit: ${checks} groups of checks passed`);

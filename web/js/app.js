@@ -5,6 +5,7 @@ import { LANGS, LANG_NAMES, initLang, lang, setLang, t } from './i18n.js';
 import { SEATS, moveEnds, pgnMoves, readXiangqiFen, iccsSquare } from './protocol.js';
 import { ApiError, TableSocket, api } from './net.js';
 import { banqiBoard, currentPieceSet, sanguoBoard, setPieceSet, xiangqiBoard, KINGDOM_COLORS } from './boards.js';
+import { rulesLinks, rulesPage } from './rules.js';
 
 /** @typedef {import('./protocol.js').StateMessage} StateMessage */
 /** @typedef {import('./protocol.js').TableSummary} TableSummary */
@@ -105,7 +106,7 @@ function header() {
   }, ...['iccs', 'wxf', 'chinese'].map((n) => h('option', { value: n, selected: n === notation }, t(`notation.${n}`))));
   return h('header', {},
     h('a', { href: '#/', class: 'brand' }, h('span', { class: 'logo' }, '楚河'), ' chuhe'),
-    h('nav', {}, h('a', { href: '#/', id: 'nav-lobby' }, t('app.lobby'))),
+    h('nav', {}, h('a', { href: '#/', id: 'nav-lobby' }, t('app.lobby')), ' ', h('a', { href: '#/rules/xiangqi', id: 'nav-rules' }, t('rules.nav'))),
     h('span', { class: 'spacer' }),
     me ? h('span', { class: 'me', id: 'me' }, t('session.hello', { name: me.name })) : null,
     h('label', { class: 'lang' }, t('app.notation'), ' ', notationSelect),
@@ -205,7 +206,7 @@ function lobbyPage() {
     field('lobby.rated', h('input', { type: 'checkbox', id: 'rated', checked: form.rated, onchange: (/** @type {Event} */ e) => { form.rated = /** @type {HTMLInputElement} */ (e.target).checked; } })),
     h('button', { type: 'submit', id: 'create', disabled: !me }, t('lobby.create_button')));
 
-    show(h('main', { class: 'lobby' }, session, messageBox, listBox, create));
+    show(h('main', { class: 'lobby' }, session, messageBox, listBox, create, rulesLinks()));
     drawList();
   };
 
@@ -491,8 +492,15 @@ function route() {
   leavePage();
   leavePage = () => {};
   const m = /^#\/t\/([a-z0-9]+)$/.exec(location.hash);
+  const rules = /^#\/rules\/(xiangqi|sanguo|banqi)$/.exec(location.hash);
   if (m) tablePage(m[1]);
-  else lobbyPage();
+  else if (rules) {
+    const page = rulesPage(/** @type {'xiangqi' | 'sanguo' | 'banqi'} */ (rules[1]), show);
+    page.draw();
+    window.scrollTo(0, 0);
+    redraw = page.draw;
+    leavePage = page.leave;
+  } else lobbyPage();
 }
 
 async function start() {

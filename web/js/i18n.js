@@ -2,6 +2,8 @@
 // Languages: es (Spanish), en (English), zh (simplified Chinese). The browser's languages choose
 // the first one; the choice is kept in localStorage and can be switched at any time.
 
+import { RULES_CATALOGUE } from './i18n-rules.js';
+
 /** @typedef {'es' | 'en' | 'zh'} Lang */
 
 /** @type {Lang[]} */
@@ -11,10 +13,12 @@ export const LANGS = ['es', 'en', 'zh'];
 export const LANG_NAMES = { es: 'Español', en: 'English', zh: '中文' };
 
 /**
- * The catalogue: key -> [es, en, zh]. `{name}` marks a parameter.
+ * The catalogue: key -> [es, en, zh]. `{name}` marks a parameter. The rules pages' texts live in
+ * i18n-rules.js and join it here.
  * @type {Record<string, [string, string, string]>}
  */
 const CATALOGUE = {
+  ...RULES_CATALOGUE,
   'app.title': ['chuhe · xiangqi', 'chuhe · xiangqi', '楚河 · 象棋'],
   'app.language': ['Idioma', 'Language', '语言'],
   'app.pieces': ['Piezas', 'Pieces', '棋子'],

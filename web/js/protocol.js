@@ -56,6 +56,12 @@
  *   | {type: 'move', version: number, move: string}} ClientMessage
  */
 
+/**
+ * The answer of `POST /api/analysis` (docs/protocol.md, "Analysis").
+ * @typedef {{board: BoardView, to_move: number | null, side: string | null, legal_moves: string[],
+ *   in_check: boolean, check: string[], outcome: Outcome | null}} Analysis
+ */
+
 /** Seats of each variant. */
 export const SEATS = { xiangqi: 2, banqi: 2, sanguo: 3 };
 

@@ -26,6 +26,7 @@ pub const MAX_BODY_BYTES: usize = 16 * 1024;
 pub fn app(state: AppState) -> Router {
     Router::new()
         .route("/api/health", get(health))
+        .route("/api/analysis", post(crate::analysis::route))
         .route("/api/session", post(guest))
         .route("/api/accounts", post(register))
         .route("/api/login", post(login))

@@ -10,6 +10,7 @@
 //!   of the edge is [`error::ServerError`].
 #![deny(missing_docs)]
 
+pub mod analysis;
 pub mod clock;
 pub mod computer;
 pub mod error;

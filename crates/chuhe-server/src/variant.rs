@@ -202,6 +202,50 @@ impl AnyGame {
         }
     }
 
+    /// A game of `variant` from a position text as `chuhe-rules` reads it: a xiangqi FEN, a sanguo
+    /// position text (`spec/sanguo.md` §8.2), a banqi view text (`spec/banqi.md` §3.1, face-down
+    /// squares as `?`). The end-of-game rules are applied to the loaded position at once. A banqi
+    /// position whose colours are assigned gives seat 0 the colour to move.
+    ///
+    /// # Errors
+    /// The text does not read, or is not a valid position: the rules' message.
+    pub fn from_position(
+        variant: Variant,
+        text: &str,
+        options: RuleOptions,
+    ) -> Result<AnyGame, String> {
+        let inner = match variant {
+            Variant::Xiangqi => {
+                let position: xiangqi::Position = text.parse().map_err(|e| format!("{e}"))?;
+                Inner::Xiangqi(xiangqi::Game::new(
+                    position,
+                    xiangqi::GameOptions {
+                        no_capture_limit: options.no_capture_limit,
+                        repetition: true,
+                    },
+                ))
+            }
+            Variant::Sanguo => {
+                let position: sanguo::Position = text.parse().map_err(|e| format!("{e}"))?;
+                Inner::Sanguo(sanguo::Game::new(position))
+            }
+            Variant::Banqi => {
+                let view: banqi::View = text.parse().map_err(|e| format!("{e}"))?;
+                let turn = view.turn();
+                let game = banqi::Game::new(view.into());
+                Inner::Banqi(match turn {
+                    Some(colour) => game.with_first_seat(colour),
+                    None => game,
+                })
+            }
+        };
+        Ok(AnyGame {
+            inner,
+            records: Vec::new(),
+            table_end: None,
+        })
+    }
+
     /// The variant of this game.
     pub fn variant(&self) -> Variant {
         match self.inner {

@@ -1,0 +1,92 @@
+//! `POST /api/analysis` over HTTP: no session needed, the answer's exact JSON, and the errors of
+//! bad bodies, positions and moves.
+
+mod common;
+
+use common::{fresh_db, settings, Backend, Server};
+use std::time::Duration;
+
+#[tokio::test]
+async fn analysis_answers_board_moves_check_and_outcome() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, settings(Duration::from_secs(60))).await;
+
+    // Facing generals: Red's general may only step forward.
+    let body = r#"{"variant":"xiangqi","position":"4k4/9/9/9/9/9/9/9/9/3K5 w","moves":[]}"#;
+    let (status, _, answer) = server.http("POST", "/api/analysis", None, Some(body)).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        answer,
+        r#"{"board":{"variant":"xiangqi","fen":"4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1","moves":[]},"to_move":0,"side":"red","legal_moves":["d0d1"],"in_check":false,"check":[],"outcome":null}"#
+    );
+
+    // A mate played first (spec/xiangqi.md E15).
+    let body = r#"{"variant":"xiangqi","position":"3k5/1R7/9/9/9/9/9/9/9/4K2R1 w - - 119 70","moves":["h0h9"]}"#;
+    let (status, _, answer) = server.http("POST", "/api/analysis", None, Some(body)).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        answer,
+        r#"{"board":{"variant":"xiangqi","fen":"3k3R1/1R7/9/9/9/9/9/9/9/4K4 b - - 120 70","moves":["h0h9"]},"to_move":null,"side":null,"legal_moves":[],"in_check":true,"check":["d9"],"outcome":{"winners":["red"],"reason":"checkmate"}}"#
+    );
+
+    // Banqi: the cannon jumps the face-down screen on c1 onto the chariot on f1.
+    let body = r#"{"variant":"banqi","position":"8/1Pkp4/3Ka3/C1?2r2 r e 0","moves":["a1xf1"]}"#;
+    let (status, _, answer) = server.http("POST", "/api/analysis", None, Some(body)).await;
+    assert_eq!(status, 200, "{answer}");
+    let v: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(v["board"]["view"], "8/1Pkp4/3Ka3/2?2C2 b e 0");
+    assert_eq!(v["board"]["colors"], serde_json::json!(["red", "black"]));
+    assert_eq!(v["to_move"], 1);
+    assert_eq!(v["side"], "black");
+
+    let cases = [
+        (
+            r#"{"variant":"xiangqi","position":"4k4/9/9/9/9/9/9/9/9/3K5 w","moves":["d0e0"]}"#,
+            400,
+            r#"{"error":"illegal_move","message":"illegal move: d0e0 at ply 1 (the generals would face each other)"}"#,
+        ),
+        (
+            r#"{"variant":"xiangqi","position":"4k4/9/9/9/9/9/9/9/9/4K4 w"}"#,
+            400,
+            r#"{"error":"bad_message","message":"bad message: position: invalid position: generals-facing (the generals must not face each other)"}"#,
+        ),
+        (r#"{"variant":"chess"}"#, 400, ""),
+        (r#"{"variant":"xiangqi","fen":"x"}"#, 400, ""),
+        ("not json", 400, ""),
+    ];
+    for (body, want_status, want_body) in cases {
+        let (status, _, answer) = server.http("POST", "/api/analysis", None, Some(body)).await;
+        assert_eq!(status, want_status, "{body}: {answer}");
+        if want_body.is_empty() {
+            assert!(
+                answer.starts_with(r#"{"error":"bad_message","message":"#),
+                "{answer}"
+            );
+        } else {
+            assert_eq!(answer, want_body, "{body}");
+        }
+    }
+
+    // Too many moves, and a body over the server's limit.
+    let moves = vec!["\"h2e2\""; 201].join(",");
+    let body = format!(r#"{{"variant":"xiangqi","moves":[{moves}]}}"#);
+    let (status, _, answer) = server
+        .http("POST", "/api/analysis", None, Some(&body))
+        .await;
+    assert_eq!(
+        (status, answer.as_str()),
+        (
+            400,
+            r#"{"error":"bad_message","message":"bad message: at most 200 moves, got 201"}"#
+        )
+    );
+    let body = format!(
+        r#"{{"variant":"xiangqi","position":"{}"}}"#,
+        "9/".repeat(9000)
+    );
+    let (status, _, _) = server
+        .http("POST", "/api/analysis", None, Some(&body))
+        .await;
+    assert_eq!(status, 413);
+    server.stop().await;
+}
