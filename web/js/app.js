@@ -147,9 +147,10 @@ function header() {
     me ? h('span', { class: 'me', id: 'me' }, t('session.hello', { name: me.name }),
       me.account ? '' : ` (${t('session.guest')})`) : null,
     me ? h('button', { id: 'logout', class: 'small', onclick: logout }, t('session.logout')) : null,
-    h('label', { class: 'lang' }, t('app.notation'), ' ', notationSelect),
-    h('label', { class: 'lang' }, t('app.pieces'), ' ', pieces),
-    h('label', { class: 'lang' }, t('app.language'), ' ', select));
+    h('span', { class: 'settings' },
+      h('label', { class: 'lang' }, h('span', { class: 'label-text' }, t('app.notation')), ' ', notationSelect),
+      h('label', { class: 'lang' }, h('span', { class: 'label-text' }, t('app.pieces')), ' ', pieces),
+      h('label', { class: 'lang' }, h('span', { class: 'label-text' }, t('app.language')), ' ', select)));
 }
 
 async function logout() {
@@ -185,6 +186,14 @@ function lobbyPage() {
   const cursors = [null];
   /** @type {import('./protocol.js').RatingInfo[] | null} */
   let ratings = null;
+  /** what was typed in the session forms, kept across redraws (passwords are not kept) */
+  /** @type {Record<string, string>} */
+  const typed = { name: '', 'login-name': '', 'register-name': '' };
+  /** @param {string} id */
+  const keep = (id) => ({
+    id, value: typed[id],
+    oninput: (/** @type {Event} */ e) => { typed[id] = /** @type {HTMLInputElement} */ (e.target).value; },
+  });
 
   const listNode = () => {
     const rows = tables.map((tb) => {
@@ -293,7 +302,7 @@ function lobbyPage() {
             }
           },
         }, h('h3', {}, t('session.as_guest')),
-        h('input', { id: 'name', required: true, maxlength: 24, placeholder: t('session.name'), 'aria-label': t('session.name') }),
+        h('input', { ...keep('name'), required: true, maxlength: 24, placeholder: t('session.name'), 'aria-label': t('session.name') }),
         h('button', { type: 'submit', id: 'enter' }, t('session.enter'))),
         h('form', {
           class: 'session', id: 'login-form',
@@ -302,7 +311,7 @@ function lobbyPage() {
             signIn('/api/login', { name: value('login-name'), password: value('login-password') });
           },
         }, h('h3', {}, t('session.login_title')),
-        h('input', { id: 'login-name', required: true, maxlength: 24, autocomplete: 'username', placeholder: t('session.account_name'), 'aria-label': t('session.account_name') }),
+        h('input', { ...keep('login-name'), required: true, maxlength: 24, autocomplete: 'username', placeholder: t('session.account_name'), 'aria-label': t('session.account_name') }),
         h('input', { id: 'login-password', type: 'password', required: true, minlength: 8, maxlength: 128, autocomplete: 'current-password', placeholder: t('session.password'), 'aria-label': t('session.password') }),
         h('button', { type: 'submit', id: 'login' }, t('session.login'))),
         h('form', {
@@ -312,7 +321,7 @@ function lobbyPage() {
             signIn('/api/accounts', { name: value('register-name'), password: value('register-password') });
           },
         }, h('h3', {}, t('session.register_title')),
-        h('input', { id: 'register-name', required: true, maxlength: 24, autocomplete: 'username', placeholder: t('session.account_name'), 'aria-label': t('session.account_name') }),
+        h('input', { ...keep('register-name'), required: true, maxlength: 24, autocomplete: 'username', placeholder: t('session.account_name'), 'aria-label': t('session.account_name') }),
         h('input', { id: 'register-password', type: 'password', required: true, minlength: 8, maxlength: 128, autocomplete: 'new-password', placeholder: t('session.new_password'), 'aria-label': t('session.new_password') }),
         h('button', { type: 'submit', id: 'register' }, t('session.register')))),
       accountMessage ? h('p', { class: 'error', role: 'alert', id: 'session-error' }, accountMessage) : null);
@@ -581,9 +590,12 @@ function tablePage(id) {
       const side = variant === 'xiangqi' ? ['red', 'black'][i] : colors?.[i];
       // banqi before the first flip: no colours yet
       const color = variant === 'sanguo' ? KINGDOM_COLORS[i] : side === 'red' ? '#b3261e' : side === 'black' ? '#1d1d1d' : '#b9ab95';
-      return h('div', { class: `seat${toMove ? ' to-move' : ''}`, 'data-seat': i },
+      // the seat to move: its border and a badge in its own colour (banqi before the first flip: blue)
+      const turnColor = variant === 'banqi' && !side ? '#1565c0' : color;
+      return h('div', { class: `seat${toMove ? ' to-move' : ''}`, 'data-seat': i, style: toMove ? `border-color:${turnColor}` : undefined },
         h('span', { class: 'dot', style: `background:${color}` }),
         h('span', { class: 'seat-name' }, seatLabel(variant, i, colors)),
+        toMove ? h('span', { class: 'turn-badge', style: `background:${turnColor}` }, t('table.moving')) : null,
         h('span', { class: 'occupant' }, occupant(entry), s.you === i ? ` (${t('table.you')})` : '',
           entry && !s.connected[i] ? ` · ${t('table.offline')}` : ''),
         clockNode(i),
@@ -616,16 +628,18 @@ function tablePage(id) {
     if (!review) return null;
     const r = review;
     const n = r.positions.moves.length;
-    /** @param {string} id @param {string} key @param {string} glyph @param {number} ply @param {boolean} off */
-    const button = (id, key, glyph, ply, off) => h('button', {
-      id, class: 'step', title: t(key), 'aria-label': t(key), disabled: off, onclick: () => goTo(ply),
-    }, glyph);
+    /** @param {string} id @param {string} key @param {string} path @param {number} ply @param {boolean} off */
+    const button = (id, key, path, ply, off) => {
+      const b = h('button', { id, class: 'step', title: t(key), 'aria-label': t(key), disabled: off, onclick: () => goTo(ply) });
+      b.innerHTML = `<svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true"><path d="${path}" fill="currentColor"/></svg>`;
+      return b;
+    };
     return h('div', { class: 'replay', id: 'replay' },
-      button('first', 'replay.first', '⏮', 0, r.ply === 0),
-      button('prev', 'replay.prev', '◀', r.ply - 1, r.ply === 0),
+      button('first', 'replay.first', 'M3 3h3v14H3zM17 3v14L7 10z', 0, r.ply === 0),
+      button('prev', 'replay.prev', 'M15 3v14L5 10z', r.ply - 1, r.ply === 0),
       h('span', { class: 'ply', id: 'ply' }, r.ply === 0 ? t('replay.start') : t('replay.ply', { ply: r.ply, plies: n })),
-      button('next', 'replay.next', '▶', r.ply + 1, r.ply === n),
-      button('last', 'replay.last', '⏭', n, r.ply === n));
+      button('next', 'replay.next', 'M5 3v14l10-7z', r.ply + 1, r.ply === n),
+      button('last', 'replay.last', 'M3 3v14l10-7zM14 3h3v14h-3z', n, r.ply === n));
   };
 
   /** @type {{key: string, moves: string[]}} the server's PGN moves of the last state, by notation */

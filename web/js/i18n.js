@@ -108,6 +108,7 @@ const CATALOGUE = {
   'table.pgn': ['Descargar PGN', 'Download PGN', '下载棋谱'],
   'table.moves': ['Jugadas', 'Moves', '着法'],
   'table.to_move': ['Juega {seat}', '{seat} to move', '轮到{seat}走棋'],
+  'table.moving': ['juega', 'to move', '走棋'],
   'table.your_turn': ['Te toca', 'Your turn', '轮到你了'],
   'table.you': ['tú', 'you', '你'],
   'table.spectator': ['Estás mirando', 'You are watching', '你在观战'],
