@@ -194,6 +194,9 @@ async function run(b) {
       await es.click('[data-square="a1"]');
       await es.waitForSelector('.mark-selected');
       await es.screenshot({ path: join(shots, 'xiangqi-red.png') });
+      await es.setViewportSize(PHONE);
+      await es.screenshot({ path: join(shots, 'xiangqi-live-phone.png'), fullPage: true });
+      await es.setViewportSize(DESKTOP);
       await es.click('[data-square="a1"]');
     }
     if (i === 1) {

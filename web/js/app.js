@@ -200,10 +200,10 @@ function lobbyPage() {
       const free = tb.phase === 'open' && tb.seats.some((s) => s === null);
       return h('tr', { 'data-table': tb.id },
         h('td', {}, t(`variant.${tb.options.variant}`)),
-        h('td', {}, timeText(tb.options.time)),
+        h('td', { 'data-label': t('lobby.time') }, timeText(tb.options.time)),
         h('td', { class: 'seats' }, ...tb.seats.map((s, i) => h('span', { class: `seat-chip${s ? '' : ' free'}` },
           `${seatLabel(tb.options.variant, i)}: ${occupant(s)}`))),
-        h('td', {}, t(`phase.${tb.phase}`)),
+        h('td', { 'data-label': t('lobby.phase') }, t(`phase.${tb.phase}`)),
         h('td', {}, h('a', { class: 'button', href: `#/t/${tb.id}` }, free ? t('lobby.open_table') : t('lobby.watch'))));
     });
     return h('section', { class: 'card' }, h('h2', {}, t('lobby.tables')),
@@ -223,7 +223,7 @@ function lobbyPage() {
         h('td', { class: 'seats' }, ...g.seats.map((s, i) => h('span', { class: `seat-chip${g.winner_seats.includes(i) ? ' won' : ''}` },
           `${seatLabel(variant, i)}: ${occupant(s)}`))),
         h('td', { class: 'result' }, resultLine(variant, g.outcome, g.winner_seats)),
-        h('td', { class: 'plies' }, String(g.plies)),
+        h('td', { class: 'plies', 'data-label': t('lobby.moves') }, String(g.plies)),
         h('td', {}, h('a', { class: 'button', href: `#/t/${g.id}` }, t('lobby.review'))));
     });
     const page = cursors.length;
@@ -597,7 +597,7 @@ function tablePage(id) {
         h('span', { class: 'seat-name' }, seatLabel(variant, i, colors)),
         toMove ? h('span', { class: 'turn-badge', style: `background:${turnColor}` }, t('table.moving')) : null,
         h('span', { class: 'occupant' }, occupant(entry), s.you === i ? ` (${t('table.you')})` : '',
-          entry && !s.connected[i] ? ` · ${t('table.offline')}` : ''),
+          entry && !s.connected[i] && s.table.phase !== 'ended' ? ` · ${t('table.offline')}` : ''),
         clockNode(i),
         open && !entry && me && !seated ? h('button', { class: 'sit', 'data-sit': i, onclick: () => send({ type: 'sit', seat: i }) }, t('table.sit')) : null,
         open && !entry && seated ? h('button', { class: 'computer', 'data-computer': i, onclick: () => send({ type: 'sit_computer', seat: i, level }) }, t('table.computer')) : null,
@@ -735,7 +735,7 @@ function tablePage(id) {
     const toMoveColor = s && s.to_move !== null
       ? (variant === 'sanguo' ? KINGDOM_COLORS[s.to_move] : '') : '';
     show(h('main', { class: 'table-page', 'data-variant': variant ?? '' },
-      h('div', { class: 'board-col' },
+      h('div', { class: `board-col${review ? ' reviewing' : ''}` },
         connection ? h('p', { class: 'connection', role: 'status' }, connection) : null,
         s?.outcome ? h('div', { class: 'banner', id: 'result', role: 'status' }, resultText()) : null,
         h('div', { class: 'board-wrap' }, boardNode()),

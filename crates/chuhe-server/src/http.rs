@@ -414,21 +414,19 @@ async fn player_ratings(
 pub const MAX_GAMES_PAGE: u32 = 100;
 const DEFAULT_GAMES_PAGE: u32 = 20;
 
-/// The query of `GET /api/games`: both parameters optional.
-#[derive(Debug, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct GamesQuery {
-    limit: Option<String>,
-    before: Option<String>,
-}
-
 /// `GET /api/games[?limit=N][&before=ID]`: finished games, newest first, one page.
 async fn finished_games(
     State(state): State<AppState>,
-    query: Result<Query<GamesQuery>, QueryRejection>,
+    query: Result<Query<std::collections::HashMap<String, String>>, QueryRejection>,
 ) -> Result<Json<FinishedPage>, ServerError> {
-    let Query(q) = query.map_err(|e| ServerError::BadMessage(e.body_text()))?;
-    let limit = match q.limit.as_deref() {
+    let Query(q) =
+        query.map_err(|_| ServerError::BadMessage("the query string does not read".to_owned()))?;
+    if let Some(other) = q.keys().find(|k| *k != "limit" && *k != "before") {
+        return Err(ServerError::BadMessage(format!(
+            "unknown parameter {other:?}: use limit and before"
+        )));
+    }
+    let limit = match q.get("limit").map(String::as_str) {
         None => DEFAULT_GAMES_PAGE,
         Some(text) => text
             .parse::<u32>()
@@ -440,7 +438,10 @@ async fn finished_games(
                 ))
             })?,
     };
-    let before = q.before.as_deref().filter(|b| !b.is_empty());
+    let before = q
+        .get("before")
+        .map(String::as_str)
+        .filter(|b| !b.is_empty());
     let mut games = state.store().finished_games(before, limit + 1).await?;
     let more = games.len() > limit as usize;
     games.truncate(limit as usize);
