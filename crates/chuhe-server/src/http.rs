@@ -410,7 +410,7 @@ async fn player_ratings(
     ))
 }
 
-/// Most finished games one page of `GET /api/games` holds, and the default.
+/// Most finished games one page of `GET /api/games` holds (`limit` at most; 20 by default).
 pub const MAX_GAMES_PAGE: u32 = 100;
 const DEFAULT_GAMES_PAGE: u32 = 20;
 
