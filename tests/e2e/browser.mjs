@@ -18,6 +18,9 @@ mkdirSync(shots, { recursive: true });
 const chuhe = process.argv[2];
 if (!chuhe) throw new Error('usage: node browser.mjs path/to/chuhe');
 
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
 /** @returns {Promise<number>} */
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -34,16 +37,16 @@ const dir = mkdtempSync(join(tmpdir(), 'chuhe-e2e-'));
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 let serverLog = '';
-const server = spawn(chuhe, ['serve', '--bind', `127.0.0.1:${port}`, '--database', `sqlite://${dir}/chuhe.db`], {
-  stdio: ['ignore', 'pipe', 'pipe'],
-});
-server.stdout.on('data', (d) => { serverLog += d; });
-server.stderr.on('data', (d) => { serverLog += d; });
-server.on('exit', (code, signal) => { serverLog += `\nchuhe serve exited: status ${code}, signal ${signal}\n`; });
-
-let browser;
-let failed = false;
-try {
+/** @type {import('node:child_process').ChildProcess} */
+let server;
+/** Starts `chuhe serve` on the port and database of this run and waits for /api/health. */
+async function startServer() {
+  server = spawn(chuhe, ['serve', '--bind', `127.0.0.1:${port}`, '--database', `sqlite://${dir}/chuhe.db`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server.stdout?.on('data', (d) => { serverLog += d; });
+  server.stderr?.on('data', (d) => { serverLog += d; });
+  server.on('exit', (code, signal) => { serverLog += `\nchuhe serve exited: status ${code}, signal ${signal}\n`; });
   for (let i = 0; ; i++) {
     try {
       const res = await fetch(`${base}/api/health`);
@@ -52,6 +55,18 @@ try {
     if (i > 300) throw new Error('chuhe serve did not answer /api/health within 30 s');
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+/** Stops the server as SIGTERM does and waits until it has exited. */
+async function stopServer() {
+  const exited = new Promise((r) => server.once('exit', r));
+  server.kill('SIGTERM');
+  await exited;
+}
+
+let browser;
+let failed = false;
+try {
+  await startServer();
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -64,7 +79,7 @@ try {
   console.error(serverLog.split('\n').slice(-30).join('\n'));
 } finally {
   await browser?.close();
-  server.kill('SIGTERM');
+  server?.kill('SIGTERM');
   rmSync(dir, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);
@@ -76,7 +91,7 @@ process.exit(failed ? 1 : 0);
  * @param {string} name
  */
 async function player(b, locale, name) {
-  const ctx = await b.newContext({ locale, viewport: { width: 1200, height: 860 } });
+  const ctx = await b.newContext({ locale, viewport: DESKTOP });
   const page = await ctx.newPage();
   page.on('pageerror', (e) => { throw new Error(`page error (${name}): ${e.message}`); });
   page.on('dialog', (d) => d.accept());
@@ -162,7 +177,7 @@ async function run(b) {
   await es.click('#start');
   await es.waitForSelector('.clock.running');
   // a spectator without a session, its language chosen from the browser (Chinese)
-  const zhCtx = await b.newContext({ locale: 'zh-CN', viewport: { width: 1200, height: 860 } });
+  const zhCtx = await b.newContext({ locale: 'zh-CN', viewport: DESKTOP });
   const watcher = await zhCtx.newPage();
   await watcher.goto(`${base}/#/t/${id}`);
   await watcher.waitForSelector('svg.xiangqi');
@@ -180,6 +195,9 @@ async function run(b) {
       await es.click('[data-square="a1"]');
       await es.waitForSelector('.mark-selected');
       await es.screenshot({ path: join(shots, 'xiangqi-red.png') });
+      await es.setViewportSize(PHONE);
+      await es.screenshot({ path: join(shots, 'xiangqi-live-phone.png'), fullPage: true });
+      await es.setViewportSize(DESKTOP);
       await es.click('[data-square="a1"]');
     }
     if (i === 1) {
@@ -190,9 +208,22 @@ async function run(b) {
       continue;
     }
     await clickMove(page, line[i].slice(0, 2), line[i].slice(2));
+    if (i === 19) {
+      // h3e3 checks Red through the screen on e1: both players see the mark on Red's General
+      for (const p of [es, en]) await p.waitForSelector('.mark-check[data-check="e0"]', { timeout: 15000 });
+      assert.equal(await es.locator('.mark-check').count(), 1);
+      await es.screenshot({ path: join(shots, 'xiangqi-check.png') });
+    }
+    if (i === 20) {
+      // g0e2 blocks: no check any more
+      await es.waitForFunction(() => /** @type {any} */ (window).chuheState?.board.moves.length === 21);
+      assert.equal(await es.locator('.mark-check').count(), 0);
+    }
   }
   await es.waitForSelector('#result');
   await en.waitForSelector('#result');
+  // the mated General is in check
+  await es.waitForSelector('.mark-check[data-check="e0"]');
   assert.equal(await es.textContent('#result'), 'Gana Negro · por jaque mate');
   assert.equal(await en.textContent('#result'), 'Black wins · by checkmate');
   await waitMoves(es, 24);
@@ -215,7 +246,7 @@ async function run(b) {
   await en.selectOption('#lang', 'zh');
   assert.equal(await en.textContent('#result'), '黑方胜 · 将死');
   // a phone: the board fits the width
-  await en.setViewportSize({ width: 390, height: 844 });
+  await en.setViewportSize(PHONE);
   const box = await en.locator('svg.board').boundingBox();
   assert.ok(box && box.width <= 390 && box.width > 300, `board width ${box?.width} on a phone`);
   await en.screenshot({ path: join(shots, 'xiangqi-phone.png'), fullPage: true });
@@ -225,7 +256,7 @@ async function run(b) {
   await es.goto(`${base}/#/`);
   const drawId = await createTable(es, 'xiangqi', { untimed: true });
   await es.click('[data-sit="0"]');
-  await en.setViewportSize({ width: 1200, height: 860 });
+  await en.setViewportSize(DESKTOP);
   await en.goto(`${base}/#/t/${drawId}`);
   await en.click('[data-sit="1"]');
   await es.click('#start');
@@ -277,10 +308,21 @@ async function run(b) {
     await waitMoves(es, before + 1);
   }
   assert.ok(captured, 'a capture happened in the banqi game');
+  // the lost pieces beside the board are the server's count, in its (rank) order
+  await es.waitForFunction(() => /** @type {any} */ (window).chuheState.board.captured !== '-');
+  const lost = await es.evaluate(() => /** @type {any} */ (window).chuheState.board.captured);
+  await es.waitForFunction((n) => document.querySelectorAll('#captured .piece-icon').length === n, lost.length);
+  const shown = await es.$$eval('#captured .piece-icon', (icons) => icons.map((i) => i.getAttribute('data-piece')).join(''));
+  assert.equal(shown, lost);
+  const redLost = [...lost].filter((c) => c === c.toUpperCase()).length;
+  assert.equal(await es.locator('#captured [data-color="red"] .piece-icon').count(), redLost);
   const banqiMoves = await es.evaluate(() => /** @type {any} */ (window).chuheState.board.moves);
   assert.ok(banqiMoves.some((/** @type {string} */ m) => /=/.test(m)), 'flips are recorded with the revealed piece');
   assert.ok(await es.locator('.piece.down').count() > 0, 'face-down discs are drawn');
   await es.screenshot({ path: join(shots, 'banqi.png') });
+  await es.setViewportSize(PHONE);
+  await es.screenshot({ path: join(shots, 'banqi-phone.png'), fullPage: true });
+  await es.setViewportSize(DESKTOP);
   await es.selectOption('#pieces', 'western');
   assert.ok(await es.locator('svg.banqi text.letter').count() > 0, 'western letters on the discs');
   await es.screenshot({ path: join(shots, 'banqi-western.png') });
@@ -311,8 +353,100 @@ async function run(b) {
   }
   await es.click('[data-square="Rb3"]');
   await es.screenshot({ path: join(shots, 'sanguo.png') });
+  await es.setViewportSize(PHONE);
+  await es.screenshot({ path: join(shots, 'sanguo-phone.png'), fullPage: true });
+  await es.setViewportSize(DESKTOP);
   console.log('ok sanguo: three rounds with two computer players');
 
-  // 5. the rules pages and their diagrams (rules-pages.mjs)
+  // 5. accounts: register, log out, a wrong password, log in
+  const acctCtx = await b.newContext({ locale: 'en-US', viewport: DESKTOP });
+  const acct = await acctCtx.newPage();
+  acct.on('pageerror', (e) => { throw new Error(`page error (account): ${e.message}`); });
+  await acct.goto(`${base}/`);
+  await acct.fill('#register-name', 'Zhuge Liang');
+  await acct.fill('#register-password', 'eight formations');
+  await acct.screenshot({ path: join(shots, 'lobby-session-forms.png') });
+  await acct.click('#register');
+  await acct.waitForSelector('#me');
+  assert.equal(await acct.textContent('#me'), 'Hello, Zhuge Liang');
+  await acct.waitForSelector('#no-ratings');
+  assert.equal(await acct.textContent('#no-ratings'), 'No rated games yet.');
+  await acct.click('#logout');
+  await acct.waitForSelector('#login-form');
+  assert.equal(await acct.locator('#me').count(), 0);
+  assert.equal((await (await acctCtx.request.get(`${base}/api/me`)).status()), 401, 'the session is gone');
+  // the same name again, then a wrong password: the server's codes, in the page's language
+  await acct.fill('#register-name', 'Zhuge Liang');
+  await acct.fill('#register-password', 'another password');
+  await acct.click('#register');
+  await acct.waitForSelector('#session-error');
+  assert.equal(await acct.textContent('#session-error'), 'That account name is taken');
+  await acct.fill('#login-name', 'Zhuge Liang');
+  await acct.fill('#login-password', 'seven formations');
+  await acct.click('#login');
+  await acct.waitForFunction(() => document.querySelector('#session-error')?.textContent === 'Wrong name or password');
+  await acct.selectOption('#lang', 'es');
+  await acct.fill('#login-password', 'seven formations');
+  await acct.click('#login');
+  await acct.waitForFunction(() => document.querySelector('#session-error')?.textContent === 'Nombre o contraseña incorrectos');
+  await acct.screenshot({ path: join(shots, 'lobby-wrong-password.png') });
+  await acct.fill('#login-password', 'eight formations');
+  await acct.click('#login');
+  await acct.waitForSelector('#me');
+  assert.equal(await acct.textContent('#me'), 'Hola, Zhuge Liang');
+  assert.equal(await acct.locator('#session-error').count(), 0);
+  await acct.waitForSelector('#ratings');
+  await acctCtx.close();
+  console.log('ok accounts: register, log out, wrong password, log in');
+
+  // 6. a restart, then the finished games from the lobby: the mate opens and steps back
+  await stopServer();
+  await startServer();
+  await es.goto(`${base}/#/`);
+  await es.waitForSelector(`tr[data-game="${id}"]`);
+  const finishedIds = await es.$$eval('#finished tr[data-game]', (rows) => rows.map((r) => r.getAttribute('data-game')));
+  assert.deepEqual(finishedIds, [drawId, id], 'newest first');
+  const row = es.locator(`tr[data-game="${id}"]`);
+  assert.equal(await row.locator('.result').textContent(), 'Gana Negro · por jaque mate');
+  assert.equal(await row.locator('.plies').textContent(), '24');
+  assert.equal(await row.locator('.seats').textContent(), 'Rojo: Liu BeiNegro: Cao Cao');
+  await es.screenshot({ path: join(shots, 'lobby-finished.png'), fullPage: true });
+  await row.locator('td.result').click();
+  await es.waitForURL(new RegExp(`#/t/${id}$`));
+  await es.waitForSelector('#replay');
+  assert.equal(await es.textContent('#ply'), 'Jugada 24 de 24');
+  assert.equal(await es.textContent('#result'), 'Gana Negro · por jaque mate');
+  assert.equal(await es.locator('#moves .mv').count(), 24);
+  assert.equal(await es.getAttribute('#pgn', 'href'), `/api/tables/${id}/pgn?notation=wxf`);
+  await es.waitForSelector('.mark-check[data-check="e0"]');
+  await es.keyboard.press('ArrowLeft');
+  assert.equal(await es.textContent('#ply'), 'Jugada 23 de 24');
+  assert.equal(await es.locator('.mark-check').count(), 0);
+  assert.equal(await es.textContent('#moves .mv.current'), 'a1b1');
+  // the last move marked: b7b0's squares... here a1b1, the 23rd
+  assert.equal(await es.locator('.mark-last').count(), 2);
+  await es.click('#prev');
+  await es.click('#prev');
+  await es.click('#prev');
+  assert.equal(await es.textContent('#ply'), 'Jugada 20 de 24');
+  await es.waitForSelector('.mark-check[data-check="e0"]');
+  await es.screenshot({ path: join(shots, 'review.png') });
+  await es.click('#first');
+  assert.equal(await es.textContent('#ply'), 'Posición inicial');
+  assert.equal(await es.locator('svg.xiangqi .piece').count(), 32);
+  assert.equal(await es.locator('.mark-last').count(), 0);
+  await es.keyboard.press('End');
+  assert.equal(await es.textContent('#ply'), 'Jugada 24 de 24');
+  await es.click('#moves .mv[data-ply="2"]');
+  assert.equal(await es.textContent('#ply'), 'Jugada 2 de 24');
+  await es.setViewportSize(PHONE);
+  await es.screenshot({ path: join(shots, 'review-phone.png'), fullPage: true });
+  await es.goto(`${base}/#/`);
+  await es.waitForSelector(`tr[data-game="${id}"]`);
+  await es.screenshot({ path: join(shots, 'lobby-phone.png'), fullPage: true });
+  await es.setViewportSize(DESKTOP);
+  console.log('ok finished games listed after a restart; the mate opens and steps back');
+
+  // 7. the rules pages and their diagrams (rules-pages.mjs)
   await rulesPages(b, base, shots);
 }

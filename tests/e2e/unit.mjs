@@ -6,12 +6,14 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  moveEnds, pgnMoves, readBanqiView, readSanguoPosition, readServerMessage, readXiangqiFen, sanguoCoords,
+  generalSquares, moveEnds, pgnMoves, readBanqiView, readPool, readSanguoPosition, readServerMessage, readXiangqiFen,
+  sanguoCoords,
 } from '../../web/js/protocol.js';
 import { LANGS, chooseLang, keys, t } from '../../web/js/i18n.js';
 import { RULES_CATALOGUE } from '../../web/js/i18n-rules.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const bqText = () => JSON.parse(readFileSync(join(root, 'tests/data/protocol/server.state.banqi.json'), 'utf8')).board.view;
 let checks = 0;
 
 // 1. every server fixture parses; every moved event's move has two ends
@@ -46,6 +48,29 @@ assert.deepEqual(moveEnds('c2=R'), { from: 'c2', to: 'c2', flip: true });
 assert.deepEqual(moveEnds('Ra1xRd1'), { from: 'Ra1', to: 'Rd1', flip: false });
 assert.deepEqual(moveEnds('h2e2'), { from: 'h2', to: 'e2', flip: false });
 assert.throws(() => moveEnds('h2-e2x'));
+// the check mark: the server names the seats, the client finds their Generals on the board
+const checkState = JSON.parse(readFileSync(join(fixtures, 'server.state.check.json'), 'utf8'));
+assert.deepEqual(checkState.check, [0]);
+assert.deepEqual(generalSquares('xiangqi', checkState.board.fen, checkState.check), ['e0']);
+assert.deepEqual(generalSquares('xiangqi', checkState.board.fen, [0, 1]), ['e0', 'e9']);
+assert.deepEqual(generalSquares('xiangqi', state.board.fen, state.check), []);
+const sanguoText = '9/4rP4/9/9/4rK4,9/4gP4/4rR4/9/4gK4,9/4bP4/4rR4/9/4bK4 G R - - 0';
+assert.deepEqual(generalSquares('sanguo', sanguoText, [1, 2]), ['Be1', 'Ge1']);
+assert.deepEqual(generalSquares('banqi', bqText(), [0]), []);
+// banqi's captured pieces, by colour in the server's (rank) order
+assert.deepEqual(readPool('-'), { red: [], black: [] });
+assert.deepEqual(readPool('RPPc'), { red: ['R', 'P', 'P'], black: ['c'] });
+assert.throws(() => readPool('RX'));
+assert.equal(JSON.parse(readFileSync(join(fixtures, 'server.state.banqi.json'), 'utf8')).board.captured, '-');
+// the positions of a game and the finished-games page
+const positions = JSON.parse(readFileSync(join(fixtures, 'http.positions.json'), 'utf8'));
+assert.equal(positions.positions.length, positions.moves.length + 1);
+for (const p of positions.positions) readBanqiView(p.position);
+assert.deepEqual(positions.positions.map((/** @type {any} */ p) => p.captured), ['-', '-', '-', 'p']);
+assert.deepEqual(readPool(positions.positions[3].captured).black, ['p']);
+const page = JSON.parse(readFileSync(join(fixtures, 'http.finished_page.json'), 'utf8'));
+assert.equal(page.next, page.games[page.games.length - 1].id);
+for (const g of page.games) assert.equal(g.seats.length, g.options.variant === 'sanguo' ? 3 : 2);
 assert.throws(() => readXiangqiFen('rnbakabnr/9 w'));
 checks++;
 
@@ -81,6 +106,7 @@ const app = readFileSync(join(root, 'web/js/app.js'), 'utf8');
 for (const m of app.matchAll(/\bt\('([a-z_.]+)'/g)) assert.ok(keys().includes(m[1]), `${m[1]} is in the catalogue`);
 for (const v of ['xiangqi', 'sanguo', 'banqi']) assert.ok(keys().includes(`variant.${v}`));
 for (const p of ['chinese', 'western']) assert.ok(keys().includes(`pieces.${p}`));
+for (const c of ['red', 'black']) assert.ok(keys().includes(`banqi.lost_${c}`));
 assert.equal(t('result.wins', { who: 'Rojo' }, 'es'), 'Gana Rojo');
 assert.equal(t('result.wins', { who: '红方' }, 'zh'), '红方胜');
 assert.equal(chooseLang(['zh-CN', 'en'], null), 'zh');

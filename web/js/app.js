@@ -2,9 +2,11 @@
 // (i18n.js); the boards are drawn by boards.js; the server decides everything else.
 
 import { LANGS, LANG_NAMES, initLang, lang, setLang, t } from './i18n.js';
-import { SEATS, moveEnds, pgnMoves, readXiangqiFen, iccsSquare } from './protocol.js';
+import { SEATS, generalSquares, moveEnds, pgnMoves, readPool, readSanguoPosition, readXiangqiFen, iccsSquare } from './protocol.js';
 import { ApiError, TableSocket, api } from './net.js';
-import { banqiBoard, currentPieceSet, sanguoBoard, setPieceSet, xiangqiBoard, KINGDOM_COLORS } from './boards.js';
+import {
+  banqiBoard, banqiPieceIcon, currentPieceSet, sanguoBoard, setPieceSet, xiangqiBoard, KINGDOM_COLORS,
+} from './boards.js';
 import { rulesLinks, rulesPage } from './rules.js';
 
 /** @typedef {import('./protocol.js').StateMessage} StateMessage */
@@ -42,6 +44,41 @@ let leavePage = () => {};
 function errorText(e) {
   if (e instanceof ApiError && e.code === 'conflict') return t('error.conflict');
   return t('error.generic', { message: e instanceof Error ? e.message : String(e) });
+}
+
+/**
+ * The text of a refused login or registration: the server's code decides the words.
+ * @param {unknown} e
+ */
+function accountErrorText(e) {
+  if (e instanceof ApiError && e.code === 'conflict') return t('error.name_taken');
+  if (e instanceof ApiError && e.code === 'unauthorized') return t('error.wrong_password');
+  return errorText(e);
+}
+
+/**
+ * A date and time in the page's language.
+ * @param {number} ms milliseconds since the Unix epoch
+ */
+function formatDate(ms) {
+  const locale = { es: 'es-ES', en: 'en-GB', zh: 'zh-CN' }[lang()];
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(ms));
+}
+
+/**
+ * The result line of an ended game: who won and by which rule, in the page's language.
+ * @param {string} variant
+ * @param {import('./protocol.js').Outcome} o
+ * @param {number[]} [winnerSeats]
+ */
+function resultLine(variant, o, winnerSeats) {
+  if (o.reason === 'aborted') return t('result.aborted');
+  const reason = t(`reason.${o.reason}`);
+  let names = o.winners.map((w) => t(`winner.${w}`));
+  if (names.length === 0 && winnerSeats?.length) names = winnerSeats.map((i) => seatLabel(variant, i));
+  if (names.length === 0) return `${t('result.draw')} · ${reason}`;
+  const who = names.join(t('result.and'));
+  return `${t(names.length > 1 ? 'result.win_both' : 'result.wins', { who })} · ${reason}`;
 }
 
 /** @param {number} ms */
@@ -108,10 +145,24 @@ function header() {
     h('a', { href: '#/', class: 'brand' }, h('span', { class: 'logo' }, '楚河'), ' chuhe'),
     h('nav', {}, h('a', { href: '#/', id: 'nav-lobby' }, t('app.lobby')), ' ', h('a', { href: '#/rules/xiangqi', id: 'nav-rules' }, t('rules.nav'))),
     h('span', { class: 'spacer' }),
-    me ? h('span', { class: 'me', id: 'me' }, t('session.hello', { name: me.name })) : null,
-    h('label', { class: 'lang' }, t('app.notation'), ' ', notationSelect),
-    h('label', { class: 'lang' }, t('app.pieces'), ' ', pieces),
-    h('label', { class: 'lang' }, t('app.language'), ' ', select));
+    me ? h('span', { class: 'me', id: 'me' }, t('session.hello', { name: me.name }),
+      me.account ? '' : ` (${t('session.guest')})`) : null,
+    me ? h('button', { id: 'logout', class: 'small', onclick: logout }, t('session.logout')) : null,
+    h('span', { class: 'settings' },
+      h('label', { class: 'lang' }, h('span', { class: 'label-text' }, t('app.notation')), ' ', notationSelect),
+      h('label', { class: 'lang' }, h('span', { class: 'label-text' }, t('app.pieces')), ' ', pieces),
+      h('label', { class: 'lang' }, h('span', { class: 'label-text' }, t('app.language')), ' ', select)));
+}
+
+async function logout() {
+  try {
+    await api('POST', '/api/logout');
+  } catch {
+    // the cookie is gone either way for this page
+  }
+  me = null;
+  location.hash = '#/';
+  route();
 }
 
 /** @param {HTMLElement} page */
@@ -126,18 +177,34 @@ function lobbyPage() {
   /** @type {TableSummary[]} */
   let tables = [];
   let message = '';
+  let accountMessage = '';
   let stopped = false;
   const form = { variant: 'xiangqi', minutes: 10, increment: 5, timed: true, rated: false, limit: 120, flags: true };
+  /** @type {import('./protocol.js').FinishedPage} */
+  let finished = { games: [], next: null };
+  /** the `before` of each page shown so far: the current page's is the last (null: the newest) */
+  /** @type {(string | null)[]} */
+  const cursors = [null];
+  /** @type {import('./protocol.js').RatingInfo[] | null} */
+  let ratings = null;
+  /** what was typed in the session forms, kept across redraws (passwords are not kept) */
+  /** @type {Record<string, string>} */
+  const typed = { name: '', 'login-name': '', 'register-name': '' };
+  /** @param {string} id */
+  const keep = (id) => ({
+    id, value: typed[id],
+    oninput: (/** @type {Event} */ e) => { typed[id] = /** @type {HTMLInputElement} */ (e.target).value; },
+  });
 
   const listNode = () => {
     const rows = tables.map((tb) => {
       const free = tb.phase === 'open' && tb.seats.some((s) => s === null);
       return h('tr', { 'data-table': tb.id },
         h('td', {}, t(`variant.${tb.options.variant}`)),
-        h('td', {}, timeText(tb.options.time)),
+        h('td', { 'data-label': t('lobby.time') }, timeText(tb.options.time)),
         h('td', { class: 'seats' }, ...tb.seats.map((s, i) => h('span', { class: `seat-chip${s ? '' : ' free'}` },
           `${seatLabel(tb.options.variant, i)}: ${occupant(s)}`))),
-        h('td', {}, t(`phase.${tb.phase}`)),
+        h('td', { 'data-label': t('lobby.phase') }, t(`phase.${tb.phase}`)),
         h('td', {}, h('a', { class: 'button', href: `#/t/${tb.id}` }, free ? t('lobby.open_table') : t('lobby.watch'))));
     });
     return h('section', { class: 'card' }, h('h2', {}, t('lobby.tables')),
@@ -146,32 +213,119 @@ function lobbyPage() {
           h('thead', {}, h('tr', {}, h('th', {}, t('lobby.variant')), h('th', {}, t('lobby.time')),
             h('th', {}, t('lobby.seats')), h('th', {}, t('lobby.phase')), h('th', {}))),
           h('tbody', {}, ...rows)));
-
   };
+
+  const finishedNode = () => {
+    const rows = finished.games.map((g) => {
+      const variant = g.options.variant;
+      return h('tr', { 'data-game': g.id, class: 'game-row', onclick: () => { location.hash = `#/t/${g.id}`; } },
+        h('td', { class: 'date' }, formatDate(g.ended_ms)),
+        h('td', {}, t(`variant.${variant}`)),
+        h('td', { class: 'seats' }, ...g.seats.map((s, i) => h('span', { class: `seat-chip${g.winner_seats.includes(i) ? ' won' : ''}` },
+          `${seatLabel(variant, i)}: ${occupant(s)}`))),
+        h('td', { class: 'result' }, resultLine(variant, g.outcome, g.winner_seats)),
+        h('td', { class: 'plies', 'data-label': t('lobby.moves') }, String(g.plies)),
+        h('td', {}, h('a', { class: 'button', href: `#/t/${g.id}` }, t('lobby.review'))));
+    });
+    const page = cursors.length;
+    return h('section', { class: 'card' }, h('h2', {}, t('lobby.finished')),
+      finished.games.length === 0 ? h('p', { class: 'muted' }, t('lobby.no_finished'))
+        : h('div', { class: 'scroll-x' }, h('table', { class: 'tables finished', id: 'finished' },
+          h('thead', {}, h('tr', {}, h('th', {}, t('lobby.date')), h('th', {}, t('lobby.variant')),
+            h('th', {}, t('lobby.players')), h('th', {}, t('lobby.result')), h('th', {}, t('lobby.moves')), h('th', {}))),
+          h('tbody', {}, ...rows))),
+      page > 1 || finished.next ? h('div', { class: 'pager' },
+        h('button', { id: 'finished-newer', disabled: page === 1, onclick: () => { cursors.pop(); loadFinished(); } }, t('lobby.newer')),
+        h('span', { class: 'muted' }, t('lobby.page', { n: page })),
+        h('button', { id: 'finished-older', disabled: !finished.next, onclick: () => { cursors.push(finished.next); loadFinished(); } }, t('lobby.older')))
+        : null);
+  };
+
+  const ratingsNode = () => {
+    if (!me?.account) return null;
+    const list = ratings ?? [];
+    return h('section', { class: 'card ratings', id: 'ratings' }, h('h2', {}, t('ratings.title')),
+      ratings === null ? h('p', { class: 'muted' }, t('app.connecting'))
+        : list.length === 0 ? h('p', { class: 'muted', id: 'no-ratings' }, t('ratings.none'))
+          : h('ul', {}, ...list.map((r) => h('li', { 'data-variant': r.variant },
+            h('strong', {}, t(`variant.${r.variant}`)), ' ',
+            h('span', { class: 'rating' }, `${Math.round(r.rating)} ± ${Math.round(r.deviation)}`), ' · ',
+            t('ratings.games', { n: r.games })))));
+  };
+
   const listBox = h('div', { id: 'tables-box' });
+  const finishedBox = h('div', { id: 'finished-box' });
+  const ratingsBox = h('div', { id: 'ratings-box' });
   const messageBox = h('div', { id: 'lobby-message' });
   const drawList = () => {
     listBox.replaceChildren(listNode());
+    finishedBox.replaceChildren(finishedNode());
+    ratingsBox.replaceChildren(ratingsNode() ?? '');
     messageBox.replaceChildren(message ? h('p', { class: 'error', role: 'alert' }, message) : '');
   };
 
+  /**
+   * Signs in through `path` with the inputs of a form and redraws the lobby.
+   * @param {string} path
+   * @param {unknown} body
+   */
+  const signIn = async (path, body) => {
+    try {
+      me = await api('POST', path, body);
+      accountMessage = '';
+      message = '';
+      ratings = null;
+      draw();
+      loadRatings();
+    } catch (err) {
+      accountMessage = accountErrorText(err);
+      draw();
+    }
+  };
+  /** @param {string} id */
+  const value = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id)).value;
+
   const draw = () => {
-    const session = me ? null : h('form', {
-      class: 'card session', id: 'session-form',
-      onsubmit: async (/** @type {Event} */ e) => {
-        e.preventDefault();
-        const input = /** @type {HTMLInputElement} */ (document.getElementById('name'));
-        try {
-          me = await api('POST', '/api/session', { name: input.value });
-          draw();
-        } catch (err) {
-          message = errorText(err);
-          draw();
-        }
-      },
-    }, h('p', {}, t('session.needed')),
-    h('input', { id: 'name', required: true, maxlength: 24, placeholder: t('session.name'), 'aria-label': t('session.name') }),
-    h('button', { type: 'submit', id: 'enter' }, t('session.enter')));
+    const session = me ? null : h('section', { class: 'card session-card', id: 'session-card' },
+      h('p', { class: 'lead' }, t('session.needed')),
+      h('div', { class: 'session-forms' },
+        h('form', {
+          class: 'session', id: 'session-form',
+          onsubmit: async (/** @type {Event} */ e) => {
+            e.preventDefault();
+            try {
+              me = await api('POST', '/api/session', { name: value('name') });
+              accountMessage = '';
+              draw();
+            } catch (err) {
+              accountMessage = errorText(err);
+              draw();
+            }
+          },
+        }, h('h3', {}, t('session.as_guest')),
+        h('input', { ...keep('name'), required: true, maxlength: 24, placeholder: t('session.name'), 'aria-label': t('session.name') }),
+        h('button', { type: 'submit', id: 'enter' }, t('session.enter'))),
+        h('form', {
+          class: 'session', id: 'login-form',
+          onsubmit: (/** @type {Event} */ e) => {
+            e.preventDefault();
+            signIn('/api/login', { name: value('login-name'), password: value('login-password') });
+          },
+        }, h('h3', {}, t('session.login_title')),
+        h('input', { ...keep('login-name'), required: true, maxlength: 24, autocomplete: 'username', placeholder: t('session.account_name'), 'aria-label': t('session.account_name') }),
+        h('input', { id: 'login-password', type: 'password', required: true, minlength: 8, maxlength: 128, autocomplete: 'current-password', placeholder: t('session.password'), 'aria-label': t('session.password') }),
+        h('button', { type: 'submit', id: 'login' }, t('session.login'))),
+        h('form', {
+          class: 'session', id: 'register-form',
+          onsubmit: (/** @type {Event} */ e) => {
+            e.preventDefault();
+            signIn('/api/accounts', { name: value('register-name'), password: value('register-password') });
+          },
+        }, h('h3', {}, t('session.register_title')),
+        h('input', { ...keep('register-name'), required: true, maxlength: 24, autocomplete: 'username', placeholder: t('session.account_name'), 'aria-label': t('session.account_name') }),
+        h('input', { id: 'register-password', type: 'password', required: true, minlength: 8, maxlength: 128, autocomplete: 'new-password', placeholder: t('session.new_password'), 'aria-label': t('session.new_password') }),
+        h('button', { type: 'submit', id: 'register' }, t('session.register')))),
+      accountMessage ? h('p', { class: 'error', role: 'alert', id: 'session-error' }, accountMessage) : null);
 
     /** @param {string} key @param {Node} input */
     const field = (key, input) => h('label', { class: 'field' }, h('span', {}, t(key)), input);
@@ -192,7 +346,7 @@ function lobbyPage() {
           location.hash = `#/t/${summary.id}`;
         } catch (err) {
           message = errorText(err);
-          draw();
+          drawList();
         }
       },
     }, h('h2', {}, t('lobby.create')),
@@ -206,8 +360,29 @@ function lobbyPage() {
     field('lobby.rated', h('input', { type: 'checkbox', id: 'rated', checked: form.rated, onchange: (/** @type {Event} */ e) => { form.rated = /** @type {HTMLInputElement} */ (e.target).checked; } })),
     h('button', { type: 'submit', id: 'create', disabled: !me }, t('lobby.create_button')));
 
-    show(h('main', { class: 'lobby' }, session, messageBox, listBox, create, rulesLinks()));
+    show(h('main', { class: 'lobby' }, session, ratingsBox, messageBox, listBox, create, finishedBox, rulesLinks()));
     drawList();
+  };
+
+  const loadFinished = async () => {
+    const before = cursors[cursors.length - 1];
+    try {
+      const page = await api('GET', `/api/games?limit=10${before ? `&before=${encodeURIComponent(before)}` : ''}`);
+      if (cursors[cursors.length - 1] === before) finished = page;
+    } catch (err) {
+      message = errorText(err);
+    }
+    if (!stopped) drawList();
+  };
+
+  const loadRatings = async () => {
+    if (!me?.account) return;
+    try {
+      ratings = await api('GET', `/api/players/${encodeURIComponent(me.id)}/ratings`);
+    } catch (err) {
+      message = errorText(err);
+    }
+    if (!stopped) drawList();
   };
 
   const refresh = async () => {
@@ -218,9 +393,12 @@ function lobbyPage() {
       message = errorText(err);
     }
     if (!stopped) drawList();
+    // the newest finished games come in as tables end
+    if (cursors.length === 1) loadFinished();
   };
   draw();
   refresh();
+  loadRatings();
   const timer = setInterval(refresh, 2500);
   redraw = draw;
   leavePage = () => { stopped = true; clearInterval(timer); };
@@ -238,6 +416,13 @@ function tablePage(id) {
   let notice = '';
   let connection = t('app.connecting');
   let level = 3;
+  /**
+   * Stepping through an ended game: the server's positions (one per ply and the start) and the
+   * ply shown; `null` while the game runs or until the positions arrive.
+   * @type {{positions: import('./protocol.js').Positions, ply: number} | null}
+   */
+  let review = null;
+  let reviewLoading = false;
 
   const socket = new TableSocket(id, (msg) => {
     if (msg.type === 'state') {
@@ -247,6 +432,7 @@ function tablePage(id) {
       receivedAt = performance.now();
       if (selected && !state.legal_moves.some((m) => moveEnds(m).from === selected)) selected = null;
       notice = '';
+      if (state.table.phase === 'ended') loadPositions();
       draw();
     } else if (msg.type === 'error') {
       notice = msg.code === 'not_your_turn' ? t('error.not_your_turn') : t('error.generic', { message: msg.message });
@@ -261,6 +447,44 @@ function tablePage(id) {
 
   /** @param {import('./protocol.js').ClientMessage} msg */
   const send = (msg) => socket.send(msg);
+
+  /** Fetches the positions of the ended game once (the step-through reads only these). */
+  const loadPositions = async () => {
+    if (reviewLoading || (review && review.positions.moves.length === state?.board.moves.length)) return;
+    reviewLoading = true;
+    try {
+      /** @type {import('./protocol.js').Positions} */
+      const positions = await api('GET', `/api/tables/${id}/positions`);
+      review = { positions, ply: positions.moves.length };
+      // for the browser tests
+      /** @type {any} */ (window).chuheReview = review;
+      draw();
+    } catch (err) {
+      notice = errorText(err);
+      draw();
+    } finally {
+      reviewLoading = false;
+    }
+  };
+
+  /** @param {number} ply */
+  const goTo = (ply) => {
+    if (!review) return;
+    review.ply = Math.max(0, Math.min(review.positions.moves.length, ply));
+    draw();
+  };
+
+  /** @param {KeyboardEvent} e */
+  const onKey = (e) => {
+    if (!review || e.altKey || e.ctrlKey || e.metaKey) return;
+    const target = /** @type {HTMLElement | null} */ (e.target);
+    if (target && ['INPUT', 'SELECT', 'TEXTAREA'].includes(target.tagName)) return;
+    const step = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity }[e.key];
+    if (step === undefined) return;
+    e.preventDefault();
+    goTo(Number.isFinite(step) ? review.ply + step : step < 0 ? 0 : review.positions.moves.length);
+  };
+  window.addEventListener('keydown', onKey);
 
   /** @param {string} sq */
   const pick = (sq) => {
@@ -300,8 +524,28 @@ function tablePage(id) {
     }
   };
 
+  /** The board of the review's current ply: only what the server's positions say. */
+  const reviewBoard = () => {
+    const s = /** @type {StateMessage} */ (state);
+    const r = /** @type {NonNullable<typeof review>} */ (review);
+    const snap = r.positions.positions[r.ply];
+    const variant = r.positions.variant;
+    const lastText = r.ply > 0 ? r.positions.moves[r.ply - 1] : null;
+    const last = lastText ? moveEnds(lastText) : null;
+    /** @type {import('./boards.js').Marks} */
+    const marks = {
+      selected: null, targets: new Map(), last: last ? [last.from, last.to] : [],
+      check: generalSquares(variant, snap.position, snap.check), onPick: () => {}, onDrop: () => {},
+    };
+    if (variant === 'xiangqi') return xiangqiBoard(snap.position, s.you === 1, marks);
+    if (variant === 'banqi') return banqiBoard(snap.position, marks);
+    const toMove = r.ply < r.positions.moves.length ? readSanguoPosition(snap.position).toMove : null;
+    return sanguoBoard(snap.position, s.you ?? 0, toMove, marks);
+  };
+
   const boardNode = () => {
     if (!state) return h('div');
+    if (review) return reviewBoard();
     const targets = new Map();
     /** @type {Set<string>} */
     let occupied = new Set();
@@ -315,8 +559,11 @@ function tablePage(id) {
     }
     const lastText = state.board.moves[state.board.moves.length - 1];
     const last = lastText ? moveEnds(lastText) : null;
+    const text = state.board.variant === 'xiangqi' ? state.board.fen
+      : state.board.variant === 'banqi' ? state.board.view : state.board.position;
+    const check = generalSquares(state.board.variant, text, state.check ?? []);
     /** @type {import('./boards.js').Marks} */
-    const marks = { selected, targets, last: last ? [last.from, last.to] : [], check: null, onPick: pick, onDrop: drop };
+    const marks = { selected, targets, last: last ? [last.from, last.to] : [], check, onPick: pick, onDrop: drop };
     if (state.board.variant === 'xiangqi') return xiangqiBoard(state.board.fen, state.you === 1, marks);
     if (state.board.variant === 'banqi') return banqiBoard(state.board.view, marks);
     return sanguoBoard(state.board.position, state.you ?? 0, state.to_move, marks);
@@ -344,11 +591,14 @@ function tablePage(id) {
       const side = variant === 'xiangqi' ? ['red', 'black'][i] : colors?.[i];
       // banqi before the first flip: no colours yet
       const color = variant === 'sanguo' ? KINGDOM_COLORS[i] : side === 'red' ? '#b3261e' : side === 'black' ? '#1d1d1d' : '#b9ab95';
-      return h('div', { class: `seat${toMove ? ' to-move' : ''}`, 'data-seat': i },
+      // the seat to move: its border and a badge in its own colour (banqi before the first flip: blue)
+      const turnColor = variant === 'banqi' && !side ? '#1565c0' : color;
+      return h('div', { class: `seat${toMove ? ' to-move' : ''}`, 'data-seat': i, style: toMove ? `border-color:${turnColor}` : undefined },
         h('span', { class: 'dot', style: `background:${color}` }),
         h('span', { class: 'seat-name' }, seatLabel(variant, i, colors)),
+        toMove ? h('span', { class: 'turn-badge', style: `background:${turnColor}` }, t('table.moving')) : null,
         h('span', { class: 'occupant' }, occupant(entry), s.you === i ? ` (${t('table.you')})` : '',
-          entry && !s.connected[i] ? ` · ${t('table.offline')}` : ''),
+          entry && !s.connected[i] && s.table.phase !== 'ended' ? ` · ${t('table.offline')}` : ''),
         clockNode(i),
         open && !entry && me && !seated ? h('button', { class: 'sit', 'data-sit': i, onclick: () => send({ type: 'sit', seat: i }) }, t('table.sit')) : null,
         open && !entry && seated ? h('button', { class: 'computer', 'data-computer': i, onclick: () => send({ type: 'sit_computer', seat: i, level }) }, t('table.computer')) : null,
@@ -358,16 +608,39 @@ function tablePage(id) {
 
   const resultText = () => {
     const s = /** @type {StateMessage} */ (state);
-    const o = s.outcome;
-    if (!o) return '';
-    if (o.reason === 'aborted') return t('result.aborted');
-    const reason = t(`reason.${o.reason}`);
-    const variant = s.table.options.variant;
-    let names = o.winners.map((w) => t(`winner.${w}`));
-    if (names.length === 0 && s.winner_seats?.length) names = s.winner_seats.map((i) => seatLabel(variant, i));
-    if (names.length === 0) return `${t('result.draw')} · ${reason}`;
-    const who = names.join(t('result.and'));
-    return `${t(names.length > 1 ? 'result.win_both' : 'result.wins', { who })} · ${reason}`;
+    return s.outcome ? resultLine(s.table.options.variant, s.outcome, s.winner_seats) : '';
+  };
+
+  /** Banqi: the pieces each side has lost, from the server's count, in rank order. */
+  const capturedNode = () => {
+    if (!state || state.board.variant !== 'banqi') return null;
+    const snap = review ? review.positions.positions[review.ply] : null;
+    const pool = readPool(snap?.captured ?? state.board.captured);
+    /** @param {'red' | 'black'} color */
+    const row = (color) => h('div', { class: 'lost-row', 'data-color': color },
+      h('span', { class: 'lost-label' }, t(`banqi.lost_${color}`)),
+      h('span', { class: 'lost-pieces' }, ...(pool[color].length ? pool[color].map((p) => banqiPieceIcon(p, 30))
+        : [h('span', { class: 'muted' }, t('banqi.none_lost'))])));
+    return h('div', { class: 'card captured', id: 'captured' }, row('red'), row('black'));
+  };
+
+  /** The step-through controls of an ended game. */
+  const replayNode = () => {
+    if (!review) return null;
+    const r = review;
+    const n = r.positions.moves.length;
+    /** @param {string} id @param {string} key @param {string} path @param {number} ply @param {boolean} off */
+    const button = (id, key, path, ply, off) => {
+      const b = h('button', { id, class: 'step', title: t(key), 'aria-label': t(key), disabled: off, onclick: () => goTo(ply) });
+      b.innerHTML = `<svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true"><path d="${path}" fill="currentColor"/></svg>`;
+      return b;
+    };
+    return h('div', { class: 'replay', id: 'replay' },
+      button('first', 'replay.first', 'M3 3h3v14H3zM17 3v14L7 10z', 0, r.ply === 0),
+      button('prev', 'replay.prev', 'M15 3v14L5 10z', r.ply - 1, r.ply === 0),
+      h('span', { class: 'ply', id: 'ply' }, r.ply === 0 ? t('replay.start') : t('replay.ply', { ply: r.ply, plies: n })),
+      button('next', 'replay.next', 'M5 3v14l10-7z', r.ply + 1, r.ply === n),
+      button('last', 'replay.last', 'M3 3v14l10-7zM14 3h3v14h-3z', n, r.ply === n));
   };
 
   /** @type {{key: string, moves: string[]}} the server's PGN moves of the last state, by notation */
@@ -396,9 +669,16 @@ function tablePage(id) {
     const moves = written.key === key ? written.moves : state.board.moves;
     if (written.key !== key) fetchWritten();
     const per = SEATS[state.table.options.variant];
+    const current = review ? review.ply : moves.length;
     const rows = [];
     for (let i = 0; i < moves.length; i += per) {
-      rows.push(h('li', {}, ...moves.slice(i, i + per).map((m) => h('span', { class: 'mv' }, m))));
+      rows.push(h('li', {}, ...moves.slice(i, i + per).map((m, j) => {
+        const ply = i + j + 1;
+        return h('span', {
+          class: `mv${ply === current ? ' current' : ''}`, 'data-ply': ply,
+          onclick: review ? () => goTo(ply) : undefined,
+        }, m);
+      })));
     }
     const list = h('ol', { class: 'moves', id: 'moves' }, ...rows);
     return h('section', { class: 'card moves-card' }, h('h3', {}, t('table.moves')), list);
@@ -456,10 +736,12 @@ function tablePage(id) {
     const toMoveColor = s && s.to_move !== null
       ? (variant === 'sanguo' ? KINGDOM_COLORS[s.to_move] : '') : '';
     show(h('main', { class: 'table-page', 'data-variant': variant ?? '' },
-      h('div', { class: 'board-col' },
+      h('div', { class: `board-col${review ? ' reviewing' : ''}` },
         connection ? h('p', { class: 'connection', role: 'status' }, connection) : null,
         s?.outcome ? h('div', { class: 'banner', id: 'result', role: 'status' }, resultText()) : null,
-        h('div', { class: 'board-wrap' }, boardNode())),
+        h('div', { class: 'board-wrap' }, boardNode()),
+        replayNode(),
+        capturedNode()),
       h('aside', { class: 'side-col' },
         h('h2', {}, title),
         statusText() ? h('p', { class: `status${s && s.to_move !== null && s.to_move === s.you ? ' yours' : ''}`, id: 'status', style: toMoveColor ? `border-color:${toMoveColor}` : undefined }, statusText()) : null,
@@ -469,7 +751,11 @@ function tablePage(id) {
         actionsNode(),
         movesNode())));
     const list = document.getElementById('moves');
-    if (list) list.scrollTop = list.scrollHeight;
+    const current = list?.querySelector('.mv.current');
+    if (list && current && review) {
+      const li = /** @type {HTMLElement} */ (current.parentElement);
+      list.scrollTop = li.offsetTop - list.clientHeight / 2;
+    } else if (list) list.scrollTop = list.scrollHeight;
   };
 
   const tick = setInterval(() => {
@@ -483,7 +769,7 @@ function tablePage(id) {
 
   draw();
   redraw = draw;
-  leavePage = () => { clearInterval(tick); socket.close(); };
+  leavePage = () => { clearInterval(tick); socket.close(); window.removeEventListener('keydown', onKey); };
 }
 
 // ---------------------------------------------------------------------------------- routing

@@ -8,8 +8,9 @@ const SVG = 'http://www.w3.org/2000/svg';
 
 /**
  * @typedef {{selected: string | null, targets: Map<string, boolean>, last: string[],
- *   check: string | null, onPick: (square: string) => void, onDrop: (square: string) => void}} Marks
- * `targets` maps a target square to whether the move there captures; `onPick` is called when the
+ *   check: string[], onPick: (square: string) => void, onDrop: (square: string) => void}} Marks
+ * `targets` maps a target square to whether the move there captures; `check` lists the squares of
+ * the Generals the server says are in check (a red glow under each); `onPick` is called when the
  * pointer goes down on a point, `onDrop` when it is released over one (drag and drop).
  */
 
@@ -102,9 +103,12 @@ function drawMarks(svg, points, r, marks) {
     const p = points.get(sq);
     if (p) el('rect', { x: p[0] - r * 1.1, y: p[1] - r * 1.1, width: r * 2.2, height: r * 2.2, rx: r * 0.25, class: 'mark-last' }, svg);
   }
-  if (marks.check) {
-    const p = points.get(marks.check);
-    if (p) el('circle', { cx: p[0], cy: p[1], r: r * 1.25, class: 'mark-check' }, svg);
+  for (const sq of marks.check) {
+    const p = points.get(sq);
+    if (!p) continue;
+    const g = el('g', { class: 'mark-check', 'data-check': sq }, svg);
+    el('circle', { cx: p[0], cy: p[1], r: r * 1.5, class: 'check-glow' }, g);
+    el('circle', { cx: p[0], cy: p[1], r: r * 1.18, class: 'check-ring' }, g);
   }
 }
 
@@ -206,6 +210,19 @@ const BANQI_GLYPHS = {
   K: '帥', A: '仕', E: '相', R: '俥', H: '傌', C: '炮', P: '兵',
   k: '將', a: '士', e: '象', r: '車', h: '馬', c: '包', p: '卒',
 };
+
+/**
+ * A small banqi piece (face up) for the list of captured pieces.
+ * @param {string} letter `K A E R H C P` red, `k a e r h c p` black
+ * @param {number} size pixels
+ */
+export function banqiPieceIcon(letter, size) {
+  const svg = el('svg', { viewBox: '0 0 40 40', width: size, height: size, class: 'piece-icon', 'data-piece': letter });
+  const red = letter === letter.toUpperCase();
+  const glyph = pieceSet === 'western' ? letter.toUpperCase() : BANQI_GLYPHS[/** @type {'K'} */ (letter)];
+  disc(svg, 20, 19, 17, glyph, red ? RED : INK, red ? 'red' : 'black');
+  return svg;
+}
 
 /**
  * The banqi board: 8 files (a..h, left to right) x 4 ranks (1 at the bottom); face-down discs.

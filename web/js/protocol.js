@@ -21,12 +21,12 @@
 /** @typedef {{winners: string[], reason: string}} Outcome */
 /**
  * @typedef {{variant: 'xiangqi', fen: string, moves: string[]}
- *   | {variant: 'banqi', view: string, moves: string[], colors: (string | null)[]}
+ *   | {variant: 'banqi', view: string, moves: string[], colors: (string | null)[], captured: string}
  *   | {variant: 'sanguo', position: string, moves: string[]}} BoardView
  */
 /**
  * @typedef {{type: 'state', version: number, table: TableSummary, you: number | null,
- *   board: BoardView, to_move: number | null, legal_moves: string[],
+ *   board: BoardView, to_move: number | null, check: number[], legal_moves: string[],
  *   clocks: ClockState[] | null, draw_offer: number | null, connected: boolean[],
  *   outcome: Outcome | null, winner_seats?: number[]}} StateMessage
  */
@@ -46,6 +46,23 @@
  *   | {type: 'presence', seat: number, connected: boolean}
  *   | {type: 'error', code: string, message: string}
  *   | {type: 'pong'}} ServerMessage
+ */
+/**
+ * A finished game of the lobby's list (`GET /api/games`).
+ * @typedef {{id: string, options: TableOptions, seats: (SeatEntry | null)[], outcome: Outcome,
+ *   result: string | null, winner_seats: number[], plies: number, created_ms: number,
+ *   ended_ms: number}} FinishedGame
+ */
+/** @typedef {{games: FinishedGame[], next: string | null}} FinishedPage */
+/**
+ * One position of a game (`GET /api/tables/{id}/positions`): the position text of the board
+ * view, the seats in check, and banqi's captured pieces.
+ * @typedef {{position: string, check: number[], captured?: string}} Snapshot
+ */
+/** @typedef {{variant: Variant, moves: string[], positions: Snapshot[]}} Positions */
+/**
+ * @typedef {{variant: string, rating: number, deviation: number, volatility: number,
+ *   games: number}} RatingInfo
  */
 /**
  * @typedef {{type: 'sync', since: number | null}
@@ -288,4 +305,46 @@ export function pgnMoves(pgn) {
   return body.split(/\s+/)
     .map((tok) => tok.replace(/^\d+\.+/, '').replace(/[+#!?]+$/, ''))
     .filter((tok) => tok !== '' && !['1-0', '0-1', '1/2-1/2', '*'].includes(tok));
+}
+
+/**
+ * The pieces of a pool text (`spec/banqi.md` §3.1: letters in canonical order, `-` for none),
+ * split by colour: red (upper case) and black (lower case), each in the order written.
+ * @param {string} pool
+ * @returns {{red: string[], black: string[]}}
+ */
+export function readPool(pool) {
+  if (pool === '-') return { red: [], black: [] };
+  if (!/^[KAERHCPkaerhcp]+$/.test(pool)) throw new Error(`bad pool text ${pool}`);
+  const letters = [...pool];
+  return {
+    red: letters.filter((c) => c === c.toUpperCase()),
+    black: letters.filter((c) => c === c.toLowerCase()),
+  };
+}
+
+/**
+ * The squares of the Generals of `seats` on a board text (xiangqi FEN: seat 0 Red, 1 Black;
+ * sanguo position: the kingdom's General), for drawing the check mark the server reported. Banqi
+ * has no check: always empty.
+ * @param {Variant} variant
+ * @param {string} text the board's position text
+ * @param {number[]} seats
+ * @returns {string[]}
+ */
+export function generalSquares(variant, text, seats) {
+  /** @type {string[]} */
+  const out = [];
+  if (seats.length === 0) return out;
+  if (variant === 'xiangqi') {
+    const { board } = readXiangqiFen(text);
+    board.forEach((rank, r) => rank.forEach((p, f) => {
+      if (p && p.kind === 'k' && seats.includes(p.color === 'r' ? 0 : 1)) out.push(`${'abcdefghi'[f]}${r}`);
+    }));
+  } else if (variant === 'sanguo') {
+    for (const [sq, p] of readSanguoPosition(text).pieces) {
+      if (p.kind === 'K' && seats.includes(p.owner)) out.push(sq);
+    }
+  }
+  return out.sort();
 }

@@ -2,12 +2,15 @@
 
 use crate::error::ServerError;
 use crate::protocol::{
-    AccountRequest, Event, GuestRequest, Phase, PlayerInfo, TableOptions, TableSummary,
+    AccountRequest, Event, FinishedPage, GuestRequest, Phase, PlayerInfo, Positions, TableOptions,
+    TableSummary,
 };
 use crate::store::PlayerRow;
 use crate::table::Person;
+use crate::variant::AnyGame;
 use crate::AppState;
 use axum::body::Bytes;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -30,12 +33,15 @@ pub fn app(state: AppState) -> Router {
         .route("/api/session", post(guest))
         .route("/api/accounts", post(register))
         .route("/api/login", post(login))
+        .route("/api/logout", post(logout))
         .route("/api/me", get(me))
         .route("/api/players/{id}/ratings", get(player_ratings))
         .route("/api/tables", get(list_tables).post(create_table))
         .route("/api/tables/{id}", get(table_summary))
         .route("/api/tables/{id}/events", get(table_events))
         .route("/api/tables/{id}/pgn", get(table_pgn))
+        .route("/api/tables/{id}/positions", get(table_positions))
+        .route("/api/games", get(finished_games))
         .route("/api/tables/{id}/ws", get(crate::ws::upgrade))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -237,6 +243,23 @@ async fn login(State(state): State<AppState>, body: Bytes) -> Result<Response, S
     session_response(&state, &player).await
 }
 
+/// `POST /api/logout`: ends the request's session (when it has one) and clears the cookie.
+async fn logout(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, ServerError> {
+    if let Some(token) = session_token(&headers) {
+        state.store().delete_session(&token_digest(&token)).await?;
+    }
+    let cookie = format!("{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    response.headers_mut().insert(
+        header::SET_COOKIE,
+        HeaderValue::from_str(&cookie).map_err(|e| ServerError::Internal(e.to_string()))?,
+    );
+    Ok(response)
+}
+
 async fn me(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -386,4 +409,78 @@ async fn player_ratings(
             })
             .collect(),
     ))
+}
+
+/// Most finished games one page of `GET /api/games` holds (`limit` at most; 20 by default).
+pub const MAX_GAMES_PAGE: u32 = 100;
+const DEFAULT_GAMES_PAGE: u32 = 20;
+
+/// `GET /api/games[?limit=N][&before=ID]`: finished games, newest first, one page.
+async fn finished_games(
+    State(state): State<AppState>,
+    query: Result<Query<std::collections::HashMap<String, String>>, QueryRejection>,
+) -> Result<Json<FinishedPage>, ServerError> {
+    let Query(q) =
+        query.map_err(|_| ServerError::BadMessage("the query string does not read".to_owned()))?;
+    if let Some(other) = q.keys().find(|k| *k != "limit" && *k != "before") {
+        return Err(ServerError::BadMessage(format!(
+            "unknown parameter {other:?}: use limit and before"
+        )));
+    }
+    let limit = match q.get("limit").map(String::as_str) {
+        None => DEFAULT_GAMES_PAGE,
+        Some(text) => text
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=MAX_GAMES_PAGE).contains(n))
+            .ok_or_else(|| {
+                ServerError::BadMessage(format!(
+                    "limit {text:?}: a whole number from 1 to {MAX_GAMES_PAGE}"
+                ))
+            })?,
+    };
+    let before = q
+        .get("before")
+        .map(String::as_str)
+        .filter(|b| !b.is_empty());
+    let mut games = state.store().finished_games(before, limit + 1).await?;
+    let more = games.len() > limit as usize;
+    games.truncate(limit as usize);
+    let next = if more {
+        games.last().map(|g| g.id.clone())
+    } else {
+        None
+    };
+    Ok(Json(FinishedPage { games, next }))
+}
+
+/// `GET /api/tables/{id}/positions`: every position of the table's game, from the rules.
+async fn table_positions(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Positions>, ServerError> {
+    let events = state
+        .store()
+        .events(&id)
+        .await?
+        .into_iter()
+        .map(|(_, body)| serde_json::from_str(&body))
+        .collect::<Result<Vec<Event>, _>>()?;
+    let Some(Event::Created { options }) = events.first() else {
+        return Err(ServerError::NotFound(format!("no table {id:?}")));
+    };
+    let moves: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Moved { mv, .. } => Some(mv.clone()),
+            _ => None,
+        })
+        .collect();
+    let positions = AnyGame::replay(options.variant, crate::table::rule_options(options), &moves)
+        .map_err(|e| ServerError::Internal(format!("table {id}: {e}")))?;
+    Ok(Json(Positions {
+        variant: options.variant,
+        moves,
+        positions,
+    }))
 }

@@ -71,7 +71,8 @@ pub struct AppState(Arc<Inner>);
 
 impl AppState {
     /// A state on `store`; the open and running tables stored there are brought back (their
-    /// actors start, their clocks resume).
+    /// actors start, their clocks resume), and ended tables missing from the list of finished
+    /// games are added to it.
     ///
     /// # Errors
     /// The database failed, or a stored table does not replay.
@@ -83,6 +84,10 @@ impl AppState {
             tables: Mutex::new(HashMap::new()),
             shutdown,
         }));
+        let added = state.0.store.add_missing_finished().await?;
+        if added > 0 {
+            tracing::info!(games = added, "finished games listed from their events");
+        }
         let ids = state.0.store.live_table_ids().await?;
         let mut tables = state.0.tables.lock().await;
         for id in ids {

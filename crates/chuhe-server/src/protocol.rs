@@ -178,6 +178,9 @@ pub struct State {
     pub board: BoardView,
     /// The seat to move while the game runs, else `null`.
     pub to_move: Option<usize>,
+    /// The seats whose General is attacked in the position shown, ascending: xiangqi, the side
+    /// to move when in check; sanguo, every kingdom whose General is attacked; banqi, none.
+    pub check: Vec<usize>,
     /// The legal moves, sent only to the seat to move (empty for everybody else).
     pub legal_moves: Vec<String>,
     /// One clock per seat; `null` when untimed.
@@ -336,4 +339,102 @@ pub struct ErrorBody {
     pub error: ErrorCode,
     /// A short lower-case explanation.
     pub message: String,
+}
+
+/// A finished game as the lobby lists it (`GET /api/games`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FinishedGame {
+    /// The table's id (`GET /api/tables/{id}/...` has the rest).
+    pub id: String,
+    /// The options the table was created with.
+    pub options: TableOptions,
+    /// Who sat where when the game ended, one entry per seat in move order.
+    pub seats: Vec<Option<SeatPlayer>>,
+    /// Winners and the rule that ended the game.
+    pub outcome: Outcome,
+    /// `1-0`, `0-1`, `1/2-1/2`, or `null` (sanguo, banqi before the first flip).
+    pub result: Option<String>,
+    /// The seats that won, ascending (empty for a draw).
+    pub winner_seats: Vec<usize>,
+    /// Moves played.
+    pub plies: usize,
+    /// When the table was created, milliseconds since the Unix epoch.
+    pub created_ms: i64,
+    /// When the game ended, milliseconds since the Unix epoch.
+    pub ended_ms: i64,
+}
+
+impl FinishedGame {
+    /// The finished game that a table's events tell (all of them, from `created`), or `None`
+    /// when they hold no `ended` event or no `created` event.
+    pub fn from_events<'a>(
+        id: &str,
+        created_ms: i64,
+        ended_ms: i64,
+        events: impl IntoIterator<Item = &'a Event>,
+    ) -> Option<FinishedGame> {
+        let mut options = None;
+        let mut seats: Vec<Option<SeatPlayer>> = Vec::new();
+        let mut plies = 0;
+        let mut end = None;
+        for e in events {
+            match e {
+                Event::Created { options: o } => {
+                    seats = vec![None; o.variant.seat_count()];
+                    options = Some(o.clone());
+                }
+                Event::Sat { seat, player } => {
+                    if let Some(s) = seats.get_mut(*seat) {
+                        *s = Some(player.clone());
+                    }
+                }
+                Event::Stood { seat } => {
+                    if let Some(s) = seats.get_mut(*seat) {
+                        *s = None;
+                    }
+                }
+                Event::Moved { ply, .. } => plies = *ply,
+                Event::Ended {
+                    outcome,
+                    result,
+                    winner_seats,
+                } => end = Some((outcome.clone(), result.clone(), winner_seats.clone())),
+                Event::Started | Event::DrawOffered { .. } | Event::DrawDeclined { .. } => {}
+            }
+        }
+        let (outcome, result, winner_seats) = end?;
+        Some(FinishedGame {
+            id: id.to_owned(),
+            options: options?,
+            seats,
+            outcome,
+            result,
+            winner_seats,
+            plies,
+            created_ms,
+            ended_ms,
+        })
+    }
+}
+
+/// One page of finished games, newest first (`GET /api/games`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FinishedPage {
+    /// The games, the most recently ended first.
+    pub games: Vec<FinishedGame>,
+    /// The `before` of the next page (the id of the last game here), or `null` when no older
+    /// game exists.
+    pub next: Option<String>,
+}
+
+/// Every position of a table's game (`GET /api/tables/{id}/positions`), for stepping through
+/// its moves.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Positions {
+    /// The game.
+    pub variant: Variant,
+    /// The moves played, as in the board view (banqi flips name their piece).
+    pub moves: Vec<String>,
+    /// `moves.len() + 1` positions: the start, then the position after each move.
+    pub positions: Vec<crate::variant::Snapshot>,
 }

@@ -3,6 +3,7 @@
 //! commits before the event is sent to anybody.
 
 use crate::error::ServerError;
+use crate::protocol::{Event, FinishedGame};
 use futures_util::future::BoxFuture;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
@@ -14,6 +15,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 const MIGRATIONS: &[(i64, &str, &str)] = &[
     (1, "tables", include_str!("../migrations/0001_tables.sql")),
     (2, "ratings", include_str!("../migrations/0002_ratings.sql")),
+    (
+        3,
+        "finished_games",
+        include_str!("../migrations/0003_finished_games.sql"),
+    ),
 ];
 
 /// The embedded migrations as a sqlx migration source.
@@ -74,7 +80,7 @@ pub struct TableRow {
     /// Hidden information (never sent; no variant needs it so far: banqi flips are drawn at
     /// flip time).
     pub secret: Option<String>,
-    /// When the table was created, milliseconds since the Unix epoch (set by the store).
+    /// When the table was created, milliseconds since the Unix epoch.
     pub created_ms: i64,
 }
 
@@ -197,6 +203,15 @@ impl Store {
         Ok(())
     }
 
+    /// Ends a session, by the digest of its token; returns whether one existed.
+    pub async fn delete_session(&self, token: &str) -> Result<bool, ServerError> {
+        let done = sqlx::query("DELETE FROM sessions WHERE token = $1")
+            .bind(token)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
     /// The player behind a session, by the digest of its token.
     pub async fn player_by_session(&self, token: &str) -> Result<Option<PlayerRow>, ServerError> {
         let row = sqlx::query(
@@ -209,14 +224,15 @@ impl Store {
         Ok(row.as_ref().map(Self::player_of).transpose()?)
     }
 
-    /// Creates a table with its first event, in one transaction.
+    /// Creates a table with its first event, in one transaction (the row's `created_ms` is
+    /// stored as given).
     pub async fn create_table(
         &self,
         row: &TableRow,
         variant: &str,
         first_event: &str,
     ) -> Result<(), ServerError> {
-        let now = now_ms();
+        let now = row.created_ms;
         let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO game_tables \
@@ -260,7 +276,8 @@ impl Store {
     }
 
     /// Appends events (numbered up to `row.version`) and updates the table row, in one
-    /// transaction; returns once it is committed (durable).
+    /// transaction with the new ratings and, when the events end the game, its finished-game
+    /// row; returns once it is committed (durable).
     ///
     /// # Errors
     /// A database failure, or an event of a version already stored.
@@ -269,6 +286,7 @@ impl Store {
         row: &TableRow,
         events: &[(u64, String)],
         ratings: &[RatingRow],
+        finished: Option<&FinishedGame>,
     ) -> Result<(), ServerError> {
         let now = now_ms();
         let mut tx = self.pool.begin().await?;
@@ -276,6 +294,9 @@ impl Store {
             Self::insert_event(&mut tx, &row.id, *version, body, now).await?;
         }
         Self::update_row(&mut tx, row, now).await?;
+        if let Some(game) = finished {
+            Self::insert_finished(&mut tx, game).await?;
+        }
         for r in ratings {
             sqlx::query(
                 "INSERT INTO ratings (player_id, variant, rating, deviation, volatility, games) \
@@ -354,6 +375,114 @@ impl Store {
                 rating: crate::rating::Rating::default(),
                 games: 0,
             }))
+    }
+
+    async fn insert_finished(
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        game: &FinishedGame,
+    ) -> Result<(), ServerError> {
+        sqlx::query(
+            "INSERT INTO finished_games (table_id, ended_ms, reason, summary) \
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(&game.id)
+        .bind(game.ended_ms)
+        .bind(game.outcome.reason.as_str())
+        .bind(serde_json::to_string(game)?)
+        .execute(&mut **tx)
+        .await?;
+        Ok(())
+    }
+
+    /// Adds the finished-game row of every ended table that has none (tables that ended
+    /// before the `finished_games` migration), from its events; the end time is the row's last
+    /// update. Returns how many were added.
+    ///
+    /// # Errors
+    /// A database failure, or stored events that do not read.
+    pub async fn add_missing_finished(&self) -> Result<usize, ServerError> {
+        let rows = sqlx::query(
+            "SELECT id, created_ms, updated_ms FROM game_tables g WHERE phase = 'ended' \
+             AND NOT EXISTS (SELECT 1 FROM finished_games f WHERE f.table_id = g.id) \
+             ORDER BY id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        let mut added = 0;
+        for r in &rows {
+            let id: String = r.try_get("id")?;
+            let created_ms: i64 = r.try_get("created_ms")?;
+            let ended_ms: i64 = r.try_get("updated_ms")?;
+            let events = self
+                .events(&id)
+                .await?
+                .into_iter()
+                .map(|(_, body)| serde_json::from_str(&body))
+                .collect::<Result<Vec<Event>, _>>()?;
+            let Some(game) = FinishedGame::from_events(&id, created_ms, ended_ms, &events) else {
+                tracing::warn!(table = %id, "an ended table without an ended event");
+                continue;
+            };
+            let mut tx = self.pool.begin().await?;
+            Self::insert_finished(&mut tx, &game).await?;
+            tx.commit().await?;
+            added += 1;
+        }
+        Ok(added)
+    }
+
+    /// Up to `limit` finished games (aborted ones left out), the most recently ended first;
+    /// with `before` (a table id), only the games that ended before that one (ties in time by
+    /// id, descending).
+    ///
+    /// # Errors
+    /// [`ServerError::BadMessage`] when `before` names no listed finished game; a database
+    /// failure.
+    pub async fn finished_games(
+        &self,
+        before: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<FinishedGame>, ServerError> {
+        let rows = match before {
+            None => {
+                sqlx::query(
+                    "SELECT summary FROM finished_games WHERE reason <> 'aborted' \
+                     ORDER BY ended_ms DESC, table_id DESC LIMIT $1",
+                )
+                .bind(i64::from(limit))
+                .fetch_all(&self.pool)
+                .await?
+            }
+            Some(id) => {
+                let cursor = sqlx::query(
+                    "SELECT ended_ms FROM finished_games \
+                     WHERE table_id = $1 AND reason <> 'aborted'",
+                )
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?
+                .ok_or_else(|| {
+                    ServerError::BadMessage(format!("before: no finished game {id:?}"))
+                })?;
+                let ended_ms: i64 = cursor.try_get("ended_ms")?;
+                sqlx::query(
+                    "SELECT summary FROM finished_games WHERE reason <> 'aborted' \
+                     AND (ended_ms < $1 OR (ended_ms = $1 AND table_id < $2)) \
+                     ORDER BY ended_ms DESC, table_id DESC LIMIT $3",
+                )
+                .bind(ended_ms)
+                .bind(id)
+                .bind(i64::from(limit))
+                .fetch_all(&self.pool)
+                .await?
+            }
+        };
+        rows.iter()
+            .map(|r| {
+                let text: String = r.try_get("summary")?;
+                Ok(serde_json::from_str(&text)?)
+            })
+            .collect()
     }
 
     /// Saves the table row alone (the clock snapshot at shutdown).

@@ -10,7 +10,8 @@ use crate::clock::{ClockSnapshot, Clocks};
 use crate::computer;
 use crate::error::ServerError;
 use crate::protocol::{
-    ClientMessage, Event, Phase, SeatPlayer, ServerMessage, State, TableOptions, TableSummary,
+    ClientMessage, Event, FinishedGame, Phase, SeatPlayer, ServerMessage, State, TableOptions,
+    TableSummary,
 };
 use crate::rating::{rate_game, Rating};
 use crate::store::{RatingRow, Store, TableRow};
@@ -208,7 +209,8 @@ pub fn check_options(mut options: TableOptions) -> Result<TableOptions, ServerEr
     Ok(options)
 }
 
-fn rule_options(options: &TableOptions) -> RuleOptions {
+/// The rule options a table's options fix (defaults filled in).
+pub fn rule_options(options: &TableOptions) -> RuleOptions {
     RuleOptions {
         no_capture_limit: options.no_capture_limit.unwrap_or(DEFAULT_NO_CAPTURE_LIMIT),
         flag_bearers: options.flag_bearers.unwrap_or(true),
@@ -226,10 +228,12 @@ struct TableState {
     game: AnyGame,
     clocks: Option<Clocks>,
     draw_offer: Option<usize>,
+    /// When the table was created, milliseconds since the Unix epoch.
+    created_ms: i64,
 }
 
 impl TableState {
-    fn new(id: String, options: TableOptions) -> TableState {
+    fn new(id: String, options: TableOptions, created_ms: i64) -> TableState {
         let game = AnyGame::new(options.variant, rule_options(&options));
         let seats = options.variant.seat_count();
         let clocks = options.time.map(|t| {
@@ -248,6 +252,7 @@ impl TableState {
             game,
             clocks,
             draw_offer: None,
+            created_ms,
         }
     }
 
@@ -327,7 +332,7 @@ impl TableState {
                 .as_ref()
                 .and_then(|c| serde_json::to_string(&c.snapshot(now)).ok()),
             secret: None,
-            created_ms: 0,
+            created_ms: self.created_ms,
         }
     }
 
@@ -378,7 +383,7 @@ pub async fn create(
     options: TableOptions,
 ) -> Result<TableHandle, ServerError> {
     let options = check_options(options)?;
-    let mut state = TableState::new(id.clone(), options.clone());
+    let mut state = TableState::new(id.clone(), options.clone(), crate::store::now_ms());
     let created = Event::Created { options };
     let now = Instant::now();
     state.apply(&created, now).map_err(ServerError::Internal)?;
@@ -405,7 +410,7 @@ pub async fn load(
         .await?
         .ok_or_else(|| ServerError::NotFound(format!("no table {id:?}")))?;
     let options: TableOptions = serde_json::from_str(&row.options)?;
-    let mut state = TableState::new(row.id.clone(), options);
+    let mut state = TableState::new(row.id.clone(), options, row.created_ms);
     let now = Instant::now();
     let mut log = Vec::new();
     for (version, body) in store.events(id).await? {
@@ -682,6 +687,7 @@ impl Table {
             you,
             board: s.game.view(you),
             to_move,
+            check: s.game.check_seats(),
             legal_moves: if you.is_some() && you == to_move {
                 s.game.legal_moves()
             } else {
@@ -707,13 +713,24 @@ impl Table {
             next.apply(e, at).map_err(ServerError::Internal)?;
             bodies.push((next.version, serde_json::to_string(e)?));
         }
-        let ratings = if self.state.phase != Phase::Ended && next.phase == Phase::Ended {
+        let ends = self.state.phase != Phase::Ended && next.phase == Phase::Ended;
+        let ratings = if ends {
             self.ratings_after(&next).await?
         } else {
             Vec::new()
         };
+        let finished = if ends {
+            FinishedGame::from_events(
+                &next.id,
+                next.created_ms,
+                crate::store::now_ms(),
+                self.log.iter().chain(&events),
+            )
+        } else {
+            None
+        };
         self.store
-            .append_events(&next.row(at), &bodies, &ratings)
+            .append_events(&next.row(at), &bodies, &ratings, finished.as_ref())
             .await?;
         let first = self.state.version + 1;
         let started = self.state.phase == Phase::Open && next.phase == Phase::Running;

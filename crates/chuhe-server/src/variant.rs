@@ -114,7 +114,23 @@ pub enum BoardView {
         moves: Vec<String>,
         /// Per seat, its colour once the first flip decided it.
         colors: Vec<Option<Winner>>,
+        /// The pieces captured so far, as the rules count them (the full set minus the pieces
+        /// face up and face down): the pool text of `spec/banqi.md`, red letters first, each
+        /// colour in rank order `K A E R H C P`, `-` when none.
+        captured: String,
     },
+}
+
+/// One position of a game's record, as everyone may see it (`GET /api/tables/{id}/positions`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// The position text: xiangqi FEN, the sanguo position text, or the banqi public view text.
+    pub position: String,
+    /// The seats whose General is attacked in this position (see [`AnyGame::check_seats`]).
+    pub check: Vec<usize>,
+    /// Banqi: the captured pieces as in [`BoardView::Banqi`]; absent for the other variants.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub captured: Option<String>,
 }
 
 /// Why a move was refused: bad text, or not legal (with the rule it breaks).
@@ -507,6 +523,68 @@ impl AnyGame {
         }
     }
 
+    /// The seats whose General is attacked now, ascending: xiangqi, the side to move when it is
+    /// in check ([`xiangqi::Position::is_check`]); sanguo, every active kingdom whose General is
+    /// attacked by a piece of another kingdom ([`sanguo::Position::is_attacked`], rule C3);
+    /// banqi has no check and gives none. The position decides, whatever the table's phase.
+    pub fn check_seats(&self) -> Vec<usize> {
+        match &self.inner {
+            Inner::Xiangqi(g) => {
+                let pos = g.position();
+                if pos.is_check() {
+                    vec![pos.side_to_move().index()]
+                } else {
+                    Vec::new()
+                }
+            }
+            Inner::Sanguo(g) => {
+                let pos = g.position();
+                sanguo::Kingdom::ALL
+                    .into_iter()
+                    .filter(|&k| pos.is_attacked(k))
+                    .map(sanguo::Kingdom::index)
+                    .collect()
+            }
+            Inner::Banqi(_) => Vec::new(),
+        }
+    }
+
+    /// The position after every move of a record, from the start: `records.len() + 1`
+    /// snapshots, the start first. The records are the stored move records of a table (banqi
+    /// flips name their piece), so only public information goes in.
+    ///
+    /// # Errors
+    /// A record does not read or does not play (corrupt data), with its ply (from 1).
+    pub fn replay(
+        variant: Variant,
+        options: RuleOptions,
+        records: &[String],
+    ) -> Result<Vec<Snapshot>, String> {
+        let mut game = AnyGame::new(variant, options);
+        let mut out = Vec::with_capacity(records.len() + 1);
+        out.push(game.snapshot());
+        for (i, r) in records.iter().enumerate() {
+            game.play_record(r)
+                .map_err(|e| format!("move {} ({r}) does not replay: {e}", i + 1))?;
+            out.push(game.snapshot());
+        }
+        Ok(out)
+    }
+
+    /// The current position as a [`Snapshot`].
+    pub fn snapshot(&self) -> Snapshot {
+        let (position, captured) = match &self.inner {
+            Inner::Xiangqi(g) => (g.position().to_string(), None),
+            Inner::Sanguo(g) => (g.position().to_string(), None),
+            Inner::Banqi(g) => (g.view().to_string(), Some(g.view().captured().to_string())),
+        };
+        Snapshot {
+            position,
+            check: self.check_seats(),
+            captured,
+        }
+    }
+
     /// The board as `seat` may see it (`None`: a spectator). Hidden information (banqi
     /// face-down pieces) never enters a view: only the rules' public view is read.
     pub fn view(&self, _seat: Option<usize>) -> BoardView {
@@ -523,6 +601,7 @@ impl AnyGame {
                 view: g.view().to_string(),
                 moves: self.records.clone(),
                 colors: (0..2).map(|s| self.seat_winner(s)).collect(),
+                captured: g.view().captured().to_string(),
             },
         }
     }
@@ -549,5 +628,125 @@ impl AnyGame {
             Inner::Banqi(g) => Some(g.view()),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game_at(inner: Inner) -> AnyGame {
+        AnyGame {
+            inner,
+            records: Vec::new(),
+            table_end: None,
+        }
+    }
+
+    #[test]
+    fn check_seats_of_xiangqi() {
+        let options = xiangqi::GameOptions {
+            no_capture_limit: 120,
+            repetition: true,
+        };
+        let at = |fen: &str| {
+            let pos: xiangqi::Position = fen.parse().unwrap();
+            game_at(Inner::Xiangqi(xiangqi::Game::new(pos, options)))
+        };
+        // Black's chariot on the e-file checks Red; Red to move.
+        assert_eq!(at("4k4/9/9/9/4r4/9/9/9/9/4K4 w - - 0 1").check_seats(), [0]);
+        // A Red horse checks Black; Black to move.
+        assert_eq!(at("4k4/9/3N5/9/9/9/9/9/9/3K5 b - - 0 1").check_seats(), [1]);
+        // Nobody in check.
+        assert!(at("3k5/9/9/9/9/9/9/9/9/4K4 w - - 0 1")
+            .check_seats()
+            .is_empty());
+        assert!(AnyGame::new(
+            Variant::Xiangqi,
+            RuleOptions {
+                no_capture_limit: 120,
+                flag_bearers: true
+            }
+        )
+        .check_seats()
+        .is_empty());
+    }
+
+    #[test]
+    fn check_seats_of_sanguo_name_every_attacked_kingdom() {
+        let at = |text: &str| {
+            let pos = sanguo::Position::from_text(text).unwrap();
+            game_at(Inner::Sanguo(sanguo::Game::new(pos)))
+        };
+        // Shu's chariots stand on the e-files of Wu and Wei: both generals are attacked, Wu to
+        // move (Shu moved last and is safe).
+        let both = "9/4rP4/9/9/4rK4,9/4gP4/4rR4/9/4gK4,9/4bP4/4rR4/9/4bK4 G R - - 0";
+        assert_eq!(at(both).check_seats(), [1, 2]);
+        // Only Wei's.
+        let wei = "9/4rP4/9/9/4rK4,9/4gP4/9/9/4gK4,9/4bP4/4rR4/9/4bK4 G R - - 0";
+        assert_eq!(at(wei).check_seats(), [2]);
+        let none = "9/4rP4/9/9/4rK4,9/4gP4/9/9/4gK4,9/4bP4/9/9/4bK4 G R - - 0";
+        assert!(at(none).check_seats().is_empty());
+    }
+
+    #[test]
+    fn banqi_has_no_check_and_counts_captures() {
+        let start = AnyGame::new(
+            Variant::Banqi,
+            RuleOptions {
+                no_capture_limit: 120,
+                flag_bearers: true,
+            },
+        );
+        assert!(start.check_seats().is_empty());
+        let BoardView::Banqi { captured, .. } = start.view(None) else {
+            panic!("not banqi");
+        };
+        assert_eq!(captured, "-");
+        // The rules count every piece of the full set that is not on the board as captured.
+        let truth: banqi::Truth = "8/3c4/2kKp3/3a4 r - 0".parse().unwrap();
+        let mut g = game_at(Inner::Banqi(banqi::Game::new(truth)));
+        assert_eq!(
+            g.snapshot().captured.as_deref(),
+            Some("AAEERRHHCCPPPPPaeerrhhcpppp")
+        );
+        g.play(AnyMove::Banqi("d2xc2".parse().unwrap())).unwrap();
+        let snap = g.snapshot();
+        assert_eq!(
+            snap.captured.as_deref(),
+            Some("AAEERRHHCCPPPPPkaeerrhhcpppp")
+        );
+        assert!(snap.check.is_empty());
+    }
+
+    #[test]
+    fn replay_gives_one_snapshot_per_ply_and_refuses_bad_records() {
+        let options = RuleOptions {
+            no_capture_limit: 120,
+            flag_bearers: true,
+        };
+        // The first 20 plies of CCPD 8087: h3e3 (ply 20) checks Red through the screen on e2.
+        let moves: Vec<String> = "c3c4 g6g5 b0c2 h9g7 c2d4 h7h3 h0g2 b9c7 i3i4 c9e7 a0a1 d9e8 \
+                                  b2c2 a9d9 d4c6 g7f5 f0e1 f5e3 g2e3 h3e3"
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect();
+        let snaps = AnyGame::replay(Variant::Xiangqi, options, &moves).unwrap();
+        assert_eq!(snaps.len(), 21);
+        assert_eq!(
+            snaps[0].position,
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+        );
+        assert_eq!(
+            snaps[20].position,
+            "3rkab1r/4a4/1cn1b4/p1N1p3p/6p2/2P5P/P3c1P2/2C4C1/R3A4/2BAK1B1R w - - 0 11"
+        );
+        assert_eq!(snaps[20].check, [0]);
+        assert!(snaps[..20].iter().all(|s| s.check.is_empty()));
+        let bad = ["h2e2", "h2e2"].map(str::to_owned);
+        assert_eq!(
+            AnyGame::replay(Variant::Xiangqi, options, &bad).unwrap_err(),
+            "move 2 (h2e2) does not replay: no piece on the from-square"
+        );
     }
 }

@@ -2,8 +2,8 @@
 //! the wire types and print back to the same JSON; together they cover every message and event.
 
 use chuhe_server::protocol::{
-    AccountRequest, ClientMessage, ErrorBody, Event, GuestRequest, PlayerInfo, ServerMessage,
-    TableOptions, TableSummary,
+    AccountRequest, ClientMessage, ErrorBody, Event, FinishedPage, GuestRequest, PlayerInfo,
+    Positions, ServerMessage, TableOptions, TableSummary,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -57,6 +57,8 @@ fn fixtures_parse_and_print_back() {
                 "error" => drop(round_trip::<ErrorBody>(name, &text)),
                 "guest_request" => drop(round_trip::<GuestRequest>(name, &text)),
                 "account_request" => drop(round_trip::<AccountRequest>(name, &text)),
+                "finished_page" => drop(round_trip::<FinishedPage>(name, &text)),
+                "positions" => drop(round_trip::<Positions>(name, &text)),
                 other => panic!("{name}: unknown http fixture {other}"),
             }
             http.insert(kind.to_owned());
@@ -99,8 +101,8 @@ fn fixtures_parse_and_print_back() {
             "stood"
         ])
     );
-    assert_eq!(http.len(), 6);
-    assert_eq!(names.len(), 39);
+    assert_eq!(http.len(), 8);
+    assert_eq!(names.len(), 42);
 }
 
 #[test]

@@ -187,10 +187,15 @@ async fn banqi_to_the_end_without_leaks() {
             moves,
             view,
             colors,
+            captured,
         } = states[2].board.clone()
         else {
             panic!("not a banqi board");
         };
+        assert!(
+            states.iter().all(|s| s.check.is_empty()),
+            "banqi has no check"
+        );
         assert_eq!(moves.iter().filter(|r| r.contains('=')).count(), flips_seen);
         assert_eq!(colors.iter().all(Option::is_some), flips_seen > 0);
         let mut game = banqi::Game::start();
@@ -198,6 +203,29 @@ async fn banqi_to_the_end_without_leaks() {
             game.play_recorded(r.parse().unwrap()).unwrap();
         }
         assert_eq!(game.view().to_string(), view);
+        // The captured pieces: what the records took, in rank order per colour.
+        let mut taken: Vec<char> = Vec::new();
+        let mut board = banqi::Game::start();
+        for r in &moves {
+            let rec: banqi::Record = r.parse().unwrap();
+            if let banqi::Action::Capture { to, .. } = rec.action() {
+                if let banqi::Cell::FaceUp(p) = board.view().cell(to) {
+                    taken.push(p.letter());
+                }
+            }
+            board.play_recorded(rec).unwrap();
+        }
+        let order = "KAERHCPkaerhcp";
+        taken.sort_by_key(|c| order.find(*c));
+        let taken: String = taken.into_iter().collect();
+        assert_eq!(
+            captured,
+            if taken.is_empty() {
+                "-".to_owned()
+            } else {
+                taken
+            }
+        );
         // A restart in the middle: the game comes back from its records.
         if moves.len() == 20 && !restarted {
             restarted = true;
