@@ -432,7 +432,10 @@ mod tests {
                 view,
                 moves,
                 colors,
+                captured,
             } => {
+                // everything not on the board nor hidden, in rank order: Red lost its General just now
+                assert_eq!(captured, "KAAEERRHHCPPPPaerhhccpppp");
                 assert_eq!(view, "8/1Pk5/3pa3/C1?2r2 r e 0");
                 assert_eq!(moves, &["d3xd2"]);
                 assert_eq!(colors, &[Some(Winner::Black), Some(Winner::Red)]);
