@@ -1,5 +1,5 @@
 //! Any bytes as lines of a UCI or UCCI session: the engine answers and never panics. Searches are
-//! cut to depth 1 and table sizes to their defaults so that one input runs in milliseconds.
+//! cut to depth 1, the table is 1 MiB and table-size and thread options are skipped so that one input runs in milliseconds.
 #![no_main]
 
 use chuhe_engine::uci::{Flow, Session};
@@ -7,7 +7,9 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let mut session = Session::new(Vec::new());
+    let Ok(mut session) = Session::with_hash(Vec::new(), 1) else {
+        return;
+    };
     for line in text.lines().take(64) {
         let lower = line.to_ascii_lowercase();
         let line = if lower.trim_start().starts_with("go") && !lower.contains("perft") {

@@ -169,9 +169,28 @@ pub struct Session<W: Write + Send + 'static> {
 }
 
 impl<W: Write + Send + 'static> Session<W> {
-    /// A new session at the start position, writing to `out`.
+    /// A new session at the start position, writing to `out`, with the default 16 MiB table.
+    ///
+    /// # Panics
+    /// When 16 MiB cannot be allocated.
     pub fn new(out: W) -> Session<W> {
-        Session {
+        Session::with_hash(out, 16).expect("a 16 MiB table")
+    }
+
+    /// A new session whose transposition table has about `mib` MiB (as the `Hash` option sets
+    /// it; reported as the Hash option's value). Fuzzing and tests use
+    /// 1 MiB to keep a session cheap.
+    ///
+    /// # Errors
+    /// `Err(())` when `mib` is 0 or the table cannot be allocated.
+    #[allow(clippy::result_unit_err)]
+    pub fn with_hash(out: W, mib: u32) -> Result<Session<W>, ()> {
+        let tt = Arc::new(Table::new(mib as usize)?);
+        let options = Options {
+            hash_mib: mib,
+            ..Options::default()
+        };
+        Ok(Session {
             sink: Arc::new(Sink {
                 out: Mutex::new(out),
             }),
@@ -180,13 +199,13 @@ impl<W: Write + Send + 'static> Session<W> {
             start: Position::start(),
             moves: Vec::new(),
             position: Position::start(),
-            options: Options::default(),
-            tt: Arc::new(Table::new(16).expect("a 16 MiB table")),
+            options,
+            tt,
             running: None,
             banmoves: Vec::new(),
             use_millisec: false,
             searches: 0,
-        }
+        })
     }
 
     /// The current position (after the moves of the last `position` command).
