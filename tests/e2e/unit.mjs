@@ -105,7 +105,7 @@ for (const r of reasons) assert.ok(keys().includes(`reason.${r}`), `reason.${r} 
 const app = readFileSync(join(root, 'web/js/app.js'), 'utf8');
 for (const m of app.matchAll(/\bt\('([a-z_.]+)'/g)) assert.ok(keys().includes(m[1]), `${m[1]} is in the catalogue`);
 for (const v of ['xiangqi', 'sanguo', 'banqi']) assert.ok(keys().includes(`variant.${v}`));
-for (const p of ['chinese', 'western']) assert.ok(keys().includes(`pieces.${p}`));
+for (const p of ['chinese', 'western', 'symbols']) assert.ok(keys().includes(`pieces.${p}`));
 for (const c of ['red', 'black']) assert.ok(keys().includes(`banqi.lost_${c}`));
 assert.equal(t('result.wins', { who: 'Rojo' }, 'es'), 'Gana Rojo');
 assert.equal(t('result.wins', { who: '红方' }, 'zh'), '红方胜');
