@@ -92,6 +92,8 @@ const XIANGQI_GLYPHS = {
 };
 const RED = '#b3261e';
 const INK = '#1d1d1d';
+/** The colours of Red's and Black's pieces (sanguo's kingdoms: `KINGDOM_COLORS`). */
+export const SIDE_COLORS = { red: RED, black: INK };
 /** The disc's face colour; a symbol's cut-outs are painted with it. */
 const PAPER = '#f6e7c8';
 
@@ -105,10 +107,11 @@ const PAPER = '#f6e7c8';
 
 /**
  * The pictographic symbols, one per kind of piece, drawn from these basic shapes in the side's
- * colour. Each hints at the piece or its move: the General a crown, the Advisor a guard's shield
- * with a diagonal cross (one point diagonally), the Elephant an elephant's head, the Horse a horse's
- * head, the Chariot a spoked wheel, the Cannon a barrel on its carriage with shot, the Soldier a
- * spear, the Flag bearer a banner.
+ * colour; the shape alone names the piece, the colour only the side. The General is a crown, the
+ * Advisor a guard's shield with a diagonal cross (it steps one point diagonally), the Elephant an
+ * elephant's head with its trunk, the Horse a horse's head, the Chariot a spoked wheel, the Cannon
+ * a barrel on its wheeled carriage with a ball, the Soldier a helmeted foot soldier, the Flag
+ * bearer a swallow-tailed banner.
  * @type {Record<PieceKind, Shape[]>}
  */
 export const SYMBOLS = {
@@ -152,18 +155,18 @@ export const SYMBOLS = {
     ['circle', { cx: 0, cy: 0, r: 6, fill: 'paper' }],
   ],
   cannon: [
-    ['g', { transform: 'translate(0 -14) rotate(-28)' }, [
-      ['path', { d: 'M -46 -15 L 44 -10 L 44 10 L -46 15 Z', fill: 'ink' }],
-      ['rect', { x: 38, y: -15, width: 16, height: 30, rx: 4, fill: 'ink' }],
-      ['circle', { cx: -46, cy: 0, r: 15, fill: 'ink' }],
-      ['circle', { cx: -63, cy: 0, r: 7, fill: 'ink' }],
-      ['path', { d: 'M -26 -14 V 14 M 20 -11 V 11', stroke: 'paper', 'stroke-width': 4 }],
+    ['path', { d: 'M -58 50 L -14 18 L 6 28 L -46 58 Z', fill: 'ink' }],
+    ['g', { transform: 'translate(-4 -4) rotate(-30)' }, [
+      ['path', { d: 'M -44 -16 L 46 -10 L 46 10 L -44 16 Z', fill: 'ink' }],
+      ['rect', { x: 40, y: -15, width: 16, height: 30, rx: 4, fill: 'ink' }],
+      ['circle', { cx: -44, cy: 0, r: 16, fill: 'ink' }],
+      ['circle', { cx: -62, cy: 0, r: 7, fill: 'ink' }],
+      ['path', { d: 'M -24 -15 V 15 M 22 -11 V 11', stroke: 'paper', 'stroke-width': 4 }],
     ]],
-    ['circle', { cx: -6, cy: 28, r: 22, fill: 'ink' }],
-    ['circle', { cx: -6, cy: 28, r: 8, fill: 'paper' }],
-    ['circle', { cx: 32, cy: 54, r: 7.5, fill: 'ink' }],
-    ['circle', { cx: 51, cy: 54, r: 7.5, fill: 'ink' }],
-    ['circle', { cx: 41.5, cy: 37.5, r: 7.5, fill: 'ink' }],
+    ['circle', { cx: -2, cy: 30, r: 24, fill: 'ink' }],
+    ['circle', { cx: -2, cy: 30, r: 16, stroke: 'paper', 'stroke-width': 4 }],
+    ['circle', { cx: -2, cy: 30, r: 5, fill: 'paper' }],
+    ['circle', { cx: 44, cy: 50, r: 10, fill: 'ink' }],
   ],
   soldier: [
     ['path', { d: 'M -44 58 C -44 26 -26 12 0 12 C 26 12 44 26 44 58 Z', fill: 'ink' }],
