@@ -123,7 +123,7 @@ export async function symbolSheet(b, base, shots) {
   for (const bx of boxes) {
     const ends = [bx.x, bx.y, bx.x + bx.width, bx.y + bx.height].map(Math.abs);
     assert.ok(Math.max(...ends) <= 70, `${bx.kind} stays inside the inner ring: ${JSON.stringify(bx)}`);
-    assert.ok(bx.width >= 90 && bx.height >= 90, `${bx.kind} fills the disc: ${JSON.stringify(bx)}`);
+    assert.ok(Math.max(bx.width, bx.height) >= 100 && Math.min(bx.width, bx.height) >= 80, `${bx.kind} fills the disc: ${JSON.stringify(bx)}`);
     assert.ok(Math.abs(bx.x + bx.width / 2) <= 8 && Math.abs(bx.y + bx.height / 2) <= 8, `${bx.kind} is centred: ${JSON.stringify(bx)}`);
   }
   assert.equal(await page.locator('#symbol-sheet .piece .symbol').count(), 8 * (1 + 1 + 4 + 4));

@@ -155,18 +155,20 @@ export const SYMBOLS = {
     ['circle', { cx: 0, cy: 0, r: 6, fill: 'paper' }],
   ],
   cannon: [
-    ['path', { d: 'M -58 50 L -14 18 L 6 28 L -46 58 Z', fill: 'ink' }],
-    ['g', { transform: 'translate(-4 -4) rotate(-30)' }, [
-      ['path', { d: 'M -44 -16 L 46 -10 L 46 10 L -44 16 Z', fill: 'ink' }],
-      ['rect', { x: 40, y: -15, width: 16, height: 30, rx: 4, fill: 'ink' }],
-      ['circle', { cx: -44, cy: 0, r: 16, fill: 'ink' }],
-      ['circle', { cx: -62, cy: 0, r: 7, fill: 'ink' }],
-      ['path', { d: 'M -24 -15 V 15 M 22 -11 V 11', stroke: 'paper', 'stroke-width': 4 }],
+    ['g', { transform: 'translate(7 -2)' }, [
+      ['path', { d: 'M -58 50 L -14 18 L 6 28 L -46 58 Z', fill: 'ink' }],
+      ['g', { transform: 'translate(-4 -4) rotate(-30)' }, [
+        ['path', { d: 'M -44 -16 L 46 -10 L 46 10 L -44 16 Z', fill: 'ink' }],
+        ['rect', { x: 40, y: -15, width: 16, height: 30, rx: 4, fill: 'ink' }],
+        ['circle', { cx: -44, cy: 0, r: 16, fill: 'ink' }],
+        ['circle', { cx: -62, cy: 0, r: 7, fill: 'ink' }],
+        ['path', { d: 'M -24 -15 V 15 M 22 -11 V 11', stroke: 'paper', 'stroke-width': 4 }],
+      ]],
+      ['circle', { cx: -2, cy: 30, r: 24, fill: 'ink' }],
+      ['circle', { cx: -2, cy: 30, r: 16, stroke: 'paper', 'stroke-width': 4 }],
+      ['circle', { cx: -2, cy: 30, r: 5, fill: 'paper' }],
+      ['circle', { cx: 44, cy: 50, r: 10, fill: 'ink' }],
     ]],
-    ['circle', { cx: -2, cy: 30, r: 24, fill: 'ink' }],
-    ['circle', { cx: -2, cy: 30, r: 16, stroke: 'paper', 'stroke-width': 4 }],
-    ['circle', { cx: -2, cy: 30, r: 5, fill: 'paper' }],
-    ['circle', { cx: 44, cy: 50, r: 10, fill: 'ink' }],
   ],
   soldier: [
     ['path', { d: 'M -44 58 C -44 26 -26 12 0 12 C 26 12 44 26 44 58 Z', fill: 'ink' }],
