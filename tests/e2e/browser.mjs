@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { rulesPages } from './rules-pages.mjs';
+import { kindsOf, symbolSheet, symbolsDrawn } from './symbols.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const shots = join(here, 'screenshots');
@@ -326,7 +327,18 @@ async function run(b) {
   await es.selectOption('#pieces', 'western');
   assert.ok(await es.locator('svg.banqi text.letter').count() > 0, 'western letters on the discs');
   await es.screenshot({ path: join(shots, 'banqi-western.png') });
+  // the symbols: every face-up piece of the server's view, and the lost pieces beside the board
+  await es.selectOption('#pieces', 'symbols');
+  const bqView = await es.evaluate(() => /** @type {any} */ (window).chuheState.board.view);
+  await symbolsDrawn(es, 'svg.banqi', kindsOf([...bqView.split(' ')[0]].filter((c) => /[A-Za-z]/.test(c))));
+  await symbolsDrawn(es, '#captured', kindsOf([...lost]));
+  assert.equal(await es.$$eval('#captured .piece-icon', (icons) => icons.map((i) => i.getAttribute('data-piece')).join('')), lost);
+  await es.screenshot({ path: join(shots, 'banqi-symbols.png') });
+  await es.setViewportSize(PHONE);
+  await es.screenshot({ path: join(shots, 'banqi-symbols-phone.png'), fullPage: true });
+  await es.setViewportSize(DESKTOP);
   await es.selectOption('#pieces', 'chinese');
+  assert.equal(await es.locator('svg.banqi .piece .symbol').count(), 0, 'characters again');
   console.log(`ok banqi: ${banqiMoves.length} turns with flips and a capture`);
 
   // 4. sanguo: a person and two computer players play several turns
@@ -356,6 +368,18 @@ async function run(b) {
   await es.setViewportSize(PHONE);
   await es.screenshot({ path: join(shots, 'sanguo-phone.png'), fullPage: true });
   await es.setViewportSize(DESKTOP);
+  // the symbols, in the kingdoms' colours: one per piece of the server's position
+  await es.selectOption('#pieces', 'symbols');
+  const sgPosition = await es.evaluate(() => /** @type {any} */ (window).chuheState.board.position);
+  const sgPieces = [...sgPosition.split(' ')[0].matchAll(/[rgb]([KAEHRCPF])/g)].map((m) => m[1]);
+  assert.ok(sgPieces.length > 40, `${sgPieces.length} pieces on the sanguo board`);
+  await symbolsDrawn(es, 'svg.sanguo', kindsOf(sgPieces));
+  assert.equal(await es.locator('svg.sanguo .piece .symbol[data-symbol="flag"]').count(), sgPieces.filter((k) => k === 'F').length);
+  await es.screenshot({ path: join(shots, 'sanguo-symbols.png') });
+  await es.setViewportSize(PHONE);
+  await es.screenshot({ path: join(shots, 'sanguo-symbols-phone.png'), fullPage: true });
+  await es.setViewportSize(DESKTOP);
+  await es.selectOption('#pieces', 'chinese');
   console.log('ok sanguo: three rounds with two computer players');
 
   // 5. accounts: register, log out, a wrong password, log in
@@ -441,12 +465,29 @@ async function run(b) {
   assert.equal(await es.textContent('#ply'), 'Jugada 2 de 24');
   await es.setViewportSize(PHONE);
   await es.screenshot({ path: join(shots, 'review-phone.png'), fullPage: true });
+  // the symbols on the xiangqi board (ply 2: all 32 pieces), kept across a reload
+  await es.setViewportSize(DESKTOP);
+  await es.selectOption('#pieces', 'symbols');
+  await symbolsDrawn(es, 'svg.xiangqi', { general: 2, advisor: 4, elephant: 4, horse: 4, chariot: 4, cannon: 4, soldier: 10 });
+  await es.screenshot({ path: join(shots, 'xiangqi-symbols.png') });
+  await es.setViewportSize(PHONE);
+  await es.screenshot({ path: join(shots, 'xiangqi-symbols-phone.png'), fullPage: true });
+  await es.setViewportSize(DESKTOP);
+  await es.reload();
+  await es.waitForSelector('#replay');
+  assert.equal(await es.inputValue('#pieces'), 'symbols', 'the choice is kept');
+  const finalFen = await es.evaluate(() => /** @type {any} */ (window).chuheState.board.fen);
+  await symbolsDrawn(es, 'svg.xiangqi', kindsOf([...finalFen.split(' ')[0]].filter((c) => /[a-zA-Z]/.test(c))));
+  await es.selectOption('#pieces', 'chinese');
+  assert.equal(await es.locator('svg.xiangqi .piece text').count(), await es.locator('svg.xiangqi .piece').count());
+  await es.setViewportSize(PHONE);
   await es.goto(`${base}/#/`);
   await es.waitForSelector(`tr[data-game="${id}"]`);
   await es.screenshot({ path: join(shots, 'lobby-phone.png'), fullPage: true });
   await es.setViewportSize(DESKTOP);
   console.log('ok finished games listed after a restart; the mate opens and steps back');
 
-  // 7. the rules pages and their diagrams (rules-pages.mjs)
+  // 7. the rules pages and their diagrams (rules-pages.mjs); the sheet of the symbols
   await rulesPages(b, base, shots);
+  await symbolSheet(b, base, shots);
 }

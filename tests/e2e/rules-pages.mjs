@@ -108,6 +108,27 @@ export async function rulesPages(b, base, shots) {
   await page.click('[data-diagram="cannon"] [data-square="e7"]');
   await page.waitForFunction(() => document.querySelector('[data-diagram="cannon"] .diagram-status')?.textContent === 'Juega Negro');
 
+  // the piece list: each piece's characters, and beside them its symbol in Red and Black
+  const legend = await page.$$eval('ul.pieces li', (items) => items.map((li) => ({
+    chars: [...li.querySelectorAll('.chip:not(.sym)')].map((c) => c.textContent).join(''),
+    symbols: [...li.querySelectorAll('.legend .chip.sym svg')].map((s) => `${s.getAttribute('data-symbol')}:${s.closest('.chip')?.classList.contains('red') ? 'red' : 'black'}`),
+  })));
+  assert.deepEqual(legend, [
+    ['帥將', 'general'], ['仕士', 'advisor'], ['相象', 'elephant'], ['傌馬', 'horse'], ['俥車', 'chariot'], ['炮砲', 'cannon'], ['兵卒', 'soldier'],
+  ].map(([chars, kind]) => ({ chars, symbols: [`${kind}:red`, `${kind}:black`] })));
+  assert.equal(await page.locator('ul.pieces .legend .symbol path, ul.pieces .legend .symbol circle').count() > 14, true, 'the legend draws shapes');
+  await page.locator('ul.pieces').screenshot({ path: join(shots, 'rules-legend.png') });
+  // with the symbols set the diagrams draw symbols; the list keeps the characters beside them
+  await page.selectOption('#pieces', 'symbols');
+  await page.waitForSelector('[data-diagram="horse"]:not([aria-busy]) svg .piece.sym');
+  assert.equal(await page.locator('.diagram .piece text').count(), 0, 'no characters on the diagrams');
+  assert.equal(await page.locator('ul.pieces .chip:not(.sym)').first().textContent(), '帥');
+  await page.locator('ul.pieces').screenshot({ path: join(shots, 'rules-legend-symbols.png') });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.locator('ul.pieces').screenshot({ path: join(shots, 'rules-legend-phone.png') });
+  await page.setViewportSize({ width: 1200, height: 900 });
+  await page.selectOption('#pieces', 'chinese');
+
   assert.equal(await targetsOf(page, 'facing', 'd0'), 1, 'the general may not face the other');
   await press(page, 'facing', 'next');
   assert.equal(await targetsOf(page, 'facing', 'd0'), 2, 'a piece between the generals');
@@ -160,6 +181,14 @@ export async function rulesPages(b, base, shots) {
   assert.equal(await targetsOf(page, 'captures', 'd3'), 3, 'the black soldier');
   assert.equal(await captureTargets(page, 'captures'), 1, 'the black soldier takes the red general');
   assert.equal(await page.locator('#banqi-captures td.yes').count(), 33, 'the table of captures');
+  // the table's faces follow the piece set
+  await page.selectOption('#pieces', 'symbols');
+  assert.deepEqual(await page.$$eval('#banqi-captures thead .chip.sym svg', (s) => s.map((n) => n.getAttribute('data-symbol'))),
+    ['general', 'advisor', 'elephant', 'chariot', 'horse', 'cannon', 'soldier']);
+  assert.equal(await page.locator('#banqi-captures tbody .chip.red.sym').count(), 7);
+  await page.locator('#banqi-captures').screenshot({ path: join(shots, 'rules-banqi-captures-symbols.png') });
+  await page.selectOption('#pieces', 'chinese');
+  assert.equal(await page.locator('#banqi-captures .chip.sym').count(), 0);
   await screenshots(page, shots, 'rules-banqi');
   await page.selectOption('#lang', 'zh');
   assert.equal(await page.textContent('#rules-title'), '暗棋规则');

@@ -11,6 +11,7 @@ import {
 } from '../../web/js/protocol.js';
 import { LANGS, chooseLang, keys, t } from '../../web/js/i18n.js';
 import { RULES_CATALOGUE } from '../../web/js/i18n-rules.js';
+import { SYMBOLS, kindOf } from '../../web/js/boards.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const bqText = () => JSON.parse(readFileSync(join(root, 'tests/data/protocol/server.state.banqi.json'), 'utf8')).board.view;
@@ -105,7 +106,7 @@ for (const r of reasons) assert.ok(keys().includes(`reason.${r}`), `reason.${r} 
 const app = readFileSync(join(root, 'web/js/app.js'), 'utf8');
 for (const m of app.matchAll(/\bt\('([a-z_.]+)'/g)) assert.ok(keys().includes(m[1]), `${m[1]} is in the catalogue`);
 for (const v of ['xiangqi', 'sanguo', 'banqi']) assert.ok(keys().includes(`variant.${v}`));
-for (const p of ['chinese', 'western']) assert.ok(keys().includes(`pieces.${p}`));
+for (const p of ['chinese', 'western', 'symbols']) assert.ok(keys().includes(`pieces.${p}`));
 for (const c of ['red', 'black']) assert.ok(keys().includes(`banqi.lost_${c}`));
 assert.equal(t('result.wins', { who: 'Rojo' }, 'es'), 'Gana Rojo');
 assert.equal(t('result.wins', { who: '红方' }, 'zh'), '红方胜');
@@ -128,6 +129,27 @@ for (const key of named) assert.ok(keys().includes(key), `${key} is in the catal
 for (const m of rules.matchAll(/\bt\('([a-z_.]+)'/g)) assert.ok(keys().includes(m[1]), `${m[1]} is in the catalogue`);
 for (const v of ['xiangqi', 'sanguo', 'banqi']) assert.ok(keys().includes(`rules.title.${v}`));
 assert.equal(t('rules.to_move', { side: t('winner.black', {}, 'es') }, 'es'), 'Juega Negro');
+checks++;
+
+// 5. the symbols: one per kind of piece, named by every piece letter of the three games, painted
+// only with the side's colour (ink) and the disc's (paper), so that the colour says the side only
+const kinds = ['general', 'advisor', 'elephant', 'horse', 'chariot', 'cannon', 'soldier', 'flag'];
+assert.deepEqual(Object.keys(SYMBOLS), kinds);
+assert.deepEqual([...'kabnrcp'].map(kindOf), kinds.slice(0, 7), 'FEN letters');
+assert.deepEqual([...'KAEHRCP'].map(kindOf), kinds.slice(0, 7), 'banqi letters');
+assert.deepEqual([...'kaehrcp'].map(kindOf), kinds.slice(0, 7), 'banqi letters of Black');
+assert.equal(kindOf('F'), 'flag', 'the sanguo flag bearer');
+/**
+ * @param {import('../../web/js/boards.js').Shape[]} shapes
+ * @returns {(string | number)[]}
+ */
+const paints = (shapes) => shapes.flatMap(([, attrs, inner]) => [attrs.fill, attrs.stroke, ...(inner ? paints(inner) : [])])
+  .filter((p) => p !== undefined);
+for (const kind of kinds) {
+  const used = paints(SYMBOLS[/** @type {'general'} */ (kind)]);
+  assert.ok(used.every((p) => p === 'ink' || p === 'paper' || p === 'none'), `${kind} paints only ink and paper: ${used}`);
+  assert.ok(used.includes('ink'), `${kind} is drawn in the side's colour`);
+}
 checks++;
 
 console.log(`unit: ${checks} groups of checks passed`);

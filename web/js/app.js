@@ -115,6 +115,18 @@ function occupant(entry) {
   return entry.name;
 }
 
+/** The piece sets the header offers, in its order. */
+const PIECE_SETS = /** @type {const} */ (['chinese', 'western', 'symbols']);
+
+/**
+ * The piece set a stored or chosen name names; characters for anything else.
+ * @param {string | null} name
+ * @returns {import('./boards.js').PieceSet}
+ */
+function pieceSetNamed(name) {
+  return PIECE_SETS.find((p) => p === name) ?? 'chinese';
+}
+
 function header() {
   const select = h('select', {
     id: 'lang', 'aria-label': t('app.language'),
@@ -127,12 +139,12 @@ function header() {
   const pieces = h('select', {
     id: 'pieces', 'aria-label': t('app.pieces'),
     onchange: (/** @type {Event} */ e) => {
-      const set = /** @type {HTMLSelectElement} */ (e.target).value === 'western' ? 'western' : 'chinese';
+      const set = pieceSetNamed(/** @type {HTMLSelectElement} */ (e.target).value);
       setPieceSet(set);
       try { localStorage.setItem('chuhe.pieces', set); } catch { /* storage disabled */ }
       redraw();
     },
-  }, ...['chinese', 'western'].map((p) => h('option', { value: p, selected: p === currentPieceSet() }, t(`pieces.${p}`))));
+  }, ...PIECE_SETS.map((p) => h('option', { value: p, selected: p === currentPieceSet() }, t(`pieces.${p}`))));
   const notationSelect = h('select', {
     id: 'notation', 'aria-label': t('app.notation'),
     onchange: (/** @type {Event} */ e) => {
@@ -793,7 +805,7 @@ async function start() {
   initLang();
   document.documentElement.lang = lang();
   try {
-    if (localStorage.getItem('chuhe.pieces') === 'western') setPieceSet('western');
+    setPieceSet(pieceSetNamed(localStorage.getItem('chuhe.pieces')));
     const saved = localStorage.getItem('chuhe.notation');
     if (saved === 'wxf' || saved === 'chinese') notation = saved;
   } catch { /* storage disabled */ }

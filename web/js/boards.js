@@ -44,13 +44,14 @@ function label(parent, x, y, size, text, fill) {
   return node;
 }
 
-/** @typedef {'chinese' | 'western'} PieceSet */
+/** @typedef {'chinese' | 'western' | 'symbols'} PieceSet */
 /** @type {PieceSet} */
 let pieceSet = 'chinese';
 
 /**
- * Chooses the pieces' faces: traditional characters or western letters (WXF letters: K general,
- * A advisor, E elephant, H horse, R chariot, C cannon, P soldier, F flag bearer).
+ * Chooses the pieces' faces: traditional characters, western letters (WXF letters: K general,
+ * A advisor, E elephant, H horse, R chariot, C cannon, P soldier, F flag bearer), or pictographic
+ * symbols (`SYMBOLS`).
  * @param {PieceSet} set
  */
 export function setPieceSet(set) {
@@ -62,6 +63,26 @@ export function currentPieceSet() {
   return pieceSet;
 }
 
+/**
+ * The kinds of piece, the keys of `SYMBOLS`.
+ * @typedef {'general' | 'advisor' | 'elephant' | 'horse' | 'chariot' | 'cannon' | 'soldier' | 'flag'} PieceKind
+ */
+
+/** The kind of a piece from its letter: FEN (b elephant, n horse) or banqi and sanguo (E, H, F). */
+const KIND_OF_LETTER = /** @type {Record<string, PieceKind>} */ ({
+  k: 'general', a: 'advisor', b: 'elephant', e: 'elephant', n: 'horse', h: 'horse', r: 'chariot',
+  c: 'cannon', p: 'soldier', f: 'flag',
+});
+
+/**
+ * The kind of piece a letter names (FEN, banqi or sanguo letters, any case).
+ * @param {string} letter
+ * @returns {PieceKind}
+ */
+export function kindOf(letter) {
+  return KIND_OF_LETTER[letter.toLowerCase()];
+}
+
 /** WXF letter of a FEN letter (b elephant, n horse). */
 const WXF_OF_FEN = { k: 'K', a: 'A', b: 'E', n: 'H', r: 'R', c: 'C', p: 'P' };
 
@@ -71,24 +92,179 @@ const XIANGQI_GLYPHS = {
 };
 const RED = '#b3261e';
 const INK = '#1d1d1d';
+/** The colours of Red's and Black's pieces (sanguo's kingdoms: `KINGDOM_COLORS`). */
+export const SIDE_COLORS = { red: RED, black: INK };
+/** The disc's face colour; a symbol's cut-outs are painted with it. */
+const PAPER = '#f6e7c8';
 
 /**
- * Draws one piece: a disc with its character.
+ * One shape of a symbol: an SVG element and its attributes, in a drawing where the disc has radius
+ * 100 around (0, 0) (its inner ring has radius 80). `fill` and `stroke` say `ink` (the side's
+ * colour) or `paper` (the disc's colour, a cut-out); the rest is copied as it is.
+ * A `g` carries its own shapes as a third element.
+ * @typedef {[string, Record<string, string | number>, Shape[]?]} Shape
+ */
+
+/**
+ * The pictographic symbols, one per kind of piece, drawn from these basic shapes in the side's
+ * colour; the shape alone names the piece, the colour only the side. The General is a crown, the
+ * Advisor a guard's shield with a diagonal cross (it steps one point diagonally), the Elephant an
+ * elephant's head with its trunk, the Horse a horse's head, the Chariot a spoked wheel, the Cannon
+ * a barrel on its wheeled carriage with a ball, the Soldier a helmeted foot soldier, the Flag
+ * bearer a swallow-tailed banner.
+ * @type {Record<PieceKind, Shape[]>}
+ */
+export const SYMBOLS = {
+  general: [
+    ['path', { d: 'M -44 26 L -52 -26 L -25 0 L 0 -40 L 25 0 L 52 -26 L 44 26 Z', fill: 'ink' }],
+    ['circle', { cx: -52, cy: -32, r: 8, fill: 'ink' }],
+    ['circle', { cx: 0, cy: -47, r: 9, fill: 'ink' }],
+    ['circle', { cx: 52, cy: -32, r: 8, fill: 'ink' }],
+    ['rect', { x: -46, y: 31, width: 92, height: 20, rx: 5, fill: 'ink' }],
+    ['circle', { cx: 0, cy: 41, r: 6, fill: 'paper' }],
+    ['circle', { cx: -25, cy: 41, r: 4, fill: 'paper' }],
+    ['circle', { cx: 25, cy: 41, r: 4, fill: 'paper' }],
+    ['path', { d: 'M 0 -14 L 8 -2 L 0 10 L -8 -2 Z', fill: 'paper' }],
+  ],
+  advisor: [
+    ['path', { d: 'M -44 -50 Q 0 -38 44 -50 L 44 -8 C 44 24 24 46 0 60 C -24 46 -44 24 -44 -8 Z', fill: 'ink' }],
+    ['path', { d: 'M -25 -30 L 25 26 M 25 -30 L -25 26', stroke: 'paper', 'stroke-width': 12, 'stroke-linecap': 'round' }],
+  ],
+  elephant: [
+    ['ellipse', { cx: -40, cy: -10, rx: 26, ry: 34, fill: 'ink' }],
+    ['ellipse', { cx: 40, cy: -10, rx: 26, ry: 34, fill: 'ink' }],
+    ['ellipse', { cx: 0, cy: -16, rx: 30, ry: 32, fill: 'ink' }],
+    ['path', { d: 'M 0 0 C 0 24 -4 40 6 52 S 24 56 26 46', fill: 'none', stroke: 'ink', 'stroke-width': 20, 'stroke-linecap': 'round' }],
+    ['path', { d: 'M -50 -28 Q -62 -8 -48 12 M 50 -28 Q 62 -8 48 12', fill: 'none', stroke: 'paper', 'stroke-width': 5, 'stroke-linecap': 'round' }],
+    ['circle', { cx: -13, cy: -18, r: 5, fill: 'paper' }],
+    ['circle', { cx: 13, cy: -18, r: 5, fill: 'paper' }],
+    ['path', { d: 'M -16 14 Q -22 34 -36 40 M 16 14 Q 22 34 36 40', fill: 'none', stroke: 'ink', 'stroke-width': 7, 'stroke-linecap': 'round' }],
+  ],
+  horse: [
+    ['g', { transform: 'translate(2 0) scale(0.95)' }, [
+      ['path', { d: 'M 42 60 C 50 30 48 0 36 -22 C 30 -34 24 -42 18 -48 L 14 -68 L 2 -50 C -14 -46 -28 -34 -40 -16 L -58 10 C -62 16 -60 26 -52 28 L -40 28 C -30 28 -18 24 -8 18 C -4 30 -12 46 -20 60 Z', fill: 'ink' }],
+      ['ellipse', { cx: -12, cy: -23, rx: 6.5, ry: 4.5, transform: 'rotate(-35 -12 -23)', fill: 'paper' }],
+      ['circle', { cx: -48, cy: 13, r: 3.5, fill: 'paper' }],
+      ['path', { d: 'M 26 -28 C 36 -8 38 20 32 48', stroke: 'paper', 'stroke-width': 5, 'stroke-linecap': 'round' }],
+    ]],
+  ],
+  chariot: [
+    ['circle', { cx: 0, cy: 0, r: 53, stroke: 'ink', 'stroke-width': 15 }],
+    ['path', { d: 'M 0 -50 V 50 M -43.3 -25 L 43.3 25 M 43.3 -25 L -43.3 25', stroke: 'ink', 'stroke-width': 11 }],
+    ['circle', { cx: 0, cy: 0, r: 18, fill: 'ink' }],
+    ['circle', { cx: 0, cy: 0, r: 6, fill: 'paper' }],
+  ],
+  cannon: [
+    ['g', { transform: 'translate(7 -2)' }, [
+      ['path', { d: 'M -58 50 L -14 18 L 6 28 L -46 58 Z', fill: 'ink' }],
+      ['g', { transform: 'translate(-4 -4) rotate(-30)' }, [
+        ['path', { d: 'M -44 -16 L 46 -10 L 46 10 L -44 16 Z', fill: 'ink' }],
+        ['rect', { x: 40, y: -15, width: 16, height: 30, rx: 4, fill: 'ink' }],
+        ['circle', { cx: -44, cy: 0, r: 16, fill: 'ink' }],
+        ['circle', { cx: -62, cy: 0, r: 7, fill: 'ink' }],
+        ['path', { d: 'M -24 -15 V 15 M 22 -11 V 11', stroke: 'paper', 'stroke-width': 4 }],
+      ]],
+      ['circle', { cx: -2, cy: 30, r: 24, fill: 'ink' }],
+      ['circle', { cx: -2, cy: 30, r: 16, stroke: 'paper', 'stroke-width': 4 }],
+      ['circle', { cx: -2, cy: 30, r: 5, fill: 'paper' }],
+      ['circle', { cx: 44, cy: 50, r: 10, fill: 'ink' }],
+    ]],
+  ],
+  soldier: [
+    ['path', { d: 'M -44 58 C -44 26 -26 12 0 12 C 26 12 44 26 44 58 Z', fill: 'ink' }],
+    ['circle', { cx: 0, cy: -16, r: 18, fill: 'ink' }],
+    ['path', { d: 'M -24 -22 C -24 -48 24 -48 24 -22 Z', fill: 'ink' }],
+    ['rect', { x: -31, y: -27, width: 62, height: 9, rx: 4.5, fill: 'ink' }],
+    ['path', { d: 'M 0 -66 L 7 -53 L 0 -45 L -7 -53 Z', fill: 'ink' }],
+    ['path', { d: 'M -31 -17 H 31', stroke: 'paper', 'stroke-width': 3 }],
+    ['circle', { cx: 0, cy: 38, r: 9, stroke: 'paper', 'stroke-width': 4.5 }],
+  ],
+  flag: [
+    ['rect', { x: -42, y: -52, width: 10, height: 110, rx: 4, fill: 'ink' }],
+    ['circle', { cx: -37, cy: -57, r: 7, fill: 'ink' }],
+    ['path', { d: 'M -32 -48 C -10 -58 10 -38 48 -48 L 34 -22 L 48 4 C 10 12 -10 -10 -32 0 Z', fill: 'ink' }],
+    ['circle', { cx: 4, cy: -22, r: 8, fill: 'paper' }],
+  ],
+};
+
+/** How much larger than its drawing a symbol is shown (its shapes stay inside the inner ring). */
+const SYMBOL_SCALE = 1.05;
+
+/**
+ * Draws the symbol of `kind` in `color` centred on (x, y) for a disc of radius `r`.
+ * @param {Element} parent
+ * @param {PieceKind} kind
+ * @param {number} x
+ * @param {number} y
+ * @param {number} r
+ * @param {string} color
+ */
+function symbol(parent, kind, x, y, r, color) {
+  const g = el('g', { class: 'symbol', 'data-symbol': kind, transform: `translate(${x} ${y}) scale(${(r / 100) * SYMBOL_SCALE})` }, parent);
+  /** @param {Shape[]} shapes @param {Element} into */
+  const draw = (shapes, into) => {
+    for (const [tag, attrs, inner] of shapes) {
+      /** @type {Record<string, string | number>} */
+      const painted = {};
+      for (const [k, v] of Object.entries(attrs)) painted[k] = v === 'ink' ? color : v === 'paper' ? PAPER : v;
+      if (tag !== 'g' && !('fill' in painted)) painted.fill = 'none';
+      const node = el(tag, painted, into);
+      if (inner) draw(inner, node);
+    }
+  };
+  draw(SYMBOLS[kind], g);
+  return g;
+}
+
+/**
+ * Draws one piece: a disc with its face, the character `text` (or the WXF letter, when the header
+ * chose letters) or the symbol of `kind`.
  * @param {Element} g
  * @param {number} x
  * @param {number} y
  * @param {number} r
- * @param {string} glyph
+ * @param {PieceKind} kind
+ * @param {string} text the character, or the letter in the western set
  * @param {string} color
  * @param {string} cls
  */
-function disc(g, x, y, r, glyph, color, cls) {
+function disc(g, x, y, r, kind, text, color, cls) {
   const p = el('g', { class: `piece ${cls}` }, g);
   el('circle', { cx: x, cy: y + r * 0.08, r, fill: 'rgba(0,0,0,0.25)' }, p);
-  el('circle', { cx: x, cy: y, r, fill: '#f6e7c8', stroke: color, 'stroke-width': r * 0.09 }, p);
+  el('circle', { cx: x, cy: y, r, fill: PAPER, stroke: color, 'stroke-width': r * 0.09 }, p);
   el('circle', { cx: x, cy: y, r: r * 0.8, fill: 'none', stroke: color, 'stroke-width': r * 0.04 }, p);
-  label(p, x, y + r * 0.04, r * 1.15, glyph, color);
+  if (pieceSet === 'symbols') {
+    p.classList.add('sym');
+    symbol(p, kind, x, y, r, color);
+  } else label(p, x, y + r * 0.04, r * 1.15, text, color);
   return p;
+}
+
+/**
+ * A piece on its own, for lists and legends: a disc `size` pixels wide with the face of the
+ * chosen set.
+ * @param {PieceKind} kind
+ * @param {string} text the character or letter shown when the set is not `symbols`
+ * @param {string} color
+ * @param {number} size pixels
+ */
+export function pieceIcon(kind, text, color, size) {
+  const svg = el('svg', { viewBox: '0 0 40 40', width: size, height: size, class: 'piece-icon' });
+  const cls = color === RED ? 'red' : color === INK ? 'black' : `k${KINGDOM_COLORS.indexOf(color)}`;
+  disc(svg, 20, 19, 17, kind, text, color, cls);
+  return svg;
+}
+
+/**
+ * The symbol of `kind` alone (no disc), for a face drawn by CSS (the rules pages' chips); its size
+ * is the stylesheet's.
+ * @param {PieceKind} kind
+ * @param {'red' | 'black'} side
+ */
+export function symbolIcon(kind, side) {
+  const svg = el('svg', { viewBox: '-80 -80 160 160', class: 'symbol-icon', 'data-symbol': kind });
+  symbol(svg, kind, 0, 0, 100, side === 'red' ? RED : INK);
+  return svg;
 }
 
 /**
@@ -197,9 +373,9 @@ export function xiangqiBoard(fen, flipped, marks) {
       const piece = board[r][f];
       if (!piece) continue;
       const [x, y] = at(f, r);
-      const glyph = pieceSet === 'western' ? WXF_OF_FEN[/** @type {'k'} */ (piece.kind)]
+      const text = pieceSet === 'western' ? WXF_OF_FEN[/** @type {'k'} */ (piece.kind)]
         : XIANGQI_GLYPHS[piece.color][/** @type {'k'} */ (piece.kind)];
-      disc(pieces, x, y, c * 0.44, glyph, piece.color === 'r' ? RED : INK, piece.color === 'r' ? 'red' : 'black');
+      disc(pieces, x, y, c * 0.44, kindOf(piece.kind), text, piece.color === 'r' ? RED : INK, piece.color === 'r' ? 'red' : 'black');
     }
   }
   drawOverlay(svg, points, c * 0.44, marks);
@@ -217,10 +393,10 @@ const BANQI_GLYPHS = {
  * @param {number} size pixels
  */
 export function banqiPieceIcon(letter, size) {
-  const svg = el('svg', { viewBox: '0 0 40 40', width: size, height: size, class: 'piece-icon', 'data-piece': letter });
   const red = letter === letter.toUpperCase();
-  const glyph = pieceSet === 'western' ? letter.toUpperCase() : BANQI_GLYPHS[/** @type {'K'} */ (letter)];
-  disc(svg, 20, 19, 17, glyph, red ? RED : INK, red ? 'red' : 'black');
+  const text = pieceSet === 'western' ? letter.toUpperCase() : BANQI_GLYPHS[/** @type {'K'} */ (letter)];
+  const svg = pieceIcon(kindOf(letter), text, red ? RED : INK, size);
+  svg.setAttribute('data-piece', letter);
   return svg;
 }
 
@@ -260,8 +436,8 @@ export function banqiBoard(view, marks) {
         el('circle', { cx: x, cy: y, r: c * 0.27, fill: 'none', stroke: '#d9b37a', 'stroke-width': 2 }, p);
       } else {
         const red = sq.kind === sq.kind.toUpperCase();
-        const glyph = pieceSet === 'western' ? sq.kind.toUpperCase() : BANQI_GLYPHS[/** @type {'K'} */ (sq.kind)];
-        disc(pieces, x, y, c * 0.4, glyph, red ? RED : INK, red ? 'red' : 'black');
+        const text = pieceSet === 'western' ? sq.kind.toUpperCase() : BANQI_GLYPHS[/** @type {'K'} */ (sq.kind)];
+        disc(pieces, x, y, c * 0.4, kindOf(sq.kind), text, red ? RED : INK, red ? 'red' : 'black');
       }
     }
   }
@@ -326,9 +502,9 @@ export function sanguoBoard(position, bottom, toMove, marks) {
     const p = points.get(sq);
     if (!p) continue;
     const glyphs = SANGUO_GLYPHS[/** @type {'A'} */ (piece.kind)];
-    const glyph = pieceSet === 'western' ? piece.kind
+    const text = pieceSet === 'western' ? piece.kind
       : piece.kind === 'K' ? SANGUO_GLYPHS.K[piece.owner] : /** @type {string} */ (glyphs);
-    disc(g, p[0], p[1], r, glyph, KINGDOM_COLORS[piece.owner], `k${piece.owner}`);
+    disc(g, p[0], p[1], r, kindOf(piece.kind), text, KINGDOM_COLORS[piece.owner], `k${piece.owner}`);
   }
   drawOverlay(svg, points, r, marks);
   return svg;

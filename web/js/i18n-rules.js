@@ -69,6 +69,11 @@ export const RULES_CATALOGUE = {
     'Each side has 16 pieces: one General, two Advisors, two Elephants, two Horses, two Chariots, two Cannons and five Soldiers. A piece captures by moving onto the point of an enemy piece, which leaves the board; it may never move onto a piece of its own side.',
     '双方各有16个棋子：帅（将）一个，仕（士）、相（象）、马、车、炮各两个，兵（卒）五个。走到对方棋子所在的点上就把它吃掉；不能走到己方棋子所在的点上。',
   ],
+  'rules.xq.pieces.legend': [
+    'Junto a los caracteres de cada pieza va su símbolo, el que dibuja el juego de piezas «Símbolos» (se elige en la cabecera): la corona del General, el escudo con una cruz en diagonal del Consejero, la cabeza del Elefante y la del Caballo, la rueda del Carro, el Cañón sobre su cureña y el Soldado con su casco.',
+    'Beside each piece’s characters stands its symbol, as the Symbols piece set draws it (chosen in the header): the General’s crown, the Advisor’s shield with a diagonal cross, the Elephant’s and the Horse’s heads, the Chariot’s wheel, the Cannon on its carriage and the helmeted Soldier.',
+    '每个棋子的汉字旁边是它的图形，即“图形”棋子（可在页头选择）所画的样子：帅的王冠、仕的斜十字盾牌、相的象头、马的马头、车的车轮、炮的炮车和戴盔的兵。',
+  ],
   'rules.xq.move.general': [
     'Avanza, retrocede o se desplaza un punto en horizontal o vertical, sin salir nunca del palacio.',
     'Steps one point along a line, forward, back or sideways, and never leaves the palace.',

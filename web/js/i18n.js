@@ -24,6 +24,7 @@ const CATALOGUE = {
   'app.pieces': ['Piezas', 'Pieces', '棋子'],
   'pieces.chinese': ['Caracteres', 'Characters', '汉字'],
   'pieces.western': ['Letras', 'Letters', '字母'],
+  'pieces.symbols': ['Símbolos', 'Symbols', '图形'],
   'app.notation': ['Notación', 'Notation', '记谱'],
   'notation.iccs': ['ICCS', 'ICCS', 'ICCS'],
   'notation.wxf': ['WXF', 'WXF', 'WXF'],

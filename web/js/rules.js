@@ -6,7 +6,7 @@
 import { t } from './i18n.js';
 import { api } from './net.js';
 import { moveEnds, readXiangqiFen } from './protocol.js';
-import { banqiBoard, currentPieceSet, sanguoBoard, xiangqiBoard } from './boards.js';
+import { banqiBoard, currentPieceSet, kindOf, sanguoBoard, symbolIcon, xiangqiBoard } from './boards.js';
 
 /** @typedef {'xiangqi' | 'sanguo' | 'banqi'} Variant */
 /** @typedef {import('./protocol.js').Analysis} Analysis */
@@ -96,7 +96,8 @@ export const DIAGRAMS = /** @type {Record<string, DiagramDef>} */ ({
 
 /**
  * A block of a page: a heading, a paragraph, the list of pieces ([name key, text key, red and
- * black glyphs, WXF letter]), a diagram, or banqi's table of captures.
+ * black glyphs, WXF letter]; each shows its characters, or its letters, and beside them its
+ * symbol), a diagram, or banqi's table of captures.
  * @typedef {['h2', string] | ['p', string] | ['pieces', [string, string, string, string][]]
  *   | ['diagram', string] | ['captures']} Block
  */
@@ -110,6 +111,7 @@ const PAGES = {
     ['p', 'rules.xq.board.p2'],
     ['h2', 'rules.xq.pieces.h'],
     ['p', 'rules.xq.pieces.p1'],
+    ['p', 'rules.xq.pieces.legend'],
     ['pieces', [
       ['rules.piece.general', 'rules.xq.move.general', '帥將', 'K'],
       ['rules.piece.advisor', 'rules.xq.move.advisor', '仕士', 'A'],
@@ -207,14 +209,33 @@ function el(tag, attrs = {}, ...children) {
 }
 
 /**
- * A round piece face in the text: the traditional character, or the WXF letter when the header
- * chose letters.
+ * A round piece face in the text, in the set the header chose: the traditional character, the WXF
+ * letter, or the symbol.
  * @param {string} glyph
  * @param {string} letter
  * @param {'red' | 'black'} color
  */
 function chip(glyph, letter, color) {
+  return currentPieceSet() === 'symbols' ? symbolChip(letter, color) : textChip(glyph, letter, color);
+}
+
+/**
+ * A round face with the character, or the WXF letter when the header chose letters.
+ * @param {string} glyph
+ * @param {string} letter
+ * @param {'red' | 'black'} color
+ */
+function textChip(glyph, letter, color) {
   return el('span', { class: `chip ${color}`, 'aria-hidden': 'true' }, currentPieceSet() === 'western' ? letter : glyph);
+}
+
+/**
+ * A round face with the symbol of the piece `letter` names (boards.js draws it).
+ * @param {string} letter
+ * @param {'red' | 'black'} color
+ */
+function symbolChip(letter, color) {
+  return el('span', { class: `chip sym ${color}`, 'aria-hidden': 'true' }, symbolIcon(kindOf(letter), color));
 }
 
 /** One interactive board: a few positions, the moves the reader played, the server's answer. */
@@ -325,7 +346,7 @@ class Diagram {
     const last = lastText ? moveEnds(lastText) : null;
     /** @type {import('./boards.js').Marks} */
     const marks = {
-      selected: this.selected, targets, last: last ? [last.from, last.to] : [], check: a.check[0] ?? null,
+      selected: this.selected, targets, last: last ? [last.from, last.to] : [], check: a.check,
       onPick: (sq) => this.pick(sq), onDrop: (sq) => this.drop(sq),
     };
     if (a.board.variant === 'xiangqi') return xiangqiBoard(a.board.fen, false, marks);
@@ -411,7 +432,8 @@ export function rulesPage(variant, show) {
       case 'p': return el('p', {}, t(block[1]));
       case 'pieces':
         return el('ul', { class: 'pieces' }, ...block[1].map(([name, text, glyphs, letter]) => el('li', {},
-          el('span', { class: 'chips' }, chip(glyphs[0], letter, 'red'), chip(glyphs[1], letter, 'black')),
+          el('span', { class: 'chips' }, textChip(glyphs[0], letter, 'red'), textChip(glyphs[1], letter, 'black'),
+            el('span', { class: 'legend', 'data-piece': letter }, symbolChip(letter, 'red'), symbolChip(letter, 'black'))),
           el('strong', { class: 'name' }, t(name)),
           el('span', { class: 'text' }, t(text)))));
       case 'diagram': {
