@@ -279,6 +279,9 @@ async fn list_tables(
 ) -> Result<Json<Vec<TableSummary>>, ServerError> {
     let mut out = Vec::new();
     for t in state.tables().await {
+        if t.is_ended() {
+            continue;
+        }
         if let Ok(s) = t.summary().await {
             if s.phase != Phase::Ended {
                 out.push(s);
@@ -306,7 +309,7 @@ async fn table_summary(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<TableSummary>, ServerError> {
-    Ok(Json(state.table(&id).await?.summary().await?))
+    Ok(Json(state.table_summary(&id).await?))
 }
 
 /// One stored event with its version (`GET /api/tables/{id}/events`).
