@@ -15,6 +15,7 @@ pub mod clock;
 pub mod computer;
 pub mod error;
 mod http;
+pub mod limit;
 pub mod pgn;
 pub mod protocol;
 pub mod rating;
@@ -25,6 +26,7 @@ pub mod web;
 mod ws;
 
 use error::ServerError;
+use limit::HttpLimits;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Weak};
@@ -53,6 +55,12 @@ pub struct Settings {
     /// Most ended tables in memory at once (default 500): loading one more retires the least
     /// recently used ended tables that no WebSocket watches.
     pub max_ended_tables: usize,
+    /// HTTP requests per client address (see [`HttpLimits`] for the defaults).
+    pub http_limits: HttpLimits,
+    /// Whether a request from a loopback address (a reverse proxy on this machine) is limited by
+    /// the client address in its `X-Forwarded-For` header rather than by the proxy's (default
+    /// `false`: the header is ignored).
+    pub trust_forwarded_for: bool,
 }
 
 impl Default for Settings {
@@ -63,6 +71,8 @@ impl Default for Settings {
             rate_burst: 20.0,
             ended_grace: Duration::from_secs(10 * 60),
             max_ended_tables: 500,
+            http_limits: HttpLimits::default(),
+            trust_forwarded_for: false,
         }
     }
 }
@@ -129,6 +139,7 @@ struct Inner {
     tables: Mutex<Tables>,
     shutdown: watch::Sender<bool>,
     notices: mpsc::UnboundedSender<TableNotice>,
+    limiter: limit::HttpLimiter,
 }
 
 /// The server's shared state: the store and the table actors. Cheap to clone.
@@ -151,6 +162,7 @@ impl AppState {
             tables: Mutex::new(Tables::default()),
             shutdown,
             notices,
+            limiter: limit::HttpLimiter::new(settings.http_limits, settings.trust_forwarded_for),
         }));
         tokio::spawn(follow_notices(Arc::downgrade(&state.0), notices_rx));
         let added = state.0.store.add_missing_finished().await?;
@@ -273,6 +285,10 @@ impl AppState {
         self.0.settings
     }
 
+    fn http_limiter(&self) -> &limit::HttpLimiter {
+        &self.0.limiter
+    }
+
     fn shutdown_signal(&self) -> watch::Receiver<bool> {
         self.0.shutdown.subscribe()
     }
@@ -323,13 +339,16 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let router = app(state.clone());
     let closing = state.clone();
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            tracing::info!("shutting down");
-            closing.0.shutdown.send_replace(true);
-        })
-        .await?;
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        shutdown.await;
+        tracing::info!("shutting down");
+        closing.0.shutdown.send_replace(true);
+    })
+    .await?;
     state.shutdown().await;
     state.store().close().await;
     tracing::info!("stopped");
@@ -359,13 +378,14 @@ pub async fn shutdown_signal() {
 }
 
 /// What `chuhe serve` runs: connects the database (creating a SQLite file when missing), brings
-/// back the stored tables, listens on `bind` and serves until SIGINT or SIGTERM.
+/// back the stored tables, listens on `bind` and serves with `settings` until SIGINT or
+/// SIGTERM.
 ///
 /// # Errors
 /// A bad address or database URL, a failed connection or migration.
-pub async fn run(bind: &str, database: &str) -> Result<(), ServerError> {
+pub async fn run(bind: &str, database: &str, settings: Settings) -> Result<(), ServerError> {
     let store = Store::connect(database).await?;
-    let state = AppState::new(store, Settings::default()).await?;
+    let state = AppState::new(store, settings).await?;
     let listener = TcpListener::bind(bind)
         .await
         .map_err(|e| ServerError::Config(format!("cannot listen on {bind}: {e}")))?;
