@@ -5,7 +5,12 @@
 //!   shutdown future resolves, so tests bind `127.0.0.1:0` and stop cleanly; [`run`] is what
 //!   `chuhe serve` calls.
 //! - Each table is an actor task ([`table`]) that owns its game ([`variant::AnyGame`]), seats and
-//!   clocks ([`clock`]).
+//!   clocks ([`clock`]). Open and running tables stay in memory; an ended table leaves it when
+//!   nobody has watched it for a while or too many ended tables are loaded
+//!   ([`Settings::ended_grace`], [`Settings::max_ended_tables`]), and comes back from the store
+//!   when asked for.
+//! - HTTP requests are limited per client address ([`limit`]); WebSocket messages per
+//!   connection.
 //! - The wire types live in [`protocol`] (documented in `docs/protocol.md`); the one error enum
 //!   of the edge is [`error::ServerError`].
 #![deny(missing_docs)]

@@ -4,7 +4,8 @@
 //! Every change is an [`Event`]. An action is checked against the state, turned into events,
 //! applied to a copy of the state, written to the database (events and table row in one
 //! transaction) and only then made current and sent to the connections. Bringing a table back
-//! after a restart replays its stored events through the same `apply`.
+//! after a restart replays its stored events through the same `apply`, and so does bringing back
+//! an ended table whose actor was retired ([`TableHandle::retire`]) to free memory.
 
 use crate::clock::{ClockSnapshot, Clocks};
 use crate::computer;
