@@ -13,8 +13,13 @@ pub enum ServerError {
     BadMessage(String),
     /// A message or body over the limit.
     TooLarge,
-    /// Over the rate limit.
+    /// Over the WebSocket's message rate.
     RateLimited,
+    /// Over an HTTP request limit: the answer carries `Retry-After`.
+    TooManyRequests {
+        /// Whole seconds until the client's next request is allowed (rounded up).
+        retry_after_secs: u64,
+    },
     /// No session, or bad credentials.
     Unauthorized(String),
     /// No such table.
@@ -48,7 +53,9 @@ impl ServerError {
         match self {
             ServerError::BadMessage(_) => ErrorCode::BadMessage,
             ServerError::TooLarge => ErrorCode::TooLarge,
-            ServerError::RateLimited => ErrorCode::RateLimited,
+            ServerError::RateLimited | ServerError::TooManyRequests { .. } => {
+                ErrorCode::RateLimited
+            }
             ServerError::Unauthorized(_) => ErrorCode::Unauthorized,
             ServerError::NotFound(_) => ErrorCode::NotFound,
             ServerError::Conflict(_) => ErrorCode::Conflict,
@@ -66,7 +73,9 @@ impl ServerError {
         match self {
             ServerError::BadMessage(_) | ServerError::IllegalMove(_) => StatusCode::BAD_REQUEST,
             ServerError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            ServerError::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            ServerError::RateLimited | ServerError::TooManyRequests { .. } => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             ServerError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ServerError::NotFound(_) => StatusCode::NOT_FOUND,
             ServerError::NotSeated | ServerError::NotYourTurn => StatusCode::FORBIDDEN,
@@ -110,6 +119,9 @@ impl fmt::Display for ServerError {
             ServerError::BadMessage(m) => write!(f, "bad message: {m}"),
             ServerError::TooLarge => f.write_str("message too large"),
             ServerError::RateLimited => f.write_str("too many messages, slow down"),
+            ServerError::TooManyRequests { retry_after_secs } => {
+                write!(f, "too many requests, try again in {retry_after_secs} s")
+            }
             ServerError::Unauthorized(m) => f.write_str(m),
             ServerError::NotFound(m) => f.write_str(m),
             ServerError::Conflict(m) => f.write_str(m),
@@ -153,6 +165,13 @@ impl IntoResponse for ServerError {
             error: self.code(),
             message: self.public_message(),
         };
-        (self.status(), axum::Json(body)).into_response()
+        let mut response = (self.status(), axum::Json(body)).into_response();
+        if let ServerError::TooManyRequests { retry_after_secs } = self {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(retry_after_secs),
+            );
+        }
+        response
     }
 }

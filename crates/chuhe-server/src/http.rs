@@ -45,6 +45,10 @@ pub fn app(state: AppState) -> Router {
         .route("/api/tables/{id}/ws", get(crate::ws::upgrade))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::limit::limit,
+        ))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
 }
@@ -279,6 +283,9 @@ async fn list_tables(
 ) -> Result<Json<Vec<TableSummary>>, ServerError> {
     let mut out = Vec::new();
     for t in state.tables().await {
+        if t.is_ended() {
+            continue;
+        }
         if let Ok(s) = t.summary().await {
             if s.phase != Phase::Ended {
                 out.push(s);
@@ -306,7 +313,7 @@ async fn table_summary(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<TableSummary>, ServerError> {
-    Ok(Json(state.table(&id).await?.summary().await?))
+    Ok(Json(state.table_summary(&id).await?))
 }
 
 /// One stored event with its version (`GET /api/tables/{id}/events`).

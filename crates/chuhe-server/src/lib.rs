@@ -5,7 +5,12 @@
 //!   shutdown future resolves, so tests bind `127.0.0.1:0` and stop cleanly; [`run`] is what
 //!   `chuhe serve` calls.
 //! - Each table is an actor task ([`table`]) that owns its game ([`variant::AnyGame`]), seats and
-//!   clocks ([`clock`]).
+//!   clocks ([`clock`]). Open and running tables stay in memory; an ended table leaves it when
+//!   nobody has watched it for a while or too many ended tables are loaded
+//!   ([`Settings::ended_grace`], [`Settings::max_ended_tables`]), and comes back from the store
+//!   when asked for.
+//! - HTTP requests are limited per client address ([`limit`]); WebSocket messages per
+//!   connection.
 //! - The wire types live in [`protocol`] (documented in `docs/protocol.md`); the one error enum
 //!   of the edge is [`error::ServerError`].
 #![deny(missing_docs)]
@@ -15,6 +20,7 @@ pub mod clock;
 pub mod computer;
 pub mod error;
 mod http;
+pub mod limit;
 pub mod pgn;
 pub mod protocol;
 pub mod rating;
@@ -25,14 +31,15 @@ pub mod web;
 mod ws;
 
 use error::ServerError;
+use limit::HttpLimits;
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 use store::Store;
-use table::{TableHandle, TableSettings};
+use table::{TableHandle, TableNotice, TableSettings};
 use tokio::net::TcpListener;
-use tokio::sync::{watch, Mutex};
+use tokio::sync::{mpsc, watch, Mutex};
 
 pub use http::app;
 
@@ -46,6 +53,19 @@ pub struct Settings {
     pub rate_per_second: f64,
     /// WebSocket messages a connection may send at once (default 20).
     pub rate_burst: f64,
+    /// How long an ended table stays in memory after its last WebSocket connection closed
+    /// (default 10 minutes); then its actor stops, and the next request loads it again from
+    /// the store.
+    pub ended_grace: Duration,
+    /// Most ended tables in memory at once (default 500): loading one more retires the least
+    /// recently used ended tables that no WebSocket watches.
+    pub max_ended_tables: usize,
+    /// HTTP requests per client address (see [`HttpLimits`] for the defaults).
+    pub http_limits: HttpLimits,
+    /// Whether a request from a loopback address (a reverse proxy on this machine) is limited by
+    /// the client address in its `X-Forwarded-For` header rather than by the proxy's (default
+    /// `false`: the header is ignored).
+    pub trust_forwarded_for: bool,
 }
 
 impl Default for Settings {
@@ -54,6 +74,66 @@ impl Default for Settings {
             grace: Duration::from_secs(60),
             rate_per_second: 10.0,
             rate_burst: 20.0,
+            ended_grace: Duration::from_secs(10 * 60),
+            max_ended_tables: 500,
+            http_limits: HttpLimits::default(),
+            trust_forwarded_for: false,
+        }
+    }
+}
+
+/// A table in memory and when it was last asked for.
+struct Entry {
+    handle: TableHandle,
+    /// The value of [`Tables::tick`] at the last request for this table.
+    used: u64,
+}
+
+/// The tables in memory, by id.
+#[derive(Default)]
+struct Tables {
+    map: HashMap<String, Entry>,
+    /// Counts requests for tables: the order of use for retiring the least recently used.
+    tick: u64,
+}
+
+impl Tables {
+    fn insert(&mut self, handle: TableHandle) {
+        self.tick += 1;
+        let used = self.tick;
+        self.map
+            .insert(handle.id().to_owned(), Entry { handle, used });
+    }
+
+    /// Retires ended tables that no WebSocket watches, least recently used first, until at most
+    /// `max` ended tables are in memory; `keep` (the table being asked for) stays.
+    async fn limit_ended(&mut self, max: usize, keep: &str) {
+        let mut ended: Vec<(u64, String)> = self
+            .map
+            .iter()
+            .filter(|(_, e)| e.handle.is_ended())
+            .map(|(id, e)| (e.used, id.clone()))
+            .collect();
+        if ended.len() <= max {
+            return;
+        }
+        ended.sort_unstable();
+        let mut excess = ended.len() - max;
+        for (_, id) in ended {
+            if excess == 0 {
+                break;
+            }
+            if id == keep {
+                continue;
+            }
+            let Some(entry) = self.map.get(&id) else {
+                continue;
+            };
+            if entry.handle.retire().await {
+                self.map.remove(&id);
+                excess -= 1;
+                tracing::debug!(table = %id, "ended table retired (too many in memory)");
+            }
         }
     }
 }
@@ -61,8 +141,10 @@ impl Default for Settings {
 struct Inner {
     store: Store,
     settings: Settings,
-    tables: Mutex<HashMap<String, TableHandle>>,
+    tables: Mutex<Tables>,
     shutdown: watch::Sender<bool>,
+    notices: mpsc::UnboundedSender<TableNotice>,
+    limiter: limit::HttpLimiter,
 }
 
 /// The server's shared state: the store and the table actors. Cheap to clone.
@@ -78,12 +160,16 @@ impl AppState {
     /// The database failed, or a stored table does not replay.
     pub async fn new(store: Store, settings: Settings) -> Result<AppState, ServerError> {
         let (shutdown, _) = watch::channel(false);
+        let (notices, notices_rx) = mpsc::unbounded_channel();
         let state = AppState(Arc::new(Inner {
             store,
             settings,
-            tables: Mutex::new(HashMap::new()),
+            tables: Mutex::new(Tables::default()),
             shutdown,
+            notices,
+            limiter: limit::HttpLimiter::new(settings.http_limits, settings.trust_forwarded_for),
         }));
+        tokio::spawn(follow_notices(Arc::downgrade(&state.0), notices_rx));
         let added = state.0.store.add_missing_finished().await?;
         if added > 0 {
             tracing::info!(games = added, "finished games listed from their events");
@@ -92,9 +178,9 @@ impl AppState {
         let mut tables = state.0.tables.lock().await;
         for id in ids {
             let handle = table::load(&state.0.store, state.table_settings(), &id).await?;
-            tables.insert(id, handle);
+            tables.insert(handle);
         }
-        tracing::info!(tables = tables.len(), "tables brought back");
+        tracing::info!(tables = tables.map.len(), "tables brought back");
         drop(tables);
         Ok(state)
     }
@@ -102,6 +188,8 @@ impl AppState {
     fn table_settings(&self) -> TableSettings {
         TableSettings {
             grace: self.0.settings.grace,
+            ended_grace: self.0.settings.ended_grace,
+            notices: self.0.notices.clone(),
         }
     }
 
@@ -110,18 +198,66 @@ impl AppState {
         &self.0.store
     }
 
-    /// The table with this id, brought back from the store when it is not in memory.
+    /// The table with this id, brought back from the store when it is not in memory (an ended
+    /// table leaves memory when nobody watches it, see [`Settings::ended_grace`]). A request
+    /// through the handle may still find the actor retired in between: it fails with an error
+    /// that [`table::is_closed_error`] recognises, and asking again here loads the table anew.
     ///
     /// # Errors
     /// [`ServerError::NotFound`] for an unknown id.
     pub async fn table(&self, id: &str) -> Result<TableHandle, ServerError> {
         let mut tables = self.0.tables.lock().await;
-        if let Some(t) = tables.get(id) {
-            return Ok(t.clone());
+        tables.tick += 1;
+        let tick = tables.tick;
+        if let Some(entry) = tables.map.get_mut(id) {
+            if !entry.handle.is_closed() {
+                entry.used = tick;
+                return Ok(entry.handle.clone());
+            }
         }
         let handle = table::load(&self.0.store, self.table_settings(), id).await?;
-        tables.insert(id.to_owned(), handle.clone());
+        tables.insert(handle.clone());
+        if handle.is_ended() {
+            tables
+                .limit_ended(self.0.settings.max_ended_tables, id)
+                .await;
+        }
         Ok(handle)
+    }
+
+    /// The summary of the table with this id (loaded from the store when needed).
+    ///
+    /// # Errors
+    /// [`ServerError::NotFound`] for an unknown id.
+    pub async fn table_summary(&self, id: &str) -> Result<protocol::TableSummary, ServerError> {
+        let mut last = None;
+        for _ in 0..3 {
+            match self.table(id).await?.summary().await {
+                Err(e) if table::is_closed_error(&e) => last = Some(e),
+                answer => return answer,
+            }
+        }
+        Err(last.unwrap_or_else(|| ServerError::Internal(format!("table {id} keeps closing"))))
+    }
+
+    /// Retires the table `id` if it is still ended and unwatched.
+    async fn retire(&self, id: &str) {
+        let mut tables = self.0.tables.lock().await;
+        let Some(entry) = tables.map.get(id) else {
+            return;
+        };
+        if entry.handle.is_ended() && entry.handle.retire().await {
+            tables.map.remove(id);
+            tracing::debug!(table = %id, "ended table retired (nobody watching)");
+        }
+    }
+
+    /// Retires the least recently used ended tables beyond [`Settings::max_ended_tables`].
+    async fn limit_ended(&self, keep: &str) {
+        let mut tables = self.0.tables.lock().await;
+        tables
+            .limit_ended(self.0.settings.max_ended_tables, keep)
+            .await;
     }
 
     /// Creates a table and starts its actor.
@@ -133,19 +269,29 @@ impl AppState {
         options: protocol::TableOptions,
     ) -> Result<TableHandle, ServerError> {
         let id = http::random_id(10);
-        let handle =
-            table::create(&self.0.store, self.table_settings(), id.clone(), options).await?;
-        self.0.tables.lock().await.insert(id, handle.clone());
+        let handle = table::create(&self.0.store, self.table_settings(), id, options).await?;
+        self.0.tables.lock().await.insert(handle.clone());
         Ok(handle)
     }
 
     /// Every table in memory.
     pub async fn tables(&self) -> Vec<TableHandle> {
-        self.0.tables.lock().await.values().cloned().collect()
+        self.0
+            .tables
+            .lock()
+            .await
+            .map
+            .values()
+            .map(|e| e.handle.clone())
+            .collect()
     }
 
     fn settings(&self) -> Settings {
         self.0.settings
+    }
+
+    fn http_limiter(&self) -> &limit::HttpLimiter {
+        &self.0.limiter
     }
 
     fn shutdown_signal(&self) -> watch::Receiver<bool> {
@@ -155,9 +301,33 @@ impl AppState {
     /// Closes every WebSocket, then stops every table actor (each saves its clocks).
     pub async fn shutdown(&self) {
         self.0.shutdown.send_replace(true);
-        let tables: Vec<TableHandle> = self.0.tables.lock().await.drain().map(|(_, t)| t).collect();
+        let tables: Vec<TableHandle> = self
+            .0
+            .tables
+            .lock()
+            .await
+            .map
+            .drain()
+            .map(|(_, e)| e.handle)
+            .collect();
         for t in tables {
             t.shutdown().await;
+        }
+    }
+}
+
+/// Acts on what the table actors report, for as long as the state lives: an ended table that
+/// nobody watched for the ended grace period is retired; a game that ends in play may take the
+/// ended tables in memory over their limit.
+async fn follow_notices(state: Weak<Inner>, mut notices: mpsc::UnboundedReceiver<TableNotice>) {
+    while let Some(notice) = notices.recv().await {
+        let Some(inner) = state.upgrade() else {
+            break;
+        };
+        let state = AppState(inner);
+        match notice {
+            TableNotice::Idle(id) => state.retire(&id).await,
+            TableNotice::Ended(id) => state.limit_ended(&id).await,
         }
     }
 }
@@ -174,13 +344,16 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let router = app(state.clone());
     let closing = state.clone();
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            tracing::info!("shutting down");
-            closing.0.shutdown.send_replace(true);
-        })
-        .await?;
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        shutdown.await;
+        tracing::info!("shutting down");
+        closing.0.shutdown.send_replace(true);
+    })
+    .await?;
     state.shutdown().await;
     state.store().close().await;
     tracing::info!("stopped");
@@ -210,13 +383,14 @@ pub async fn shutdown_signal() {
 }
 
 /// What `chuhe serve` runs: connects the database (creating a SQLite file when missing), brings
-/// back the stored tables, listens on `bind` and serves until SIGINT or SIGTERM.
+/// back the stored tables, listens on `bind` and serves with `settings` until SIGINT or
+/// SIGTERM.
 ///
 /// # Errors
 /// A bad address or database URL, a failed connection or migration.
-pub async fn run(bind: &str, database: &str) -> Result<(), ServerError> {
+pub async fn run(bind: &str, database: &str, settings: Settings) -> Result<(), ServerError> {
     let store = Store::connect(database).await?;
-    let state = AppState::new(store, Settings::default()).await?;
+    let state = AppState::new(store, settings).await?;
     let listener = TcpListener::bind(bind)
         .await
         .map_err(|e| ServerError::Config(format!("cannot listen on {bind}: {e}")))?;

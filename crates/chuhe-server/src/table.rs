@@ -4,7 +4,8 @@
 //! Every change is an [`Event`]. An action is checked against the state, turned into events,
 //! applied to a copy of the state, written to the database (events and table row in one
 //! transaction) and only then made current and sent to the connections. Bringing a table back
-//! after a restart replays its stored events through the same `apply`.
+//! after a restart replays its stored events through the same `apply`, and so does bringing back
+//! an ended table whose actor was retired ([`TableHandle::retire`]) to free memory.
 
 use crate::clock::{ClockSnapshot, Clocks};
 use crate::computer;
@@ -19,6 +20,8 @@ use crate::variant::{AnyGame, AnyMove, MoveError, RuleOptions};
 use chuhe_rules::outcome::{EndReason, Outcome};
 use chuhe_rules::xiangqi::DEFAULT_NO_CAPTURE_LIMIT;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
@@ -35,11 +38,26 @@ pub struct Person {
 }
 
 /// Settings every table actor follows.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct TableSettings {
     /// How long a seated person may stay disconnected from a running game before losing by
     /// abandonment.
     pub grace: Duration,
+    /// How long an ended table waits without any WebSocket connection before it reports
+    /// [`TableNotice::Idle`].
+    pub ended_grace: Duration,
+    /// Where the actor reports what its owner may want to act on (the server's map of tables).
+    pub notices: mpsc::UnboundedSender<TableNotice>,
+}
+
+/// What a table actor reports to the owner of the tables, with the table's id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TableNotice {
+    /// The game has just ended in play.
+    Ended(String),
+    /// The table has ended and has had no WebSocket connection for the ended grace period: it
+    /// may be retired ([`TableHandle::retire`]).
+    Idle(String),
 }
 
 /// What a table actor is asked to do.
@@ -68,6 +86,9 @@ enum Command {
     Shutdown {
         reply: oneshot::Sender<()>,
     },
+    Retire {
+        reply: oneshot::Sender<bool>,
+    },
 }
 
 /// The way to a table actor; cheap to clone.
@@ -75,6 +96,8 @@ enum Command {
 pub struct TableHandle {
     id: String,
     tx: mpsc::Sender<Command>,
+    /// Set by the actor once the table has ended (it never goes back).
+    ended: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for Command {
@@ -85,6 +108,12 @@ impl std::fmt::Debug for Command {
 
 fn gone() -> ServerError {
     ServerError::NotFound("the table is closed".to_owned())
+}
+
+/// Whether `e` is the error of a handle whose actor has stopped (retired or shut down): the
+/// table itself may still exist in the store, and a new handle brings it back.
+pub fn is_closed_error(e: &ServerError) -> bool {
+    *e == gone()
 }
 
 impl TableHandle {
@@ -146,6 +175,27 @@ impl TableHandle {
             .await
             .map_err(|_| gone())?;
         rx.await.map_err(|_| gone())
+    }
+
+    /// Whether the table has ended (its `ended` event is stored).
+    pub fn is_ended(&self) -> bool {
+        self.ended.load(Ordering::Acquire)
+    }
+
+    /// Whether the actor has stopped: every request through this handle fails.
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
+    /// Stops the actor when the table has ended and no WebSocket is connected to it (an ended
+    /// table has nothing to save: everything is in the store). Returns whether the actor is
+    /// gone; `false` leaves it running as before.
+    pub async fn retire(&self) -> bool {
+        let (reply, rx) = oneshot::channel();
+        if self.tx.send(Command::Retire { reply }).await.is_err() {
+            return true;
+        }
+        rx.await.unwrap_or(true)
     }
 
     /// Saves the clocks and stops the actor.
@@ -366,6 +416,12 @@ struct Table {
     conns: HashMap<u64, Connection>,
     next_conn: u64,
     absent_since: Vec<Option<Instant>>,
+    /// Since when the ended table has had no connection (`None` while live or watched).
+    idle_since: Option<Instant>,
+    /// Whether [`TableNotice::Idle`] was sent for the current `idle_since`.
+    idle_reported: bool,
+    /// Shared with the handles: set once the table has ended.
+    ended: Arc<AtomicBool>,
     thinking_for: Option<u64>,
     store: Store,
     settings: TableSettings,
@@ -451,9 +507,11 @@ fn spawn(state: TableState, log: Vec<Event>, store: Store, settings: TableSettin
             .then_some(now)
         })
         .collect();
+    let ended = Arc::new(AtomicBool::new(state.phase == Phase::Ended));
     let handle = TableHandle {
         id: state.id.clone(),
         tx: tx.clone(),
+        ended: ended.clone(),
     };
     let table = Table {
         state,
@@ -461,6 +519,9 @@ fn spawn(state: TableState, log: Vec<Event>, store: Store, settings: TableSettin
         conns: HashMap::new(),
         next_conn: 1,
         absent_since,
+        idle_since: None,
+        idle_reported: false,
+        ended,
         thinking_for: None,
         store,
         settings,
@@ -474,12 +535,15 @@ fn spawn(state: TableState, log: Vec<Event>, store: Store, settings: TableSettin
 enum Due {
     Flag(usize),
     Abandoned(usize),
+    /// The ended table has had no connection for the ended grace period.
+    Idle,
 }
 
 impl Table {
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
         self.maybe_think();
         loop {
+            self.refresh_idle();
             let due = self.next_due();
             let sleep = async {
                 match due {
@@ -495,6 +559,14 @@ impl Table {
                         let _ = reply.send(());
                         break;
                     }
+                    Some(Command::Retire { reply }) => {
+                        self.conns.retain(|_, c| !c.out.is_closed());
+                        let retired = self.state.phase == Phase::Ended && self.conns.is_empty();
+                        let _ = reply.send(retired);
+                        if retired {
+                            break;
+                        }
+                    }
                     Some(cmd) => self.handle(cmd).await,
                 },
                 () = sleep => {
@@ -506,7 +578,25 @@ impl Table {
         }
     }
 
+    /// Starts or stops the idle time of an ended table: it runs while nobody is connected.
+    fn refresh_idle(&mut self) {
+        if self.state.phase == Phase::Ended && self.conns.is_empty() {
+            if self.idle_since.is_none() {
+                self.idle_since = Some(Instant::now());
+                self.idle_reported = false;
+            }
+        } else {
+            self.idle_since = None;
+        }
+    }
+
     fn next_due(&self) -> Option<(Instant, Due)> {
+        if self.state.phase == Phase::Ended {
+            return self
+                .idle_since
+                .filter(|_| !self.idle_reported)
+                .map(|since| (since + self.settings.ended_grace, Due::Idle));
+        }
         if self.state.phase != Phase::Running {
             return None;
         }
@@ -545,6 +635,14 @@ impl Table {
                 }
                 self.absent_since[seat] = None;
                 self.state.game.table_ending(seat, EndReason::Abandonment)
+            }
+            Due::Idle => {
+                self.idle_reported = true;
+                let _ = self
+                    .settings
+                    .notices
+                    .send(TableNotice::Idle(self.state.id.clone()));
+                return;
             }
         };
         if let Some((outcome, seats)) = ending {
@@ -599,7 +697,7 @@ impl Table {
                 }
                 self.maybe_think();
             }
-            Command::Shutdown { .. } => {}
+            Command::Shutdown { .. } | Command::Retire { .. } => {}
         }
     }
 
@@ -735,8 +833,13 @@ impl Table {
         let first = self.state.version + 1;
         let started = self.state.phase == Phase::Open && next.phase == Phase::Running;
         self.state = next;
-        if self.state.phase == Phase::Ended {
+        if ends {
             self.absent_since.iter_mut().for_each(|a| *a = None);
+            self.ended.store(true, Ordering::Release);
+            let _ = self
+                .settings
+                .notices
+                .send(TableNotice::Ended(self.state.id.clone()));
         }
         if started {
             // A seated person who is not connected when the game starts gets the grace period.

@@ -4,6 +4,7 @@
 use crate::error::ServerError;
 use crate::http::person;
 use crate::protocol::{ClientMessage, ServerMessage, MAX_MESSAGE_BYTES};
+use crate::table::{is_closed_error, Person, TableHandle};
 use crate::AppState;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
@@ -71,7 +72,7 @@ pub async fn upgrade(
         .max_message_size(MAX_FRAME_BYTES)
         .max_frame_size(MAX_FRAME_BYTES)
         .on_upgrade(move |socket| async move {
-            connection(socket, table, person, since.since, shutdown, limit).await;
+            connection(socket, state, table, person, since.since, shutdown, limit).await;
         }))
 }
 
@@ -85,17 +86,40 @@ fn encode(msg: &ServerMessage) -> Message {
     )
 }
 
+/// Registers a connection with the table; an ended table retired since the handle was taken
+/// is loaded again (twice at most).
+async fn connect(
+    state: &AppState,
+    mut table: TableHandle,
+    person: Option<Person>,
+    since: Option<u64>,
+    out: &mpsc::UnboundedSender<ServerMessage>,
+) -> Result<(TableHandle, u64), ServerError> {
+    let mut tries = 0;
+    loop {
+        match table.connect(person.clone(), since, out.clone()).await {
+            Ok(conn) => return Ok((table, conn)),
+            Err(e) if is_closed_error(&e) && tries < 2 => {
+                tries += 1;
+                table = state.table(table.id()).await?;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 async fn connection(
     socket: WebSocket,
-    table: crate::table::TableHandle,
-    person: Option<crate::table::Person>,
+    state: AppState,
+    table: TableHandle,
+    person: Option<Person>,
     since: Option<u64>,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
     mut limit: RateLimit,
 ) {
     let (mut sink, mut stream) = socket.split();
     let (out, mut outbox) = mpsc::unbounded_channel();
-    let conn = match table.connect(person, since, out.clone()).await {
+    let (table, conn) = match connect(&state, table, person, since, &out).await {
         Ok(c) => c,
         Err(e) => {
             let _ = sink.send(encode(&e.to_message())).await;

@@ -92,6 +92,11 @@ pub enum Command {
         /// Database URL: sqlite://FILE or postgres://...
         #[arg(long, env = "CHUHE_DATABASE", default_value = "sqlite://chuhe.db")]
         database: String,
+        /// Behind a reverse proxy on this machine: rate-limit a request that comes from a
+        /// loopback address by the client address the proxy appended to X-Forwarded-For.
+        /// Off by default (the header is ignored and the peer address counts).
+        #[arg(long, env = "CHUHE_TRUST_FORWARDED_FOR")]
+        trust_forwarded_for: bool,
     },
 }
 
@@ -208,7 +213,11 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             Variant::Banqi => crate::banqi_cmd::replay(&rules, &moves, json, &mut out)?,
         },
         Command::Records { action } => crate::records_cmd::run(action, &mut out)?,
-        Command::Serve { bind, database } => crate::serve_cmd::serve(&bind, &database)?,
+        Command::Serve {
+            bind,
+            database,
+            trust_forwarded_for,
+        } => crate::serve_cmd::serve(&bind, &database, trust_forwarded_for)?,
     }
     out.flush()?;
     Ok(())
@@ -255,4 +264,42 @@ pub fn write_perft<M: fmt::Display>(
     writeln!(out)?;
     writeln!(out, "Nodes searched: {total}")?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Cli, Command};
+    use clap::Parser;
+
+    fn serve(args: &[&str]) -> Command {
+        let cli = Cli::try_parse_from([&["chuhe", "serve"], args].concat()).unwrap();
+        cli.command.unwrap()
+    }
+
+    #[test]
+    fn serve_trusts_forwarded_for_only_when_asked() {
+        // The environment could set it: these checks need it unset.
+        assert!(std::env::var_os("CHUHE_TRUST_FORWARDED_FOR").is_none());
+        let Command::Serve {
+            bind,
+            database,
+            trust_forwarded_for,
+        } = serve(&[])
+        else {
+            panic!("not serve");
+        };
+        assert_eq!(bind, "127.0.0.1:8080");
+        assert_eq!(database, "sqlite://chuhe.db");
+        assert!(!trust_forwarded_for);
+        let Command::Serve {
+            trust_forwarded_for,
+            ..
+        } = serve(&["--trust-forwarded-for"])
+        else {
+            panic!("not serve");
+        };
+        assert!(trust_forwarded_for);
+        let e = Cli::try_parse_from(["chuhe", "serve", "--trust-forwarded-for=maybe"]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::TooManyValues);
+    }
 }

@@ -208,14 +208,26 @@ pub async fn http(
     cookie: Option<&str>,
     body: Option<&str>,
 ) -> (u16, String, String) {
+    let cookie = cookie.map(|c| ("Cookie", c));
+    http_with(addr, method, path, cookie.as_slice(), body).await
+}
+
+/// [`http`] with any extra header lines (`name`, `value`).
+pub async fn http_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+) -> (u16, String, String) {
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let body = body.unwrap_or("");
     let mut req = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
         body.len()
     );
-    if let Some(c) = cookie {
-        req.push_str(&format!("Cookie: {c}\r\n"));
+    for (name, value) in headers {
+        req.push_str(&format!("{name}: {value}\r\n"));
     }
     req.push_str("\r\n");
     req.push_str(body);
@@ -373,11 +385,13 @@ pub fn settings(grace: Duration) -> Settings {
     }
 }
 
-/// Settings for tests where clients play as fast as they can: no practical rate limit.
+/// Settings for tests where clients play as fast as they can: no practical rate limit, on the
+/// WebSocket or over HTTP.
 pub fn fast_settings() -> Settings {
     Settings {
         rate_per_second: 1e6,
         rate_burst: 1e6,
+        http_limits: chuhe_server::limit::HttpLimits::unlimited(),
         ..Settings::default()
     }
 }

@@ -1,0 +1,290 @@
+//! The HTTP request-rate limits: one bucket per client address and class of route, kept by
+//! `governor` (GCRA, the arithmetic of a token bucket). Every request under `/api/` but the
+//! health check spends from the `api` bucket; signing in and creating tables also spend from
+//! their own, smaller buckets. Over a limit the answer is 429 `rate_limited` with
+//! `Retry-After`. The WebSocket's messages have their own limit (`ws.rs`).
+
+use crate::error::ServerError;
+use crate::AppState;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderMap, Method};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// Every this many limited requests, the buckets of quiet clients are forgotten. (Counted in
+/// requests, not on a timer: a periodic timer would make a paused test clock race ahead.)
+const FORGET_EVERY: u64 = 4096;
+
+/// One bucket: `burst` requests at once, then one more every `period` (a zero period counts as
+/// one nanosecond).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestQuota {
+    /// Requests a client may make at once.
+    pub burst: NonZeroU32,
+    /// The time that gives one request back.
+    pub period: Duration,
+}
+
+impl RequestQuota {
+    /// `burst` at once (at least 1), then one every `period`.
+    pub fn new(burst: u32, period: Duration) -> RequestQuota {
+        RequestQuota {
+            burst: NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN),
+            period,
+        }
+    }
+
+    fn quota(self) -> Quota {
+        Quota::with_period(self.period.max(Duration::from_nanos(1)))
+            .unwrap_or_else(|| Quota::per_second(NonZeroU32::MAX))
+            .allow_burst(self.burst)
+    }
+}
+
+/// The HTTP request limits, per client address (an IPv6 client by its /64 network).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpLimits {
+    /// Every request under `/api/` except `GET /api/health` (default: 120 at once, then 20 per
+    /// second).
+    pub api: RequestQuota,
+    /// `POST /api/session`, `POST /api/accounts` and `POST /api/login`, one bucket (default: 10
+    /// at once, then one every 6 s).
+    pub sign_in: RequestQuota,
+    /// `POST /api/tables` (default: 10 at once, then one every 6 s).
+    pub tables: RequestQuota,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        HttpLimits {
+            api: RequestQuota::new(120, Duration::from_millis(50)),
+            sign_in: RequestQuota::new(10, Duration::from_secs(6)),
+            tables: RequestQuota::new(10, Duration::from_secs(6)),
+        }
+    }
+}
+
+impl HttpLimits {
+    /// Limits no test or person reaches: a million at once and a million per second.
+    pub fn unlimited() -> HttpLimits {
+        let q = RequestQuota::new(1_000_000, Duration::from_micros(1));
+        HttpLimits {
+            api: q,
+            sign_in: q,
+            tables: q,
+        }
+    }
+}
+
+/// The buckets of every client.
+pub(crate) struct HttpLimiter {
+    api: DefaultKeyedRateLimiter<IpAddr>,
+    sign_in: DefaultKeyedRateLimiter<IpAddr>,
+    tables: DefaultKeyedRateLimiter<IpAddr>,
+    trust_forwarded_for: bool,
+    /// Requests checked so far.
+    checked: AtomicU64,
+}
+
+impl HttpLimiter {
+    pub(crate) fn new(limits: HttpLimits, trust_forwarded_for: bool) -> HttpLimiter {
+        HttpLimiter {
+            api: RateLimiter::keyed(limits.api.quota()),
+            sign_in: RateLimiter::keyed(limits.sign_in.quota()),
+            tables: RateLimiter::keyed(limits.tables.quota()),
+            trust_forwarded_for,
+            checked: AtomicU64::new(0),
+        }
+    }
+
+    /// Forgets the clients whose buckets are full again (they would start full anyway).
+    fn forget_idle_clients(&self) {
+        for limiter in [&self.api, &self.sign_in, &self.tables] {
+            limiter.retain_recent();
+            limiter.shrink_to_fit();
+        }
+    }
+
+    /// Spends one request of `client` on `route`; `Err` with the time until the next one is
+    /// allowed.
+    fn check(&self, client: IpAddr, method: &Method, path: &str) -> Result<(), Duration> {
+        if path == "/api/health" || !path.starts_with("/api/") {
+            return Ok(());
+        }
+        let class = match (method, path) {
+            (&Method::POST, "/api/session" | "/api/accounts" | "/api/login") => Some(&self.sign_in),
+            (&Method::POST, "/api/tables") => Some(&self.tables),
+            _ => None,
+        };
+        if self.checked.fetch_add(1, Ordering::Relaxed) % FORGET_EVERY == FORGET_EVERY - 1 {
+            self.forget_idle_clients();
+        }
+        for limiter in std::iter::once(&self.api).chain(class) {
+            if let Err(not_until) = limiter.check_key(&client) {
+                return Err(not_until.wait_time_from(DefaultClock::default().now()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The address a client is limited by: an IPv4 address, or the /64 network of an IPv6 one (an
+/// IPv6 client usually holds a whole /64); an IPv4 address written as IPv6 is IPv4.
+pub fn client_key(ip: IpAddr) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V6(v6) => {
+            let bits = u128::from(v6) & !((1u128 << 64) - 1);
+            IpAddr::V6(Ipv6Addr::from(bits))
+        }
+        v4 => v4,
+    }
+}
+
+/// The client's address: the peer's, or with `trust_forwarded_for` and a loopback peer (a
+/// reverse proxy on this machine), the last address of `X-Forwarded-For` that is not a loopback
+/// one (the one the proxy added). A header that does not read leaves the peer's address.
+pub fn client_ip(peer: IpAddr, headers: &HeaderMap, trust_forwarded_for: bool) -> IpAddr {
+    let peer = peer.to_canonical();
+    if !trust_forwarded_for || !peer.is_loopback() {
+        return peer;
+    }
+    let entries: Vec<&str> = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .collect();
+    for entry in entries.iter().rev() {
+        let Some(ip) = read_forwarded(entry) else {
+            return peer;
+        };
+        if !ip.is_loopback() {
+            return ip;
+        }
+    }
+    peer
+}
+
+/// One entry of `X-Forwarded-For`: an address, or an address with a port (`1.2.3.4:5`,
+/// `[2001:db8::1]:5`).
+fn read_forwarded(entry: &str) -> Option<IpAddr> {
+    entry
+        .parse::<IpAddr>()
+        .or_else(|_| entry.parse::<SocketAddr>().map(|s| s.ip()))
+        .ok()
+        .map(|ip| ip.to_canonical())
+}
+
+/// The middleware: refuses a request over its client's limits with 429 and `Retry-After`.
+pub(crate) async fn limit(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let limiter = state.http_limiter();
+    // Without the peer's address (a router used without `serve`) every request is one client.
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::from([0, 0, 0, 0]), |c| c.0.ip());
+    let client = client_key(client_ip(
+        peer,
+        request.headers(),
+        limiter.trust_forwarded_for,
+    ));
+    match limiter.check(client, request.method(), request.uri().path()) {
+        Ok(()) => next.run(request).await,
+        Err(wait) => {
+            tracing::debug!(%client, path = request.uri().path(), "request over the rate limit");
+            ServerError::TooManyRequests {
+                retry_after_secs: wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
+            }
+            .into_response()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(values: &[&str]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for v in values {
+            h.append("x-forwarded-for", HeaderValue::from_str(v).unwrap());
+        }
+        h
+    }
+
+    fn ip(text: &str) -> IpAddr {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn forwarded_for_is_trusted_only_from_loopback_when_asked() {
+        let h = headers(&["203.0.113.9, 198.51.100.7"]);
+        let local = ip("127.0.0.1");
+        assert_eq!(client_ip(local, &h, false), local);
+        assert_eq!(client_ip(local, &h, true), ip("198.51.100.7"));
+        assert_eq!(client_ip(ip("::1"), &h, true), ip("198.51.100.7"));
+        // A client that is not loopback cannot choose its address.
+        let far = ip("192.0.2.1");
+        assert_eq!(client_ip(far, &h, true), far);
+    }
+
+    #[test]
+    fn forwarded_for_skips_local_proxies_and_reads_ports() {
+        let local = ip("127.0.0.1");
+        // Two proxies on this machine: the last address that is not loopback.
+        let h = headers(&["198.51.100.7", "127.0.0.1"]);
+        assert_eq!(client_ip(local, &h, true), ip("198.51.100.7"));
+        let h = headers(&["[2001:db8::5]:4711"]);
+        assert_eq!(client_ip(local, &h, true), ip("2001:db8::5"));
+        let h = headers(&["192.0.2.4:80"]);
+        assert_eq!(client_ip(local, &h, true), ip("192.0.2.4"));
+        // Unreadable or missing: the peer.
+        assert_eq!(client_ip(local, &headers(&["unknown"]), true), local);
+        assert_eq!(client_ip(local, &HeaderMap::new(), true), local);
+        // A v4-mapped loopback peer is loopback.
+        let mapped = ip("::ffff:127.0.0.1");
+        assert_eq!(
+            client_ip(mapped, &headers(&["192.0.2.4"]), true),
+            ip("192.0.2.4")
+        );
+    }
+
+    #[test]
+    fn an_ipv6_client_is_its_64_network() {
+        assert_eq!(client_key(ip("2001:db8:1:2:3:4:5:6")), ip("2001:db8:1:2::"));
+        assert_eq!(client_key(ip("::ffff:192.0.2.1")), ip("192.0.2.1"));
+        assert_eq!(client_key(ip("192.0.2.1")), ip("192.0.2.1"));
+    }
+
+    #[test]
+    fn classes_spend_from_the_api_bucket_and_their_own() {
+        let limits = HttpLimits {
+            api: RequestQuota::new(5, Duration::from_secs(3600)),
+            sign_in: RequestQuota::new(2, Duration::from_secs(3600)),
+            tables: RequestQuota::new(1, Duration::from_secs(3600)),
+        };
+        let l = HttpLimiter::new(limits, false);
+        let a = ip("192.0.2.1");
+        let post = Method::POST;
+        assert!(l.check(a, &post, "/api/login").is_ok());
+        assert!(l.check(a, &post, "/api/session").is_ok());
+        let wait = l.check(a, &post, "/api/accounts").unwrap_err();
+        assert!(wait > Duration::from_secs(3590) && wait <= Duration::from_secs(3600));
+        assert!(l.check(a, &post, "/api/tables").is_ok());
+        assert!(l.check(a, &post, "/api/tables").is_err());
+        // The requests their class refused spent from the api bucket too: the sixth is over it.
+        assert!(l.check(a, &Method::GET, "/api/tables").is_err());
+        // Health and the web files are never limited; another client has its own buckets.
+        assert!(l.check(a, &Method::GET, "/api/health").is_ok());
+        assert!(l.check(a, &Method::GET, "/index.html").is_ok());
+        assert!(l.check(ip("192.0.2.2"), &post, "/api/login").is_ok());
+    }
+}
