@@ -80,7 +80,12 @@ try {
   console.error(serverLog.split('\n').slice(-30).join('\n'));
 } finally {
   await browser?.close();
-  server?.kill('SIGTERM');
+  if (server && server.exitCode === null && server.signalCode === null) {
+    // wait for the server to close its database before the folder goes
+    const exited = new Promise((resolve) => server?.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+  }
   rmSync(dir, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);
@@ -490,4 +495,31 @@ async function run(b) {
   // 7. the rules pages and their diagrams (rules-pages.mjs); the sheet of the symbols
   await rulesPages(b, base, shots);
   await symbolSheet(b, base, shots);
+
+  // 8. last, since it empties this address's bucket for logins and guest sessions: wrong logins
+  // in a row until the server's rate limit answers 429, shown in the page's language
+  const rlCtx = await b.newContext({ locale: 'es-ES', viewport: DESKTOP });
+  const rl = await rlCtx.newPage();
+  rl.on('pageerror', (e) => { throw new Error(`page error (rate limit): ${e.message}`); });
+  await rl.goto(`${base}/`);
+  await rl.waitForSelector('#login-form');
+  await rl.fill('#login-name', 'Zhuge Liang');
+  let limited = '';
+  for (let i = 0; i < 20 && !limited; i++) {
+    await rl.fill('#login-password', 'nine formations'); // a refused login empties the field
+    const [resp] = await Promise.all([
+      rl.waitForResponse((r) => r.url().endsWith('/api/login')),
+      rl.click('#login'),
+    ]);
+    if (resp.status() === 429) {
+      await rl.waitForFunction(() => (document.querySelector('#session-error')?.textContent ?? '').startsWith('Demasiadas'));
+      limited = (await rl.textContent('#session-error')) ?? '';
+    } else {
+      assert.equal(resp.status(), 401);
+    }
+  }
+  assert.match(limited, /^Demasiadas peticiones seguidas; prueba de nuevo en [1-6] s$/);
+  await rl.screenshot({ path: join(shots, 'lobby-rate-limited.png') });
+  await rlCtx.close();
+  console.log('ok rate limit: the 429 of repeated logins is shown in Spanish');
 }

@@ -43,6 +43,9 @@ let leavePage = () => {};
 /** @param {unknown} e */
 function errorText(e) {
   if (e instanceof ApiError && e.code === 'conflict') return t('error.conflict');
+  if (e instanceof ApiError && e.code === 'rate_limited') {
+    return t('error.rate_limited', { seconds: String(e.retryAfterS ?? 1) });
+  }
   return t('error.generic', { message: e instanceof Error ? e.message : String(e) });
 }
 

@@ -8,11 +8,13 @@ export class ApiError extends Error {
    * @param {number} status
    * @param {string} code
    * @param {string} message
+   * @param {number | null} [retryAfterS] the `Retry-After` header of a 429, in seconds
    */
-  constructor(status, code, message) {
+  constructor(status, code, message, retryAfterS = null) {
     super(message);
     this.status = status;
     this.code = code;
+    this.retryAfterS = retryAfterS;
   }
 }
 
@@ -31,8 +33,19 @@ export async function api(method, path, body) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  const data = text ? JSON.parse(text) : null;
-  if (!res.ok) throw new ApiError(res.status, data?.error ?? 'internal', data?.message ?? res.statusText);
+  /** @type {any} */
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON (a proxy's error page, say): the status decides below
+    if (res.ok) throw new ApiError(res.status, 'internal', 'the server sent something that is not JSON');
+  }
+  if (!res.ok) {
+    const retry = Number(res.headers.get('retry-after'));
+    throw new ApiError(res.status, data?.error ?? 'internal', data?.message ?? res.statusText,
+      Number.isFinite(retry) && retry > 0 ? retry : null);
+  }
   return data;
 }
 
