@@ -165,7 +165,7 @@ impl Path {
         let mut opp_checks = true;
         let mut own_checks = true;
         for k in first + 1..=n {
-            if (n - k) % 2 == 0 {
+            if (n - k).is_multiple_of(2) {
                 opp_checks &= self.checks[k];
             } else {
                 own_checks &= self.checks[k];

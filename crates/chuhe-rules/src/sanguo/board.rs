@@ -188,7 +188,7 @@ impl Point {
 
     /// Whether the point is one of the advisor points `d1 f1 e2 d3 f3` of its half.
     pub const fn is_advisor_point(self) -> bool {
-        self.in_palace() && (self.file() + self.rank()) % 2 == 0
+        self.in_palace() && (self.file() + self.rank()).is_multiple_of(2)
     }
 
     /// Whether the point is one of the elephant points `c1 g1 a3 e3 i3 c5 g5` of its half.

@@ -417,7 +417,7 @@ mod tests {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            if x % 4 == 0 {
+            if x.is_multiple_of(4) {
                 bb = bb.with(sq);
             }
         }
