@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { rulesPages } from './rules-pages.mjs';
 import { kindsOf, symbolSheet, symbolsDrawn } from './symbols.mjs';
+import { webfixChecks } from './webfix.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const shots = join(here, 'screenshots');
@@ -495,6 +496,7 @@ async function run(b) {
   // 7. the rules pages and their diagrams (rules-pages.mjs); the sheet of the symbols
   await rulesPages(b, base, shots);
   await symbolSheet(b, base, shots);
+  await webfixChecks(b, base, shots);
 
   // 8. last, since it empties this address's bucket for logins and guest sessions: wrong logins
   // in a row until the server's rate limit answers 429, shown in the page's language

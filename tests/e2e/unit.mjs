@@ -131,6 +131,20 @@ for (const v of ['xiangqi', 'sanguo', 'banqi']) assert.ok(keys().includes(`rules
 assert.equal(t('rules.to_move', { side: t('winner.black', {}, 'es') }, 'es'), 'Juega Negro');
 checks++;
 
+// 4b. the perpetual chase (spec/xiangqi.md §6.4) in every language: a Horse or Cannon chasing a
+// protected Chariot counts; General and Soldier threats, Soldiers on their own side and exchange
+// offers do not
+const chase = {
+  es: ['Caballo o un Cañón que persigue a un Carro', 'aunque el Carro esté defendido', 'del General y de los Soldados', 'Soldado que no ha cruzado el río', 'ofrecimiento de cambio'],
+  en: ['Horse or Cannon chasing a Chariot', 'even when the Chariot is defended', 'by a General or a Soldier', 'Soldier that has not crossed the river', 'offer to exchange'],
+  zh: ['马或炮捉车', '即使车有保护也算捉', '帅（将）和兵（卒）的威胁', '未过河的兵（卒）', '兑子'],
+};
+for (const l of LANGS) {
+  for (const part of chase[l]) assert.ok(t('rules.xq.draws.p1', {}, l).includes(part), `${l} perpetual chase says ${part}`);
+}
+assert.equal(t('lobby.rated_needs_account', {}, 'en'), 'Rated games need an account.');
+checks++;
+
 // 5. the symbols: one per kind of piece, named by every piece letter of the three games, painted
 // only with the side's colour (ink) and the disc's (paper), so that the colour says the side only
 const kinds = ['general', 'advisor', 'elephant', 'horse', 'chariot', 'cannon', 'soldier', 'flag'];

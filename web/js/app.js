@@ -97,7 +97,10 @@ export function formatClock(ms) {
 /** @param {import('./protocol.js').TimeControl | null} time */
 function timeText(time) {
   if (!time) return t('lobby.untimed');
-  return `${Math.round(time.initial_ms / 60000 * 10) / 10}+${time.increment_ms / 1000}`;
+  const inc = time.increment_ms / 1000;
+  // under a minute: the seconds with their unit (a 1 s table is "1s+600", never "0+600")
+  if (time.initial_ms < 60000) return `${Math.round(time.initial_ms / 1000)}s+${inc}`;
+  return `${Math.round(time.initial_ms / 60000 * 10) / 10}+${inc}`;
 }
 
 /**
@@ -109,6 +112,11 @@ function timeText(time) {
 function seatLabel(variant, seat, colors) {
   if (variant === 'banqi' && colors && colors[seat]) return t(`color.${colors[seat]}`);
   return t(`seat.${variant}.${seat}`);
+}
+
+/** The small "rated" badge of a rated table; nothing for a friendly one. @param {boolean} rated */
+function ratedBadge(rated) {
+  return rated ? h('span', { class: 'badge rated-badge', title: t('table.rated_hint') }, t('table.rated_badge')) : null;
 }
 
 /** @param {import('./protocol.js').SeatEntry | null} entry */
@@ -160,7 +168,7 @@ function header() {
     h('a', { href: '#/', class: 'brand' }, h('span', { class: 'logo' }, '楚河'), ' chuhe'),
     h('nav', {}, h('a', { href: '#/', id: 'nav-lobby' }, t('app.lobby')), ' ', h('a', { href: '#/rules/xiangqi', id: 'nav-rules' }, t('rules.nav'))),
     h('span', { class: 'spacer' }),
-    me ? h('span', { class: 'me', id: 'me' }, t('session.hello', { name: me.name }),
+    me ? h('span', { class: 'me', id: 'me', title: me.name }, t('session.hello', { name: me.name }),
       me.account ? '' : ` (${t('session.guest')})`) : null,
     me ? h('button', { id: 'logout', class: 'small', onclick: logout }, t('session.logout')) : null,
     h('span', { class: 'settings' },
@@ -215,9 +223,9 @@ function lobbyPage() {
     const rows = tables.map((tb) => {
       const free = tb.phase === 'open' && tb.seats.some((s) => s === null);
       return h('tr', { 'data-table': tb.id },
-        h('td', {}, t(`variant.${tb.options.variant}`)),
+        h('td', {}, t(`variant.${tb.options.variant}`), ratedBadge(tb.options.rated) ? ' ' : null, ratedBadge(tb.options.rated)),
         h('td', { 'data-label': t('lobby.time') }, timeText(tb.options.time)),
-        h('td', { class: 'seats' }, ...tb.seats.map((s, i) => h('span', { class: `seat-chip${s ? '' : ' free'}` },
+        h('td', { class: 'seats' }, ...tb.seats.map((s, i) => h('span', { class: `seat-chip${s ? '' : ' free'}`, title: occupant(s) },
           `${seatLabel(tb.options.variant, i)}: ${occupant(s)}`))),
         h('td', { 'data-label': t('lobby.phase') }, t(`phase.${tb.phase}`)),
         h('td', {}, h('a', { class: 'button', href: `#/t/${tb.id}` }, free ? t('lobby.open_table') : t('lobby.watch'))));
@@ -236,7 +244,7 @@ function lobbyPage() {
       return h('tr', { 'data-game': g.id, class: 'game-row', onclick: () => { location.hash = `#/t/${g.id}`; } },
         h('td', { class: 'date' }, formatDate(g.ended_ms)),
         h('td', {}, t(`variant.${variant}`)),
-        h('td', { class: 'seats' }, ...g.seats.map((s, i) => h('span', { class: `seat-chip${g.winner_seats.includes(i) ? ' won' : ''}` },
+        h('td', { class: 'seats' }, ...g.seats.map((s, i) => h('span', { class: `seat-chip${g.winner_seats.includes(i) ? ' won' : ''}`, title: occupant(s) },
           `${seatLabel(variant, i)}: ${occupant(s)}`))),
         h('td', { class: 'result' }, resultLine(variant, g.outcome, g.winner_seats)),
         h('td', { class: 'plies', 'data-label': t('lobby.moves') }, String(g.plies)),
@@ -342,6 +350,8 @@ function lobbyPage() {
         h('button', { type: 'submit', id: 'register' }, t('session.register')))),
       accountMessage ? h('p', { class: 'error', role: 'alert', id: 'session-error' }, accountMessage) : null);
 
+    // rated games are for account holders: a guest cannot ask for one
+    const guest = !!me && !me.account;
     /** @param {string} key @param {Node} input */
     const field = (key, input) => h('label', { class: 'field' }, h('span', {}, t(key)), input);
     const create = h('form', {
@@ -352,7 +362,7 @@ function lobbyPage() {
         const options = {
           variant: /** @type {any} */ (form.variant),
           time: form.timed ? { initial_ms: Math.round(form.minutes * 60000), increment_ms: Math.round(form.increment * 1000) } : null,
-          rated: form.rated,
+          rated: form.rated && !!me?.account,
           no_capture_limit: form.variant === 'xiangqi' ? form.limit : null,
           flag_bearers: form.variant === 'sanguo' ? form.flags : null,
         };
@@ -368,11 +378,16 @@ function lobbyPage() {
     field('lobby.variant', h('select', { id: 'variant', onchange: (/** @type {Event} */ e) => { form.variant = /** @type {HTMLSelectElement} */ (e.target).value; draw(); } },
       ...['xiangqi', 'sanguo', 'banqi'].map((v) => h('option', { value: v, selected: v === form.variant }, t(`variant.${v}`))))),
     field('lobby.untimed', h('input', { type: 'checkbox', id: 'untimed', checked: !form.timed, onchange: (/** @type {Event} */ e) => { form.timed = !(/** @type {HTMLInputElement} */ (e.target).checked); draw(); } })),
-    form.timed ? field('lobby.minutes', h('input', { type: 'number', id: 'minutes', min: 1, max: 180, step: 1, value: form.minutes, onchange: (/** @type {Event} */ e) => { form.minutes = Number(/** @type {HTMLInputElement} */ (e.target).value); } })) : null,
-    form.timed ? field('lobby.increment', h('input', { type: 'number', id: 'increment', min: 0, max: 600, value: form.increment, onchange: (/** @type {Event} */ e) => { form.increment = Number(/** @type {HTMLInputElement} */ (e.target).value); } })) : null,
-    form.variant === 'xiangqi' ? field('lobby.no_capture_limit', h('input', { type: 'number', id: 'limit', min: 0, max: 1000, value: form.limit, onchange: (/** @type {Event} */ e) => { form.limit = Number(/** @type {HTMLInputElement} */ (e.target).value); } })) : null,
+    form.timed ? field('lobby.minutes', h('input', { type: 'number', id: 'minutes', required: true, min: 1, max: 180, step: 1, value: form.minutes, onchange: (/** @type {Event} */ e) => { form.minutes = Number(/** @type {HTMLInputElement} */ (e.target).value); } })) : null,
+    form.timed ? field('lobby.increment', h('input', { type: 'number', id: 'increment', required: true, min: 0, max: 600, step: 1, value: form.increment, onchange: (/** @type {Event} */ e) => { form.increment = Number(/** @type {HTMLInputElement} */ (e.target).value); } })) : null,
+    form.variant === 'xiangqi' ? field('lobby.no_capture_limit', h('input', { type: 'number', id: 'limit', required: true, min: 0, max: 1000, step: 1, value: form.limit, onchange: (/** @type {Event} */ e) => { form.limit = Number(/** @type {HTMLInputElement} */ (e.target).value); } })) : null,
     form.variant === 'sanguo' ? field('lobby.flag_bearers', h('input', { type: 'checkbox', id: 'flags', checked: form.flags, onchange: (/** @type {Event} */ e) => { form.flags = /** @type {HTMLInputElement} */ (e.target).checked; } })) : null,
-    field('lobby.rated', h('input', { type: 'checkbox', id: 'rated', checked: form.rated, onchange: (/** @type {Event} */ e) => { form.rated = /** @type {HTMLInputElement} */ (e.target).checked; } })),
+    field('lobby.rated', h('input', {
+      type: 'checkbox', id: 'rated', checked: guest ? false : form.rated, disabled: guest,
+      'aria-describedby': guest ? 'rated-hint' : undefined,
+      onchange: (/** @type {Event} */ e) => { form.rated = /** @type {HTMLInputElement} */ (e.target).checked; },
+    })),
+    guest ? h('p', { class: 'muted hint', id: 'rated-hint' }, t('lobby.rated_needs_account')) : null,
     h('button', { type: 'submit', id: 'create', disabled: !me }, t('lobby.create_button')));
 
     show(h('main', { class: 'lobby' }, session, ratingsBox, messageBox, listBox, create, finishedBox, rulesLinks()));
@@ -438,6 +453,8 @@ function tablePage(id) {
    */
   let review = null;
   let reviewLoading = false;
+  /** whether the server answered 404 for this table: the page says so and stops retrying */
+  let missing = false;
 
   const socket = new TableSocket(id, (msg) => {
     if (msg.type === 'state') {
@@ -454,9 +471,25 @@ function tablePage(id) {
       draw();
     }
   }, (status) => {
+    if (missing) return;
     connection = status === 'lost' ? t('app.reconnecting') : '';
     if (status !== 'closed') draw();
+    // no state yet and the socket failed: a table the server does not know stops the retries
+    if (status === 'lost' && !state) checkExists();
   });
+
+  /** Asks the server whether the table exists; a 404 shows that and closes the socket. */
+  const checkExists = async () => {
+    try {
+      await api('GET', `/api/tables/${id}`);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404 && !missing) {
+        missing = true;
+        socket.close();
+        draw();
+      }
+    }
+  };
   // tests reach the socket to drop it as a network failure would
   /** @type {any} */ (window).chuheSocket = socket;
 
@@ -597,6 +630,8 @@ function tablePage(id) {
     const colors = s.board.variant === 'banqi' ? s.board.colors : undefined;
     const seated = s.you !== null;
     const open = s.table.phase === 'open';
+    // a guest is not offered a seat at a rated table: the server would refuse it
+    const ratedForGuest = s.table.options.rated && !me?.account;
     const order = Array.from({ length: SEATS[variant] }, (_, i) => i);
     // the receiver's seat last (nearest to its side of the board)
     if (variant !== 'sanguo' && s.you !== null) order.sort((a, b) => (a === s.you ? 1 : 0) - (b === s.you ? 1 : 0));
@@ -612,10 +647,11 @@ function tablePage(id) {
         h('span', { class: 'dot', style: `background:${color}` }),
         h('span', { class: 'seat-name' }, seatLabel(variant, i, colors)),
         toMove ? h('span', { class: 'turn-badge', style: `background:${turnColor}` }, t('table.moving')) : null,
-        h('span', { class: 'occupant' }, occupant(entry), s.you === i ? ` (${t('table.you')})` : '',
+        h('span', { class: 'occupant', title: occupant(entry) }, occupant(entry), s.you === i ? ` (${t('table.you')})` : '',
           entry && !s.connected[i] && s.table.phase !== 'ended' ? ` · ${t('table.offline')}` : ''),
         clockNode(i),
-        open && !entry && me && !seated ? h('button', { class: 'sit', 'data-sit': i, onclick: () => send({ type: 'sit', seat: i }) }, t('table.sit')) : null,
+        open && !entry && me && !seated && ratedForGuest ? h('span', { class: 'muted sit-refused', 'data-no-sit': i }, t('table.rated_guest')) : null,
+        open && !entry && me && !seated && !ratedForGuest ? h('button', { class: 'sit', 'data-sit': i, onclick: () => send({ type: 'sit', seat: i }) }, t('table.sit')) : null,
         open && !entry && seated ? h('button', { class: 'computer', 'data-computer': i, onclick: () => send({ type: 'sit_computer', seat: i, level }) }, t('table.computer')) : null,
         open && s.you === i ? h('button', { class: 'stand', onclick: () => send({ type: 'stand' }) }, t('table.stand')) : null);
     }));
@@ -743,6 +779,12 @@ function tablePage(id) {
   };
 
   const draw = () => {
+    if (missing) {
+      show(h('main', { class: 'table-page missing' }, h('section', { class: 'card', id: 'not-found' },
+        h('p', { class: 'lead' }, t('table.not_found')),
+        h('a', { class: 'button', id: 'back-to-lobby', href: '#/' }, t('table.back_to_lobby')))));
+      return;
+    }
     const s = state;
     const variant = s?.table.options.variant;
     const title = s ? `${t(`variant.${variant}`)} · ${timeText(s.table.options.time)}` : t('app.connecting');
@@ -758,7 +800,7 @@ function tablePage(id) {
         replayNode(),
         capturedNode()),
       h('aside', { class: 'side-col' },
-        h('h2', {}, title),
+        h('h2', {}, title, s?.table.options.rated ? ' ' : null, ratedBadge(!!s?.table.options.rated)),
         statusText() ? h('p', { class: `status${s && s.to_move !== null && s.to_move === s.you ? ' yours' : ''}`, id: 'status', style: toMoveColor ? `border-color:${toMoveColor}` : undefined }, statusText()) : null,
         seatsNode(),
         offer,
