@@ -315,6 +315,12 @@ async function run(b) {
     await waitMoves(es, before + 1);
   }
   assert.ok(captured, 'a capture happened in the banqi game');
+  // the computer answers first: once it is this seat's turn again nothing changes until it moves,
+  // so the counts below cannot race a capture of the computer's
+  await es.waitForFunction(() => {
+    const s = /** @type {any} */ (window).chuheState;
+    return s && (s.to_move === s.you || s.outcome);
+  }, null, { timeout: 15000 });
   // the lost pieces beside the board are the server's count, in its (rank) order
   await es.waitForFunction(() => /** @type {any} */ (window).chuheState.board.captured !== '-');
   const lost = await es.evaluate(() => /** @type {any} */ (window).chuheState.board.captured);
