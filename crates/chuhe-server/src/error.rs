@@ -41,6 +41,8 @@ pub enum ServerError {
     IllegalMove(String),
     /// The action does not fit the table's phase or state.
     NotAllowed(String),
+    /// The game cannot start yet: a seated person is not connected.
+    NotReady,
     /// A failure inside the server; the text is logged, not sent.
     Internal(String),
     /// A bad start-up setting (address, database URL); never sent to a client.
@@ -64,6 +66,7 @@ impl ServerError {
             ServerError::StaleVersion { .. } => ErrorCode::StaleVersion,
             ServerError::IllegalMove(_) => ErrorCode::IllegalMove,
             ServerError::NotAllowed(_) => ErrorCode::NotAllowed,
+            ServerError::NotReady => ErrorCode::NotReady,
             ServerError::Internal(_) | ServerError::Config(_) => ErrorCode::Internal,
         }
     }
@@ -81,7 +84,8 @@ impl ServerError {
             ServerError::NotSeated | ServerError::NotYourTurn => StatusCode::FORBIDDEN,
             ServerError::Conflict(_)
             | ServerError::StaleVersion { .. }
-            | ServerError::NotAllowed(_) => StatusCode::CONFLICT,
+            | ServerError::NotAllowed(_)
+            | ServerError::NotReady => StatusCode::CONFLICT,
             ServerError::Internal(_) | ServerError::Config(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -132,6 +136,7 @@ impl fmt::Display for ServerError {
             }
             ServerError::IllegalMove(m) => write!(f, "illegal move: {m}"),
             ServerError::NotAllowed(m) => f.write_str(m),
+            ServerError::NotReady => f.write_str("a seated player is not connected"),
             ServerError::Internal(m) => write!(f, "internal error: {m}"),
             ServerError::Config(m) => f.write_str(m),
         }

@@ -106,12 +106,16 @@ async fn abandonment_after_the_grace_period() {
     server.stop().await;
 }
 
-/// A seated player who is not connected when the game starts loses after the grace period.
+/// A seated player who is not connected cannot be started against: `start` is refused with
+/// `not_ready`, and after the grace period (30 s, paused time, not before) the open table frees
+/// the seat with a `stood` event.
 #[tokio::test]
 async fn absent_at_the_start() {
     let db = fresh_db(Backend::Sqlite).await;
     let server = Server::start(&db, settings(Duration::from_secs(30))).await;
     let (mut red, black, _) = seated_pair(&server, r#"{"variant":"xiangqi"}"#).await;
+    tokio::time::pause();
+    let paused_at = Instant::now();
     black.close().await;
     // Black's sitting announced it connected; now it is gone.
     assert_eq!(
@@ -128,26 +132,44 @@ async fn absent_at_the_start() {
             connected: false
         }
     );
-    tokio::time::pause();
-    let paused_at = Instant::now();
-    let state = red.act(&ClientMessage::Start, 4).await;
-    assert_eq!(state.connected, vec![true, false]);
+    red.send(&ClientMessage::Start).await;
     assert_eq!(
-        red.event().await,
+        red.error().await,
         (
-            5,
-            Event::Ended {
-                outcome: Outcome::win(Winner::Red, EndReason::Abandonment),
-                result: Some("1-0".to_owned()),
-                winner_seats: vec![0],
-            }
+            ErrorCode::NotReady,
+            "a seated player is not connected".to_owned()
         )
     );
+    assert_eq!(red.event().await, (4, Event::Stood { seat: 1 }));
     let waited = paused_at.elapsed();
     assert!(
         waited >= Duration::from_secs(30) && waited < Duration::from_secs(31),
         "{waited:?}"
     );
+    let state = red.state_at(4).await;
+    assert_eq!(state.table.seats[1], None);
+    assert!(state.table.seats[0].is_some());
+    server.stop().await;
+}
+
+/// A seated player who comes back within the grace period keeps the seat, and the game can
+/// start long after the grace period would have run out.
+#[tokio::test]
+async fn reconnecting_keeps_the_open_seat() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, settings(Duration::from_secs(30))).await;
+    let (mut red, black, table) = seated_pair(&server, r#"{"variant":"xiangqi"}"#).await;
+    let cookie = black.cookie.clone().unwrap();
+    tokio::time::pause();
+    black.close().await;
+    tokio::time::sleep(Duration::from_secs(20)).await;
+    let mut black = server.ws(&table, Some(&cookie), None).await;
+    assert_eq!(black.state_at(3).await.you, Some(1));
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    let state = red.act(&ClientMessage::Start, 4).await;
+    assert_eq!(state.connected, vec![true, true]);
+    assert_eq!(state.to_move, Some(0));
+    assert_eq!(black.event().await, (4, Event::Started));
     server.stop().await;
 }
 
