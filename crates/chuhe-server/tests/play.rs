@@ -5,7 +5,7 @@ mod common;
 
 use chuhe_rules::outcome::{EndReason, Outcome, Winner};
 use chuhe_server::protocol::{ClientMessage, ErrorCode, Event, ServerMessage};
-use chuhe_server::Settings;
+use chuhe_server::{Heartbeat, Settings};
 use common::*;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -22,7 +22,7 @@ fn mv(version: u64, text: &str) -> ClientMessage {
 #[tokio::test]
 async fn timeout_on_paused_time() {
     let db = fresh_db(Backend::Sqlite).await;
-    let server = Server::start(&db, Settings::default()).await;
+    let server = Server::start(&db, settings(Settings::default().grace)).await;
     let options = r#"{"variant":"xiangqi","time":{"initial_ms":5000,"increment_ms":0}}"#;
     let (mut red, mut black, _) = seated_pair(&server, options).await;
     red.act(&ClientMessage::Start, 4).await;
@@ -162,14 +162,63 @@ async fn reconnecting_keeps_the_open_seat() {
     let cookie = black.cookie.clone().unwrap();
     tokio::time::pause();
     black.close().await;
-    tokio::time::sleep(Duration::from_secs(20)).await;
+    red.idle(Duration::from_secs(20)).await;
     let mut black = server.ws(&table, Some(&cookie), None).await;
     assert_eq!(black.state_at(3).await.you, Some(1));
-    tokio::time::sleep(Duration::from_secs(60)).await;
+    tokio::join!(
+        red.idle(Duration::from_secs(60)),
+        black.idle(Duration::from_secs(60))
+    );
     let state = red.act(&ClientMessage::Start, 4).await;
     assert_eq!(state.connected, vec![true, true]);
     assert_eq!(state.to_move, Some(0));
     assert_eq!(black.event().await, (4, Event::Started));
+    server.stop().await;
+}
+
+/// The heartbeat, on real time with short intervals (paused time would jump past the Pongs of
+/// loopback sockets): a Ping every 100 ms; Black's client never reads, so never answers, and is
+/// closed after 400 ms of silence: Red sees Black disconnected. Red's client answers the Pings
+/// and is still served a second later.
+#[tokio::test]
+async fn a_silent_connection_is_closed() {
+    assert_eq!(
+        Settings::default().heartbeat,
+        Some(Heartbeat {
+            ping_interval: Duration::from_secs(20),
+            silence_limit: Duration::from_secs(45),
+        })
+    );
+    let db = fresh_db(Backend::Sqlite).await;
+    let short = Settings {
+        heartbeat: Some(Heartbeat {
+            ping_interval: Duration::from_millis(100),
+            silence_limit: Duration::from_millis(400),
+        }),
+        ..Settings::default()
+    };
+    let server = Server::start(&db, short).await;
+    let (mut red, mut black, _) = seated_pair(&server, r#"{"variant":"xiangqi"}"#).await;
+    red.act(&ClientMessage::Start, 4).await;
+    let started = Instant::now();
+    loop {
+        match red.next().await {
+            ServerMessage::Presence {
+                seat: 1,
+                connected: false,
+            } => break,
+            ServerMessage::Presence { .. }
+            | ServerMessage::Event { .. }
+            | ServerMessage::State(_) => continue,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    let waited = started.elapsed();
+    assert!(waited <= Duration::from_millis(2000), "{waited:?}");
+    assert!(black.closed().await);
+    red.idle(Duration::from_secs(1)).await;
+    red.send(&ClientMessage::Ping).await;
+    assert_eq!(red.next().await, ServerMessage::Pong);
     server.stop().await;
 }
 
