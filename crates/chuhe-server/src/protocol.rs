@@ -270,6 +270,8 @@ pub enum ErrorCode {
     NotAllowed,
     /// `start` while a seated person is not connected.
     NotReady,
+    /// The route does not take this HTTP method.
+    MethodNotAllowed,
     /// Something failed inside the server (details are logged, not sent).
     Internal,
 }

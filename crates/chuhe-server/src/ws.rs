@@ -64,9 +64,10 @@ pub async fn upgrade(
     ws: WebSocketUpgrade,
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(since): Query<Since>,
+    since: Result<Query<Since>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ServerError> {
+    let Query(since) = since?;
     let person = person(&state, &headers).await?;
     let table = state.table(&id).await?;
     let shutdown = state.shutdown_signal();

@@ -222,6 +222,50 @@ async fn a_silent_connection_is_closed() {
     server.stop().await;
 }
 
+/// Rejections of axum's extractors and router answer with the usual JSON error body: a body over
+/// 16 KiB, and a method the route does not take.
+#[tokio::test]
+async fn extractor_rejections_are_json() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, Settings::default()).await;
+    let big = format!(r#"{{"name":"{}"}}"#, "x".repeat(20_000));
+    let (status, head, body) = server.http("POST", "/api/session", None, Some(&big)).await;
+    assert_eq!(
+        (status, body.as_str()),
+        (
+            413,
+            r#"{"error":"too_large","message":"message too large"}"#
+        )
+    );
+    assert!(
+        head.to_lowercase()
+            .contains("content-type: application/json"),
+        "{head}"
+    );
+    let (status, head, body) = server.http("DELETE", "/api/tables", None, None).await;
+    assert_eq!(
+        (status, body.as_str()),
+        (
+            405,
+            r#"{"error":"method_not_allowed","message":"method not allowed for this route"}"#
+        )
+    );
+    assert!(
+        head.to_lowercase()
+            .contains("content-type: application/json"),
+        "{head}"
+    );
+    let (status, _, body) = server.http("GET", "/api/session", None, None).await;
+    assert_eq!(
+        (status, body.as_str()),
+        (
+            405,
+            r#"{"error":"method_not_allowed","message":"method not allowed for this route"}"#
+        )
+    );
+    server.stop().await;
+}
+
 /// Thirty messages at one instant: the burst of 20 is served, 10 are refused.
 #[tokio::test]
 async fn rate_limit() {
