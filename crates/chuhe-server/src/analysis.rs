@@ -7,7 +7,6 @@
 
 use crate::error::ServerError;
 use crate::variant::{AnyGame, BoardView, MoveError, RuleOptions, Variant};
-use axum::body::Bytes;
 use axum::Json;
 use chuhe_rules::outcome::{Outcome, Winner};
 use serde::{Deserialize, Serialize};
@@ -63,7 +62,8 @@ pub struct Analysis {
 /// `bad_message` for an unreadable body, a bad position text or too many moves; `illegal_move`
 /// for a move that does not read or is not legal (`illegal move: e9e7 at ply 2 (general moves
 /// one point orthogonally)`).
-pub async fn route(body: Bytes) -> Result<Json<Analysis>, ServerError> {
+pub async fn route(body: crate::http::BodyResult) -> Result<Json<Analysis>, ServerError> {
+    let body = body?;
     let request: AnalysisRequest =
         serde_json::from_slice(&body).map_err(|e| ServerError::BadMessage(e.to_string()))?;
     Ok(Json(analyse(&request)?))

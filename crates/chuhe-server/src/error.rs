@@ -41,6 +41,10 @@ pub enum ServerError {
     IllegalMove(String),
     /// The action does not fit the table's phase or state.
     NotAllowed(String),
+    /// The route exists but not for this HTTP method.
+    MethodNotAllowed,
+    /// The game cannot start yet: a seated person is not connected.
+    NotReady,
     /// A failure inside the server; the text is logged, not sent.
     Internal(String),
     /// A bad start-up setting (address, database URL); never sent to a client.
@@ -64,6 +68,8 @@ impl ServerError {
             ServerError::StaleVersion { .. } => ErrorCode::StaleVersion,
             ServerError::IllegalMove(_) => ErrorCode::IllegalMove,
             ServerError::NotAllowed(_) => ErrorCode::NotAllowed,
+            ServerError::NotReady => ErrorCode::NotReady,
+            ServerError::MethodNotAllowed => ErrorCode::MethodNotAllowed,
             ServerError::Internal(_) | ServerError::Config(_) => ErrorCode::Internal,
         }
     }
@@ -73,6 +79,7 @@ impl ServerError {
         match self {
             ServerError::BadMessage(_) | ServerError::IllegalMove(_) => StatusCode::BAD_REQUEST,
             ServerError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ServerError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ServerError::RateLimited | ServerError::TooManyRequests { .. } => {
                 StatusCode::TOO_MANY_REQUESTS
             }
@@ -81,7 +88,8 @@ impl ServerError {
             ServerError::NotSeated | ServerError::NotYourTurn => StatusCode::FORBIDDEN,
             ServerError::Conflict(_)
             | ServerError::StaleVersion { .. }
-            | ServerError::NotAllowed(_) => StatusCode::CONFLICT,
+            | ServerError::NotAllowed(_)
+            | ServerError::NotReady => StatusCode::CONFLICT,
             ServerError::Internal(_) | ServerError::Config(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -132,6 +140,8 @@ impl fmt::Display for ServerError {
             }
             ServerError::IllegalMove(m) => write!(f, "illegal move: {m}"),
             ServerError::NotAllowed(m) => f.write_str(m),
+            ServerError::NotReady => f.write_str("a seated player is not connected"),
+            ServerError::MethodNotAllowed => f.write_str("method not allowed for this route"),
             ServerError::Internal(m) => write!(f, "internal error: {m}"),
             ServerError::Config(m) => f.write_str(m),
         }
@@ -149,6 +159,22 @@ impl From<sqlx::Error> for ServerError {
 impl From<sqlx::migrate::MigrateError> for ServerError {
     fn from(e: sqlx::migrate::MigrateError) -> Self {
         ServerError::Internal(format!("migration: {e}"))
+    }
+}
+
+impl From<axum::extract::rejection::BytesRejection> for ServerError {
+    fn from(e: axum::extract::rejection::BytesRejection) -> Self {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ServerError::TooLarge
+        } else {
+            ServerError::BadMessage("the body does not read".to_owned())
+        }
+    }
+}
+
+impl From<axum::extract::rejection::QueryRejection> for ServerError {
+    fn from(_: axum::extract::rejection::QueryRejection) -> Self {
+        ServerError::BadMessage("the query string does not read".to_owned())
     }
 }
 

@@ -20,6 +20,9 @@ use rand::Rng;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+/// A request body, or why it could not be read (over [`MAX_BODY_BYTES`]: `too_large`).
+pub type BodyResult = Result<Bytes, axum::extract::rejection::BytesRejection>;
+
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "chuhe_session";
 /// Largest accepted request body, bytes.
@@ -44,6 +47,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games", get(finished_games))
         .route("/api/tables/{id}/ws", get(crate::ws::upgrade))
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
@@ -143,6 +147,10 @@ async fn health() -> Json<serde_json::Value> {
 }
 
 /// Files of the embedded web client for GET requests outside `/api/`; 404 for everything else.
+async fn method_not_allowed() -> ServerError {
+    ServerError::MethodNotAllowed
+}
+
 async fn not_found(method: axum::http::Method, uri: axum::http::Uri) -> Response {
     if method == axum::http::Method::GET && !uri.path().starts_with("/api/") {
         if let Some(response) = crate::web::serve(&uri) {
@@ -173,7 +181,8 @@ async fn session_response(state: &AppState, player: &PlayerRow) -> Result<Respon
     Ok(response)
 }
 
-async fn guest(State(state): State<AppState>, body: Bytes) -> Result<Response, ServerError> {
+async fn guest(State(state): State<AppState>, body: BodyResult) -> Result<Response, ServerError> {
+    let body = body?;
     let req: GuestRequest = parse_body(&body)?;
     let player = PlayerRow {
         id: random_id(12),
@@ -194,7 +203,11 @@ fn check_password(password: &str) -> Result<(), ServerError> {
     Ok(())
 }
 
-async fn register(State(state): State<AppState>, body: Bytes) -> Result<Response, ServerError> {
+async fn register(
+    State(state): State<AppState>,
+    body: BodyResult,
+) -> Result<Response, ServerError> {
+    let body = body?;
     use argon2::password_hash::{rand_core::OsRng, PasswordHasher, SaltString};
     let req: AccountRequest = parse_body(&body)?;
     let name = check_name(&req.name)?;
@@ -221,7 +234,8 @@ async fn register(State(state): State<AppState>, body: Bytes) -> Result<Response
     session_response(&state, &player).await
 }
 
-async fn login(State(state): State<AppState>, body: Bytes) -> Result<Response, ServerError> {
+async fn login(State(state): State<AppState>, body: BodyResult) -> Result<Response, ServerError> {
+    let body = body?;
     use argon2::password_hash::{PasswordHash, PasswordVerifier};
     let req: AccountRequest = parse_body(&body)?;
     let wrong = || ServerError::Unauthorized("wrong name or password".to_owned());
@@ -299,8 +313,9 @@ async fn list_tables(
 async fn create_table(
     State(state): State<AppState>,
     headers: HeaderMap,
-    body: Bytes,
+    body: BodyResult,
 ) -> Result<(StatusCode, Json<TableSummary>), ServerError> {
+    let body = body?;
     person(&state, &headers)
         .await?
         .ok_or_else(|| ServerError::Unauthorized("creating a table needs a session".to_owned()))?;
@@ -354,8 +369,9 @@ struct PgnQuery {
 async fn table_pgn(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<PgnQuery>,
+    query: Result<Query<PgnQuery>, QueryRejection>,
 ) -> Result<Response, ServerError> {
+    let Query(q) = query?;
     use chuhe_notation::Notation;
     let notation = match q.notation.as_deref().unwrap_or("chinese") {
         "chinese" => Notation::Chinese,

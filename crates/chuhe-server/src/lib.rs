@@ -49,6 +49,9 @@ pub struct Settings {
     /// How long a seated person may stay disconnected from a running game before losing by
     /// abandonment (default 60 s).
     pub grace: Duration,
+    /// The heartbeat of table connections (default a Ping every 20 s, closed after 45 s of
+    /// silence); `None` sends no Pings and never closes a silent connection.
+    pub heartbeat: Option<Heartbeat>,
     /// WebSocket messages a connection may send per second on average (default 10).
     pub rate_per_second: f64,
     /// WebSocket messages a connection may send at once (default 20).
@@ -72,12 +75,33 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             grace: Duration::from_secs(60),
+            heartbeat: Some(Heartbeat::default()),
             rate_per_second: 10.0,
             rate_burst: 20.0,
             ended_grace: Duration::from_secs(10 * 60),
             max_ended_tables: 500,
             http_limits: HttpLimits::default(),
             trust_forwarded_for: false,
+        }
+    }
+}
+
+/// The WebSocket heartbeat: the server sends a Ping every `ping_interval` (browsers answer with
+/// a Pong by themselves) and closes a connection from which no frame at all (Pong or message)
+/// arrived for `silence_limit`, so its seat counts as disconnected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Heartbeat {
+    /// Time between two Pings (default 20 s).
+    pub ping_interval: Duration,
+    /// Longest silence of a connection before it is closed (default 45 s).
+    pub silence_limit: Duration,
+}
+
+impl Default for Heartbeat {
+    fn default() -> Self {
+        Heartbeat {
+            ping_interval: Duration::from_secs(20),
+            silence_limit: Duration::from_secs(45),
         }
     }
 }

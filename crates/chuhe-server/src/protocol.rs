@@ -268,6 +268,10 @@ pub enum ErrorCode {
     IllegalMove,
     /// The action does not fit the table's phase or state.
     NotAllowed,
+    /// `start` while a seated person is not connected.
+    NotReady,
+    /// The route does not take this HTTP method.
+    MethodNotAllowed,
     /// Something failed inside the server (details are logged, not sent).
     Internal,
 }

@@ -41,7 +41,7 @@ pub struct Person {
 #[derive(Debug, Clone)]
 pub struct TableSettings {
     /// How long a seated person may stay disconnected from a running game before losing by
-    /// abandonment.
+    /// abandonment, and from an open table before losing the seat.
     pub grace: Duration,
     /// How long an ended table waits without any WebSocket connection before it reports
     /// [`TableNotice::Idle`].
@@ -498,13 +498,17 @@ fn spawn(state: TableState, log: Vec<Event>, store: Store, settings: TableSettin
     let (tx, rx) = mpsc::channel(64);
     let seats = state.seats.len();
     let now = Instant::now();
-    // After a restart nobody is connected: a running game gives every person the grace period.
+    // After a restart nobody is connected: every seated person of an open table or an active
+    // seat of a running game gets the grace period.
     let absent_since = (0..seats)
         .map(|s| {
-            (state.phase == Phase::Running
-                && state.computer_level(s).is_none()
-                && state.game.is_active(s))
-            .then_some(now)
+            let person = matches!(state.seats[s], Some(SeatPlayer::Person { .. }));
+            let counts = match state.phase {
+                Phase::Open => true,
+                Phase::Running => state.game.is_active(s),
+                Phase::Ended => false,
+            };
+            (person && counts).then_some(now)
         })
         .collect();
     let ended = Arc::new(AtomicBool::new(state.phase == Phase::Ended));
@@ -535,6 +539,8 @@ fn spawn(state: TableState, log: Vec<Event>, store: Store, settings: TableSettin
 enum Due {
     Flag(usize),
     Abandoned(usize),
+    /// A seated person of an open table has been away for the grace period: the seat is freed.
+    Vacated(usize),
     /// The ended table has had no connection for the ended grace period.
     Idle,
 }
@@ -597,20 +603,24 @@ impl Table {
                 .filter(|_| !self.idle_reported)
                 .map(|since| (since + self.settings.ended_grace, Due::Idle));
         }
-        if self.state.phase != Phase::Running {
-            return None;
-        }
+        let open = self.state.phase == Phase::Open;
         let mut best: Option<(Instant, Due)> = self
             .state
             .clocks
             .as_ref()
             .and_then(|c| c.flag_deadline())
+            .filter(|_| !open)
             .map(|(seat, at)| (at, Due::Flag(seat)));
         for (seat, since) in self.absent_since.iter().enumerate() {
             if let Some(since) = since {
                 let at = *since + self.settings.grace;
                 if best.as_ref().is_none_or(|(b, _)| at < *b) {
-                    best = Some((at, Due::Abandoned(seat)));
+                    let due = if open {
+                        Due::Vacated(seat)
+                    } else {
+                        Due::Abandoned(seat)
+                    };
+                    best = Some((at, due));
                 }
             }
         }
@@ -635,6 +645,16 @@ impl Table {
                 }
                 self.absent_since[seat] = None;
                 self.state.game.table_ending(seat, EndReason::Abandonment)
+            }
+            Due::Vacated(seat) => {
+                if self.absent_since[seat].is_none() || self.state.phase != Phase::Open {
+                    return;
+                }
+                if let Err(e) = self.commit(vec![Event::Stood { seat }], now).await {
+                    e.log();
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                return;
             }
             Due::Idle => {
                 self.idle_reported = true;
@@ -761,9 +781,12 @@ impl Table {
         let was_absent = self.absent_since[seat].is_some();
         if connected {
             self.absent_since[seat] = None;
-        } else if self.state.phase == Phase::Running
-            && !was_absent
-            && self.state.game.is_active(seat)
+        } else if !was_absent
+            && match self.state.phase {
+                Phase::Open => true,
+                Phase::Running => self.state.game.is_active(seat),
+                Phase::Ended => false,
+            }
         {
             self.absent_since[seat] = Some(Instant::now());
         }
@@ -833,6 +856,12 @@ impl Table {
         let first = self.state.version + 1;
         let started = self.state.phase == Phase::Open && next.phase == Phase::Running;
         self.state = next;
+        // A freed seat has nobody to wait for.
+        for (seat, s) in self.state.seats.iter().enumerate() {
+            if s.is_none() {
+                self.absent_since[seat] = None;
+            }
+        }
         if ends {
             self.absent_since.iter_mut().for_each(|a| *a = None);
             self.ended.store(true, Ordering::Release);
@@ -1043,6 +1072,9 @@ impl Table {
                     return Err(ServerError::NotAllowed(
                         "every seat must be taken to start".to_owned(),
                     ));
+                }
+                if !(0..self.state.seats.len()).all(|seat| self.is_connected(seat)) {
+                    return Err(ServerError::NotReady);
                 }
                 self.commit(vec![Event::Started], at).await
             }

@@ -5,18 +5,22 @@ use crate::error::ServerError;
 use crate::http::person;
 use crate::protocol::{ClientMessage, ServerMessage, MAX_MESSAGE_BYTES};
 use crate::table::{is_closed_error, Person, TableHandle};
-use crate::AppState;
+use crate::{AppState, Heartbeat};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
+use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 /// Frames over this many bytes close the connection (messages over
 /// [`MAX_MESSAGE_BYTES`] but under this are refused with `too_large`).
 const MAX_FRAME_BYTES: usize = 64 * 1024;
+
+/// The stand-in for the heartbeat's times when there is none (its timers are then disabled).
+const FAR: Duration = Duration::from_secs(86_400);
 
 /// The `?since=N` of the WebSocket URL.
 #[derive(Debug, serde::Deserialize)]
@@ -60,19 +64,29 @@ pub async fn upgrade(
     ws: WebSocketUpgrade,
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(since): Query<Since>,
+    since: Result<Query<Since>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ServerError> {
+    let Query(since) = since?;
     let person = person(&state, &headers).await?;
     let table = state.table(&id).await?;
     let shutdown = state.shutdown_signal();
     let settings = state.settings();
     let limit = RateLimit::new(settings.rate_burst, settings.rate_per_second);
+    let heartbeat = settings.heartbeat;
     Ok(ws
         .max_message_size(MAX_FRAME_BYTES)
         .max_frame_size(MAX_FRAME_BYTES)
         .on_upgrade(move |socket| async move {
-            connection(socket, state, table, person, since.since, shutdown, limit).await;
+            let ctx = Context {
+                state,
+                person,
+                since: since.since,
+                shutdown,
+                limit,
+                heartbeat,
+            };
+            connection(socket, table, ctx).await;
         }))
 }
 
@@ -108,15 +122,25 @@ async fn connect(
     }
 }
 
-async fn connection(
-    socket: WebSocket,
+/// What a connection task needs besides its socket and table.
+struct Context {
     state: AppState,
-    table: TableHandle,
     person: Option<Person>,
     since: Option<u64>,
-    mut shutdown: tokio::sync::watch::Receiver<bool>,
-    mut limit: RateLimit,
-) {
+    shutdown: tokio::sync::watch::Receiver<bool>,
+    limit: RateLimit,
+    heartbeat: Option<Heartbeat>,
+}
+
+async fn connection(socket: WebSocket, table: TableHandle, ctx: Context) {
+    let Context {
+        state,
+        person,
+        since,
+        mut shutdown,
+        mut limit,
+        heartbeat,
+    } = ctx;
     let (mut sink, mut stream) = socket.split();
     let (out, mut outbox) = mpsc::unbounded_channel();
     let (table, conn) = match connect(&state, table, person, since, &out).await {
@@ -127,17 +151,42 @@ async fn connection(
             return;
         }
     };
+    // Without a heartbeat the timers are a day away and never reset (nothing is sent).
+    let (every, silence) = heartbeat.map_or((FAR, FAR), |h| (h.ping_interval, h.silence_limit));
+    let mut ping = tokio::time::interval_at(Instant::now() + every, every);
+    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut heard = Instant::now();
     loop {
+        let silent_at = heard + silence;
         tokio::select! {
             msg = outbox.recv() => match msg {
                 Some(m) => {
-                    if sink.send(encode(&m)).await.is_err() {
+                    // A dead peer must not hold the task in a blocked write forever.
+                    let sent = tokio::time::timeout(silence, sink.send(encode(&m))).await;
+                    if !matches!(sent, Ok(Ok(()))) {
                         break;
                     }
                 }
                 None => break,
             },
-            incoming = stream.next() => match incoming {
+            _ = ping.tick(), if heartbeat.is_some() => {
+                let sent = tokio::time::timeout(
+                    silence,
+                    sink.send(Message::Ping(Default::default())),
+                )
+                .await;
+                if !matches!(sent, Ok(Ok(()))) {
+                    break;
+                }
+            }
+            () = tokio::time::sleep_until(silent_at), if heartbeat.is_some() => {
+                tracing::debug!("closing a silent websocket");
+                let _ = tokio::time::timeout(Duration::from_secs(1), sink.send(Message::Close(None))).await;
+                break;
+            }
+            incoming = stream.next() => {
+            heard = Instant::now();
+            match incoming {
                 Some(Ok(Message::Text(text))) => {
                     let result = if text.len() > MAX_MESSAGE_BYTES {
                         Err(ServerError::TooLarge)
@@ -164,7 +213,7 @@ async fn connection(
                 }
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
                 Some(Ok(_)) => {}
-            },
+            }},
             _ = shutdown.changed() => {
                 let _ = sink.send(Message::Close(None)).await;
                 break;
@@ -177,7 +226,6 @@ async fn connection(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[tokio::test(start_paused = true)]
     async fn the_bucket_allows_a_burst_then_the_rate() {

@@ -98,7 +98,12 @@ async fn answers(server: &Server, id: &str) -> Vec<String> {
 /// exactly as before when asked again.
 async fn ended_tables_leave_after_the_grace_period(backend: Backend) {
     let db = fresh_db(backend).await;
-    let server = Server::start(&db, Settings::default()).await;
+    // No heartbeat: on paused time it could close the watcher between a Ping and its Pong.
+    let quiet = Settings {
+        heartbeat: None,
+        ..Settings::default()
+    };
+    let server = Server::start(&db, quiet).await;
     assert_eq!(Settings::default().ended_grace, Duration::from_secs(600));
     let table = resigned_game(&server).await;
     let mut watcher = server.ws(&table, None, None).await;
@@ -120,7 +125,7 @@ async fn ended_tables_leave_after_the_grace_period(backend: Backend) {
     );
 
     tokio::time::pause();
-    tokio::time::sleep(Duration::from_secs(3600)).await;
+    watcher.idle(Duration::from_secs(3600)).await;
     assert!(loaded(&server, &table).await, "evicted while watched");
 
     watcher.close().await;
@@ -155,6 +160,7 @@ async fn live_tables_never_leave() {
     let settings = Settings {
         ended_grace: Duration::from_secs(5),
         max_ended_tables: 0,
+        heartbeat: None,
         ..Settings::default()
     };
     let server = Server::start(&db, settings).await;
@@ -171,7 +177,10 @@ async fn live_tables_never_leave() {
     let ended = resigned_game(&server).await;
 
     tokio::time::pause();
-    tokio::time::sleep(Duration::from_secs(3 * 3600)).await;
+    tokio::join!(
+        red.idle(Duration::from_secs(3 * 3600)),
+        black.idle(Duration::from_secs(3 * 3600))
+    );
     assert!(loaded(&server, &open).await);
     assert!(loaded(&server, &running).await);
     assert!(!loaded(&server, &ended).await);

@@ -115,10 +115,11 @@ async fn finished_games_listed(backend: Backend) {
     black.act(&mv(5, "h9g7"), 6).await;
     black.act(&ClientMessage::Resign, 7).await;
     // An aborted game and a running one are not listed.
-    let (mut red, _, aborted) = seated_pair(&server, UNTIMED).await;
+    // (The Black clients stay connected: a game does not start against an absent player.)
+    let (mut red, _black, aborted) = seated_pair(&server, UNTIMED).await;
     red.act(&ClientMessage::Start, 4).await;
     red.act(&ClientMessage::Abort, 5).await;
-    let (mut red, _, running) = seated_pair(&server, UNTIMED).await;
+    let (mut red, _black, running) = seated_pair(&server, UNTIMED).await;
     red.act(&ClientMessage::Start, 4).await;
 
     let page: FinishedPage = get_json(&server, "/api/games").await;

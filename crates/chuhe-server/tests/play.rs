@@ -5,7 +5,7 @@ mod common;
 
 use chuhe_rules::outcome::{EndReason, Outcome, Winner};
 use chuhe_server::protocol::{ClientMessage, ErrorCode, Event, ServerMessage};
-use chuhe_server::Settings;
+use chuhe_server::{Heartbeat, Settings};
 use common::*;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -22,7 +22,7 @@ fn mv(version: u64, text: &str) -> ClientMessage {
 #[tokio::test]
 async fn timeout_on_paused_time() {
     let db = fresh_db(Backend::Sqlite).await;
-    let server = Server::start(&db, Settings::default()).await;
+    let server = Server::start(&db, settings(Settings::default().grace)).await;
     let options = r#"{"variant":"xiangqi","time":{"initial_ms":5000,"increment_ms":0}}"#;
     let (mut red, mut black, _) = seated_pair(&server, options).await;
     red.act(&ClientMessage::Start, 4).await;
@@ -106,12 +106,16 @@ async fn abandonment_after_the_grace_period() {
     server.stop().await;
 }
 
-/// A seated player who is not connected when the game starts loses after the grace period.
+/// A seated player who is not connected cannot be started against: `start` is refused with
+/// `not_ready`, and after the grace period (30 s, paused time, not before) the open table frees
+/// the seat with a `stood` event.
 #[tokio::test]
 async fn absent_at_the_start() {
     let db = fresh_db(Backend::Sqlite).await;
     let server = Server::start(&db, settings(Duration::from_secs(30))).await;
     let (mut red, black, _) = seated_pair(&server, r#"{"variant":"xiangqi"}"#).await;
+    tokio::time::pause();
+    let paused_at = Instant::now();
     black.close().await;
     // Black's sitting announced it connected; now it is gone.
     assert_eq!(
@@ -128,25 +132,136 @@ async fn absent_at_the_start() {
             connected: false
         }
     );
-    tokio::time::pause();
-    let paused_at = Instant::now();
-    let state = red.act(&ClientMessage::Start, 4).await;
-    assert_eq!(state.connected, vec![true, false]);
+    red.send(&ClientMessage::Start).await;
     assert_eq!(
-        red.event().await,
+        red.error().await,
         (
-            5,
-            Event::Ended {
-                outcome: Outcome::win(Winner::Red, EndReason::Abandonment),
-                result: Some("1-0".to_owned()),
-                winner_seats: vec![0],
-            }
+            ErrorCode::NotReady,
+            "a seated player is not connected".to_owned()
         )
     );
+    assert_eq!(red.event().await, (4, Event::Stood { seat: 1 }));
     let waited = paused_at.elapsed();
     assert!(
         waited >= Duration::from_secs(30) && waited < Duration::from_secs(31),
         "{waited:?}"
+    );
+    let state = red.state_at(4).await;
+    assert_eq!(state.table.seats[1], None);
+    assert!(state.table.seats[0].is_some());
+    server.stop().await;
+}
+
+/// A seated player who comes back within the grace period keeps the seat, and the game can
+/// start long after the grace period would have run out.
+#[tokio::test]
+async fn reconnecting_keeps_the_open_seat() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, settings(Duration::from_secs(30))).await;
+    let (mut red, black, table) = seated_pair(&server, r#"{"variant":"xiangqi"}"#).await;
+    let cookie = black.cookie.clone().unwrap();
+    tokio::time::pause();
+    black.close().await;
+    red.idle(Duration::from_secs(20)).await;
+    let mut black = server.ws(&table, Some(&cookie), None).await;
+    assert_eq!(black.state_at(3).await.you, Some(1));
+    tokio::join!(
+        red.idle(Duration::from_secs(60)),
+        black.idle(Duration::from_secs(60))
+    );
+    let state = red.act(&ClientMessage::Start, 4).await;
+    assert_eq!(state.connected, vec![true, true]);
+    assert_eq!(state.to_move, Some(0));
+    assert_eq!(black.event().await, (4, Event::Started));
+    server.stop().await;
+}
+
+/// The heartbeat, on real time with short intervals (paused time would jump past the Pongs of
+/// loopback sockets): a Ping every 100 ms; Black's client never reads, so never answers, and is
+/// closed after 400 ms of silence: Red sees Black disconnected. Red's client answers the Pings
+/// and is still served a second later.
+#[tokio::test]
+async fn a_silent_connection_is_closed() {
+    assert_eq!(
+        Settings::default().heartbeat,
+        Some(Heartbeat {
+            ping_interval: Duration::from_secs(20),
+            silence_limit: Duration::from_secs(45),
+        })
+    );
+    let db = fresh_db(Backend::Sqlite).await;
+    let short = Settings {
+        heartbeat: Some(Heartbeat {
+            ping_interval: Duration::from_millis(100),
+            silence_limit: Duration::from_millis(400),
+        }),
+        ..Settings::default()
+    };
+    let server = Server::start(&db, short).await;
+    let (mut red, mut black, _) = seated_pair(&server, r#"{"variant":"xiangqi"}"#).await;
+    red.act(&ClientMessage::Start, 4).await;
+    let started = Instant::now();
+    loop {
+        match red.next().await {
+            ServerMessage::Presence {
+                seat: 1,
+                connected: false,
+            } => break,
+            ServerMessage::Presence { .. }
+            | ServerMessage::Event { .. }
+            | ServerMessage::State(_) => continue,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    let waited = started.elapsed();
+    assert!(waited <= Duration::from_millis(2000), "{waited:?}");
+    assert!(black.closed().await);
+    red.idle(Duration::from_secs(1)).await;
+    red.send(&ClientMessage::Ping).await;
+    assert_eq!(red.next().await, ServerMessage::Pong);
+    server.stop().await;
+}
+
+/// Rejections of axum's extractors and router answer with the usual JSON error body: a body over
+/// 16 KiB, and a method the route does not take.
+#[tokio::test]
+async fn extractor_rejections_are_json() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, Settings::default()).await;
+    let big = format!(r#"{{"name":"{}"}}"#, "x".repeat(20_000));
+    let (status, head, body) = server.http("POST", "/api/session", None, Some(&big)).await;
+    assert_eq!(
+        (status, body.as_str()),
+        (
+            413,
+            r#"{"error":"too_large","message":"message too large"}"#
+        )
+    );
+    assert!(
+        head.to_lowercase()
+            .contains("content-type: application/json"),
+        "{head}"
+    );
+    let (status, head, body) = server.http("DELETE", "/api/tables", None, None).await;
+    assert_eq!(
+        (status, body.as_str()),
+        (
+            405,
+            r#"{"error":"method_not_allowed","message":"method not allowed for this route"}"#
+        )
+    );
+    assert!(
+        head.to_lowercase()
+            .contains("content-type: application/json"),
+        "{head}"
+    );
+    let (status, _, body) = server.http("GET", "/api/session", None, None).await;
+    assert_eq!(
+        (status, body.as_str()),
+        (
+            405,
+            r#"{"error":"method_not_allowed","message":"method not allowed for this route"}"#
+        )
     );
     server.stop().await;
 }

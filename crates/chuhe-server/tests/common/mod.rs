@@ -371,16 +371,35 @@ impl Client {
         self.state_at(version).await
     }
 
+    /// Reads and drops whatever arrives for `d` (so the client answers the server's Pings, as a
+    /// browser does); panics when the socket closes.
+    pub async fn idle(&mut self, d: Duration) {
+        let until = tokio::time::sleep(d);
+        tokio::pin!(until);
+        loop {
+            tokio::select! {
+                () = &mut until => return,
+                m = self.socket.next() => match m {
+                    Some(Ok(Message::Close(_))) | None => panic!("socket closed"),
+                    Some(Err(e)) => panic!("socket error: {e}"),
+                    Some(Ok(_)) => continue,
+                },
+            }
+        }
+    }
+
     /// Closes the socket.
     pub async fn close(mut self) {
         let _ = self.socket.close(None).await;
     }
 }
 
-/// Settings for tests: a short grace period.
+/// Settings for tests: a short grace period and no heartbeat (on paused time every wait for the
+/// database jumps the clock to the next timer, so clients that do not read would be closed).
 pub fn settings(grace: Duration) -> Settings {
     Settings {
         grace,
+        heartbeat: None,
         ..Settings::default()
     }
 }
@@ -392,6 +411,7 @@ pub fn fast_settings() -> Settings {
         rate_per_second: 1e6,
         rate_burst: 1e6,
         http_limits: chuhe_server::limit::HttpLimits::unlimited(),
+        heartbeat: None,
         ..Settings::default()
     }
 }
