@@ -43,6 +43,7 @@ let leavePage = () => {};
 /** @param {unknown} e */
 function errorText(e) {
   if (e instanceof ApiError && e.code === 'conflict') return t('error.conflict');
+  if (e instanceof ApiError && e.code === 'not_ready') return t('error.not_ready');
   if (e instanceof ApiError && e.code === 'rate_limited') {
     return t('error.rate_limited', { seconds: String(e.retryAfterS ?? 1) });
   }
@@ -467,7 +468,9 @@ function tablePage(id) {
       if (state.table.phase === 'ended') loadPositions();
       draw();
     } else if (msg.type === 'error') {
-      notice = msg.code === 'not_your_turn' ? t('error.not_your_turn') : t('error.generic', { message: msg.message });
+      notice = msg.code === 'not_your_turn' ? t('error.not_your_turn')
+        : msg.code === 'not_ready' ? t('error.not_ready')
+          : t('error.generic', { message: msg.message });
       draw();
     }
   }, (status) => {

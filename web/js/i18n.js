@@ -160,6 +160,7 @@ const CATALOGUE = {
   'error.name_taken': ['Ese nombre de cuenta ya existe', 'That account name is taken', '该账号名已被占用'],
   'error.wrong_password': ['Nombre o contraseña incorrectos', 'Wrong name or password', '账号名或密码错误'],
   'error.not_your_turn': ['No es tu turno', 'Not your turn', '还没轮到你'],
+  'error.not_ready': ['Falta un jugador: alguien sentado no está conectado', 'A seated player is not connected', '有已入座的玩家未连接'],
   'error.rate_limited': ['Demasiadas peticiones seguidas; prueba de nuevo en {seconds} s', 'Too many requests in a row; try again in {seconds} s', '请求过于频繁，请在 {seconds} 秒后重试'],
   'error.generic': ['No se pudo: {message}', 'Could not do it: {message}', '操作失败：{message}'],
 };
