@@ -3,6 +3,7 @@
 //! comes back from the store with the same answers; live tables never leave. SQLite and
 //! PostgreSQL.
 
+#[macro_use]
 mod common;
 
 use chuhe_server::protocol::{ClientMessage, FinishedPage, Phase};
@@ -11,31 +12,6 @@ use chuhe_server::Settings;
 use common::*;
 use std::time::Duration;
 use tokio::time::Instant;
-
-const TIMED: &str = r#"{"variant":"xiangqi","time":{"initial_ms":600000,"increment_ms":2000}}"#;
-const UNTIMED: &str = r#"{"variant":"xiangqi"}"#;
-
-macro_rules! on_both {
-    ($name:ident) => {
-        mod $name {
-            #[tokio::test]
-            async fn sqlite() {
-                super::$name(super::Backend::Sqlite).await
-            }
-            #[tokio::test]
-            async fn postgres() {
-                super::$name(super::Backend::Postgres).await
-            }
-        }
-    };
-}
-
-fn mv(version: u64, text: &str) -> ClientMessage {
-    ClientMessage::Move {
-        version,
-        mv: text.to_owned(),
-    }
-}
 
 /// Whether the table is in the server's memory.
 async fn loaded(server: &Server, id: &str) -> bool {

@@ -2,6 +2,7 @@
 //! of a game (`GET /api/tables/{id}/positions`) and logout, on SQLite and on PostgreSQL; the
 //! list and the positions survive a restart.
 
+#[macro_use]
 mod common;
 
 use chuhe_rules::xiangqi::{Game, GameOptions, Position};
@@ -10,34 +11,9 @@ use chuhe_server::variant::Variant;
 use chuhe_server::Settings;
 use common::*;
 
-const TIMED: &str = r#"{"variant":"xiangqi","time":{"initial_ms":600000,"increment_ms":2000}}"#;
-const UNTIMED: &str = r#"{"variant":"xiangqi"}"#;
-
 /// A real game (CCPD 8087) that Black wins by checkmate in 24 plies.
 const MATE: &str = "c3c4 g6g5 b0c2 h9g7 c2d4 h7h3 h0g2 b9c7 i3i4 c9e7 a0a1 d9e8 b2c2 a9d9 \
                     d4c6 g7f5 f0e1 f5e3 g2e3 h3e3 g0e2 b7b0 a1b1 d9d0";
-
-macro_rules! on_both {
-    ($name:ident) => {
-        mod $name {
-            #[tokio::test]
-            async fn sqlite() {
-                super::$name(super::Backend::Sqlite).await
-            }
-            #[tokio::test]
-            async fn postgres() {
-                super::$name(super::Backend::Postgres).await
-            }
-        }
-    };
-}
-
-fn mv(version: u64, text: &str) -> ClientMessage {
-    ClientMessage::Move {
-        version,
-        mv: text.to_owned(),
-    }
-}
 
 /// The seats whose general the rules say is attacked after `moves` (xiangqi: the side to move).
 fn rules_check(moves: &[&str]) -> Vec<usize> {

@@ -10,13 +10,6 @@ use common::*;
 use std::time::Duration;
 use tokio::time::Instant;
 
-fn mv(version: u64, text: &str) -> ClientMessage {
-    ClientMessage::Move {
-        version,
-        mv: text.to_owned(),
-    }
-}
-
 /// Black never answers: its 5 s (plus the 300 ms lag allowance) run out on paused time and Red
 /// wins on time; the clocks show 0 for Black and Red's untouched 5 s.
 #[tokio::test]

@@ -1,6 +1,7 @@
 //! Integration tests with real WebSocket clients against a server on 127.0.0.1:0, on SQLite and
 //! on PostgreSQL.
 
+#[macro_use]
 mod common;
 
 use chuhe_rules::outcome::{EndReason, Outcome, Winner};
@@ -8,32 +9,6 @@ use chuhe_rules::xiangqi::{Game, GameOptions, Position};
 use chuhe_server::protocol::{ClientMessage, ErrorCode, Event, Phase, ServerMessage};
 use chuhe_server::Settings;
 use common::*;
-
-const TIMED: &str = r#"{"variant":"xiangqi","time":{"initial_ms":600000,"increment_ms":2000}}"#;
-const UNTIMED: &str = r#"{"variant":"xiangqi"}"#;
-
-/// Runs a scenario on both databases, as `NAME::sqlite` and `NAME::postgres`.
-macro_rules! on_both {
-    ($name:ident) => {
-        mod $name {
-            #[tokio::test]
-            async fn sqlite() {
-                super::$name(super::Backend::Sqlite).await
-            }
-            #[tokio::test]
-            async fn postgres() {
-                super::$name(super::Backend::Postgres).await
-            }
-        }
-    };
-}
-
-fn mv(version: u64, text: &str) -> ClientMessage {
-    ClientMessage::Move {
-        version,
-        mv: text.to_owned(),
-    }
-}
 
 struct GameCase {
     id: String,

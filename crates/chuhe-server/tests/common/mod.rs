@@ -2,6 +2,24 @@
 //! PostgreSQL schema of its own), a tiny HTTP client and WebSocket clients.
 #![allow(dead_code)]
 
+/// Runs a scenario `async fn NAME(backend: Backend)` on both databases, as `NAME::sqlite` and
+/// `NAME::postgres` (the test file needs `#[macro_use] mod common;`).
+#[allow(unused_macros)]
+macro_rules! on_both {
+    ($name:ident) => {
+        mod $name {
+            #[tokio::test]
+            async fn sqlite() {
+                super::$name(super::Backend::Sqlite).await
+            }
+            #[tokio::test]
+            async fn postgres() {
+                super::$name(super::Backend::Postgres).await
+            }
+        }
+    };
+}
+
 use chuhe_server::protocol::{ClientMessage, ErrorCode, Event, ServerMessage, State};
 use chuhe_server::store::Store;
 use chuhe_server::{AppState, Settings};
@@ -430,4 +448,17 @@ pub async fn seated_pair(server: &Server, options: &str) -> (Client, Client, Str
     black.act(&ClientMessage::Sit { seat: 1 }, 3).await;
     red.state_at(3).await;
     (red, black, table)
+}
+
+/// Table options: xiangqi, 10 minutes + 2 s a move.
+pub const TIMED: &str = r#"{"variant":"xiangqi","time":{"initial_ms":600000,"increment_ms":2000}}"#;
+/// Table options: xiangqi without a clock.
+pub const UNTIMED: &str = r#"{"variant":"xiangqi"}"#;
+
+/// A move message at `version`.
+pub fn mv(version: u64, text: &str) -> ClientMessage {
+    ClientMessage::Move {
+        version,
+        mv: text.to_owned(),
+    }
 }
