@@ -425,13 +425,7 @@ impl<'a> Searcher<'a> {
         let tt_move = tte.and_then(|e| e.mv);
         if let Some(e) = tte {
             if !pv_node && e.depth >= depth {
-                let s = score_from_tt(e.score, ply);
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => s >= beta,
-                    Bound::Upper => s <= alpha,
-                };
-                if cut {
+                if let Some(s) = tt_cutoff(e.score, e.bound, ply, alpha, beta) {
                     return s;
                 }
             }
@@ -613,13 +607,7 @@ impl<'a> Searcher<'a> {
         let pv_node = beta - alpha > 1;
         if let Some(e) = tte {
             if !pv_node {
-                let s = score_from_tt(e.score, ply);
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => s >= beta,
-                    Bound::Upper => s <= alpha,
-                };
-                if cut {
+                if let Some(s) = tt_cutoff(e.score, e.bound, ply, alpha, beta) {
                     return s;
                 }
             }
@@ -964,6 +952,19 @@ fn score_to_tt(s: i32, ply: usize) -> i32 {
     } else {
         s
     }
+}
+
+/// The score of a table entry found at `ply` (mate distances made relative to the root) when
+/// its bound ends the search of the window `(alpha, beta)` at once, else `None`.
+#[inline]
+fn tt_cutoff(stored: i32, bound: Bound, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
+    let s = score_from_tt(stored, ply);
+    let cut = match bound {
+        Bound::Exact => true,
+        Bound::Lower => s >= beta,
+        Bound::Upper => s <= alpha,
+    };
+    cut.then_some(s)
 }
 
 fn score_from_tt(s: i32, ply: usize) -> i32 {
