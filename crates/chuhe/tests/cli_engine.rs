@@ -1,9 +1,10 @@
 //! `chuhe bench` and `chuhe uci` through the binary: exact output and exit status.
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 
-fn chuhe(args: &[&str], stdin: &str) -> (String, i32) {
+/// Runs the binary with `args`, writes `stdin` to it and waits for it to end.
+fn run(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_chuhe"))
         .args(args)
         .stdin(Stdio::piped())
@@ -11,13 +12,13 @@ fn chuhe(args: &[&str], stdin: &str) -> (String, i32) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("chuhe runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Standard output and exit status of `run`.
+fn chuhe(args: &[&str], stdin: &str) -> (String, i32) {
+    let out = run(args, stdin.as_bytes());
     (
         String::from_utf8(out.stdout).unwrap(),
         out.status.code().unwrap_or(-1),
@@ -78,20 +79,10 @@ fn ucci_says_bye() {
 
 #[test]
 fn uci_answers_bytes_that_are_not_utf8_and_carries_on() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_chuhe"))
-        .arg("uci")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("chuhe runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"isready\n\xff\nisready\nposition startpos moves h2e2\xe9\ngo perft 1\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = run(
+        &["uci"],
+        b"isready\n\xff\nisready\nposition startpos moves h2e2\xe9\ngo perft 1\n",
+    );
     let stdout = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(out.status.code(), Some(0));
