@@ -2,7 +2,7 @@
 //! of `tests/data/xiangqi-repetition.tsv` (perpetual check, perpetual chase, draws).
 
 use chuhe_engine::rules::{Path, Verdict};
-use chuhe_rules::outcome::{EndReason, Winner};
+use chuhe_rules::outcome::{EndReason, Side};
 use chuhe_rules::xiangqi::{Color, Game, GameOptions, Move, Position, Status};
 
 #[test]
@@ -36,8 +36,8 @@ fn search_verdicts_match_the_rules() {
                             | EndReason::ThreefoldRepetition
                     ));
                     let stm = match pos.side_to_move() {
-                        Color::Red => Winner::Red,
-                        Color::Black => Winner::Black,
+                        Color::Red => Side::Red,
+                        Color::Black => Side::Black,
                     };
                     let want = if o.winners.is_empty() {
                         Verdict::Draw

@@ -108,7 +108,7 @@ fn board_end(pos: &Position) -> Option<Outcome> {
     } else {
         EndReason::Stalemate
     };
-    Some(Outcome::win(pos.side_to_move().other().winner(), reason))
+    Some(Outcome::win(pos.side_to_move().other().side(), reason))
 }
 
 /// The validation kinds a record's start position may break: a piece on a point it could never

@@ -4,6 +4,7 @@
 //!   validation, legal moves, check, checkmate and stalemate, Zobrist keys.
 //! - [`outcome`]: the shared end-of-game vocabulary ([`Outcome`], [`EndReason`]).
 //! - [`perft`]: leaf counting over a game's legal-move tree.
+//! - [`variant`]: the three games by name, with the facts a table takes from each ([`Variant`]).
 //!
 //! Data flows one way: text → [`xiangqi::Setup`] (parsed, unvalidated) →
 //! [`xiangqi::Position`] (validated) → legal moves → play.
@@ -19,6 +20,8 @@ pub mod banqi;
 pub mod outcome;
 pub mod perft;
 pub mod sanguo;
+pub mod variant;
 pub mod xiangqi;
 
-pub use outcome::{EndReason, Outcome};
+pub use outcome::{EndReason, Outcome, Side};
+pub use variant::Variant;

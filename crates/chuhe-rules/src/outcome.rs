@@ -13,7 +13,7 @@ use std::str::FromStr;
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "lowercase")]
-pub enum Winner {
+pub enum Side {
     /// Red (xiangqi, banqi): moves first in xiangqi.
     Red,
     /// Black (xiangqi, banqi).
@@ -26,20 +26,20 @@ pub enum Winner {
     Wei,
 }
 
-impl Winner {
+impl Side {
     /// The lower-case machine word: `red`, `black`, `shu`, `wu`, `wei`.
     pub const fn as_str(self) -> &'static str {
         match self {
-            Winner::Red => "red",
-            Winner::Black => "black",
-            Winner::Shu => "shu",
-            Winner::Wu => "wu",
-            Winner::Wei => "wei",
+            Side::Red => "red",
+            Side::Black => "black",
+            Side::Shu => "shu",
+            Side::Wu => "wu",
+            Side::Wei => "wei",
         }
     }
 }
 
-impl fmt::Display for Winner {
+impl fmt::Display for Side {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -160,14 +160,14 @@ impl FromStr for EndReason {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Outcome {
     /// The winning sides or kingdoms; empty for a draw or an aborted game.
-    pub winners: Vec<Winner>,
+    pub winners: Vec<Side>,
     /// The rule that ended the game.
     pub reason: EndReason,
 }
 
 impl Outcome {
     /// A win for one side.
-    pub fn win(winner: Winner, reason: EndReason) -> Outcome {
+    pub fn win(winner: Side, reason: EndReason) -> Outcome {
         Outcome {
             winners: vec![winner],
             reason,
@@ -187,8 +187,8 @@ impl Outcome {
     pub fn result_text(&self) -> Option<&'static str> {
         match (self.winners.as_slice(), self.reason) {
             (_, EndReason::Aborted) => None,
-            ([Winner::Red], _) => Some("1-0"),
-            ([Winner::Black], _) => Some("0-1"),
+            ([Side::Red], _) => Some("1-0"),
+            ([Side::Black], _) => Some("0-1"),
             ([], _) => Some("1/2-1/2"),
             _ => None,
         }
@@ -217,11 +217,11 @@ mod tests {
     #[test]
     fn result_texts() {
         assert_eq!(
-            Outcome::win(Winner::Red, EndReason::Checkmate).result_text(),
+            Outcome::win(Side::Red, EndReason::Checkmate).result_text(),
             Some("1-0")
         );
         assert_eq!(
-            Outcome::win(Winner::Black, EndReason::Stalemate).result_text(),
+            Outcome::win(Side::Black, EndReason::Stalemate).result_text(),
             Some("0-1")
         );
         assert_eq!(
@@ -230,7 +230,7 @@ mod tests {
         );
         assert_eq!(Outcome::draw(EndReason::Aborted).result_text(), None);
         let shared = Outcome {
-            winners: vec![Winner::Shu, Winner::Wu],
+            winners: vec![Side::Shu, Side::Wu],
             reason: EndReason::Resignation,
         };
         assert_eq!(shared.result_text(), None);

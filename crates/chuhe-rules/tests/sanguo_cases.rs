@@ -15,7 +15,7 @@
 //! The number of checks per case is pinned, so a change of the document that the reader no
 //! longer understands fails instead of passing silently.
 
-use chuhe_rules::outcome::{EndReason, Winner};
+use chuhe_rules::outcome::{EndReason, Side};
 use chuhe_rules::sanguo::{graph, perft, Game, Kingdom, Move, Position, Quit, Status};
 use std::collections::{BTreeMap, HashMap};
 
@@ -72,7 +72,7 @@ fn kingdom_named(name: &str) -> Option<Kingdom> {
         .find(|k| k.name().eq_ignore_ascii_case(name))
 }
 
-fn winners_of(list: &str) -> Vec<Winner> {
+fn winners_of(list: &str) -> Vec<Side> {
     list.trim_matches(|c| c == '[' || c == ']')
         .split(',')
         .map(str::trim)
@@ -80,7 +80,7 @@ fn winners_of(list: &str) -> Vec<Winner> {
         .map(|s| {
             kingdom_named(s)
                 .unwrap_or_else(|| panic!("kingdom {s:?}"))
-                .winner()
+                .side()
         })
         .collect()
 }
@@ -666,10 +666,7 @@ fn two_kingdoms_without_moves_in_a_row() {
     );
     assert_eq!(
         *game.status(),
-        Status::Ended(chuhe_rules::Outcome::win(
-            Winner::Shu,
-            EndReason::NoLegalMove
-        ))
+        Status::Ended(chuhe_rules::Outcome::win(Side::Shu, EndReason::NoLegalMove))
     );
 }
 

@@ -140,8 +140,8 @@ fn check_replay(
 
 fn outcome(result: &str, reason: EndReason) -> Outcome {
     match result {
-        "1-0" => Outcome::win(Color::Red.winner(), reason),
-        "0-1" => Outcome::win(Color::Black.winner(), reason),
+        "1-0" => Outcome::win(Color::Red.side(), reason),
+        "0-1" => Outcome::win(Color::Black.side(), reason),
         "1/2-1/2" => Outcome::draw(reason),
         other => panic!("unknown result {other}"),
     }

@@ -8,7 +8,7 @@
 use crate::error::ServerError;
 use crate::variant::{AnyGame, BoardView, MoveError, RuleOptions, Variant};
 use axum::Json;
-use chuhe_rules::outcome::{Outcome, Winner};
+use chuhe_rules::outcome::{Outcome, Side};
 use serde::{Deserialize, Serialize};
 
 /// Most moves a request may play before the analysed position.
@@ -44,7 +44,7 @@ pub struct Analysis {
     pub to_move: Option<usize>,
     /// The side or kingdom to move (`red`, `black`, `shu`, `wu`, `wei`); `null` once the game has
     /// ended and in banqi before the first flip.
-    pub side: Option<Winner>,
+    pub side: Option<Side>,
     /// The legal moves of the seat to move, sorted bytewise; empty once the game has ended.
     pub legal_moves: Vec<String>,
     /// Whether the general of the side to move is attacked (sanguo: attacked or facing another
@@ -118,7 +118,7 @@ pub fn analyse(request: &AnalysisRequest) -> Result<Analysis, ServerError> {
         board: game.view(None),
         to_move: outcome.is_none().then_some(seat),
         side: if outcome.is_none() {
-            game.seat_winner(seat)
+            game.seat_side(seat)
         } else {
             None
         },
@@ -188,7 +188,7 @@ mod tests {
             ["c3", "c5", "d2", "d6", "f2", "f6", "g3", "g5"]
         );
         assert_eq!(free.to_move, Some(0));
-        assert_eq!(free.side, Some(Winner::Red));
+        assert_eq!(free.side, Some(Side::Red));
         assert!(!free.in_check);
         assert_eq!(free.outcome, None);
     }
@@ -258,7 +258,7 @@ mod tests {
         assert_eq!(a.side, None);
         assert!(a.legal_moves.is_empty());
         let o = a.outcome.unwrap();
-        assert_eq!(o.winners, [Winner::Red]);
+        assert_eq!(o.winners, [Side::Red]);
         assert_eq!(o.reason, chuhe_rules::outcome::EndReason::Checkmate);
         // A check that is not mate.
         let c = ask(Variant::Xiangqi, "4k4/9/9/9/9/9/9/9/9/R2K5 w", &["a0a9"]).unwrap();
@@ -344,7 +344,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(s.to_move, Some(1));
-        assert_eq!(s.side, Some(Winner::Wu));
+        assert_eq!(s.side, Some(Side::Wu));
     }
 
     #[test]
@@ -404,7 +404,7 @@ mod tests {
         f.sort();
         assert_eq!(f, ["Be5", "Bg5", "Ra2", "Ra4", "Rg2", "Rg4"]);
         assert_eq!(blocked.to_move, Some(0));
-        assert_eq!(blocked.side, Some(Winner::Shu));
+        assert_eq!(blocked.side, Some(Side::Shu));
     }
 
     #[test]
@@ -419,7 +419,7 @@ mod tests {
         assert!(red.legal_moves.contains(&"a1xf1".to_owned()));
         assert!(red.legal_moves.contains(&"flip c1".to_owned()));
         assert_eq!(red.to_move, Some(0));
-        assert_eq!(red.side, Some(Winner::Red));
+        assert_eq!(red.side, Some(Side::Red));
         assert!(!red.in_check);
         let black = ask(Variant::Banqi, "8/1Pkp4/3Ka3/C1?2r2 b e 0", &[]).unwrap();
         // Black's general cannot take the soldier on b3; Black's soldier on d3 takes the general.
@@ -438,7 +438,7 @@ mod tests {
                 // the full set minus the pieces on the board and the face-down black elephant
                 assert_eq!(captured, "KAAEERRHHCPPPPaerhhccpppp");
                 assert_eq!(moves, &["d3xd2"]);
-                assert_eq!(colors, &[Some(Winner::Black), Some(Winner::Red)]);
+                assert_eq!(colors, &[Some(Side::Black), Some(Side::Red)]);
             }
             other => panic!("{other:?}"),
         }

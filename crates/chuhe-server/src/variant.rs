@@ -13,47 +13,12 @@
 //! anywhere before its flip.
 
 use chuhe_rules::banqi;
-use chuhe_rules::outcome::{EndReason, Outcome, Winner};
+use chuhe_rules::outcome::{EndReason, Outcome, Side};
 use chuhe_rules::sanguo;
 use chuhe_rules::xiangqi;
 use serde::{Deserialize, Serialize};
 
-/// A game of the family, as named on the wire (`"xiangqi"`, `"sanguo"`, `"banqi"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Variant {
-    /// Standard xiangqi, two seats (Red, Black).
-    Xiangqi,
-    /// Three Kingdoms xiangqi, three seats (Shu, Wu, Wei).
-    Sanguo,
-    /// Banqi (dark chess), two seats.
-    Banqi,
-}
-
-impl Variant {
-    /// The lower-case wire name.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Variant::Xiangqi => "xiangqi",
-            Variant::Sanguo => "sanguo",
-            Variant::Banqi => "banqi",
-        }
-    }
-
-    /// How many seats a table of this variant has.
-    pub const fn seat_count(self) -> usize {
-        match self {
-            Variant::Xiangqi | Variant::Banqi => 2,
-            Variant::Sanguo => 3,
-        }
-    }
-
-    /// Whether the players of this variant may agree to a draw over the table (xiangqi and
-    /// banqi).
-    pub const fn has_draw_offers(self) -> bool {
-        matches!(self, Variant::Xiangqi | Variant::Banqi)
-    }
-}
+pub use chuhe_rules::Variant;
 
 /// The options a table fixes for its game (the rule-related part of
 /// [`crate::protocol::TableOptions`]).
@@ -113,7 +78,7 @@ pub enum BoardView {
         /// `c2xc3`).
         moves: Vec<String>,
         /// Per seat, its colour once the first flip decided it.
-        colors: Vec<Option<Winner>>,
+        colors: Vec<Option<Side>>,
         /// The pieces captured so far, as the rules count them (the full set minus the pieces
         /// face up and face down): the pool text of `spec/banqi.md`, red letters first, each
         /// colour in rank order `K A E R H C P`, `-` when none.
@@ -191,8 +156,8 @@ impl Clone for AnyGame {
     }
 }
 
-fn winner_of_color(c: xiangqi::Color) -> Winner {
-    c.winner()
+fn side_of_color(c: xiangqi::Color) -> Side {
+    c.side()
 }
 
 impl AnyGame {
@@ -425,30 +390,26 @@ impl AnyGame {
     }
 
     /// The seats of the given winners.
-    fn seats_of(&self, winners: &[Winner]) -> Vec<usize> {
+    fn seats_of(&self, winners: &[Side]) -> Vec<usize> {
         let mut seats: Vec<usize> = (0..self.variant().seat_count())
-            .filter(|&s| self.seat_winner(s).is_some_and(|w| winners.contains(&w)))
+            .filter(|&s| self.seat_side(s).is_some_and(|w| winners.contains(&w)))
             .collect();
         seats.sort_unstable();
         seats
     }
 
     /// The side or kingdom a seat plays, once known (banqi: after the first flip).
-    pub fn seat_winner(&self, seat: usize) -> Option<Winner> {
+    pub fn seat_side(&self, seat: usize) -> Option<Side> {
         match &self.inner {
-            Inner::Xiangqi(_) => Some(if seat == 0 {
-                Winner::Red
-            } else {
-                Winner::Black
-            }),
-            Inner::Sanguo(_) => sanguo::Kingdom::from_index(seat).map(sanguo::Kingdom::winner),
+            Inner::Xiangqi(_) => Some(if seat == 0 { Side::Red } else { Side::Black }),
+            Inner::Sanguo(_) => sanguo::Kingdom::from_index(seat).map(sanguo::Kingdom::side),
             Inner::Banqi(g) => {
                 let s = if seat == 0 {
                     banqi::Seat::First
                 } else {
                     banqi::Seat::Second
                 };
-                g.seat_colour(s).map(winner_of_color)
+                g.seat_colour(s).map(side_of_color)
             }
         }
     }
@@ -471,10 +432,7 @@ impl AnyGame {
         match &self.inner {
             Inner::Xiangqi(_) => {
                 let winner = 1 - seat;
-                Some((
-                    Outcome::win(self.seat_winner(winner)?, reason),
-                    vec![winner],
-                ))
+                Some((Outcome::win(self.seat_side(winner)?, reason), vec![winner]))
             }
             Inner::Sanguo(g) => {
                 let mut g = g.clone();
@@ -600,7 +558,7 @@ impl AnyGame {
             Inner::Banqi(g) => BoardView::Banqi {
                 view: g.view().to_string(),
                 moves: self.records.clone(),
-                colors: (0..2).map(|s| self.seat_winner(s)).collect(),
+                colors: (0..2).map(|s| self.seat_side(s)).collect(),
                 captured: g.view().captured().to_string(),
             },
         }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use chuhe_rules::outcome::{EndReason, Outcome, Winner};
+use chuhe_rules::outcome::{EndReason, Outcome, Side};
 use chuhe_server::protocol::{ClientMessage, ErrorCode, Event, ServerMessage};
 use chuhe_server::{Heartbeat, Settings};
 use common::*;
@@ -34,7 +34,7 @@ async fn timeout_on_paused_time() {
     assert_eq!(
         event,
         Event::Ended {
-            outcome: Outcome::win(Winner::Red, EndReason::Timeout),
+            outcome: Outcome::win(Side::Red, EndReason::Timeout),
             result: Some("1-0".to_owned()),
             winner_seats: vec![0],
         }
@@ -86,7 +86,7 @@ async fn abandonment_after_the_grace_period() {
     assert_eq!(
         event,
         Event::Ended {
-            outcome: Outcome::win(Winner::Red, EndReason::Abandonment),
+            outcome: Outcome::win(Side::Red, EndReason::Abandonment),
             result: Some("1-0".to_owned()),
             winner_seats: vec![0],
         }
@@ -324,7 +324,7 @@ async fn resign_draw_and_abort() {
         (
             5,
             Event::Ended {
-                outcome: Outcome::win(Winner::Black, EndReason::Resignation),
+                outcome: Outcome::win(Side::Black, EndReason::Resignation),
                 result: Some("0-1".to_owned()),
                 winner_seats: vec![1],
             }

@@ -4,7 +4,7 @@
 #[macro_use]
 mod common;
 
-use chuhe_rules::outcome::{EndReason, Outcome, Winner};
+use chuhe_rules::outcome::{EndReason, Outcome, Side};
 use chuhe_rules::xiangqi::{Game, GameOptions, Position};
 use chuhe_server::protocol::{ClientMessage, ErrorCode, Event, Phase, ServerMessage};
 use chuhe_server::Settings;
@@ -86,9 +86,9 @@ async fn full_games(backend: Backend) {
         let last = 4 + plies + 1;
         let outcome = Outcome::win(
             if case.result == "1-0" {
-                Winner::Red
+                Side::Red
             } else {
-                Winner::Black
+                Side::Black
             },
             case.reason,
         );

@@ -93,7 +93,7 @@ async fn sanguo_to_the_end() {
     assert_eq!(state.outcome, Some(outcome.clone()));
     let expected_seats: Vec<usize> = sanguo::Kingdom::ALL
         .iter()
-        .filter(|k| outcome.winners.contains(&k.winner()))
+        .filter(|k| outcome.winners.contains(&k.side()))
         .map(|k| k.index())
         .collect();
     assert_eq!(state.winner_seats, expected_seats);

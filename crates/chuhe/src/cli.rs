@@ -1,6 +1,7 @@
 //! Subcommands and their arguments (`spec/cli.md`), and the error every command returns.
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::builder::TypedValueParser as _;
+use clap::{Parser, Subcommand};
 use std::fmt;
 use std::io::Write;
 
@@ -13,22 +14,19 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
-/// The games chuhe knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Variant {
-    /// Standard xiangqi (Chinese chess).
-    Xiangqi,
-    /// Three Kingdoms xiangqi, three players.
-    Sanguo,
-    /// Banqi (dark chess), Taiwan rules.
-    Banqi,
+pub use chuhe_rules::Variant;
+
+/// Reads `--variant`: one of the names of [`Variant`], listed in `--help`.
+fn variant_parser() -> impl clap::builder::TypedValueParser<Value = Variant> {
+    clap::builder::PossibleValuesParser::new(Variant::ALL.map(Variant::as_str))
+        .try_map(|name| name.parse::<Variant>())
 }
 
 /// What every rules command takes: the game, the position text and the table options.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RuleArgs {
     /// The game.
-    #[arg(long, value_enum, default_value = "xiangqi")]
+    #[arg(long, value_parser = variant_parser(), default_value = "xiangqi")]
     pub variant: Variant,
     /// The position text (xiangqi: FEN); the variant's start position when absent.
     #[arg(long)]
@@ -237,7 +235,7 @@ pub struct ReplayJson {
     /// `1-0`, `0-1`, `1/2-1/2`, or `null` (ongoing, sanguo).
     pub result: Option<&'static str>,
     /// The winning sides; empty for a draw or an ongoing game.
-    pub winners: Vec<chuhe_rules::outcome::Winner>,
+    pub winners: Vec<chuhe_rules::outcome::Side>,
     /// The reason word when ended.
     pub reason: Option<chuhe_rules::EndReason>,
 }

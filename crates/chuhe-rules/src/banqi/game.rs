@@ -294,7 +294,7 @@ impl Game {
                 winner: seat.other(),
                 reason,
             },
-            (Some(_), Some(c)) => Status::Ended(Outcome::win(c.other().winner(), reason)),
+            (Some(_), Some(c)) => Status::Ended(Outcome::win(c.other().side(), reason)),
             (Some(_), None) => return Err(EndError::SeatColoursUnknown),
         };
         Ok(&self.status)
@@ -304,7 +304,7 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::Winner;
+    use crate::outcome::Side;
 
     fn flip(game: &mut Game, text: &str) {
         game.play_recorded(text.parse().unwrap()).unwrap();
@@ -355,12 +355,12 @@ mod tests {
         flip(&mut a, "c2=k");
         assert_eq!(
             a.time_out(Seat::First).cloned(),
-            Ok(Status::Ended(Outcome::win(Winner::Red, EndReason::Timeout)))
+            Ok(Status::Ended(Outcome::win(Side::Red, EndReason::Timeout)))
         );
         assert_eq!(
             game.abandon(Seat::Second).cloned(),
             Ok(Status::Ended(Outcome::win(
-                Winner::Black,
+                Side::Black,
                 EndReason::Abandonment
             )))
         );
@@ -386,7 +386,7 @@ mod tests {
         assert_eq!(
             game.resign(Seat::First).cloned(),
             Ok(Status::Ended(Outcome::win(
-                Winner::Red,
+                Side::Red,
                 EndReason::Resignation
             )))
         );
@@ -397,13 +397,13 @@ mod tests {
         let over = Game::new("8/8/8/3P4 b - 0".parse().unwrap());
         assert_eq!(
             *over.status(),
-            Status::Ended(Outcome::win(Winner::Red, EndReason::AllCaptured))
+            Status::Ended(Outcome::win(Side::Red, EndReason::AllCaptured))
         );
         // A win beats the 180-turn draw of the same position.
         let stuck = Game::new("7K/8/R7/pR6 b - 180".parse().unwrap());
         assert_eq!(
             *stuck.status(),
-            Status::Ended(Outcome::win(Winner::Red, EndReason::NoLegalMove))
+            Status::Ended(Outcome::win(Side::Red, EndReason::NoLegalMove))
         );
         // Debug output names neither pins nor the generator state.
         let g = Game::new("8/8/8/(K)(p)6 r - 0".parse().unwrap());

@@ -460,11 +460,11 @@ impl View {
         };
         for c in [us, us.other()] {
             if self.remaining(c) == 0 {
-                return Some(Outcome::win(c.other().winner(), EndReason::AllCaptured));
+                return Some(Outcome::win(c.other().side(), EndReason::AllCaptured));
             }
         }
         if !self.has_legal_action() {
-            return Some(Outcome::win(us.other().winner(), EndReason::NoLegalMove));
+            return Some(Outcome::win(us.other().side(), EndReason::NoLegalMove));
         }
         if self.quiet >= QUIET_LIMIT {
             return Some(Outcome::draw(EndReason::NoFlipNoCaptureLimit));

@@ -108,11 +108,11 @@ impl Kingdom {
     }
 
     /// The same kingdom in the shared winner vocabulary.
-    pub const fn winner(self) -> crate::outcome::Winner {
+    pub const fn side(self) -> crate::outcome::Side {
         match self {
-            Kingdom::Shu => crate::outcome::Winner::Shu,
-            Kingdom::Wu => crate::outcome::Winner::Wu,
-            Kingdom::Wei => crate::outcome::Winner::Wei,
+            Kingdom::Shu => crate::outcome::Side::Shu,
+            Kingdom::Wu => crate::outcome::Side::Wu,
+            Kingdom::Wei => crate::outcome::Side::Wei,
         }
     }
 }
@@ -632,7 +632,7 @@ mod tests {
                 serde_json::to_string(&k).unwrap(),
                 format!("\"{}\"", k.name())
             );
-            assert_eq!(k.winner().as_str(), k.name());
+            assert_eq!(k.side().as_str(), k.name());
             assert_eq!(Kingdom::from_letter(k.letter()), Some(k));
             assert_eq!(Kingdom::from_owner_letter(k.owner_letter()), Some(k));
             assert_eq!(k.next().prev(), k);

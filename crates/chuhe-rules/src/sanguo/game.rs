@@ -54,13 +54,13 @@ impl Quit {
 ///
 /// ```
 /// use chuhe_rules::sanguo::{Game, Kingdom, Position, Status};
-/// use chuhe_rules::outcome::Winner;
+/// use chuhe_rules::outcome::Side;
 /// let mut game = Game::new(Position::start(true));
 /// game.play("Rh3-Rh4".parse().unwrap()).unwrap();
 /// assert_eq!(game.ply(), 1);
 /// game.resign(Kingdom::Wu);
 /// match game.status() {
-///     Status::Ended(o) => assert_eq!(o.winners, [Winner::Shu, Winner::Wei]),
+///     Status::Ended(o) => assert_eq!(o.winners, [Side::Shu, Side::Wei]),
 ///     Status::Ongoing => unreachable!(),
 /// }
 /// ```
@@ -169,7 +169,7 @@ impl Game {
             .active()
             .into_iter()
             .filter(|&k| k != kingdom)
-            .map(Kingdom::winner)
+            .map(Kingdom::side)
             .collect();
         self.status = Status::Ended(Outcome {
             winners,
@@ -219,7 +219,7 @@ impl Game {
             let reason = last_defeat
                 .or_else(|| self.events.last().map(|e| e.defeat.reason))
                 .unwrap_or(EndReason::NoLegalMove);
-            return Status::Ended(Outcome::win(pos.side_to_move().winner(), reason));
+            return Status::Ended(Outcome::win(pos.side_to_move().side(), reason));
         }
         if pos.quiet() >= QUIET_LIMIT {
             return Status::Ended(Outcome::draw(EndReason::NoCaptureLimit));
@@ -234,7 +234,7 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::Winner;
+    use crate::outcome::Side;
 
     fn game(text: &str) -> Game {
         Game::new(Position::from_text(text).expect("a valid text"))
@@ -265,7 +265,7 @@ mod tests {
         let mut g = game("9/9/9/9/3rK5,9/9/9/9/9,9/9/9/9/9 R - GB - 0");
         assert_eq!(
             *g.status(),
-            Status::Ended(Outcome::win(Winner::Shu, EndReason::NoLegalMove))
+            Status::Ended(Outcome::win(Side::Shu, EndReason::NoLegalMove))
         );
         assert!(g.legal_moves().is_empty());
         assert!(!g.resign(Kingdom::Shu));

@@ -202,7 +202,7 @@ impl Game {
             } else {
                 EndReason::Stalemate
             };
-            return Status::Ended(Outcome::win(us.other().winner(), reason));
+            return Status::Ended(Outcome::win(us.other().side(), reason));
         }
         if self.options.repetition {
             if let Some(outcome) = self.repetition_verdict() {

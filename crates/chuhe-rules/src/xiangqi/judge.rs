@@ -306,13 +306,13 @@ pub fn chased_by(before: &Position, m: Move) -> Bitboard {
 /// use chuhe_rules::xiangqi::judge::cycle_verdict;
 /// use chuhe_rules::xiangqi::{Move, Position};
 /// use chuhe_rules::{EndReason, Outcome};
-/// use chuhe_rules::outcome::Winner;
+/// use chuhe_rules::outcome::Side;
 /// let first: Position = "4k4/R8/9/9/9/9/9/9/9/3K5 w".parse().unwrap();
 /// let cycle: Vec<Move> = "a8a9 e9e8 a9a8 e8e9 a8a9 e9e8 a9a8 e8e9"
 ///     .split(' ')
 ///     .map(|m| m.parse().unwrap())
 ///     .collect();
-/// assert_eq!(cycle_verdict(&first, &cycle), Outcome::win(Winner::Black, EndReason::PerpetualCheck));
+/// assert_eq!(cycle_verdict(&first, &cycle), Outcome::win(Side::Black, EndReason::PerpetualCheck));
 /// ```
 pub fn cycle_verdict(first: &Position, cycle: &[Move]) -> Outcome {
     let board = Board::from_position(first);
@@ -346,12 +346,12 @@ pub(crate) fn verdict(mut board: Board, mut ids: Ids, cycle: &[Move]) -> Outcome
     };
     if checks_all[0] || checks_all[1] {
         return match loser(checks_all) {
-            Some(c) => Outcome::win(c.other().winner(), EndReason::PerpetualCheck),
+            Some(c) => Outcome::win(c.other().side(), EndReason::PerpetualCheck),
             None => Outcome::draw(EndReason::ThreefoldRepetition),
         };
     }
     match loser([chased_all[0] != 0, chased_all[1] != 0]) {
-        Some(c) => Outcome::win(c.other().winner(), EndReason::PerpetualChase),
+        Some(c) => Outcome::win(c.other().side(), EndReason::PerpetualChase),
         None => Outcome::draw(EndReason::ThreefoldRepetition),
     }
 }

@@ -187,11 +187,11 @@ impl Color {
         }
     }
 
-    /// The matching [`crate::outcome::Winner`].
-    pub const fn winner(self) -> crate::outcome::Winner {
+    /// The matching [`crate::outcome::Side`].
+    pub const fn side(self) -> crate::outcome::Side {
         match self {
-            Color::Red => crate::outcome::Winner::Red,
-            Color::Black => crate::outcome::Winner::Black,
+            Color::Red => crate::outcome::Side::Red,
+            Color::Black => crate::outcome::Side::Black,
         }
     }
 }
