@@ -18,7 +18,7 @@ use crate::rating::{rate_game, Rating};
 use crate::store::{RatingRow, Store, TableRow};
 use crate::variant::{AnyGame, AnyMove, MoveError, RuleOptions};
 use chuhe_rules::outcome::{EndReason, Outcome};
-use chuhe_rules::xiangqi::DEFAULT_NO_CAPTURE_LIMIT;
+use chuhe_rules::xiangqi::{DEFAULT_NO_CAPTURE_LIMIT, MAX_NO_CAPTURE_LIMIT};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -233,10 +233,10 @@ pub fn check_options(mut options: TableOptions) -> Result<TableOptions, ServerEr
                 ));
             }
             let limit = options.no_capture_limit.unwrap_or(DEFAULT_NO_CAPTURE_LIMIT);
-            if limit > 1000 {
-                return Err(ServerError::BadMessage(
-                    "no_capture_limit must be at most 1000".to_owned(),
-                ));
+            if limit > MAX_NO_CAPTURE_LIMIT {
+                return Err(ServerError::BadMessage(format!(
+                    "no_capture_limit must be at most {MAX_NO_CAPTURE_LIMIT}"
+                )));
             }
             options.no_capture_limit = Some(limit);
         }

@@ -2,7 +2,7 @@
 
 use crate::cli::{parse_options, write_perft, CliError, ReplayJson, RuleArgs};
 use chuhe_rules::xiangqi::{
-    perft as count, perft_divide, Game, GameOptions, Move, Position, Status,
+    perft as count, perft_divide, Game, GameOptions, Move, Position, Status, MAX_NO_CAPTURE_LIMIT,
 };
 use std::io::Write;
 
@@ -19,10 +19,14 @@ fn game_options(rules: &RuleArgs) -> Result<GameOptions, CliError> {
         match key.as_str() {
             "no_capture_limit" => {
                 let digits = !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit());
-                options.no_capture_limit =
-                    value.parse().ok().filter(|_| digits).ok_or_else(|| {
+                options.no_capture_limit = value
+                    .parse()
+                    .ok()
+                    .filter(|&n| digits && n <= MAX_NO_CAPTURE_LIMIT)
+                    .ok_or_else(|| {
                         CliError::input(format!(
-                            "bad option no_capture_limit={value:?}: expected plies 0-65535"
+                            "bad option no_capture_limit={value:?}: expected plies \
+                                 0-{MAX_NO_CAPTURE_LIMIT}"
                         ))
                     })?;
             }

@@ -190,7 +190,7 @@ fn no_capture_limit_and_its_option() {
     assert_eq!(run.status, 2);
     assert_eq!(
         run.stderr,
-        "chuhe: bad option no_capture_limit=\"many\": expected plies 0-65535\n"
+        "chuhe: bad option no_capture_limit=\"many\": expected plies 0-1000\n"
     );
 }
 
