@@ -96,6 +96,39 @@ pub enum Command {
         #[arg(long, env = "CHUHE_TRUST_FORWARDED_FOR")]
         trust_forwarded_for: bool,
     },
+    /// Play many games at once against a running chuhe serve and report moves/s, latencies,
+    /// errors and memory; every acknowledged move is then checked in the store (docs/performance.md).
+    Loadtest {
+        /// The server's base URL.
+        #[arg(long, default_value = "http://127.0.0.1:8080")]
+        url: String,
+        /// Games played at the same time (each game: one guest and one WebSocket per seat).
+        #[arg(long, default_value_t = 100)]
+        games: usize,
+        /// How long to play, in seconds.
+        #[arg(long, default_value_t = 60)]
+        duration: u64,
+        /// Think time per move in milliseconds, MIN-MAX (uniform) or one number; 0 answers at
+        /// once (as fast as the server answers).
+        #[arg(long, default_value = "1000-3000")]
+        think_ms: String,
+        /// Variants the games play in turn, comma separated.
+        #[arg(long, default_value = "xiangqi,sanguo,banqi")]
+        variants: String,
+        /// Time control of the tables as SECONDS+SECONDS (initial+increment); untimed when absent.
+        #[arg(long)]
+        time: Option<String>,
+        /// Connect every player from the same address instead of one loopback address each
+        /// (127.1.x.y), which the server's per-address limits would then count together.
+        #[arg(long)]
+        no_spread: bool,
+        /// The server's process id, to report its memory per table (from /proc/PID/status).
+        #[arg(long)]
+        server_pid: Option<u32>,
+        /// Seed of the random moves and think times.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 /// A command's failure: a one-line message and the exit status (2 for bad input).
@@ -216,9 +249,69 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             database,
             trust_forwarded_for,
         } => crate::serve_cmd::serve(&bind, &database, trust_forwarded_for)?,
+        Command::Loadtest {
+            url,
+            games,
+            duration,
+            think_ms,
+            variants,
+            time,
+            no_spread,
+            server_pid,
+            seed,
+        } => {
+            let settings = crate::loadtest_cmd::LoadSettings {
+                url,
+                games,
+                duration: std::time::Duration::from_secs(duration),
+                think_ms: parse_range(&think_ms)?,
+                variants: parse_variants(&variants)?,
+                time: time.as_deref().map(parse_time).transpose()?,
+                spread: !no_spread,
+                server_pid,
+                seed,
+            };
+            crate::loadtest_cmd::run(settings, &mut out)?
+        }
     }
     out.flush()?;
     Ok(())
+}
+
+/// Reads `MIN-MAX` or `N` (milliseconds).
+fn parse_range(text: &str) -> Result<(u64, u64), CliError> {
+    let bad = || {
+        CliError::input(format!(
+            "bad --think-ms {text:?}: expected MIN-MAX or N (ms)"
+        ))
+    };
+    let (lo, hi) = text.split_once('-').unwrap_or((text, text));
+    let lo: u64 = lo.trim().parse().map_err(|_| bad())?;
+    let hi: u64 = hi.trim().parse().map_err(|_| bad())?;
+    if lo > hi {
+        return Err(bad());
+    }
+    Ok((lo, hi))
+}
+
+/// Reads a comma-separated list of variant names.
+fn parse_variants(text: &str) -> Result<Vec<Variant>, CliError> {
+    text.split(',')
+        .map(|v| {
+            v.trim()
+                .parse::<Variant>()
+                .map_err(|e| CliError::input(e.to_string()))
+        })
+        .collect()
+}
+
+/// Reads `SECONDS+SECONDS` into milliseconds.
+fn parse_time(text: &str) -> Result<(u64, u64), CliError> {
+    let bad = || CliError::input(format!("bad --time {text:?}: expected SECONDS+SECONDS"));
+    let (initial, increment) = text.split_once('+').ok_or_else(bad)?;
+    let initial: u64 = initial.trim().parse().map_err(|_| bad())?;
+    let increment: u64 = increment.trim().parse().map_err(|_| bad())?;
+    Ok((initial * 1000, increment * 1000))
 }
 
 /// The JSON object `replay --json` prints (`spec/cli.md`), fields in the spec's order.

@@ -2,6 +2,7 @@
 
 mod banqi_cmd;
 mod cli;
+mod loadtest_cmd;
 mod records_cmd;
 mod sanguo_cmd;
 mod serve_cmd;

@@ -1,0 +1,658 @@
+//! `chuhe loadtest`: plays many games at once against a running `chuhe serve`, over the same
+//! HTTP and WebSocket protocol as the web client (`docs/protocol.md`), and reports how fast the
+//! server answered.
+//!
+//! Each game is a task: one guest session and one WebSocket per seat, a table created by seat 0,
+//! every seat taken, the game started, then random legal moves (the legal moves the server sends
+//! the seat to move) after a think time drawn uniformly from a range, or at once (`--think-ms 0`).
+//! When a game ends a new one starts, so `--games` games run until `--duration` is over.
+//!
+//! Two latencies are measured per move, from the moment the move's frame is written:
+//! - **ack**: until the mover's own connection receives the `moved` event of that move (the
+//!   server sends it only after the move is durable in the store);
+//! - **hand-over**: until the connection of the seat to move next receives its legal moves (what a
+//!   player needs to answer).
+//!
+//! Every acknowledged move is remembered; at the end each table's stored events are read back
+//! (`GET /api/tables/{id}/events`, which reads the store) and every acknowledged move must be
+//! stored exactly once, at the version it was acknowledged with.
+//!
+//! The server's HTTP limits count requests per client address (`docs/protocol.md`, "Limits"), so
+//! each player connects from its own loopback address (127.1.0.1, 127.1.0.2, ...; Linux routes the
+//! whole 127.0.0.0/8 to the loopback interface) unless `--no-spread` is given.
+
+use crate::cli::CliError;
+use chuhe_rules::Variant;
+use futures_util::{SinkExt, StreamExt};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::net::TcpSocket;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
+
+/// What `chuhe loadtest` was asked to do.
+#[derive(Debug, Clone)]
+pub struct LoadSettings {
+    /// The server's base URL, `http://HOST:PORT`.
+    pub url: String,
+    /// Games played at the same time.
+    pub games: usize,
+    /// How long games are started and moves sent; games still running then are left as they
+    /// are (their acknowledged moves are checked all the same).
+    pub duration: Duration,
+    /// Think time per move, drawn uniformly from `min..=max` milliseconds; `(0, 0)` moves as
+    /// soon as the legal moves arrive (closed loop).
+    pub think_ms: (u64, u64),
+    /// The variants, used in turn by the games (game `i` plays `variants[i % len]`).
+    pub variants: Vec<Variant>,
+    /// The tables' time control as `(initial_ms, increment_ms)`, or untimed.
+    pub time: Option<(u64, u64)>,
+    /// Whether each player connects from its own loopback address.
+    pub spread: bool,
+    /// The server's process id, to read its memory (`/proc/PID/status`, `VmRSS`).
+    pub server_pid: Option<u32>,
+    /// Seed of the move choices and think times.
+    pub seed: u64,
+}
+
+/// The latencies of one kind, in microseconds.
+#[derive(Debug, Default)]
+struct Samples(Vec<u64>);
+
+impl Samples {
+    /// `p50 p90 p99 max` in milliseconds with one decimal, or `-` without samples.
+    fn summary(&mut self) -> String {
+        if self.0.is_empty() {
+            return "-".to_owned();
+        }
+        self.0.sort_unstable();
+        let at = |q: f64| {
+            let i = ((self.0.len() as f64 * q).ceil() as usize).clamp(1, self.0.len()) - 1;
+            self.0[i] as f64 / 1000.0
+        };
+        format!(
+            "p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} samples)",
+            at(0.50),
+            at(0.90),
+            at(0.99),
+            *self.0.last().unwrap_or(&0) as f64 / 1000.0,
+            self.0.len()
+        )
+    }
+}
+
+/// What all games report into.
+#[derive(Default)]
+struct Totals {
+    ack: Mutex<Samples>,
+    handover: Mutex<Samples>,
+    /// Refusals and failures by error code (or a short description of a transport failure).
+    errors: Mutex<HashMap<String, u64>>,
+    /// Acknowledged moves per table: `(version, move)`.
+    acked: Mutex<HashMap<String, Vec<(u64, String)>>>,
+    moves: AtomicU64,
+    games_started: AtomicU64,
+    games_ended: AtomicU64,
+}
+
+impl Totals {
+    fn error(&self, what: impl Into<String>) {
+        *lock(&self.errors).entry(what.into()).or_default() += 1;
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The next loopback source address: 127.1.0.1, 127.1.0.2, ... (skipping `.0` and `.255`).
+fn next_address(counter: &AtomicU32) -> IpAddr {
+    let n = counter.fetch_add(1, Ordering::Relaxed);
+    let (hi, lo) = (n / 254, n % 254 + 1);
+    IpAddr::V4(Ipv4Addr::new(
+        127,
+        1 + (hi / 256) as u8,
+        (hi % 256) as u8,
+        lo as u8,
+    ))
+}
+
+/// The parts of the server's WebSocket messages the load test reads; other fields are ignored.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Incoming {
+    Event {
+        version: u64,
+        event: IncomingEvent,
+    },
+    State {
+        version: u64,
+        #[serde(default)]
+        legal_moves: Vec<String>,
+        table: IncomingTable,
+    },
+    Error {
+        code: String,
+        message: String,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum IncomingEvent {
+    Moved {
+        seat: usize,
+        #[serde(rename = "move")]
+        mv: String,
+    },
+    Ended {},
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Debug, Deserialize)]
+struct IncomingTable {
+    phase: String,
+    seats: Vec<Option<serde_json::Value>>,
+}
+
+/// One player: its address, its session cookie and, once connected, its WebSocket writer.
+struct Player {
+    address: Option<IpAddr>,
+    cookie: String,
+}
+
+/// An HTTP client bound to `address` (when spreading).
+fn http_client(address: Option<IpAddr>) -> Result<reqwest::Client, String> {
+    let mut builder = reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .pool_max_idle_per_host(0);
+    if let Some(a) = address {
+        builder = builder.local_address(a);
+    }
+    builder.build().map_err(|e| format!("http client: {e}"))
+}
+
+/// A new guest session: the `chuhe_session=...` cookie pair.
+async fn new_guest(url: &str, address: Option<IpAddr>, name: &str) -> Result<Player, String> {
+    let client = http_client(address)?;
+    let response = client
+        .post(format!("{url}/api/session"))
+        .json(&serde_json::json!({ "name": name }))
+        .send()
+        .await
+        .map_err(|e| format!("session: {e}"))?;
+    if !response.status().is_success() {
+        return Err(format!("session: http {}", response.status().as_u16()));
+    }
+    let cookie = response
+        .headers()
+        .get_all(reqwest::header::SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .filter_map(|v| v.split(';').next())
+        .find(|pair| pair.starts_with("chuhe_session="))
+        .ok_or("session: no chuhe_session cookie")?
+        .to_owned();
+    Ok(Player { address, cookie })
+}
+
+/// Creates a table as `player`: its id.
+async fn new_table(
+    url: &str,
+    player: &Player,
+    variant: Variant,
+    time: Option<(u64, u64)>,
+) -> Result<String, String> {
+    let client = http_client(player.address)?;
+    let time = time.map(|(i, inc)| serde_json::json!({"initial_ms": i, "increment_ms": inc}));
+    let response = client
+        .post(format!("{url}/api/tables"))
+        .header(reqwest::header::COOKIE, &player.cookie)
+        .json(&serde_json::json!({ "variant": variant.as_str(), "time": time }))
+        .send()
+        .await
+        .map_err(|e| format!("create table: {e}"))?;
+    if !response.status().is_success() {
+        return Err(format!("create table: http {}", response.status().as_u16()));
+    }
+    let summary: serde_json::Value = response
+        .json()
+        .await
+        .map_err(|e| format!("create table: {e}"))?;
+    summary["id"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| "create table: no id".to_owned())
+}
+
+type Writer = futures_util::stream::SplitSink<
+    tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>,
+    Message,
+>;
+
+/// Opens a player's WebSocket to a table; every message read is stamped with the time it was
+/// read and sent to `inbox` with the seat.
+async fn connect(
+    url: &str,
+    table: &str,
+    seat: usize,
+    player: &Player,
+    inbox: mpsc::UnboundedSender<(usize, Instant, Incoming)>,
+) -> Result<Writer, String> {
+    let authority = url
+        .strip_prefix("http://")
+        .ok_or("the url must start with http://")?
+        .trim_end_matches('/');
+    let server: SocketAddr = tokio::net::lookup_host(authority)
+        .await
+        .map_err(|e| format!("resolve {authority}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("resolve {authority}: no address"))?;
+    let socket = if server.is_ipv4() {
+        TcpSocket::new_v4()
+    } else {
+        TcpSocket::new_v6()
+    }
+    .map_err(|e| format!("socket: {e}"))?;
+    if let Some(a) = player.address {
+        socket
+            .bind(SocketAddr::new(a, 0))
+            .map_err(|e| format!("bind {a}: {e}"))?;
+    }
+    let stream = socket
+        .connect(server)
+        .await
+        .map_err(|e| format!("connect: {e}"))?;
+    stream
+        .set_nodelay(true)
+        .map_err(|e| format!("nodelay: {e}"))?;
+    let mut request = format!("ws://{authority}/api/tables/{table}/ws")
+        .into_client_request()
+        .map_err(|e| format!("ws request: {e}"))?;
+    request.headers_mut().insert(
+        "cookie",
+        player
+            .cookie
+            .parse()
+            .map_err(|_| "ws request: bad cookie".to_owned())?,
+    );
+    let (ws, _) = tokio_tungstenite::client_async(request, stream)
+        .await
+        .map_err(|e| format!("ws handshake: {e}"))?;
+    let (writer, mut reader) = ws.split();
+    tokio::spawn(async move {
+        while let Some(Ok(frame)) = reader.next().await {
+            let at = Instant::now();
+            if let Message::Text(text) = frame {
+                let msg = serde_json::from_str(&text).unwrap_or(Incoming::Other);
+                if inbox.send((seat, at, msg)).is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    Ok(writer)
+}
+
+/// A move sent and not yet acknowledged.
+struct Pending {
+    /// The version the move was sent against; its `moved` event has the next one.
+    version: u64,
+    sent: Instant,
+}
+
+/// Plays games one after another in one slot until the deadline.
+async fn game_slot(
+    slot: usize,
+    settings: Arc<LoadSettings>,
+    totals: Arc<Totals>,
+    addresses: Arc<AtomicU32>,
+    deadline: Instant,
+) {
+    let mut rng = StdRng::seed_from_u64(settings.seed ^ (slot as u64).wrapping_mul(0x9e37_79b9));
+    let mut round = 0usize;
+    while Instant::now() < deadline {
+        let variant = settings.variants[(slot + round) % settings.variants.len()];
+        round += 1;
+        if let Err(e) = play_game(
+            slot, variant, &settings, &totals, &addresses, deadline, &mut rng,
+        )
+        .await
+        {
+            totals.error(e);
+            // A failure to set up: do not hammer the server in a loop.
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+}
+
+/// One game from the guests' sessions to its end (or the deadline).
+async fn play_game(
+    slot: usize,
+    variant: Variant,
+    settings: &LoadSettings,
+    totals: &Totals,
+    addresses: &AtomicU32,
+    deadline: Instant,
+    rng: &mut StdRng,
+) -> Result<(), String> {
+    let url = settings.url.trim_end_matches('/');
+    let seats = variant.seat_count();
+    let mut players = Vec::with_capacity(seats);
+    for seat in 0..seats {
+        let address = settings.spread.then(|| next_address(addresses));
+        players.push(new_guest(url, address, &format!("load {slot}.{seat}")).await?);
+    }
+    let table = new_table(url, &players[0], variant, settings.time).await?;
+    let (inbox_tx, mut inbox) = mpsc::unbounded_channel();
+    let mut writers = Vec::with_capacity(seats);
+    for (seat, p) in players.iter().enumerate() {
+        writers.push(connect(url, &table, seat, p, inbox_tx.clone()).await?);
+    }
+    drop(inbox_tx);
+    for (seat, w) in writers.iter_mut().enumerate() {
+        send(w, serde_json::json!({"type": "sit", "seat": seat})).await?;
+    }
+    totals.games_started.fetch_add(1, Ordering::Relaxed);
+    let mut started = false;
+    // Per seat, its move not yet acknowledged (each seat's own connection acknowledges it).
+    let mut pending: Vec<Option<Pending>> = (0..seats).map(|_| None).collect();
+    // The last move sent, until the next seat to move receives its legal moves.
+    let mut handover: Option<Pending> = None;
+    // The move to send, when its think time is over: (at, seat, version, move).
+    let mut scheduled: Option<(Instant, usize, u64, String)> = None;
+    loop {
+        let wake = scheduled.as_ref().map_or(deadline, |s| s.0.min(deadline));
+        let next = tokio::select! {
+            m = inbox.recv() => Some(m),
+            () = tokio::time::sleep_until(wake) => None,
+        };
+        let Some(next) = next else {
+            // The timer: the deadline, or a think time is over.
+            if Instant::now() >= deadline {
+                return Ok(());
+            }
+            if let Some((_, seat, version, mv)) = scheduled.take() {
+                let sent = Instant::now();
+                let msg = serde_json::json!({"type": "move", "version": version, "move": mv});
+                send(&mut writers[seat], msg).await?;
+                pending[seat] = Some(Pending { version, sent });
+                handover = Some(Pending { version, sent });
+            }
+            continue;
+        };
+        let Some((seat, at, msg)) = next else {
+            return Err("connection closed by the server".to_owned());
+        };
+        match msg {
+            Incoming::Event { version, event } => match event {
+                IncomingEvent::Moved { seat: mover, mv } => {
+                    // The version and the seat name the move: the event carries its record (a
+                    // banqi flip `flip c2` is recorded as `c2=R`).
+                    let mine = pending[seat]
+                        .as_ref()
+                        .is_some_and(|p| mover == seat && version == p.version + 1);
+                    if mine {
+                        if let Some(p) = pending[seat].take() {
+                            lock(&totals.ack).0.push(micros(at - p.sent));
+                            lock(&totals.acked)
+                                .entry(table.clone())
+                                .or_default()
+                                .push((version, mv));
+                            totals.moves.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                }
+                IncomingEvent::Ended {} => {
+                    if seat == 0 {
+                        totals.games_ended.fetch_add(1, Ordering::Relaxed);
+                        return Ok(());
+                    }
+                }
+                IncomingEvent::Other => {}
+            },
+            Incoming::State {
+                version,
+                legal_moves,
+                table: summary,
+            } => {
+                if !started
+                    && seat == 0
+                    && summary.phase == "open"
+                    && summary.seats.iter().all(Option::is_some)
+                {
+                    started = true;
+                    send(&mut writers[0], serde_json::json!({"type": "start"})).await?;
+                }
+                if legal_moves.is_empty() {
+                    continue;
+                }
+                if handover.as_ref().is_some_and(|p| version > p.version) {
+                    if let Some(p) = handover.take() {
+                        lock(&totals.handover).0.push(micros(at - p.sent));
+                    }
+                }
+                let think = if settings.think_ms.1 == 0 {
+                    0
+                } else {
+                    rng.gen_range(settings.think_ms.0..=settings.think_ms.1)
+                };
+                let mv = legal_moves[rng.gen_range(0..legal_moves.len())].clone();
+                scheduled = Some((at + Duration::from_millis(think), seat, version, mv));
+            }
+            Incoming::Error { code, message } => {
+                totals.error(format!("{code}: {message}"));
+                pending[seat] = None;
+            }
+            Incoming::Other => {}
+        }
+    }
+}
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+async fn send(w: &mut Writer, msg: serde_json::Value) -> Result<(), String> {
+    w.send(Message::text(msg.to_string()))
+        .await
+        .map_err(|e| format!("ws send: {e}"))
+}
+
+/// The server's resident memory in KiB (`VmRSS` of `/proc/PID/status`).
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The one-minute load average of this machine.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|t| t.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "?".to_owned())
+}
+
+/// Reads back each table's stored events and compares them with the acknowledged moves:
+/// `(checked, missing, doubled or misplaced)`.
+async fn check_stored(
+    url: &str,
+    acked: &HashMap<String, Vec<(u64, String)>>,
+    addresses: &AtomicU32,
+    spread: bool,
+) -> Result<(u64, u64, u64), String> {
+    let (mut checked, mut missing, mut wrong) = (0, 0, 0);
+    for (i, (table, moves)) in acked.iter().enumerate() {
+        // Spread the reads too: the per-address request limit applies to them.
+        let address = (spread && i % 50 == 0).then(|| next_address(addresses));
+        let client = http_client(address)?;
+        let events: Vec<serde_json::Value> = client
+            .get(format!("{url}/api/tables/{table}/events"))
+            .send()
+            .await
+            .map_err(|e| format!("events of {table}: {e}"))?
+            .json()
+            .await
+            .map_err(|e| format!("events of {table}: {e}"))?;
+        let mut stored: HashMap<String, Vec<u64>> = HashMap::new();
+        for e in &events {
+            if e["event"]["kind"] == "moved" {
+                let mv = e["event"]["move"].as_str().unwrap_or("").to_owned();
+                stored
+                    .entry(mv)
+                    .or_default()
+                    .push(e["version"].as_u64().unwrap_or(0));
+            }
+        }
+        for (version, mv) in moves {
+            checked += 1;
+            let at: Vec<u64> = stored.get(mv).cloned().unwrap_or_default();
+            if !at.contains(version) {
+                missing += 1;
+            }
+        }
+        // The same version twice is a doubled event.
+        let mut versions: Vec<u64> = events
+            .iter()
+            .filter_map(|e| e["version"].as_u64())
+            .collect();
+        let n = versions.len();
+        versions.sort_unstable();
+        versions.dedup();
+        wrong += (n - versions.len()) as u64;
+    }
+    Ok((checked, missing, wrong))
+}
+
+/// Runs the load test and prints its report.
+///
+/// # Errors
+/// The server cannot be reached, or an acknowledged move is not stored exactly once (exit
+/// status 1).
+pub fn run(settings: LoadSettings, out: &mut impl std::io::Write) -> Result<(), CliError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(run_async(settings, out))
+}
+
+async fn run_async(settings: LoadSettings, out: &mut impl std::io::Write) -> Result<(), CliError> {
+    let settings = Arc::new(settings);
+    let totals = Arc::new(Totals::default());
+    let addresses = Arc::new(AtomicU32::new(0));
+    let url = settings.url.trim_end_matches('/').to_owned();
+    let health = http_client(None)
+        .map_err(CliError::input)?
+        .get(format!("{url}/api/health"))
+        .send()
+        .await
+        .map_err(|e| CliError::input(format!("the server at {url} does not answer: {e}")))?;
+    if !health.status().is_success() {
+        return Err(CliError::input(format!(
+            "{url}/api/health: http {}",
+            health.status().as_u16()
+        )));
+    }
+    let rss_before = settings.server_pid.and_then(rss_kib);
+    let begin = Instant::now();
+    let deadline = begin + settings.duration;
+    let mut tasks = Vec::with_capacity(settings.games);
+    for slot in 0..settings.games {
+        tasks.push(tokio::spawn(game_slot(
+            slot,
+            settings.clone(),
+            totals.clone(),
+            addresses.clone(),
+            deadline,
+        )));
+        // Start the games over the first seconds rather than all in one instant.
+        if settings.games > 50 && slot % 50 == 49 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    // Sample the memory and the load while the games run.
+    let sampler = {
+        let pid = settings.server_pid;
+        tokio::spawn(async move {
+            let mut peak = 0u64;
+            let mut loads = Vec::new();
+            while Instant::now() + Duration::from_secs(5) < deadline {
+                tokio::time::sleep(Duration::from_secs(5)).await;
+                if let Some(kib) = pid.and_then(rss_kib) {
+                    peak = peak.max(kib);
+                }
+                loads.push(load_average());
+            }
+            (peak, loads)
+        })
+    };
+    for t in tasks {
+        let _ = t.await;
+    }
+    let elapsed = begin.elapsed().min(settings.duration).as_secs_f64();
+    let (peak_kib, loads) = sampler.await.unwrap_or_default();
+    let acked = std::mem::take(&mut *lock(&totals.acked));
+    let (checked, missing, doubled) = check_stored(&url, &acked, &addresses, settings.spread)
+        .await
+        .map_err(|e| CliError {
+            message: e,
+            status: 1,
+        })?;
+    let moves = totals.moves.load(Ordering::Relaxed);
+    writeln!(
+        out,
+        "games: {} at once, {} started, {} ended",
+        settings.games,
+        totals.games_started.load(Ordering::Relaxed),
+        totals.games_ended.load(Ordering::Relaxed)
+    )?;
+    writeln!(
+        out,
+        "moves: {moves} acknowledged in {elapsed:.1} s: {:.1} moves/s",
+        moves as f64 / elapsed
+    )?;
+    writeln!(out, "ack: {}", lock(&totals.ack).summary())?;
+    writeln!(out, "hand-over: {}", lock(&totals.handover).summary())?;
+    let errors = lock(&totals.errors);
+    let mut errors: Vec<_> = errors.iter().collect();
+    errors.sort();
+    let total_errors: u64 = errors.iter().map(|(_, n)| **n).sum();
+    writeln!(out, "errors: {total_errors}")?;
+    for (what, n) in errors {
+        writeln!(out, "  {n} x {what}")?;
+    }
+    if let (Some(before), true) = (rss_before, peak_kib > 0) {
+        let tables = settings.games.max(1) as u64;
+        writeln!(
+            out,
+            "server memory: {before} KiB before, {peak_kib} KiB at the peak: {} KiB per table",
+            peak_kib.saturating_sub(before) / tables
+        )?;
+    }
+    writeln!(out, "load average (1 min, every 5 s): {}", loads.join(" "))?;
+    writeln!(
+        out,
+        "stored: {checked} acknowledged moves checked, {missing} missing, {doubled} doubled"
+    )?;
+    if missing > 0 || doubled > 0 {
+        return Err(CliError {
+            message: format!(
+                "{missing} acknowledged moves missing and {doubled} doubled in the store"
+            ),
+            status: 1,
+        });
+    }
+    Ok(())
+}
