@@ -107,13 +107,14 @@ impl std::fmt::Debug for Command {
 }
 
 fn gone() -> ServerError {
-    ServerError::NotFound("the table is closed".to_owned())
+    ServerError::TableClosed
 }
 
-/// Whether `e` is the error of a handle whose actor has stopped (retired or shut down): the
-/// table itself may still exist in the store, and a new handle brings it back.
+/// Whether `e` is the error of a handle whose actor has stopped (retired or shut down):
+/// [`ServerError::TableClosed`]. The table itself may still exist in the store, and a new
+/// handle brings it back.
 pub fn is_closed_error(e: &ServerError) -> bool {
-    *e == gone()
+    matches!(e, ServerError::TableClosed)
 }
 
 impl TableHandle {
