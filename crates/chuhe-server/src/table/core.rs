@@ -558,3 +558,693 @@ fn move_error_text(text: &str, e: MoveError) -> String {
         MoveError::Illegal(reason) => format!("{text} ({reason})"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::TimeControl;
+    use crate::variant::Variant;
+    use chuhe_rules::outcome::Side;
+
+    fn person(id: &str, account: bool) -> Person {
+        Person {
+            id: id.to_owned(),
+            name: id.to_uppercase(),
+            account,
+        }
+    }
+
+    fn options(variant: Variant, time: Option<TimeControl>, rated: bool) -> TableOptions {
+        let options = TableOptions {
+            variant,
+            time,
+            rated,
+            no_capture_limit: None,
+            flag_bearers: None,
+        };
+        super::super::check_options(options).expect("good options")
+    }
+
+    /// A table after its `created` event.
+    fn open(variant: Variant, time: Option<TimeControl>, rated: bool) -> TableState {
+        let options = options(variant, time, rated);
+        let created = Event::Created {
+            options: options.clone(),
+        };
+        TableState::replay("t".to_owned(), options, 0, [&created], Instant::now()).unwrap()
+    }
+
+    fn seated(p: &Person) -> SeatPlayer {
+        SeatPlayer::Person {
+            id: p.id.clone(),
+            name: p.name.clone(),
+            account: p.account,
+        }
+    }
+
+    /// A started table with a person in every seat (`players[seat]`), started at `at`.
+    fn running(
+        variant: Variant,
+        time: Option<TimeControl>,
+        at: Instant,
+    ) -> (TableState, Vec<Person>) {
+        let mut state = open(variant, time, false);
+        let players: Vec<Person> = ["a", "b", "c"][..variant.seat_count()]
+            .iter()
+            .map(|id| person(id, false))
+            .collect();
+        for (seat, p) in players.iter().enumerate() {
+            let sat = Event::Sat {
+                seat,
+                player: seated(p),
+            };
+            state.apply(&sat, at).unwrap();
+        }
+        state.apply(&Event::Started, at).unwrap();
+        (state, players)
+    }
+
+    const ALL: &[bool] = &[true, true, true];
+
+    fn ask(
+        state: &TableState,
+        who: Option<&Person>,
+        msg: ClientMessage,
+    ) -> Result<Decision, ServerError> {
+        ask_at(state, who, msg, Instant::now())
+    }
+
+    fn ask_at(
+        state: &TableState,
+        who: Option<&Person>,
+        msg: ClientMessage,
+        now: Instant,
+    ) -> Result<Decision, ServerError> {
+        let caller = Caller {
+            person: who,
+            connected: &ALL[..state.seats.len()],
+        };
+        decide(state, caller, &msg, now)
+    }
+
+    fn events(d: Result<Decision, ServerError>) -> Vec<Event> {
+        match d {
+            Ok(Decision::Events(e)) => e,
+            other => panic!("events expected, got {other:?}"),
+        }
+    }
+
+    fn refused(d: Result<Decision, ServerError>) -> ServerError {
+        d.expect_err("a refusal")
+    }
+
+    fn not_allowed(text: &str) -> ServerError {
+        ServerError::NotAllowed(text.to_owned())
+    }
+
+    fn mv(version: u64, text: &str) -> ClientMessage {
+        ClientMessage::Move {
+            version,
+            mv: text.to_owned(),
+        }
+    }
+
+    /// Decides and plays a move of `who`, returning its events (applied).
+    fn play_move(state: &mut TableState, who: &Person, text: &str, at: Instant) -> Vec<Event> {
+        match ask_at(state, Some(who), mv(state.version, text), at).unwrap() {
+            Decision::Play { seat, mv } => play(state, seat, mv, at).unwrap(),
+            Decision::Events(e) => panic!("a move expected, got {e:?}"),
+        }
+    }
+
+    fn apply_all(state: &mut TableState, events: &[Event]) {
+        for e in events {
+            state.apply(e, Instant::now()).unwrap();
+        }
+    }
+
+    const MINUTE: Option<TimeControl> = Some(TimeControl {
+        initial_ms: 60_000,
+        increment_ms: 0,
+    });
+
+    #[test]
+    fn sit_takes_a_free_seat() {
+        let state = open(Variant::Xiangqi, None, false);
+        let a = person("a", false);
+        let got = events(ask(&state, Some(&a), ClientMessage::Sit { seat: 1 }));
+        assert_eq!(
+            got,
+            vec![Event::Sat {
+                seat: 1,
+                player: seated(&a)
+            }]
+        );
+    }
+
+    #[test]
+    fn sit_refuses_a_taken_seat_a_bad_seat_a_second_seat_and_no_session() {
+        let mut state = open(Variant::Xiangqi, None, false);
+        let (a, b) = (person("a", false), person("b", false));
+        apply_all(
+            &mut state,
+            &[Event::Sat {
+                seat: 0,
+                player: seated(&a),
+            }],
+        );
+        assert_eq!(
+            refused(ask(&state, Some(&b), ClientMessage::Sit { seat: 0 })),
+            ServerError::Conflict("seat 0 is taken".to_owned())
+        );
+        assert_eq!(
+            refused(ask(&state, Some(&b), ClientMessage::Sit { seat: 2 })),
+            ServerError::BadMessage("seat 2 does not exist (seats 0 to 1)".to_owned())
+        );
+        assert_eq!(
+            refused(ask(&state, Some(&a), ClientMessage::Sit { seat: 1 })),
+            ServerError::Conflict("you already sit at this table".to_owned())
+        );
+        assert_eq!(
+            refused(ask(&state, None, ClientMessage::Sit { seat: 1 })),
+            ServerError::Unauthorized("sitting needs a session".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_rated_table_seats_account_holders_only() {
+        let state = open(Variant::Xiangqi, None, true);
+        assert_eq!(
+            refused(ask(
+                &state,
+                Some(&person("g", false)),
+                ClientMessage::Sit { seat: 0 }
+            )),
+            ServerError::Unauthorized("rated tables are for account holders".to_owned())
+        );
+        let holder = person("h", true);
+        assert_eq!(
+            events(ask(&state, Some(&holder), ClientMessage::Sit { seat: 0 })),
+            vec![Event::Sat {
+                seat: 0,
+                player: seated(&holder)
+            }]
+        );
+    }
+
+    #[test]
+    fn the_computer_sits_at_levels_1_to_8_for_a_seated_caller_on_unrated_tables() {
+        let mut state = open(Variant::Xiangqi, None, false);
+        let a = person("a", false);
+        let computer = |level| ClientMessage::SitComputer { seat: 1, level };
+        assert_eq!(
+            refused(ask(&state, Some(&a), computer(3))),
+            ServerError::NotSeated
+        );
+        apply_all(
+            &mut state,
+            &[Event::Sat {
+                seat: 0,
+                player: seated(&a),
+            }],
+        );
+        for level in [0, 9] {
+            assert_eq!(
+                refused(ask(&state, Some(&a), computer(level))),
+                ServerError::BadMessage("level must be between 1 and 8".to_owned())
+            );
+        }
+        for level in [1, 8] {
+            assert_eq!(
+                events(ask(&state, Some(&a), computer(level))),
+                vec![Event::Sat {
+                    seat: 1,
+                    player: SeatPlayer::Computer { level }
+                }]
+            );
+        }
+        assert_eq!(
+            refused(ask(
+                &state,
+                Some(&a),
+                ClientMessage::SitComputer { seat: 0, level: 1 }
+            )),
+            ServerError::Conflict("seat 0 is taken".to_owned())
+        );
+        let mut rated = open(Variant::Xiangqi, None, true);
+        let h = person("h", true);
+        apply_all(
+            &mut rated,
+            &[Event::Sat {
+                seat: 0,
+                player: seated(&h),
+            }],
+        );
+        assert_eq!(
+            refused(ask(&rated, Some(&h), computer(3))),
+            not_allowed("the computer does not play rated games")
+        );
+    }
+
+    #[test]
+    fn stand_frees_the_callers_seat_before_the_start_only() {
+        let mut state = open(Variant::Xiangqi, None, false);
+        let a = person("a", false);
+        assert_eq!(
+            refused(ask(&state, Some(&a), ClientMessage::Stand)),
+            ServerError::NotSeated
+        );
+        apply_all(
+            &mut state,
+            &[Event::Sat {
+                seat: 1,
+                player: seated(&a),
+            }],
+        );
+        let stood = events(ask(&state, Some(&a), ClientMessage::Stand));
+        assert_eq!(stood, vec![Event::Stood { seat: 1 }]);
+        apply_all(&mut state, &stood);
+        assert_eq!(state.seats, vec![None, None]);
+        assert_eq!(state.version, 3);
+        let (state, players) = running(Variant::Xiangqi, None, Instant::now());
+        assert_eq!(
+            refused(ask(&state, Some(&players[0]), ClientMessage::Stand)),
+            not_allowed("seats change only before the start")
+        );
+    }
+
+    #[test]
+    fn start_needs_every_seat_taken_and_every_person_connected() {
+        let mut state = open(Variant::Sanguo, None, false);
+        let a = person("a", false);
+        apply_all(
+            &mut state,
+            &[
+                Event::Sat {
+                    seat: 0,
+                    player: seated(&a),
+                },
+                Event::Sat {
+                    seat: 1,
+                    player: SeatPlayer::Computer { level: 1 },
+                },
+            ],
+        );
+        assert_eq!(
+            refused(ask(&state, Some(&a), ClientMessage::Start)),
+            not_allowed("every seat must be taken to start")
+        );
+        let b = person("b", false);
+        apply_all(
+            &mut state,
+            &[Event::Sat {
+                seat: 2,
+                player: seated(&b),
+            }],
+        );
+        let away = Caller {
+            person: Some(&a),
+            connected: &[true, true, false],
+        };
+        assert_eq!(
+            decide(&state, away, &ClientMessage::Start, Instant::now()),
+            Err(ServerError::NotReady)
+        );
+        assert_eq!(
+            refused(ask(&state, Some(&person("x", false)), ClientMessage::Start)),
+            ServerError::NotSeated
+        );
+        let started = events(ask(&state, Some(&b), ClientMessage::Start));
+        assert_eq!(started, vec![Event::Started]);
+        apply_all(&mut state, &started);
+        assert_eq!((state.phase, state.to_move()), (Phase::Running, Some(0)));
+        assert_eq!(
+            refused(ask(&state, Some(&a), ClientMessage::Start)),
+            not_allowed("seats change only before the start")
+        );
+    }
+
+    #[test]
+    fn a_move_is_played_in_place_with_its_clocks() {
+        let t0 = Instant::now();
+        let (mut state, players) = running(Variant::Xiangqi, MINUTE, t0);
+        let at = t0 + Duration::from_millis(5_000);
+        let got = play_move(&mut state, &players[0], "h2e2", at);
+        // 5 s thinking, 300 ms of it credited as lag.
+        assert_eq!(
+            got,
+            vec![Event::Moved {
+                seat: 0,
+                mv: "h2e2".to_owned(),
+                ply: 1,
+                clocks_ms: Some(vec![55_300, 60_000]),
+            }]
+        );
+        assert_eq!((state.version, state.to_move()), (5, Some(1)));
+        assert_eq!(state.game.records(), ["h2e2"]);
+        assert_eq!(state.clocks.as_ref().unwrap().running_seat(), Some(1));
+        // The same event replayed gives the same table.
+        let log = [
+            Event::Created {
+                options: state.options.clone(),
+            },
+            Event::Sat {
+                seat: 0,
+                player: seated(&players[0]),
+            },
+            Event::Sat {
+                seat: 1,
+                player: seated(&players[1]),
+            },
+            Event::Started,
+            got[0].clone(),
+        ];
+        let again = TableState::replay("t".to_owned(), state.options.clone(), 0, &log, at).unwrap();
+        assert_eq!(again.version, state.version);
+        assert_eq!(again.game.records(), state.game.records());
+        assert_eq!(
+            again.clocks.as_ref().unwrap().remaining_ms(at),
+            state.clocks.as_ref().unwrap().remaining_ms(at)
+        );
+    }
+
+    #[test]
+    fn moves_are_refused_out_of_turn_stale_illegal_unreadable_and_outside_the_game() {
+        let mut state = open(Variant::Xiangqi, None, false);
+        let a = person("a", false);
+        apply_all(
+            &mut state,
+            &[Event::Sat {
+                seat: 0,
+                player: seated(&a),
+            }],
+        );
+        assert_eq!(
+            refused(ask(&state, Some(&a), mv(2, "h2e2"))),
+            not_allowed("the game has not started")
+        );
+        let (mut state, players) = running(Variant::Xiangqi, None, Instant::now());
+        let (red, black) = (&players[0], &players[1]);
+        assert_eq!(
+            refused(ask(&state, Some(&person("x", false)), mv(4, "h2e2"))),
+            ServerError::NotSeated
+        );
+        assert_eq!(
+            refused(ask(&state, Some(black), mv(4, "h7e7"))),
+            ServerError::NotYourTurn
+        );
+        assert_eq!(
+            refused(ask(&state, Some(red), mv(3, "h2e2"))),
+            ServerError::StaleVersion { got: 3, current: 4 }
+        );
+        let Decision::Play { seat, mv: m } = ask(&state, Some(red), mv(4, "a0a5")).unwrap() else {
+            panic!("a move to play");
+        };
+        let version = state.version;
+        let err = play(&mut state, seat, m, Instant::now()).unwrap_err();
+        assert_eq!(
+            err,
+            ServerError::IllegalMove("a0a5 (chariot path is blocked)".to_owned())
+        );
+        assert_eq!((state.version, state.game.ply()), (version, 0));
+        assert_eq!(
+            refused(ask(&state, Some(red), mv(4, "zz"))),
+            ServerError::IllegalMove("not a move: \"zz\" (expected ICCS such as h2e2)".to_owned())
+        );
+        let resigned = events(ask(&state, Some(red), ClientMessage::Resign));
+        apply_all(&mut state, &resigned);
+        assert_eq!(
+            refused(ask(&state, Some(black), mv(5, "h7e7"))),
+            not_allowed("the game has ended")
+        );
+    }
+
+    #[test]
+    fn a_move_that_mates_is_followed_by_its_ended_event() {
+        let t0 = Instant::now();
+        let (mut state, players) = running(Variant::Xiangqi, MINUTE, t0);
+        // spec/xiangqi.md E15: h0h9 mates.
+        let fen = "3k5/1R7/9/9/9/9/9/9/9/4K2R1 w - - 0 1";
+        state.game = AnyGame::from_position(Variant::Xiangqi, fen, rule_options(&state)).unwrap();
+        let at = t0 + Duration::from_secs(1);
+        let got = play_move(&mut state, &players[0], "h0h9", at);
+        assert_eq!(
+            got,
+            vec![
+                Event::Moved {
+                    seat: 0,
+                    mv: "h0h9".to_owned(),
+                    ply: 1,
+                    clocks_ms: Some(vec![59_300, 60_000]),
+                },
+                Event::Ended {
+                    outcome: Outcome::win(Side::Red, EndReason::Checkmate),
+                    result: Some("1-0".to_owned()),
+                    winner_seats: vec![0],
+                },
+            ]
+        );
+        assert_eq!(
+            (state.phase, state.version, state.to_move()),
+            (Phase::Ended, 6, None)
+        );
+        assert_eq!(state.clocks.as_ref().unwrap().running_seat(), None);
+    }
+
+    fn rule_options(state: &TableState) -> crate::variant::RuleOptions {
+        super::super::rule_options(&state.options)
+    }
+
+    #[test]
+    fn resignation_ends_the_game_for_the_other_side() {
+        let (state, players) = running(Variant::Xiangqi, None, Instant::now());
+        assert_eq!(
+            events(ask(&state, Some(&players[0]), ClientMessage::Resign)),
+            vec![Event::Ended {
+                outcome: Outcome::win(Side::Black, EndReason::Resignation),
+                result: Some("0-1".to_owned()),
+                winner_seats: vec![1],
+            }]
+        );
+    }
+
+    #[test]
+    fn draw_offers_are_made_once_answered_by_the_other_and_absent_in_sanguo() {
+        let (mut state, players) = running(Variant::Xiangqi, None, Instant::now());
+        let (red, black) = (&players[0], &players[1]);
+        assert_eq!(
+            refused(ask(&state, Some(black), ClientMessage::AcceptDraw)),
+            not_allowed("there is no draw offer to answer")
+        );
+        let offered = events(ask(&state, Some(red), ClientMessage::OfferDraw));
+        assert_eq!(offered, vec![Event::DrawOffered { seat: 0 }]);
+        apply_all(&mut state, &offered);
+        assert_eq!(state.draw_offer, Some(0));
+        assert_eq!(
+            refused(ask(&state, Some(red), ClientMessage::OfferDraw)),
+            not_allowed("you already offered a draw")
+        );
+        assert_eq!(
+            refused(ask(&state, Some(red), ClientMessage::AcceptDraw)),
+            not_allowed("there is no draw offer to answer")
+        );
+        let agreed = vec![Event::Ended {
+            outcome: Outcome::draw(EndReason::Agreement),
+            result: Some("1/2-1/2".to_owned()),
+            winner_seats: vec![],
+        }];
+        assert_eq!(
+            events(ask(&state, Some(black), ClientMessage::AcceptDraw)),
+            agreed
+        );
+        // An offer that meets the other's offer is an agreement too.
+        assert_eq!(
+            events(ask(&state, Some(black), ClientMessage::OfferDraw)),
+            agreed
+        );
+        let declined = events(ask(&state, Some(black), ClientMessage::DeclineDraw));
+        assert_eq!(declined, vec![Event::DrawDeclined { seat: 1 }]);
+        apply_all(&mut state, &declined);
+        assert_eq!(state.draw_offer, None);
+        // A move withdraws the offer.
+        apply_all(&mut state, &offered);
+        play_move(&mut state, red, "h2e2", Instant::now());
+        assert_eq!(state.draw_offer, None);
+
+        let (sanguo, players) = running(Variant::Sanguo, None, Instant::now());
+        assert_eq!(
+            refused(ask(&sanguo, Some(&players[0]), ClientMessage::OfferDraw)),
+            not_allowed("this game has no draw offers")
+        );
+    }
+
+    #[test]
+    fn abort_only_before_the_first_move() {
+        let (mut state, players) = running(Variant::Xiangqi, None, Instant::now());
+        assert_eq!(
+            events(ask(&state, Some(&players[1]), ClientMessage::Abort)),
+            vec![Event::Ended {
+                outcome: Outcome::draw(EndReason::Aborted),
+                result: None,
+                winner_seats: vec![],
+            }]
+        );
+        play_move(&mut state, &players[0], "h2e2", Instant::now());
+        assert_eq!(
+            refused(ask(&state, Some(&players[1]), ClientMessage::Abort)),
+            not_allowed("a game can be aborted only before its first move")
+        );
+    }
+
+    #[test]
+    fn a_move_after_the_flag_fell_loses_on_time() {
+        let t0 = Instant::now();
+        let (state, players) = running(Variant::Xiangqi, MINUTE, t0);
+        let lost = vec![Event::Ended {
+            outcome: Outcome::win(Side::Black, EndReason::Timeout),
+            result: Some("0-1".to_owned()),
+            winner_seats: vec![1],
+        }];
+        // 60 s plus the 300 ms lag credit: the flag falls at 60.3 s.
+        let before = t0 + Duration::from_millis(60_299);
+        assert!(matches!(
+            ask_at(&state, Some(&players[0]), mv(4, "h2e2"), before),
+            Ok(Decision::Play { seat: 0, .. })
+        ));
+        assert_eq!(flag(&state, 0, before), None);
+        let late = t0 + Duration::from_millis(60_300);
+        // Even an illegal move: the flag has fallen.
+        assert_eq!(
+            events(ask_at(&state, Some(&players[0]), mv(4, "h2h9"), late)),
+            lost
+        );
+        assert_eq!(flag(&state, 0, late), Some(lost[0].clone()));
+        assert_eq!(flag(&state, 1, late), None);
+    }
+
+    #[test]
+    fn abandonment_in_xiangqi_sanguo_and_banqi_before_the_first_flip() {
+        let (state, _) = running(Variant::Xiangqi, None, Instant::now());
+        assert_eq!(
+            abandon(&state, 1),
+            Some(Event::Ended {
+                outcome: Outcome::win(Side::Red, EndReason::Abandonment),
+                result: Some("1-0".to_owned()),
+                winner_seats: vec![0],
+            })
+        );
+        // Sanguo: the two other kingdoms share the victory.
+        let (state, _) = running(Variant::Sanguo, None, Instant::now());
+        assert_eq!(
+            abandon(&state, 1),
+            Some(Event::Ended {
+                outcome: Outcome {
+                    winners: vec![Side::Shu, Side::Wei],
+                    reason: EndReason::Abandonment,
+                },
+                result: None,
+                winner_seats: vec![0, 2],
+            })
+        );
+        // Banqi before the first flip: no colours yet, the other seat wins and no result text.
+        let (state, _) = running(Variant::Banqi, None, Instant::now());
+        assert_eq!(
+            abandon(&state, 0),
+            Some(Event::Ended {
+                outcome: Outcome::draw(EndReason::Abandonment),
+                result: None,
+                winner_seats: vec![1],
+            })
+        );
+        let open = open(Variant::Xiangqi, None, false);
+        assert_eq!(abandon(&open, 0), None);
+    }
+
+    #[test]
+    fn a_sanguo_timeout_lets_the_others_share_the_victory() {
+        let t0 = Instant::now();
+        let (state, _) = running(Variant::Sanguo, MINUTE, t0);
+        assert_eq!(
+            flag(&state, 0, t0 + Duration::from_secs(61)),
+            Some(Event::Ended {
+                outcome: Outcome {
+                    winners: vec![Side::Wu, Side::Wei],
+                    reason: EndReason::Timeout,
+                },
+                result: None,
+                winner_seats: vec![1, 2],
+            })
+        );
+    }
+
+    #[test]
+    fn an_absent_persons_seat_is_vacated_before_the_start_only() {
+        let mut state = open(Variant::Xiangqi, None, false);
+        assert_eq!(vacate(&state, 0), None);
+        apply_all(
+            &mut state,
+            &[Event::Sat {
+                seat: 0,
+                player: seated(&person("a", false)),
+            }],
+        );
+        assert_eq!(vacate(&state, 0), Some(Event::Stood { seat: 0 }));
+        let (state, _) = running(Variant::Xiangqi, None, Instant::now());
+        assert_eq!(vacate(&state, 0), None);
+    }
+
+    #[test]
+    fn an_ended_table_stops_the_clocks_and_refuses_play() {
+        let t0 = Instant::now();
+        let (mut state, players) = running(Variant::Xiangqi, MINUTE, t0);
+        let resign = events(ask(&state, Some(&players[1]), ClientMessage::Resign));
+        state
+            .apply(&resign[0], t0 + Duration::from_secs(10))
+            .unwrap();
+        assert_eq!(state.phase, Phase::Ended);
+        assert_eq!(state.to_move(), None);
+        assert_eq!(state.clocks.as_ref().unwrap().running_seat(), None);
+        assert_eq!(
+            state.clocks.as_ref().unwrap().remaining_ms(t0),
+            vec![50_000, 60_000]
+        );
+        for msg in [
+            ClientMessage::Resign,
+            ClientMessage::OfferDraw,
+            ClientMessage::Abort,
+        ] {
+            assert_eq!(
+                refused(ask(&state, Some(&players[0]), msg)),
+                not_allowed("the game has ended")
+            );
+        }
+        assert_eq!(flag(&state, 0, t0 + Duration::from_secs(100)), None);
+    }
+
+    #[test]
+    fn ping_and_sync_change_nothing() {
+        let state = open(Variant::Xiangqi, None, false);
+        assert_eq!(events(ask(&state, None, ClientMessage::Ping)), vec![]);
+        assert_eq!(
+            events(ask(&state, None, ClientMessage::Sync { since: None })),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn a_closed_table_keeps_its_wire_code_and_message() {
+        let e = ServerError::TableClosed;
+        assert!(super::super::is_closed_error(&e));
+        assert!(!super::super::is_closed_error(&ServerError::NotFound(
+            "the table is closed".to_owned()
+        )));
+        assert_eq!(
+            e.to_message(),
+            crate::protocol::ServerMessage::Error {
+                code: crate::protocol::ErrorCode::NotFound,
+                message: "the table is closed".to_owned(),
+            }
+        );
+        assert_eq!(e.status(), axum::http::StatusCode::NOT_FOUND);
+    }
+}
