@@ -24,6 +24,10 @@ pub enum ServerError {
     Unauthorized(String),
     /// No such table.
     NotFound(String),
+    /// The table's actor has stopped (retired or shut down) since its handle was taken: the
+    /// table may still exist in the store, and a new handle brings it back. Sent as
+    /// `not_found` with "the table is closed".
+    TableClosed,
     /// Taken name or seat.
     Conflict(String),
     /// Spectators cannot act.
@@ -61,7 +65,7 @@ impl ServerError {
                 ErrorCode::RateLimited
             }
             ServerError::Unauthorized(_) => ErrorCode::Unauthorized,
-            ServerError::NotFound(_) => ErrorCode::NotFound,
+            ServerError::NotFound(_) | ServerError::TableClosed => ErrorCode::NotFound,
             ServerError::Conflict(_) => ErrorCode::Conflict,
             ServerError::NotSeated => ErrorCode::NotSeated,
             ServerError::NotYourTurn => ErrorCode::NotYourTurn,
@@ -84,7 +88,7 @@ impl ServerError {
                 StatusCode::TOO_MANY_REQUESTS
             }
             ServerError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            ServerError::NotFound(_) => StatusCode::NOT_FOUND,
+            ServerError::NotFound(_) | ServerError::TableClosed => StatusCode::NOT_FOUND,
             ServerError::NotSeated | ServerError::NotYourTurn => StatusCode::FORBIDDEN,
             ServerError::Conflict(_)
             | ServerError::StaleVersion { .. }
@@ -132,6 +136,7 @@ impl fmt::Display for ServerError {
             }
             ServerError::Unauthorized(m) => f.write_str(m),
             ServerError::NotFound(m) => f.write_str(m),
+            ServerError::TableClosed => f.write_str("the table is closed"),
             ServerError::Conflict(m) => f.write_str(m),
             ServerError::NotSeated => f.write_str("only a seated player can do that"),
             ServerError::NotYourTurn => f.write_str("it is not your turn"),

@@ -1,0 +1,613 @@
+//! The actor shell around the table core: one task per table that owns its [`TableState`],
+//! runs its timers (flag, abandonment, vacated seats, idle ended tables), keeps its connections
+//! and their presence, writes what the core decides to the store and only then acknowledges it
+//! and sends it to every connection.
+
+use super::core::{self, Caller, Decision, TableState};
+use super::{Person, TableHandle, TableNotice, TableSettings};
+use crate::clock::Clocks;
+use crate::computer;
+use crate::error::ServerError;
+use crate::protocol::{
+    ClientMessage, Event, FinishedGame, Phase, SeatPlayer, ServerMessage, State, TableSummary,
+};
+use crate::rating::{rate_game, Rating};
+use crate::store::{RatingRow, Store};
+use crate::variant::AnyMove;
+use chuhe_rules::outcome::EndReason;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+/// What a table actor is asked to do.
+pub(crate) enum Command {
+    Connect {
+        person: Option<Person>,
+        since: Option<u64>,
+        out: mpsc::UnboundedSender<ServerMessage>,
+        reply: oneshot::Sender<Result<u64, ServerError>>,
+    },
+    Disconnect {
+        conn: u64,
+    },
+    Message {
+        conn: u64,
+        msg: ClientMessage,
+        reply: oneshot::Sender<Result<(), ServerError>>,
+    },
+    Summary {
+        reply: oneshot::Sender<TableSummary>,
+    },
+    ComputerMoved {
+        version: u64,
+        mv: AnyMove,
+    },
+    Shutdown {
+        reply: oneshot::Sender<()>,
+    },
+    Retire {
+        reply: oneshot::Sender<bool>,
+    },
+}
+
+impl std::fmt::Debug for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Command")
+    }
+}
+
+struct Connection {
+    person: Option<Person>,
+    out: mpsc::UnboundedSender<ServerMessage>,
+}
+
+/// The actor: the state plus what only lives in memory (connections, event log, timers).
+struct Table {
+    state: TableState,
+    log: Vec<Event>,
+    conns: HashMap<u64, Connection>,
+    next_conn: u64,
+    absent_since: Vec<Option<Instant>>,
+    /// Since when the ended table has had no connection (`None` while live or watched).
+    idle_since: Option<Instant>,
+    /// Whether [`TableNotice::Idle`] was sent for the current `idle_since`.
+    idle_reported: bool,
+    /// Shared with the handles: set once the table has ended.
+    ended: Arc<AtomicBool>,
+    thinking_for: Option<u64>,
+    store: Store,
+    settings: TableSettings,
+    tx: mpsc::Sender<Command>,
+}
+
+pub(crate) fn spawn(
+    state: TableState,
+    log: Vec<Event>,
+    store: Store,
+    settings: TableSettings,
+) -> TableHandle {
+    let (tx, rx) = mpsc::channel(64);
+    let seats = state.seats.len();
+    let now = Instant::now();
+    // After a restart nobody is connected: every seated person of an open table or an active
+    // seat of a running game gets the grace period.
+    let absent_since = (0..seats)
+        .map(|s| {
+            let person = matches!(state.seats[s], Some(SeatPlayer::Person { .. }));
+            (person && state.absence_counts(s)).then_some(now)
+        })
+        .collect();
+    let ended = Arc::new(AtomicBool::new(state.phase == Phase::Ended));
+    let handle = TableHandle {
+        id: state.id.clone(),
+        tx: tx.clone(),
+        ended: ended.clone(),
+    };
+    let table = Table {
+        state,
+        log,
+        conns: HashMap::new(),
+        next_conn: 1,
+        absent_since,
+        idle_since: None,
+        idle_reported: false,
+        ended,
+        thinking_for: None,
+        store,
+        settings,
+        tx,
+    };
+    tokio::spawn(table.run(rx));
+    handle
+}
+
+/// What a timer found due.
+enum Due {
+    Flag(usize),
+    Abandoned(usize),
+    /// A seated person of an open table has been away for the grace period: the seat is freed.
+    Vacated(usize),
+    /// The ended table has had no connection for the ended grace period.
+    Idle,
+}
+
+impl Table {
+    async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        self.maybe_think();
+        loop {
+            self.refresh_idle();
+            let due = self.next_due();
+            let sleep = async {
+                match due {
+                    Some((at, _)) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                cmd = rx.recv() => match cmd {
+                    None => break,
+                    Some(Command::Shutdown { reply }) => {
+                        self.save_clocks().await;
+                        let _ = reply.send(());
+                        break;
+                    }
+                    Some(Command::Retire { reply }) => {
+                        self.conns.retain(|_, c| !c.out.is_closed());
+                        let retired = self.state.phase == Phase::Ended && self.conns.is_empty();
+                        let _ = reply.send(retired);
+                        if retired {
+                            break;
+                        }
+                    }
+                    Some(cmd) => self.handle(cmd).await,
+                },
+                () = sleep => {
+                    if let Some((_, what)) = due {
+                        self.on_due(what).await;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Starts or stops the idle time of an ended table: it runs while nobody is connected.
+    fn refresh_idle(&mut self) {
+        if self.state.phase == Phase::Ended && self.conns.is_empty() {
+            if self.idle_since.is_none() {
+                self.idle_since = Some(Instant::now());
+                self.idle_reported = false;
+            }
+        } else {
+            self.idle_since = None;
+        }
+    }
+
+    fn next_due(&self) -> Option<(Instant, Due)> {
+        if self.state.phase == Phase::Ended {
+            return self
+                .idle_since
+                .filter(|_| !self.idle_reported)
+                .map(|since| (since + self.settings.ended_grace, Due::Idle));
+        }
+        let open = self.state.phase == Phase::Open;
+        let mut best: Option<(Instant, Due)> = self
+            .state
+            .clocks
+            .as_ref()
+            .and_then(|c| c.flag_deadline())
+            .filter(|_| !open)
+            .map(|(seat, at)| (at, Due::Flag(seat)));
+        for (seat, since) in self.absent_since.iter().enumerate() {
+            if let Some(since) = since {
+                let at = *since + self.settings.grace;
+                if best.as_ref().is_none_or(|(b, _)| at < *b) {
+                    let due = if open {
+                        Due::Vacated(seat)
+                    } else {
+                        Due::Abandoned(seat)
+                    };
+                    best = Some((at, due));
+                }
+            }
+        }
+        best
+    }
+
+    async fn on_due(&mut self, due: Due) {
+        let now = Instant::now();
+        let event = match due {
+            Due::Flag(seat) => core::flag(&self.state, seat, now),
+            Due::Abandoned(seat) => {
+                if self.absent_since[seat].take().is_none() {
+                    return;
+                }
+                core::abandon(&self.state, seat)
+            }
+            Due::Vacated(seat) => {
+                if self.absent_since[seat].is_none() {
+                    return;
+                }
+                core::vacate(&self.state, seat)
+            }
+            Due::Idle => {
+                self.idle_reported = true;
+                let _ = self
+                    .settings
+                    .notices
+                    .send(TableNotice::Idle(self.state.id.clone()));
+                return;
+            }
+        };
+        if let Some(event) = event {
+            if let Err(e) = self.commit(Decision::Events(vec![event]), now).await {
+                // The timer is due again at once: wait a little before the next try.
+                e.log();
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+    }
+
+    async fn save_clocks(&self) {
+        if self.state.clocks.is_some() && self.state.phase == Phase::Running {
+            if let Err(e) = self.store.save_row(&self.state.row(Instant::now())).await {
+                e.log();
+            }
+        }
+    }
+
+    async fn handle(&mut self, cmd: Command) {
+        match cmd {
+            Command::Connect {
+                person,
+                since,
+                out,
+                reply,
+            } => {
+                let _ = reply.send(self.connect(person, since, out));
+            }
+            Command::Disconnect { conn } => {
+                if let Some(c) = self.conns.remove(&conn) {
+                    if let Some(p) = c.person {
+                        self.presence_changed(&p);
+                    }
+                }
+            }
+            Command::Message { conn, msg, reply } => {
+                let result = self.message(conn, msg).await;
+                let _ = reply.send(result);
+            }
+            Command::Summary { reply } => {
+                let _ = reply.send(self.state.summary());
+            }
+            Command::ComputerMoved { version, mv } => {
+                self.thinking_for = None;
+                if version == self.state.version {
+                    if let Some(seat) = self.state.to_move() {
+                        let now = Instant::now();
+                        let decision = core::move_or_flag(&self.state, seat, mv, now);
+                        if let Err(e) = self.commit(decision, now).await {
+                            e.log();
+                        }
+                    }
+                }
+                self.maybe_think();
+            }
+            Command::Shutdown { .. } | Command::Retire { .. } => {}
+        }
+    }
+
+    fn connect(
+        &mut self,
+        person: Option<Person>,
+        since: Option<u64>,
+        out: mpsc::UnboundedSender<ServerMessage>,
+    ) -> Result<u64, ServerError> {
+        if let Some(since) = since {
+            if since > self.state.version {
+                return Err(ServerError::BadMessage(format!(
+                    "since {since} is beyond the table's version {}",
+                    self.state.version
+                )));
+            }
+            self.replay(&out, since);
+        }
+        let id = self.next_conn;
+        self.next_conn += 1;
+        let _ = out.send(ServerMessage::State(Box::new(self.view(person.as_ref()))));
+        self.conns.insert(
+            id,
+            Connection {
+                person: person.clone(),
+                out,
+            },
+        );
+        if let Some(p) = person {
+            self.presence_changed(&p);
+        }
+        Ok(id)
+    }
+
+    fn replay(&self, out: &mpsc::UnboundedSender<ServerMessage>, since: u64) {
+        for (i, event) in self.log.iter().enumerate().skip(since as usize) {
+            let _ = out.send(ServerMessage::Event {
+                version: i as u64 + 1,
+                event: event.clone(),
+            });
+        }
+    }
+
+    fn is_connected(&self, seat: usize) -> bool {
+        match &self.state.seats[seat] {
+            Some(SeatPlayer::Computer { .. }) => true,
+            Some(SeatPlayer::Person { id, .. }) => self
+                .conns
+                .values()
+                .any(|c| c.person.as_ref().is_some_and(|p| p.id == *id)),
+            None => false,
+        }
+    }
+
+    /// Updates the grace timer of the person's seat and tells everybody.
+    fn presence_changed(&mut self, person: &Person) {
+        let Some(seat) = self.state.seat_of(person) else {
+            return;
+        };
+        let connected = self.is_connected(seat);
+        let was_absent = self.absent_since[seat].is_some();
+        if connected {
+            self.absent_since[seat] = None;
+        } else if !was_absent && self.state.absence_counts(seat) {
+            self.absent_since[seat] = Some(Instant::now());
+        }
+        self.send_all(&ServerMessage::Presence { seat, connected });
+    }
+
+    fn send_all(&mut self, msg: &ServerMessage) {
+        self.conns.retain(|_, c| c.out.send(msg.clone()).is_ok());
+    }
+
+    /// Per seat: whether someone is connected for it (computers always are).
+    fn connected(&self) -> Vec<bool> {
+        (0..self.state.seats.len())
+            .map(|seat| self.is_connected(seat))
+            .collect()
+    }
+
+    fn view(&self, person: Option<&Person>) -> State {
+        let you = person.and_then(|p| self.state.seat_of(p));
+        self.state.view(you, self.connected(), Instant::now())
+    }
+
+    /// Carries out a decision of the core at `at`: applies its events to the live state in
+    /// place (a move is played there), writes them to the store, and only then sends them and
+    /// every connection's view. When the write fails, the state is rebuilt from the event log
+    /// as it was before, and the error is returned: nothing was acknowledged or sent.
+    async fn commit(&mut self, decision: Decision, at: Instant) -> Result<(), ServerError> {
+        let version = self.state.version;
+        let phase = self.state.phase;
+        // The clocks before, to put back on a failed write (small: a few numbers per seat; the
+        // event log alone cannot restore when the running clock started).
+        let clocks = self.state.clocks.clone();
+        let events = match decision {
+            Decision::Events(events) if events.is_empty() => return Ok(()),
+            Decision::Events(events) => {
+                for e in &events {
+                    if let Err(detail) = self.state.apply(e, at) {
+                        self.rebuild(clocks);
+                        return Err(ServerError::Internal(detail));
+                    }
+                }
+                events
+            }
+            // An illegal move leaves the state unchanged.
+            Decision::Play { seat, mv } => core::play(&mut self.state, seat, mv, at)?,
+        };
+        let ends = phase != Phase::Ended && self.state.phase == Phase::Ended;
+        if let Err(e) = self.write(&events, version, ends, at).await {
+            self.rebuild(clocks);
+            return Err(e);
+        }
+        let started = phase == Phase::Open && self.state.phase == Phase::Running;
+        // A freed seat has nobody to wait for.
+        for (seat, s) in self.state.seats.iter().enumerate() {
+            if s.is_none() {
+                self.absent_since[seat] = None;
+            }
+        }
+        if ends {
+            self.absent_since.iter_mut().for_each(|a| *a = None);
+            self.ended.store(true, Ordering::Release);
+            let _ = self
+                .settings
+                .notices
+                .send(TableNotice::Ended(self.state.id.clone()));
+        }
+        if started {
+            // A seated person who is not connected when the game starts gets the grace period.
+            let now = Instant::now();
+            for seat in 0..self.state.seats.len() {
+                if !self.is_connected(seat) && self.state.game.is_active(seat) {
+                    self.absent_since[seat] = Some(now);
+                }
+            }
+        }
+        for (i, e) in events.iter().enumerate() {
+            self.send_all(&ServerMessage::Event {
+                version: version + 1 + i as u64,
+                event: e.clone(),
+            });
+        }
+        self.log.extend(events);
+        let views: Vec<(u64, State)> = self
+            .conns
+            .iter()
+            .map(|(id, c)| (*id, self.view(c.person.as_ref())))
+            .collect();
+        for (id, view) in views {
+            if let Some(c) = self.conns.get(&id) {
+                if c.out.send(ServerMessage::State(Box::new(view))).is_err() {
+                    self.conns.remove(&id);
+                }
+            }
+        }
+        self.maybe_think();
+        Ok(())
+    }
+
+    /// Writes `events` (already applied; the first is version `before + 1`) with the table row
+    /// at `at`, and, when they end the game, the new ratings and the finished game, in one
+    /// transaction.
+    async fn write(
+        &self,
+        events: &[Event],
+        before: u64,
+        ends: bool,
+        at: Instant,
+    ) -> Result<(), ServerError> {
+        let mut bodies = Vec::with_capacity(events.len());
+        for (i, e) in events.iter().enumerate() {
+            bodies.push((before + 1 + i as u64, serde_json::to_string(e)?));
+        }
+        let ratings = if ends {
+            self.ratings_after().await?
+        } else {
+            Vec::new()
+        };
+        let finished = if ends {
+            FinishedGame::from_events(
+                &self.state.id,
+                self.state.created_ms,
+                crate::store::now_ms(),
+                self.log.iter().chain(events),
+            )
+        } else {
+            None
+        };
+        self.store
+            .append_events(&self.state.row(at), &bodies, &ratings, finished.as_ref())
+            .await
+    }
+
+    /// Puts the state back as the event log (without the events that failed to be stored)
+    /// builds it, with the clocks as they were before. The rare path of a failed write.
+    fn rebuild(&mut self, clocks: Option<Clocks>) {
+        let s = &self.state;
+        let at = Instant::now();
+        match TableState::replay(s.id.clone(), s.options.clone(), s.created_ms, &self.log, at) {
+            Ok(mut state) => {
+                state.clocks = clocks;
+                self.state = state;
+            }
+            // The log replayed when each event was made: this cannot fail short of a bug.
+            Err((version, detail)) => ServerError::Internal(format!(
+                "table {}: the event log does not replay at event {version}: {detail}",
+                s.id
+            ))
+            .log(),
+        }
+    }
+
+    /// The new ratings of a rated game that has just ended (none for an aborted game).
+    async fn ratings_after(&self) -> Result<Vec<RatingRow>, ServerError> {
+        let state = &self.state;
+        let aborted = state
+            .game
+            .outcome()
+            .is_some_and(|o| o.reason == EndReason::Aborted);
+        if !state.options.rated || aborted {
+            return Ok(Vec::new());
+        }
+        let variant = state.options.variant.as_str();
+        let mut before = Vec::new();
+        for seat in &state.seats {
+            match seat {
+                Some(SeatPlayer::Person { id, .. }) => {
+                    before.push(self.store.rating(id, variant).await?)
+                }
+                // Rated tables seat account holders only.
+                _ => return Ok(Vec::new()),
+            }
+        }
+        let winners = state.game.winner_seats();
+        let won: Vec<bool> = (0..before.len()).map(|s| winners.contains(&s)).collect();
+        let ratings: Vec<Rating> = before.iter().map(|r| r.rating).collect();
+        Ok(rate_game(&ratings, &won)
+            .into_iter()
+            .zip(before)
+            .map(|(rating, old)| RatingRow {
+                rating,
+                games: old.games + 1,
+                ..old
+            })
+            .collect())
+    }
+
+    /// Starts the computer's search when a computer seat is to move. The search gets what it
+    /// needs from the game ([`computer::Problem`]), not a copy of the game.
+    fn maybe_think(&mut self) {
+        let Some(seat) = self.state.to_move() else {
+            return;
+        };
+        let Some(level) = self.state.computer_level(seat) else {
+            return;
+        };
+        let version = self.state.version;
+        if self.thinking_for == Some(version) {
+            return;
+        }
+        self.thinking_for = Some(version);
+        let Some(problem) = computer::Problem::of(&self.state.game) else {
+            return;
+        };
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let found =
+                tokio::task::spawn_blocking(move || problem.choose(level, &mut rand::thread_rng()))
+                    .await;
+            if let Ok(Some(mv)) = found {
+                let _ = tx.send(Command::ComputerMoved { version, mv }).await;
+            }
+        });
+    }
+
+    async fn message(&mut self, conn: u64, msg: ClientMessage) -> Result<(), ServerError> {
+        let at = Instant::now();
+        match msg {
+            ClientMessage::Ping => return Ok(()),
+            ClientMessage::Sync { since } => {
+                let c = self
+                    .conns
+                    .get(&conn)
+                    .ok_or_else(|| ServerError::Internal("unknown connection".to_owned()))?;
+                let since = since.unwrap_or(self.state.version);
+                if since > self.state.version {
+                    return Err(ServerError::BadMessage(format!(
+                        "since {since} is beyond the table's version {}",
+                        self.state.version
+                    )));
+                }
+                self.replay(&c.out, since);
+                let _ = c
+                    .out
+                    .send(ServerMessage::State(Box::new(self.view(c.person.as_ref()))));
+                return Ok(());
+            }
+            _ => {}
+        }
+        let person = self.conns.get(&conn).and_then(|c| c.person.clone());
+        let connected = self.connected();
+        let caller = Caller {
+            person: person.as_ref(),
+            connected: &connected,
+        };
+        let decision = core::decide(&self.state, caller, &msg, at)?;
+        self.commit(decision, at).await?;
+        if let (ClientMessage::Sit { .. }, Some(p)) = (&msg, &person) {
+            self.presence_changed(p);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,1250 @@
+//! The table rules, with no I/O: a [`TableState`] that only events change ([`TableState::apply`]),
+//! and the decisions that turn a message or a due timer into events ([`decide`], [`play`],
+//! [`flag`], [`abandon`], [`vacate`]). Nothing here knows a socket, a database or a task: the
+//! actor shell ([`super::actor`]) stores what the core decides and sends it out.
+//!
+//! A move is the one decision that cannot be written as events before it is played: its record
+//! is known only once the game has played it (a banqi flip draws its piece then). So [`decide`]
+//! answers a legal-looking move with [`Decision::Play`], and [`play`] plays it on the live state
+//! in place, returning its `moved` event (and the `ended` event it causes) already applied. An
+//! illegal move leaves the state unchanged.
+
+use super::Person;
+use crate::clock::Clocks;
+use crate::computer;
+use crate::error::ServerError;
+use crate::protocol::{ClientMessage, Event, Phase, SeatPlayer, State, TableOptions, TableSummary};
+use crate::store::TableRow;
+use crate::variant::{AnyGame, AnyMove, MoveError};
+use chuhe_rules::outcome::{EndReason, Outcome};
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// Everything that events change: options, phase, version, seats, game, clocks and draw offer.
+#[derive(Debug)]
+pub(crate) struct TableState {
+    pub(crate) id: String,
+    pub(crate) options: TableOptions,
+    pub(crate) phase: Phase,
+    /// The number of events applied.
+    pub(crate) version: u64,
+    pub(crate) seats: Vec<Option<SeatPlayer>>,
+    pub(crate) game: AnyGame,
+    pub(crate) clocks: Option<Clocks>,
+    /// The seat with a pending draw offer.
+    pub(crate) draw_offer: Option<usize>,
+    /// When the table was created, milliseconds since the Unix epoch.
+    pub(crate) created_ms: i64,
+}
+
+/// What a message asks of the table, once checked against its state.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Decision {
+    /// These events, in order (none: nothing changes).
+    Events(Vec<Event>),
+    /// Play this move for this seat with [`play`] (its record is known only once played).
+    Play {
+        /// The seat to move.
+        seat: usize,
+        /// The parsed move, not yet checked for legality.
+        mv: AnyMove,
+    },
+}
+
+impl TableState {
+    /// A new table before its `created` event: no seat taken, the game at its start, clocks
+    /// stopped at the initial time.
+    pub(crate) fn new(id: String, options: TableOptions, created_ms: i64) -> TableState {
+        let game = AnyGame::new(options.variant, super::rule_options(&options));
+        let seats = options.variant.seat_count();
+        let clocks = options.time.map(|t| {
+            Clocks::new(
+                seats,
+                Duration::from_millis(t.initial_ms),
+                Duration::from_millis(t.increment_ms),
+            )
+        });
+        TableState {
+            id,
+            options,
+            phase: Phase::Open,
+            version: 0,
+            seats: vec![None; seats],
+            game,
+            clocks,
+            draw_offer: None,
+            created_ms,
+        }
+    }
+
+    /// The table that `events` (all of them, from `created`) build, every event applied at `at`.
+    ///
+    /// # Errors
+    /// An event does not fit (corrupt data): its version and the reason.
+    pub(crate) fn replay<'a>(
+        id: String,
+        options: TableOptions,
+        created_ms: i64,
+        events: impl IntoIterator<Item = &'a Event>,
+        at: Instant,
+    ) -> Result<TableState, (u64, String)> {
+        let mut state = TableState::new(id, options, created_ms);
+        for event in events {
+            let version = state.version + 1;
+            state.apply(event, at).map_err(|e| (version, e))?;
+        }
+        Ok(state)
+    }
+
+    /// The increment of the time control (zero when untimed).
+    pub(crate) fn increment(&self) -> Duration {
+        Duration::from_millis(self.options.time.map_or(0, |t| t.increment_ms))
+    }
+
+    /// Applies one event at `at` and counts it in the version.
+    ///
+    /// # Errors
+    /// Only for stored events that do not fit (corrupt data): a seat that does not exist, a
+    /// move record that does not play. The state is then unchanged.
+    pub(crate) fn apply(&mut self, event: &Event, at: Instant) -> Result<(), String> {
+        match event {
+            Event::Created { .. } => {}
+            Event::Sat { seat, player } => {
+                *self.seats.get_mut(*seat).ok_or("bad seat")? = Some(player.clone());
+            }
+            Event::Stood { seat } => {
+                *self.seats.get_mut(*seat).ok_or("bad seat")? = None;
+            }
+            Event::Started => {
+                self.phase = Phase::Running;
+                let first = self.game.seat_to_move();
+                if let Some(c) = &mut self.clocks {
+                    c.start(first, at);
+                }
+            }
+            Event::Moved { mv, clocks_ms, .. } => {
+                self.game.play_record(mv)?;
+                self.after_move(clocks_ms.as_deref(), at);
+                return Ok(());
+            }
+            Event::DrawOffered { seat } => self.draw_offer = Some(*seat),
+            Event::DrawDeclined { .. } => self.draw_offer = None,
+            Event::Ended {
+                outcome,
+                winner_seats,
+                ..
+            } => {
+                self.end(outcome.clone(), winner_seats.clone(), at);
+                return Ok(());
+            }
+        }
+        self.version += 1;
+        Ok(())
+    }
+
+    /// What a `moved` event changes besides the game (already played): the draw offer goes,
+    /// the mover's clock stops, the remaining times become `clocks_ms`, the next seat's clock
+    /// starts unless the game is over; the version counts the event.
+    fn after_move(&mut self, clocks_ms: Option<&[u64]>, at: Instant) {
+        self.draw_offer = None;
+        let over = self.game.outcome().is_some();
+        let next = self.game.seat_to_move();
+        if let Some(c) = &mut self.clocks {
+            c.stop_after_move(at);
+            if let Some(ms) = clocks_ms {
+                c.set_remaining_ms(ms);
+            }
+            if !over {
+                c.start(next, at);
+            }
+        }
+        self.version += 1;
+    }
+
+    /// What an `ended` event changes: the game's ending, the phase, the draw offer, the clocks
+    /// (stopped, the running one charged); the version counts the event.
+    fn end(&mut self, outcome: Outcome, winner_seats: Vec<usize>, at: Instant) {
+        self.game.end(outcome, winner_seats);
+        self.phase = Phase::Ended;
+        self.draw_offer = None;
+        if let Some(c) = &mut self.clocks {
+            c.stop(at);
+        }
+        self.version += 1;
+    }
+
+    /// The table as listed.
+    pub(crate) fn summary(&self) -> TableSummary {
+        TableSummary {
+            id: self.id.clone(),
+            options: self.options.clone(),
+            phase: self.phase,
+            seats: self.seats.clone(),
+            version: self.version,
+        }
+    }
+
+    /// The table's row in the store, the clocks charged up to `now`.
+    pub(crate) fn row(&self, now: Instant) -> TableRow {
+        TableRow {
+            id: self.id.clone(),
+            options: serde_json::to_string(&self.options).unwrap_or_default(),
+            phase: self.phase.as_str().to_owned(),
+            version: self.version,
+            clocks: self
+                .clocks
+                .as_ref()
+                .and_then(|c| serde_json::to_string(&c.snapshot(now)).ok()),
+            secret: None,
+            created_ms: self.created_ms,
+        }
+    }
+
+    /// The seat where `person` sits.
+    pub(crate) fn seat_of(&self, person: &Person) -> Option<usize> {
+        self.seats
+            .iter()
+            .position(|s| matches!(s, Some(SeatPlayer::Person { id, .. }) if *id == person.id))
+    }
+
+    /// The seat to move while the game runs.
+    pub(crate) fn to_move(&self) -> Option<usize> {
+        (self.phase == Phase::Running).then(|| self.game.seat_to_move())
+    }
+
+    /// The computer's level at `seat`, when the computer sits there.
+    pub(crate) fn computer_level(&self, seat: usize) -> Option<u8> {
+        match self.seats.get(seat) {
+            Some(Some(SeatPlayer::Computer { level })) => Some(*level),
+            _ => None,
+        }
+    }
+
+    /// Whether the absence of the person at `seat` counts (for the grace period): on an open
+    /// table, and in a running game while the seat still plays.
+    pub(crate) fn absence_counts(&self, seat: usize) -> bool {
+        match self.phase {
+            Phase::Open => true,
+            Phase::Running => self.game.is_active(seat),
+            Phase::Ended => false,
+        }
+    }
+
+    /// The table as `you` may see it at `now`; `connected` says per seat whether someone is
+    /// connected for it (computers always are).
+    pub(crate) fn view(&self, you: Option<usize>, connected: Vec<bool>, now: Instant) -> State {
+        let to_move = self.to_move();
+        let ended = self.phase == Phase::Ended;
+        State {
+            version: self.version,
+            table: self.summary(),
+            you,
+            board: self.game.view(you),
+            to_move,
+            check: self.game.check_seats(),
+            legal_moves: if you.is_some() && you == to_move {
+                self.game.legal_moves()
+            } else {
+                Vec::new()
+            },
+            clocks: self.clocks.as_ref().map(|c| c.view(now)),
+            draw_offer: self.draw_offer,
+            connected,
+            outcome: self.game.outcome().filter(|_| ended),
+            winner_seats: if ended {
+                self.game.winner_seats()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    fn running(&self) -> Result<(), ServerError> {
+        match self.phase {
+            Phase::Running => Ok(()),
+            Phase::Open => Err(ServerError::NotAllowed(
+                "the game has not started".to_owned(),
+            )),
+            Phase::Ended => Err(ServerError::NotAllowed("the game has ended".to_owned())),
+        }
+    }
+
+    fn open(&self) -> Result<(), ServerError> {
+        match self.phase {
+            Phase::Open => Ok(()),
+            _ => Err(ServerError::NotAllowed(
+                "seats change only before the start".to_owned(),
+            )),
+        }
+    }
+
+    fn draw_variant(&self) -> Result<(), ServerError> {
+        if self.options.variant.has_draw_offers() {
+            Ok(())
+        } else {
+            Err(ServerError::NotAllowed(
+                "this game has no draw offers".to_owned(),
+            ))
+        }
+    }
+
+    fn free_seat(&self, seat: usize) -> Result<(), ServerError> {
+        match self.seats.get(seat) {
+            None => Err(ServerError::BadMessage(format!(
+                "seat {seat} does not exist (seats 0 to {})",
+                self.seats.len() - 1
+            ))),
+            Some(Some(_)) => Err(ServerError::Conflict(format!("seat {seat} is taken"))),
+            Some(None) => Ok(()),
+        }
+    }
+}
+
+/// Who sends a message: the connection's person (`None` without a session) and, per seat,
+/// whether someone is connected for it (computers always are; `start` needs every seat).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Caller<'a> {
+    /// The person behind the connection.
+    pub(crate) person: Option<&'a Person>,
+    /// Per seat: whether a person is connected for it, or the computer sits there.
+    pub(crate) connected: &'a [bool],
+}
+
+impl Caller<'_> {
+    fn seat(&self, state: &TableState) -> Result<usize, ServerError> {
+        let person = self.person.ok_or(ServerError::NotSeated)?;
+        state.seat_of(person).ok_or(ServerError::NotSeated)
+    }
+}
+
+/// Checks a client message against the table at `now` and says what it changes. `sync` and
+/// `ping` concern the connection only and change nothing here.
+///
+/// # Errors
+/// Why the message is refused; nothing may change then.
+pub(crate) fn decide(
+    state: &TableState,
+    caller: Caller<'_>,
+    msg: &ClientMessage,
+    now: Instant,
+) -> Result<Decision, ServerError> {
+    let one = |e: Event| Ok(Decision::Events(vec![e]));
+    match msg {
+        ClientMessage::Ping | ClientMessage::Sync { .. } => Ok(Decision::Events(Vec::new())),
+        ClientMessage::Sit { seat } => {
+            let person = caller
+                .person
+                .ok_or_else(|| ServerError::Unauthorized("sitting needs a session".to_owned()))?;
+            state.open()?;
+            state.free_seat(*seat)?;
+            if state.options.rated && !person.account {
+                return Err(ServerError::Unauthorized(
+                    "rated tables are for account holders".to_owned(),
+                ));
+            }
+            if state.seat_of(person).is_some() {
+                return Err(ServerError::Conflict(
+                    "you already sit at this table".to_owned(),
+                ));
+            }
+            let player = SeatPlayer::Person {
+                id: person.id.clone(),
+                name: person.name.clone(),
+                account: person.account,
+            };
+            one(Event::Sat {
+                seat: *seat,
+                player,
+            })
+        }
+        ClientMessage::SitComputer { seat, level } => {
+            caller.seat(state)?;
+            state.open()?;
+            if state.options.rated {
+                return Err(ServerError::NotAllowed(
+                    "the computer does not play rated games".to_owned(),
+                ));
+            }
+            if !(1..=computer::MAX_LEVEL).contains(level) {
+                return Err(ServerError::BadMessage(format!(
+                    "level must be between 1 and {}",
+                    computer::MAX_LEVEL
+                )));
+            }
+            state.free_seat(*seat)?;
+            let player = SeatPlayer::Computer { level: *level };
+            one(Event::Sat {
+                seat: *seat,
+                player,
+            })
+        }
+        ClientMessage::Stand => {
+            let seat = caller.seat(state)?;
+            state.open()?;
+            one(Event::Stood { seat })
+        }
+        ClientMessage::Start => {
+            caller.seat(state)?;
+            state.open()?;
+            if state.seats.iter().any(Option::is_none) {
+                return Err(ServerError::NotAllowed(
+                    "every seat must be taken to start".to_owned(),
+                ));
+            }
+            if !caller.connected.iter().all(|&c| c) {
+                return Err(ServerError::NotReady);
+            }
+            one(Event::Started)
+        }
+        ClientMessage::Move { version, mv } => {
+            let seat = caller.seat(state)?;
+            state.running()?;
+            if *version != state.version {
+                return Err(ServerError::StaleVersion {
+                    got: *version,
+                    current: state.version,
+                });
+            }
+            if state.to_move() != Some(seat) {
+                return Err(ServerError::NotYourTurn);
+            }
+            let m = state
+                .game
+                .parse_move(mv)
+                .map_err(|e| ServerError::IllegalMove(move_error_text(mv, e)))?;
+            Ok(move_or_flag(state, seat, m, now))
+        }
+        ClientMessage::Resign => {
+            let seat = caller.seat(state)?;
+            state.running()?;
+            let (outcome, seats) = state
+                .game
+                .table_ending(seat, EndReason::Resignation)
+                .ok_or_else(|| {
+                    ServerError::NotAllowed("your side is already out of the game".to_owned())
+                })?;
+            one(ended(outcome, seats))
+        }
+        ClientMessage::OfferDraw => {
+            let seat = caller.seat(state)?;
+            state.running()?;
+            state.draw_variant()?;
+            match state.draw_offer {
+                Some(s) if s == seat => Err(ServerError::NotAllowed(
+                    "you already offered a draw".to_owned(),
+                )),
+                // Both sides want a draw: the offer meets the other's.
+                Some(_) => one(ended(Outcome::draw(EndReason::Agreement), Vec::new())),
+                None => one(Event::DrawOffered { seat }),
+            }
+        }
+        ClientMessage::AcceptDraw | ClientMessage::DeclineDraw => {
+            let seat = caller.seat(state)?;
+            state.running()?;
+            state.draw_variant()?;
+            match state.draw_offer {
+                Some(s) if s != seat => one(if *msg == ClientMessage::AcceptDraw {
+                    ended(Outcome::draw(EndReason::Agreement), Vec::new())
+                } else {
+                    Event::DrawDeclined { seat }
+                }),
+                _ => Err(ServerError::NotAllowed(
+                    "there is no draw offer to answer".to_owned(),
+                )),
+            }
+        }
+        ClientMessage::Abort => {
+            caller.seat(state)?;
+            state.running()?;
+            if state.game.ply() > 0 {
+                return Err(ServerError::NotAllowed(
+                    "a game can be aborted only before its first move".to_owned(),
+                ));
+            }
+            one(ended(Outcome::draw(EndReason::Aborted), Vec::new()))
+        }
+    }
+}
+
+/// A move of `seat` (the seat to move) arriving at `now`: played, unless the seat's flag has
+/// already fallen, in which case it loses on time whatever the move is.
+pub(crate) fn move_or_flag(state: &TableState, seat: usize, mv: AnyMove, now: Instant) -> Decision {
+    match flag(state, seat, now) {
+        Some(e) => Decision::Events(vec![e]),
+        None => Decision::Play { seat, mv },
+    }
+}
+
+/// Plays `mv` for `seat` on the live state at `at` and returns its `moved` event, followed by
+/// the `ended` event when the move ends the game; both are already applied.
+///
+/// # Errors
+/// [`ServerError::IllegalMove`] with the rule it breaks; the state is then unchanged.
+pub(crate) fn play(
+    state: &mut TableState,
+    seat: usize,
+    mv: AnyMove,
+    at: Instant,
+) -> Result<Vec<Event>, ServerError> {
+    let record = state
+        .game
+        .play(mv)
+        .map_err(|e| ServerError::IllegalMove(move_error_text(&mv.to_string(), e)))?;
+    let clocks_ms = state.clocks.as_mut().map(|c| {
+        c.stop_after_move(at);
+        c.remaining_ms(at)
+    });
+    state.after_move(clocks_ms.as_deref(), at);
+    let mut events = vec![Event::Moved {
+        seat,
+        mv: record,
+        ply: state.game.ply(),
+        clocks_ms,
+    }];
+    if let Some(outcome) = state.game.outcome() {
+        let winners = state.game.winner_seats();
+        state.end(outcome.clone(), winners.clone(), at);
+        events.push(ended(outcome, winners));
+    }
+    Ok(events)
+}
+
+/// The `ended` event when `seat`'s flag has fallen by `now` (it is the running clock and its
+/// deadline has passed), else `None`.
+pub(crate) fn flag(state: &TableState, seat: usize, now: Instant) -> Option<Event> {
+    let (running, deadline) = state.clocks.as_ref()?.flag_deadline()?;
+    if running != seat || deadline > now || state.phase != Phase::Running {
+        return None;
+    }
+    let (outcome, seats) = state.game.table_ending(seat, EndReason::Timeout)?;
+    Some(ended(outcome, seats))
+}
+
+/// The `ended` event when the person at `seat` has been away from the running game for the
+/// grace period, or `None` when that changes nothing (a defeated sanguo kingdom).
+pub(crate) fn abandon(state: &TableState, seat: usize) -> Option<Event> {
+    if state.phase != Phase::Running {
+        return None;
+    }
+    let (outcome, seats) = state.game.table_ending(seat, EndReason::Abandonment)?;
+    Some(ended(outcome, seats))
+}
+
+/// The `stood` event freeing `seat` of an open table whose person has been away for the grace
+/// period, or `None` once the game has started or the seat is free.
+pub(crate) fn vacate(state: &TableState, seat: usize) -> Option<Event> {
+    let taken = matches!(state.seats.get(seat), Some(Some(_)));
+    (state.phase == Phase::Open && taken).then_some(Event::Stood { seat })
+}
+
+/// The `ended` event: the result text only when the outcome names the winners by colour (a
+/// banqi seat that wins before the first flip has none).
+pub(crate) fn ended(outcome: Outcome, winner_seats: Vec<usize>) -> Event {
+    let result = if outcome.winners.is_empty() && !winner_seats.is_empty() {
+        None
+    } else {
+        outcome.result_text().map(str::to_owned)
+    };
+    Event::Ended {
+        result,
+        outcome,
+        winner_seats,
+    }
+}
+
+fn move_error_text(text: &str, e: MoveError) -> String {
+    match e {
+        MoveError::Syntax(m) => m,
+        MoveError::Illegal(reason) => format!("{text} ({reason})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::TimeControl;
+    use crate::variant::Variant;
+    use chuhe_rules::outcome::Side;
+
+    fn person(id: &str, account: bool) -> Person {
+        Person {
+            id: id.to_owned(),
+            name: id.to_uppercase(),
+            account,
+        }
+    }
+
+    fn options(variant: Variant, time: Option<TimeControl>, rated: bool) -> TableOptions {
+        let options = TableOptions {
+            variant,
+            time,
+            rated,
+            no_capture_limit: None,
+            flag_bearers: None,
+        };
+        super::super::check_options(options).expect("good options")
+    }
+
+    /// A table after its `created` event.
+    fn open(variant: Variant, time: Option<TimeControl>, rated: bool) -> TableState {
+        let options = options(variant, time, rated);
+        let created = Event::Created {
+            options: options.clone(),
+        };
+        TableState::replay("t".to_owned(), options, 0, [&created], Instant::now()).unwrap()
+    }
+
+    fn seated(p: &Person) -> SeatPlayer {
+        SeatPlayer::Person {
+            id: p.id.clone(),
+            name: p.name.clone(),
+            account: p.account,
+        }
+    }
+
+    /// A started table with a person in every seat (`players[seat]`), started at `at`.
+    fn running(
+        variant: Variant,
+        time: Option<TimeControl>,
+        at: Instant,
+    ) -> (TableState, Vec<Person>) {
+        let mut state = open(variant, time, false);
+        let players: Vec<Person> = ["a", "b", "c"][..variant.seat_count()]
+            .iter()
+            .map(|id| person(id, false))
+            .collect();
+        for (seat, p) in players.iter().enumerate() {
+            let sat = Event::Sat {
+                seat,
+                player: seated(p),
+            };
+            state.apply(&sat, at).unwrap();
+        }
+        state.apply(&Event::Started, at).unwrap();
+        (state, players)
+    }
+
+    const ALL: &[bool] = &[true, true, true];
+
+    fn ask(
+        state: &TableState,
+        who: Option<&Person>,
+        msg: ClientMessage,
+    ) -> Result<Decision, ServerError> {
+        ask_at(state, who, msg, Instant::now())
+    }
+
+    fn ask_at(
+        state: &TableState,
+        who: Option<&Person>,
+        msg: ClientMessage,
+        now: Instant,
+    ) -> Result<Decision, ServerError> {
+        let caller = Caller {
+            person: who,
+            connected: &ALL[..state.seats.len()],
+        };
+        decide(state, caller, &msg, now)
+    }
+
+    fn events(d: Result<Decision, ServerError>) -> Vec<Event> {
+        match d {
+            Ok(Decision::Events(e)) => e,
+            other => panic!("events expected, got {other:?}"),
+        }
+    }
+
+    fn refused(d: Result<Decision, ServerError>) -> ServerError {
+        d.expect_err("a refusal")
+    }
+
+    fn not_allowed(text: &str) -> ServerError {
+        ServerError::NotAllowed(text.to_owned())
+    }
+
+    fn mv(version: u64, text: &str) -> ClientMessage {
+        ClientMessage::Move {
+            version,
+            mv: text.to_owned(),
+        }
+    }
+
+    /// Decides and plays a move of `who`, returning its events (applied).
+    fn play_move(state: &mut TableState, who: &Person, text: &str, at: Instant) -> Vec<Event> {
+        match ask_at(state, Some(who), mv(state.version, text), at).unwrap() {
+            Decision::Play { seat, mv } => play(state, seat, mv, at).unwrap(),
+            Decision::Events(e) => panic!("a move expected, got {e:?}"),
+        }
+    }
+
+    fn apply_all(state: &mut TableState, events: &[Event]) {
+        for e in events {
+            state.apply(e, Instant::now()).unwrap();
+        }
+    }
+
+    const MINUTE: Option<TimeControl> = Some(TimeControl {
+        initial_ms: 60_000,
+        increment_ms: 0,
+    });
+
+    #[test]
+    fn sit_takes_a_free_seat() {
+        let state = open(Variant::Xiangqi, None, false);
+        let a = person("a", false);
+        let got = events(ask(&state, Some(&a), ClientMessage::Sit { seat: 1 }));
+        assert_eq!(
+            got,
+            vec![Event::Sat {
+                seat: 1,
+                player: seated(&a)
+            }]
+        );
+    }
+
+    #[test]
+    fn sit_refuses_a_taken_seat_a_bad_seat_a_second_seat_and_no_session() {
+        let mut state = open(Variant::Xiangqi, None, false);
+        let (a, b) = (person("a", false), person("b", false));
+        apply_all(
+            &mut state,
+            &[Event::Sat {
+                seat: 0,
+                player: seated(&a),
+            }],
+        );
+        assert_eq!(
+            refused(ask(&state, Some(&b), ClientMessage::Sit { seat: 0 })),
+            ServerError::Conflict("seat 0 is taken".to_owned())
+        );
+        assert_eq!(
+            refused(ask(&state, Some(&b), ClientMessage::Sit { seat: 2 })),
+            ServerError::BadMessage("seat 2 does not exist (seats 0 to 1)".to_owned())
+        );
+        assert_eq!(
+            refused(ask(&state, Some(&a), ClientMessage::Sit { seat: 1 })),
+            ServerError::Conflict("you already sit at this table".to_owned())
+        );
+        assert_eq!(
+            refused(ask(&state, None, ClientMessage::Sit { seat: 1 })),
+            ServerError::Unauthorized("sitting needs a session".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_rated_table_seats_account_holders_only() {
+        let state = open(Variant::Xiangqi, None, true);
+        assert_eq!(
+            refused(ask(
+                &state,
+                Some(&person("g", false)),
+                ClientMessage::Sit { seat: 0 }
+            )),
+            ServerError::Unauthorized("rated tables are for account holders".to_owned())
+        );
+        let holder = person("h", true);
+        assert_eq!(
+            events(ask(&state, Some(&holder), ClientMessage::Sit { seat: 0 })),
+            vec![Event::Sat {
+                seat: 0,
+                player: seated(&holder)
+            }]
+        );
+    }
+
+    #[test]
+    fn the_computer_sits_at_levels_1_to_8_for_a_seated_caller_on_unrated_tables() {
+        let mut state = open(Variant::Xiangqi, None, false);
+        let a = person("a", false);
+        let computer = |level| ClientMessage::SitComputer { seat: 1, level };
+        assert_eq!(
+            refused(ask(&state, Some(&a), computer(3))),
+            ServerError::NotSeated
+        );
+        apply_all(
+            &mut state,
+            &[Event::Sat {
+                seat: 0,
+                player: seated(&a),
+            }],
+        );
+        for level in [0, 9] {
+            assert_eq!(
+                refused(ask(&state, Some(&a), computer(level))),
+                ServerError::BadMessage("level must be between 1 and 8".to_owned())
+            );
+        }
+        for level in [1, 8] {
+            assert_eq!(
+                events(ask(&state, Some(&a), computer(level))),
+                vec![Event::Sat {
+                    seat: 1,
+                    player: SeatPlayer::Computer { level }
+                }]
+            );
+        }
+        assert_eq!(
+            refused(ask(
+                &state,
+                Some(&a),
+                ClientMessage::SitComputer { seat: 0, level: 1 }
+            )),
+            ServerError::Conflict("seat 0 is taken".to_owned())
+        );
+        let mut rated = open(Variant::Xiangqi, None, true);
+        let h = person("h", true);
+        apply_all(
+            &mut rated,
+            &[Event::Sat {
+                seat: 0,
+                player: seated(&h),
+            }],
+        );
+        assert_eq!(
+            refused(ask(&rated, Some(&h), computer(3))),
+            not_allowed("the computer does not play rated games")
+        );
+    }
+
+    #[test]
+    fn stand_frees_the_callers_seat_before_the_start_only() {
+        let mut state = open(Variant::Xiangqi, None, false);
+        let a = person("a", false);
+        assert_eq!(
+            refused(ask(&state, Some(&a), ClientMessage::Stand)),
+            ServerError::NotSeated
+        );
+        apply_all(
+            &mut state,
+            &[Event::Sat {
+                seat: 1,
+                player: seated(&a),
+            }],
+        );
+        let stood = events(ask(&state, Some(&a), ClientMessage::Stand));
+        assert_eq!(stood, vec![Event::Stood { seat: 1 }]);
+        apply_all(&mut state, &stood);
+        assert_eq!(state.seats, vec![None, None]);
+        assert_eq!(state.version, 3);
+        let (state, players) = running(Variant::Xiangqi, None, Instant::now());
+        assert_eq!(
+            refused(ask(&state, Some(&players[0]), ClientMessage::Stand)),
+            not_allowed("seats change only before the start")
+        );
+    }
+
+    #[test]
+    fn start_needs_every_seat_taken_and_every_person_connected() {
+        let mut state = open(Variant::Sanguo, None, false);
+        let a = person("a", false);
+        apply_all(
+            &mut state,
+            &[
+                Event::Sat {
+                    seat: 0,
+                    player: seated(&a),
+                },
+                Event::Sat {
+                    seat: 1,
+                    player: SeatPlayer::Computer { level: 1 },
+                },
+            ],
+        );
+        assert_eq!(
+            refused(ask(&state, Some(&a), ClientMessage::Start)),
+            not_allowed("every seat must be taken to start")
+        );
+        let b = person("b", false);
+        apply_all(
+            &mut state,
+            &[Event::Sat {
+                seat: 2,
+                player: seated(&b),
+            }],
+        );
+        let away = Caller {
+            person: Some(&a),
+            connected: &[true, true, false],
+        };
+        assert_eq!(
+            decide(&state, away, &ClientMessage::Start, Instant::now()),
+            Err(ServerError::NotReady)
+        );
+        assert_eq!(
+            refused(ask(&state, Some(&person("x", false)), ClientMessage::Start)),
+            ServerError::NotSeated
+        );
+        let started = events(ask(&state, Some(&b), ClientMessage::Start));
+        assert_eq!(started, vec![Event::Started]);
+        apply_all(&mut state, &started);
+        assert_eq!((state.phase, state.to_move()), (Phase::Running, Some(0)));
+        assert_eq!(
+            refused(ask(&state, Some(&a), ClientMessage::Start)),
+            not_allowed("seats change only before the start")
+        );
+    }
+
+    #[test]
+    fn a_move_is_played_in_place_with_its_clocks() {
+        let t0 = Instant::now();
+        let (mut state, players) = running(Variant::Xiangqi, MINUTE, t0);
+        let at = t0 + Duration::from_millis(5_000);
+        let got = play_move(&mut state, &players[0], "h2e2", at);
+        // 5 s thinking, 300 ms of it credited as lag.
+        assert_eq!(
+            got,
+            vec![Event::Moved {
+                seat: 0,
+                mv: "h2e2".to_owned(),
+                ply: 1,
+                clocks_ms: Some(vec![55_300, 60_000]),
+            }]
+        );
+        assert_eq!((state.version, state.to_move()), (5, Some(1)));
+        assert_eq!(state.game.records(), ["h2e2"]);
+        assert_eq!(state.clocks.as_ref().unwrap().running_seat(), Some(1));
+        // The same event replayed gives the same table.
+        let log = [
+            Event::Created {
+                options: state.options.clone(),
+            },
+            Event::Sat {
+                seat: 0,
+                player: seated(&players[0]),
+            },
+            Event::Sat {
+                seat: 1,
+                player: seated(&players[1]),
+            },
+            Event::Started,
+            got[0].clone(),
+        ];
+        let again = TableState::replay("t".to_owned(), state.options.clone(), 0, &log, at).unwrap();
+        assert_eq!(again.version, state.version);
+        assert_eq!(again.game.records(), state.game.records());
+        assert_eq!(
+            again.clocks.as_ref().unwrap().remaining_ms(at),
+            state.clocks.as_ref().unwrap().remaining_ms(at)
+        );
+    }
+
+    #[test]
+    fn moves_are_refused_out_of_turn_stale_illegal_unreadable_and_outside_the_game() {
+        let mut state = open(Variant::Xiangqi, None, false);
+        let a = person("a", false);
+        apply_all(
+            &mut state,
+            &[Event::Sat {
+                seat: 0,
+                player: seated(&a),
+            }],
+        );
+        assert_eq!(
+            refused(ask(&state, Some(&a), mv(2, "h2e2"))),
+            not_allowed("the game has not started")
+        );
+        let (mut state, players) = running(Variant::Xiangqi, None, Instant::now());
+        let (red, black) = (&players[0], &players[1]);
+        assert_eq!(
+            refused(ask(&state, Some(&person("x", false)), mv(4, "h2e2"))),
+            ServerError::NotSeated
+        );
+        assert_eq!(
+            refused(ask(&state, Some(black), mv(4, "h7e7"))),
+            ServerError::NotYourTurn
+        );
+        assert_eq!(
+            refused(ask(&state, Some(red), mv(3, "h2e2"))),
+            ServerError::StaleVersion { got: 3, current: 4 }
+        );
+        let Decision::Play { seat, mv: m } = ask(&state, Some(red), mv(4, "a0a5")).unwrap() else {
+            panic!("a move to play");
+        };
+        let version = state.version;
+        let err = play(&mut state, seat, m, Instant::now()).unwrap_err();
+        assert_eq!(
+            err,
+            ServerError::IllegalMove("a0a5 (chariot path is blocked)".to_owned())
+        );
+        assert_eq!((state.version, state.game.ply()), (version, 0));
+        assert_eq!(
+            refused(ask(&state, Some(red), mv(4, "zz"))),
+            ServerError::IllegalMove("not a move: \"zz\" (expected ICCS such as h2e2)".to_owned())
+        );
+        let resigned = events(ask(&state, Some(red), ClientMessage::Resign));
+        apply_all(&mut state, &resigned);
+        assert_eq!(
+            refused(ask(&state, Some(black), mv(5, "h7e7"))),
+            not_allowed("the game has ended")
+        );
+    }
+
+    #[test]
+    fn a_move_that_mates_is_followed_by_its_ended_event() {
+        let t0 = Instant::now();
+        let (mut state, players) = running(Variant::Xiangqi, MINUTE, t0);
+        // spec/xiangqi.md E15: h0h9 mates.
+        let fen = "3k5/1R7/9/9/9/9/9/9/9/4K2R1 w - - 0 1";
+        state.game = AnyGame::from_position(Variant::Xiangqi, fen, rule_options(&state)).unwrap();
+        let at = t0 + Duration::from_secs(1);
+        let got = play_move(&mut state, &players[0], "h0h9", at);
+        assert_eq!(
+            got,
+            vec![
+                Event::Moved {
+                    seat: 0,
+                    mv: "h0h9".to_owned(),
+                    ply: 1,
+                    clocks_ms: Some(vec![59_300, 60_000]),
+                },
+                Event::Ended {
+                    outcome: Outcome::win(Side::Red, EndReason::Checkmate),
+                    result: Some("1-0".to_owned()),
+                    winner_seats: vec![0],
+                },
+            ]
+        );
+        assert_eq!(
+            (state.phase, state.version, state.to_move()),
+            (Phase::Ended, 6, None)
+        );
+        assert_eq!(state.clocks.as_ref().unwrap().running_seat(), None);
+    }
+
+    fn rule_options(state: &TableState) -> crate::variant::RuleOptions {
+        super::super::rule_options(&state.options)
+    }
+
+    #[test]
+    fn resignation_ends_the_game_for_the_other_side() {
+        let (state, players) = running(Variant::Xiangqi, None, Instant::now());
+        assert_eq!(
+            events(ask(&state, Some(&players[0]), ClientMessage::Resign)),
+            vec![Event::Ended {
+                outcome: Outcome::win(Side::Black, EndReason::Resignation),
+                result: Some("0-1".to_owned()),
+                winner_seats: vec![1],
+            }]
+        );
+    }
+
+    #[test]
+    fn draw_offers_are_made_once_answered_by_the_other_and_absent_in_sanguo() {
+        let (mut state, players) = running(Variant::Xiangqi, None, Instant::now());
+        let (red, black) = (&players[0], &players[1]);
+        assert_eq!(
+            refused(ask(&state, Some(black), ClientMessage::AcceptDraw)),
+            not_allowed("there is no draw offer to answer")
+        );
+        let offered = events(ask(&state, Some(red), ClientMessage::OfferDraw));
+        assert_eq!(offered, vec![Event::DrawOffered { seat: 0 }]);
+        apply_all(&mut state, &offered);
+        assert_eq!(state.draw_offer, Some(0));
+        assert_eq!(
+            refused(ask(&state, Some(red), ClientMessage::OfferDraw)),
+            not_allowed("you already offered a draw")
+        );
+        assert_eq!(
+            refused(ask(&state, Some(red), ClientMessage::AcceptDraw)),
+            not_allowed("there is no draw offer to answer")
+        );
+        let agreed = vec![Event::Ended {
+            outcome: Outcome::draw(EndReason::Agreement),
+            result: Some("1/2-1/2".to_owned()),
+            winner_seats: vec![],
+        }];
+        assert_eq!(
+            events(ask(&state, Some(black), ClientMessage::AcceptDraw)),
+            agreed
+        );
+        // An offer that meets the other's offer is an agreement too.
+        assert_eq!(
+            events(ask(&state, Some(black), ClientMessage::OfferDraw)),
+            agreed
+        );
+        let declined = events(ask(&state, Some(black), ClientMessage::DeclineDraw));
+        assert_eq!(declined, vec![Event::DrawDeclined { seat: 1 }]);
+        apply_all(&mut state, &declined);
+        assert_eq!(state.draw_offer, None);
+        // A move withdraws the offer.
+        apply_all(&mut state, &offered);
+        play_move(&mut state, red, "h2e2", Instant::now());
+        assert_eq!(state.draw_offer, None);
+
+        let (sanguo, players) = running(Variant::Sanguo, None, Instant::now());
+        assert_eq!(
+            refused(ask(&sanguo, Some(&players[0]), ClientMessage::OfferDraw)),
+            not_allowed("this game has no draw offers")
+        );
+    }
+
+    #[test]
+    fn abort_only_before_the_first_move() {
+        let (mut state, players) = running(Variant::Xiangqi, None, Instant::now());
+        assert_eq!(
+            events(ask(&state, Some(&players[1]), ClientMessage::Abort)),
+            vec![Event::Ended {
+                outcome: Outcome::draw(EndReason::Aborted),
+                result: None,
+                winner_seats: vec![],
+            }]
+        );
+        play_move(&mut state, &players[0], "h2e2", Instant::now());
+        assert_eq!(
+            refused(ask(&state, Some(&players[1]), ClientMessage::Abort)),
+            not_allowed("a game can be aborted only before its first move")
+        );
+    }
+
+    #[test]
+    fn a_move_after_the_flag_fell_loses_on_time() {
+        let t0 = Instant::now();
+        let (state, players) = running(Variant::Xiangqi, MINUTE, t0);
+        let lost = vec![Event::Ended {
+            outcome: Outcome::win(Side::Black, EndReason::Timeout),
+            result: Some("0-1".to_owned()),
+            winner_seats: vec![1],
+        }];
+        // 60 s plus the 300 ms lag credit: the flag falls at 60.3 s.
+        let before = t0 + Duration::from_millis(60_299);
+        assert!(matches!(
+            ask_at(&state, Some(&players[0]), mv(4, "h2e2"), before),
+            Ok(Decision::Play { seat: 0, .. })
+        ));
+        assert_eq!(flag(&state, 0, before), None);
+        let late = t0 + Duration::from_millis(60_300);
+        // Even an illegal move: the flag has fallen.
+        assert_eq!(
+            events(ask_at(&state, Some(&players[0]), mv(4, "h2h9"), late)),
+            lost
+        );
+        assert_eq!(flag(&state, 0, late), Some(lost[0].clone()));
+        assert_eq!(flag(&state, 1, late), None);
+    }
+
+    #[test]
+    fn abandonment_in_xiangqi_sanguo_and_banqi_before_the_first_flip() {
+        let (state, _) = running(Variant::Xiangqi, None, Instant::now());
+        assert_eq!(
+            abandon(&state, 1),
+            Some(Event::Ended {
+                outcome: Outcome::win(Side::Red, EndReason::Abandonment),
+                result: Some("1-0".to_owned()),
+                winner_seats: vec![0],
+            })
+        );
+        // Sanguo: the two other kingdoms share the victory.
+        let (state, _) = running(Variant::Sanguo, None, Instant::now());
+        assert_eq!(
+            abandon(&state, 1),
+            Some(Event::Ended {
+                outcome: Outcome {
+                    winners: vec![Side::Shu, Side::Wei],
+                    reason: EndReason::Abandonment,
+                },
+                result: None,
+                winner_seats: vec![0, 2],
+            })
+        );
+        // Banqi before the first flip: no colours yet, the other seat wins and no result text.
+        let (state, _) = running(Variant::Banqi, None, Instant::now());
+        assert_eq!(
+            abandon(&state, 0),
+            Some(Event::Ended {
+                outcome: Outcome::draw(EndReason::Abandonment),
+                result: None,
+                winner_seats: vec![1],
+            })
+        );
+        let open = open(Variant::Xiangqi, None, false);
+        assert_eq!(abandon(&open, 0), None);
+    }
+
+    #[test]
+    fn a_sanguo_timeout_lets_the_others_share_the_victory() {
+        let t0 = Instant::now();
+        let (state, _) = running(Variant::Sanguo, MINUTE, t0);
+        assert_eq!(
+            flag(&state, 0, t0 + Duration::from_secs(61)),
+            Some(Event::Ended {
+                outcome: Outcome {
+                    winners: vec![Side::Wu, Side::Wei],
+                    reason: EndReason::Timeout,
+                },
+                result: None,
+                winner_seats: vec![1, 2],
+            })
+        );
+    }
+
+    #[test]
+    fn an_absent_persons_seat_is_vacated_before_the_start_only() {
+        let mut state = open(Variant::Xiangqi, None, false);
+        assert_eq!(vacate(&state, 0), None);
+        apply_all(
+            &mut state,
+            &[Event::Sat {
+                seat: 0,
+                player: seated(&person("a", false)),
+            }],
+        );
+        assert_eq!(vacate(&state, 0), Some(Event::Stood { seat: 0 }));
+        let (state, _) = running(Variant::Xiangqi, None, Instant::now());
+        assert_eq!(vacate(&state, 0), None);
+    }
+
+    #[test]
+    fn an_ended_table_stops_the_clocks_and_refuses_play() {
+        let t0 = Instant::now();
+        let (mut state, players) = running(Variant::Xiangqi, MINUTE, t0);
+        let resign = events(ask(&state, Some(&players[1]), ClientMessage::Resign));
+        state
+            .apply(&resign[0], t0 + Duration::from_secs(10))
+            .unwrap();
+        assert_eq!(state.phase, Phase::Ended);
+        assert_eq!(state.to_move(), None);
+        assert_eq!(state.clocks.as_ref().unwrap().running_seat(), None);
+        assert_eq!(
+            state.clocks.as_ref().unwrap().remaining_ms(t0),
+            vec![50_000, 60_000]
+        );
+        for msg in [
+            ClientMessage::Resign,
+            ClientMessage::OfferDraw,
+            ClientMessage::Abort,
+        ] {
+            assert_eq!(
+                refused(ask(&state, Some(&players[0]), msg)),
+                not_allowed("the game has ended")
+            );
+        }
+        assert_eq!(flag(&state, 0, t0 + Duration::from_secs(100)), None);
+    }
+
+    #[test]
+    fn ping_and_sync_change_nothing() {
+        let state = open(Variant::Xiangqi, None, false);
+        assert_eq!(events(ask(&state, None, ClientMessage::Ping)), vec![]);
+        assert_eq!(
+            events(ask(&state, None, ClientMessage::Sync { since: None })),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn a_closed_table_keeps_its_wire_code_and_message() {
+        let e = ServerError::TableClosed;
+        assert!(super::super::is_closed_error(&e));
+        assert!(!super::super::is_closed_error(&ServerError::NotFound(
+            "the table is closed".to_owned()
+        )));
+        assert_eq!(
+            e.to_message(),
+            crate::protocol::ServerMessage::Error {
+                code: crate::protocol::ErrorCode::NotFound,
+                message: "the table is closed".to_owned(),
+            }
+        );
+        assert_eq!(e.status(), axum::http::StatusCode::NOT_FOUND);
+    }
+}

@@ -1,0 +1,305 @@
+//! One actor task per table: it owns the game, the seats and the clocks, and is reached through
+//! a cloneable [`TableHandle`].
+//!
+//! Three parts:
+//! - this module: the handle, the table options, and creating or loading a table;
+//! - [`core`]: the table rules without I/O: the state that events change, and the decisions that
+//!   turn a message or a due timer into events (unit-tested without sockets or SQL);
+//! - [`actor`]: the shell around the core: the run loop and its timers, connections and presence,
+//!   the store write and the fan-out to the connections.
+//!
+//! Every change is an [`Event`]. An action is checked against the state, turned into events and
+//! applied to the live state in place; the events are then written to the database (events and
+//! table row in one transaction), and only after that acknowledged and sent to the connections.
+//! When the write fails, the state is rebuilt from the in-memory event log, so memory and store
+//! never disagree. Bringing a table back after a restart replays its stored events through the
+//! same `apply`, and so does bringing back an ended table whose actor was retired
+//! ([`TableHandle::retire`]) to free memory.
+
+pub(crate) mod actor;
+pub(crate) mod core;
+
+use self::actor::{spawn, Command};
+use self::core::TableState;
+use crate::clock::{ClockSnapshot, Clocks};
+use crate::error::ServerError;
+use crate::protocol::{ClientMessage, Event, ServerMessage, TableOptions, TableSummary};
+use crate::store::Store;
+use crate::variant::RuleOptions;
+use chuhe_rules::xiangqi::{DEFAULT_NO_CAPTURE_LIMIT, MAX_NO_CAPTURE_LIMIT};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+/// A person behind a session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Person {
+    /// The player's id.
+    pub id: String,
+    /// The display name.
+    pub name: String,
+    /// Whether the player has an account.
+    pub account: bool,
+}
+
+/// Settings every table actor follows.
+#[derive(Debug, Clone)]
+pub struct TableSettings {
+    /// How long a seated person may stay disconnected from a running game before losing by
+    /// abandonment, and from an open table before losing the seat.
+    pub grace: Duration,
+    /// How long an ended table waits without any WebSocket connection before it reports
+    /// [`TableNotice::Idle`].
+    pub ended_grace: Duration,
+    /// Where the actor reports what its owner may want to act on (the server's map of tables).
+    pub notices: mpsc::UnboundedSender<TableNotice>,
+}
+
+/// What a table actor reports to the owner of the tables, with the table's id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TableNotice {
+    /// The game has just ended in play.
+    Ended(String),
+    /// The table has ended and has had no WebSocket connection for the ended grace period: it
+    /// may be retired ([`TableHandle::retire`]).
+    Idle(String),
+}
+
+/// The way to a table actor; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct TableHandle {
+    id: String,
+    tx: mpsc::Sender<Command>,
+    /// Set by the actor once the table has ended (it never goes back).
+    ended: Arc<AtomicBool>,
+}
+
+fn gone() -> ServerError {
+    ServerError::TableClosed
+}
+
+/// Whether `e` is the error of a handle whose actor has stopped (retired or shut down):
+/// [`ServerError::TableClosed`]. The table itself may still exist in the store, and a new
+/// handle brings it back.
+pub fn is_closed_error(e: &ServerError) -> bool {
+    matches!(e, ServerError::TableClosed)
+}
+
+impl TableHandle {
+    /// The table's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Registers a connection; its messages arrive on `out`. With `since`, the events after
+    /// that version are sent first, then a state.
+    ///
+    /// # Errors
+    /// `since` beyond the table's version, or the table is closed.
+    pub async fn connect(
+        &self,
+        person: Option<Person>,
+        since: Option<u64>,
+        out: mpsc::UnboundedSender<ServerMessage>,
+    ) -> Result<u64, ServerError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Command::Connect {
+                person,
+                since,
+                out,
+                reply,
+            })
+            .await
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())?
+    }
+
+    /// Unregisters a connection.
+    pub async fn disconnect(&self, conn: u64) {
+        let _ = self.tx.send(Command::Disconnect { conn }).await;
+    }
+
+    /// Handles one client message of a connection.
+    ///
+    /// # Errors
+    /// Why the message was refused; nothing changed then.
+    pub async fn message(&self, conn: u64, msg: ClientMessage) -> Result<(), ServerError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Command::Message { conn, msg, reply })
+            .await
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())?
+    }
+
+    /// The table as listed.
+    ///
+    /// # Errors
+    /// The table is closed.
+    pub async fn summary(&self) -> Result<TableSummary, ServerError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Command::Summary { reply })
+            .await
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())
+    }
+
+    /// Whether the table has ended (its `ended` event is stored).
+    pub fn is_ended(&self) -> bool {
+        self.ended.load(Ordering::Acquire)
+    }
+
+    /// Whether the actor has stopped: every request through this handle fails.
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
+    /// Stops the actor when the table has ended and no WebSocket is connected to it (an ended
+    /// table has nothing to save: everything is in the store). Returns whether the actor is
+    /// gone; `false` leaves it running as before.
+    pub async fn retire(&self) -> bool {
+        let (reply, rx) = oneshot::channel();
+        if self.tx.send(Command::Retire { reply }).await.is_err() {
+            return true;
+        }
+        rx.await.unwrap_or(true)
+    }
+
+    /// Saves the clocks and stops the actor.
+    pub async fn shutdown(&self) {
+        let (reply, rx) = oneshot::channel();
+        if self.tx.send(Command::Shutdown { reply }).await.is_ok() {
+            let _ = rx.await;
+        }
+    }
+}
+
+/// Checks table options and fills the defaults of the variant.
+///
+/// # Errors
+/// [`ServerError::BadMessage`] naming the bad option.
+pub fn check_options(mut options: TableOptions) -> Result<TableOptions, ServerError> {
+    use crate::variant::Variant;
+    if let Some(t) = options.time {
+        if !(1_000..=10_800_000).contains(&t.initial_ms) {
+            return Err(ServerError::BadMessage(
+                "time.initial_ms must be between 1000 and 10800000".to_owned(),
+            ));
+        }
+        if t.increment_ms > 600_000 {
+            return Err(ServerError::BadMessage(
+                "time.increment_ms must be at most 600000".to_owned(),
+            ));
+        }
+    }
+    match options.variant {
+        Variant::Xiangqi => {
+            if options.flag_bearers.is_some() {
+                return Err(ServerError::BadMessage(
+                    "flag_bearers is a sanguo option".to_owned(),
+                ));
+            }
+            let limit = options.no_capture_limit.unwrap_or(DEFAULT_NO_CAPTURE_LIMIT);
+            if limit > MAX_NO_CAPTURE_LIMIT {
+                return Err(ServerError::BadMessage(format!(
+                    "no_capture_limit must be at most {MAX_NO_CAPTURE_LIMIT}"
+                )));
+            }
+            options.no_capture_limit = Some(limit);
+        }
+        Variant::Sanguo => {
+            if options.no_capture_limit.is_some() {
+                return Err(ServerError::BadMessage(
+                    "no_capture_limit is a xiangqi option".to_owned(),
+                ));
+            }
+            options.flag_bearers = Some(options.flag_bearers.unwrap_or(true));
+        }
+        Variant::Banqi => {
+            if options.no_capture_limit.is_some() || options.flag_bearers.is_some() {
+                return Err(ServerError::BadMessage(
+                    "banqi takes no rule options".to_owned(),
+                ));
+            }
+        }
+    }
+    Ok(options)
+}
+
+/// The rule options a table's options fix (defaults filled in).
+pub fn rule_options(options: &TableOptions) -> RuleOptions {
+    RuleOptions {
+        no_capture_limit: options.no_capture_limit.unwrap_or(DEFAULT_NO_CAPTURE_LIMIT),
+        flag_bearers: options.flag_bearers.unwrap_or(true),
+    }
+}
+
+/// Creates a table: stores it with its `created` event and starts its actor.
+///
+/// # Errors
+/// Bad options, or the database failed.
+pub async fn create(
+    store: &Store,
+    settings: TableSettings,
+    id: String,
+    options: TableOptions,
+) -> Result<TableHandle, ServerError> {
+    let options = check_options(options)?;
+    let mut state = TableState::new(id.clone(), options.clone(), crate::store::now_ms());
+    let created = Event::Created { options };
+    let now = Instant::now();
+    state.apply(&created, now).map_err(ServerError::Internal)?;
+    let body = serde_json::to_string(&created)?;
+    store
+        .create_table(&state.row(now), state.options.variant.as_str(), &body)
+        .await?;
+    Ok(spawn(state, vec![created], store.clone(), settings))
+}
+
+/// Brings a stored table back: replays its events, restores its clocks from the snapshot and
+/// starts its actor (the running clock restarts now; the time the server was down is not
+/// charged).
+///
+/// # Errors
+/// No such table, or its stored data do not replay.
+pub async fn load(
+    store: &Store,
+    settings: TableSettings,
+    id: &str,
+) -> Result<TableHandle, ServerError> {
+    let row = store
+        .table(id)
+        .await?
+        .ok_or_else(|| ServerError::NotFound(format!("no table {id:?}")))?;
+    let options: TableOptions = serde_json::from_str(&row.options)?;
+    let mut state = TableState::new(row.id.clone(), options, row.created_ms);
+    let now = Instant::now();
+    let mut log = Vec::new();
+    for (version, body) in store.events(id).await? {
+        let event: Event = serde_json::from_str(&body)?;
+        state.apply(&event, now).map_err(|e| {
+            ServerError::Internal(format!("table {id} event {version} does not replay: {e}"))
+        })?;
+        log.push(event);
+    }
+    if state.version != row.version {
+        return Err(ServerError::Internal(format!(
+            "table {id}: {} events stored, row says {}",
+            state.version, row.version
+        )));
+    }
+    let increment = state.increment();
+    if let (Some(c), Some(text)) = (&mut state.clocks, &row.clocks) {
+        let snap: ClockSnapshot = serde_json::from_str(text)?;
+        let running = c.running_seat();
+        *c = Clocks::from_snapshot(&snap, increment);
+        if let Some(seat) = running {
+            c.start(seat, now);
+        }
+    }
+    Ok(spawn(state, log, store.clone(), settings))
+}
