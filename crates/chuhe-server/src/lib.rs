@@ -19,6 +19,7 @@ pub mod analysis;
 pub mod clock;
 pub mod computer;
 pub mod error;
+pub mod extract;
 mod http;
 pub mod limit;
 pub mod pgn;
