@@ -276,16 +276,12 @@ async fn table_events(
     if events.is_empty() {
         return Err(ServerError::NotFound(format!("no table {id:?}")));
     }
-    let out = events
-        .into_iter()
-        .map(|(version, body)| {
-            Ok(VersionedEvent {
-                version,
-                event: serde_json::from_str(&body)?,
-            })
-        })
-        .collect::<Result<Vec<_>, ServerError>>()?;
-    Ok(Json(out))
+    Ok(Json(
+        events
+            .into_iter()
+            .map(|(version, event)| VersionedEvent { version, event })
+            .collect(),
+    ))
 }
 
 /// The `?notation=` of the PGN route.
@@ -318,13 +314,7 @@ async fn table_pgn(
         .table(&id)
         .await?
         .ok_or_else(|| ServerError::NotFound(format!("no table {id:?}")))?;
-    let events = state
-        .store()
-        .events(&id)
-        .await?
-        .into_iter()
-        .map(|(_, body)| serde_json::from_str(&body))
-        .collect::<Result<Vec<Event>, _>>()?;
+    let events = state.store().event_log(&id).await?;
     let text = crate::pgn::export(&id, row.created_ms, &events, notation)?;
     Ok((
         [(
@@ -412,13 +402,7 @@ async fn table_positions(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<Positions>, ServerError> {
-    let events = state
-        .store()
-        .events(&id)
-        .await?
-        .into_iter()
-        .map(|(_, body)| serde_json::from_str(&body))
-        .collect::<Result<Vec<Event>, _>>()?;
+    let events = state.store().event_log(&id).await?;
     let Some(Event::Created { options }) = events.first() else {
         return Err(ServerError::NotFound(format!("no table {id:?}")));
     };

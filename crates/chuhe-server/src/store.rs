@@ -1,9 +1,14 @@
 //! Storage through sqlx on SQLite or PostgreSQL (one schema, one set of queries, chosen by the
 //! database URL). Every table event is written, with the table row, in one transaction that
 //! commits before the event is sent to anybody.
+//!
+//! The store takes and gives typed values ([`Event`], [`TableOptions`], [`ClockSnapshot`],
+//! [`FinishedGame`]) and keeps them as JSON texts (`serde_json`'s compact form) in its text
+//! columns; the texts are the same as when the callers wrote them, so existing databases read.
 
+use crate::clock::ClockSnapshot;
 use crate::error::ServerError;
-use crate::protocol::{Event, FinishedGame};
+use crate::protocol::{Event, FinishedGame, TableOptions};
 use futures_util::future::BoxFuture;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
@@ -69,14 +74,14 @@ pub struct PlayerRow {
 pub struct TableRow {
     /// The id.
     pub id: String,
-    /// The TableOptions JSON.
-    pub options: String,
+    /// What the table was created with (stored as JSON).
+    pub options: TableOptions,
     /// `open`, `running` or `ended`.
     pub phase: String,
     /// The number of events.
     pub version: u64,
-    /// The clock snapshot JSON.
-    pub clocks: Option<String>,
+    /// The clocks when the row was saved (stored as JSON); `None` for an untimed table.
+    pub clocks: Option<ClockSnapshot>,
     /// Hidden information (never sent; no variant needs it so far: banqi flips are drawn at
     /// flip time).
     pub secret: Option<String>,
@@ -224,15 +229,16 @@ impl Store {
         Ok(row.as_ref().map(Self::player_of).transpose()?)
     }
 
-    /// Creates a table with its first event, in one transaction (the row's `created_ms` is
-    /// stored as given).
+    /// Creates a table with its first event (version `row.version`), in one transaction (the
+    /// row's `created_ms` is stored as given).
     pub async fn create_table(
         &self,
         row: &TableRow,
-        variant: &str,
-        first_event: &str,
+        first_event: &Event,
     ) -> Result<(), ServerError> {
         let now = row.created_ms;
+        let options = serde_json::to_string(&row.options)?;
+        let clocks = row.clocks.as_ref().map(serde_json::to_string).transpose()?;
         let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO game_tables \
@@ -240,11 +246,11 @@ impl Store {
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         )
         .bind(&row.id)
-        .bind(variant)
-        .bind(&row.options)
+        .bind(row.options.variant.as_str())
+        .bind(options)
         .bind(&row.phase)
         .bind(row.version as i64)
-        .bind(&row.clocks)
+        .bind(clocks)
         .bind(&row.secret)
         .bind(now)
         .bind(now)
@@ -259,9 +265,10 @@ impl Store {
         tx: &mut sqlx::Transaction<'_, sqlx::Any>,
         table_id: &str,
         version: u64,
-        body: &str,
+        event: &Event,
         now: i64,
     ) -> Result<(), ServerError> {
+        let body = serde_json::to_string(event)?;
         sqlx::query(
             "INSERT INTO table_events (table_id, version, body, created_ms) \
              VALUES ($1, $2, $3, $4)",
@@ -275,23 +282,26 @@ impl Store {
         Ok(())
     }
 
-    /// Appends events (numbered up to `row.version`) and updates the table row, in one
-    /// transaction with the new ratings and, when the events end the game, its finished-game
-    /// row; returns once it is committed (durable).
+    /// Appends `events`, numbered so that the last one is `row.version` (the first is
+    /// `row.version - events.len() + 1`), and updates the table row, in one transaction with the
+    /// new ratings and, when the events end the game, its finished-game row; returns once it is
+    /// committed (durable).
     ///
     /// # Errors
-    /// A database failure, or an event of a version already stored.
+    /// A database failure, an event of a version already stored, or more events than
+    /// `row.version`.
     pub async fn append_events(
         &self,
         row: &TableRow,
-        events: &[(u64, String)],
+        events: &[Event],
         ratings: &[RatingRow],
         finished: Option<&FinishedGame>,
     ) -> Result<(), ServerError> {
         let now = now_ms();
+        let first = first_version(row.version, events.len())?;
         let mut tx = self.pool.begin().await?;
-        for (version, body) in events {
-            Self::insert_event(&mut tx, &row.id, *version, body, now).await?;
+        for (version, event) in (first..).zip(events) {
+            Self::insert_event(&mut tx, &row.id, version, event, now).await?;
         }
         Self::update_row(&mut tx, row, now).await?;
         if let Some(game) = finished {
@@ -322,13 +332,14 @@ impl Store {
         row: &TableRow,
         now: i64,
     ) -> Result<(), ServerError> {
+        let clocks = row.clocks.as_ref().map(serde_json::to_string).transpose()?;
         sqlx::query(
             "UPDATE game_tables SET phase = $1, version = $2, clocks = $3, updated_ms = $4 \
              WHERE id = $5",
         )
         .bind(&row.phase)
         .bind(row.version as i64)
-        .bind(&row.clocks)
+        .bind(clocks)
         .bind(now)
         .bind(&row.id)
         .execute(&mut **tx)
@@ -413,12 +424,7 @@ impl Store {
             let id: String = r.try_get("id")?;
             let created_ms: i64 = r.try_get("created_ms")?;
             let ended_ms: i64 = r.try_get("updated_ms")?;
-            let events = self
-                .events(&id)
-                .await?
-                .into_iter()
-                .map(|(_, body)| serde_json::from_str(&body))
-                .collect::<Result<Vec<Event>, _>>()?;
+            let events = self.event_log(&id).await?;
             let Some(game) = FinishedGame::from_events(&id, created_ms, ended_ms, &events) else {
                 tracing::warn!(table = %id, "an ended table without an ended event");
                 continue;
@@ -493,13 +499,15 @@ impl Store {
         Ok(())
     }
 
-    fn table_of(row: &AnyRow) -> Result<TableRow, sqlx::Error> {
+    fn table_of(row: &AnyRow) -> Result<TableRow, ServerError> {
+        let options: String = row.try_get("options")?;
+        let clocks: Option<String> = row.try_get("clocks")?;
         Ok(TableRow {
             id: row.try_get("id")?,
-            options: row.try_get("options")?,
+            options: serde_json::from_str(&options)?,
             phase: row.try_get("phase")?,
             version: row.try_get::<i64, _>("version")?.max(0) as u64,
-            clocks: row.try_get("clocks")?,
+            clocks: clocks.as_deref().map(serde_json::from_str).transpose()?,
             secret: row.try_get("secret")?,
             created_ms: row.try_get("created_ms")?,
         })
@@ -514,7 +522,7 @@ impl Store {
         .bind(id)
         .fetch_optional(&self.pool)
         .await?;
-        Ok(row.as_ref().map(Self::table_of).transpose()?)
+        row.as_ref().map(Self::table_of).transpose()
     }
 
     /// The ids of the tables that are open or running (to bring back at start-up).
@@ -530,8 +538,11 @@ impl Store {
             .collect::<Result<_, _>>()?)
     }
 
-    /// Every event of a table, in version order, as stored JSON texts.
-    pub async fn events(&self, table_id: &str) -> Result<Vec<(u64, String)>, ServerError> {
+    /// Every event of a table with its version, in version order (none for an unknown table).
+    ///
+    /// # Errors
+    /// A database failure, or a stored event that does not read.
+    pub async fn events(&self, table_id: &str) -> Result<Vec<(u64, Event)>, ServerError> {
         let rows = sqlx::query(
             "SELECT version, body FROM table_events WHERE table_id = $1 ORDER BY version",
         )
@@ -540,19 +551,140 @@ impl Store {
         .await?;
         rows.iter()
             .map(|r| {
+                let body: String = r.try_get("body")?;
                 Ok((
                     r.try_get::<i64, _>("version")?.max(0) as u64,
-                    r.try_get::<String, _>("body")?,
+                    serde_json::from_str(&body)?,
                 ))
             })
-            .collect::<Result<_, sqlx::Error>>()
-            .map_err(ServerError::from)
+            .collect()
     }
+
+    /// Every event of a table in version order, without the versions (none for an unknown
+    /// table).
+    ///
+    /// # Errors
+    /// As [`Store::events`].
+    pub async fn event_log(&self, table_id: &str) -> Result<Vec<Event>, ServerError> {
+        Ok(self
+            .events(table_id)
+            .await?
+            .into_iter()
+            .map(|(_, event)| event)
+            .collect())
+    }
+}
+
+/// The version of the first of `count` events whose last one is `last` (versions count from 1).
+fn first_version(last: u64, count: usize) -> Result<u64, ServerError> {
+    (last + 1)
+        .checked_sub(count as u64)
+        .filter(|&first| first >= 1)
+        .ok_or_else(|| {
+            ServerError::Internal(format!("{count} events cannot end at version {last}"))
+        })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::normalize_url;
+    use super::{first_version, normalize_url, now_ms, Store, TableRow};
+    use crate::clock::ClockSnapshot;
+    use crate::protocol::{Event, TableOptions};
+    use sqlx::Row;
+
+    const OPTIONS: &str = r#"{"variant":"xiangqi","time":null,"rated":true,"no_capture_limit":60,"flag_bearers":null}"#;
+    const STARTED: &str = r#"{"kind":"started"}"#;
+    const MOVED: &str =
+        r#"{"kind":"moved","seat":0,"move":"h2e2","ply":1,"clocks_ms":[299000,300000]}"#;
+    const CLOCKS: &str = r#"{"remaining_ms":[299000,300000],"quota_ms":[2000,1500]}"#;
+
+    /// The texts in the database are the ones the callers wrote before the store took typed
+    /// values, and they read back as the values that were written.
+    #[tokio::test]
+    async fn typed_values_round_trip_through_the_same_texts() {
+        let path = std::env::temp_dir().join(format!(
+            "chuhe-store-test-{}-{}.db",
+            std::process::id(),
+            now_ms()
+        ));
+        let store = Store::connect(&format!("sqlite://{}", path.display()))
+            .await
+            .unwrap();
+        let options: TableOptions = serde_json::from_str(OPTIONS).unwrap();
+        let created = Event::Created {
+            options: options.clone(),
+        };
+        let mut row = TableRow {
+            id: "t1".to_owned(),
+            options,
+            phase: "open".to_owned(),
+            version: 1,
+            clocks: None,
+            secret: None,
+            created_ms: 5,
+        };
+        store.create_table(&row, &created).await.unwrap();
+        let later: Vec<Event> = [STARTED, MOVED]
+            .iter()
+            .map(|t| serde_json::from_str(t).unwrap())
+            .collect();
+        row.phase = "running".to_owned();
+        row.version = 3;
+        row.clocks = Some(serde_json::from_str::<ClockSnapshot>(CLOCKS).unwrap());
+        store.append_events(&row, &later, &[], None).await.unwrap();
+
+        let bodies: Vec<(i64, String)> = sqlx::query(
+            "SELECT version, body FROM table_events WHERE table_id = $1 ORDER BY version",
+        )
+        .bind("t1")
+        .fetch_all(&store.pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get("version"), r.get("body")))
+        .collect();
+        let expected = [
+            format!(r#"{{"kind":"created","options":{OPTIONS}}}"#),
+            STARTED.to_owned(),
+            MOVED.to_owned(),
+        ];
+        assert_eq!(bodies, (1..).zip(expected).collect::<Vec<(i64, String)>>());
+        let stored = sqlx::query("SELECT variant, options, clocks FROM game_tables WHERE id = $1")
+            .bind("t1")
+            .fetch_one(&store.pool)
+            .await
+            .unwrap();
+        assert_eq!(stored.get::<String, _>("variant"), "xiangqi");
+        assert_eq!(stored.get::<String, _>("options"), OPTIONS);
+        assert_eq!(
+            stored.get::<Option<String>, _>("clocks").as_deref(),
+            Some(CLOCKS)
+        );
+
+        assert_eq!(store.table("t1").await.unwrap(), Some(row));
+        let mut all = vec![created];
+        all.extend(later);
+        assert_eq!(store.event_log("t1").await.unwrap(), all);
+        assert_eq!(
+            store
+                .events("t1")
+                .await
+                .unwrap()
+                .iter()
+                .map(|(v, _)| *v)
+                .collect::<Vec<_>>(),
+            [1, 2, 3]
+        );
+        store.close().await;
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn appended_events_end_at_the_row_version() {
+        assert_eq!(first_version(3, 2).ok(), Some(2));
+        assert_eq!(first_version(3, 0).ok(), Some(4));
+        assert!(first_version(1, 2).is_err());
+    }
 
     #[test]
     fn sqlite_urls_get_create_mode() {

@@ -7,7 +7,7 @@
 //! after a restart replays its stored events through the same `apply`, and so does bringing back
 //! an ended table whose actor was retired ([`TableHandle::retire`]) to free memory.
 
-use crate::clock::{ClockSnapshot, Clocks};
+use crate::clock::Clocks;
 use crate::computer;
 use crate::error::ServerError;
 use crate::protocol::{
@@ -374,13 +374,10 @@ impl TableState {
     fn row(&self, now: Instant) -> TableRow {
         TableRow {
             id: self.id.clone(),
-            options: serde_json::to_string(&self.options).unwrap_or_default(),
+            options: self.options.clone(),
             phase: self.phase.as_str().to_owned(),
             version: self.version,
-            clocks: self
-                .clocks
-                .as_ref()
-                .and_then(|c| serde_json::to_string(&c.snapshot(now)).ok()),
+            clocks: self.clocks.as_ref().map(|c| c.snapshot(now)),
             secret: None,
             created_ms: self.created_ms,
         }
@@ -443,10 +440,7 @@ pub async fn create(
     let created = Event::Created { options };
     let now = Instant::now();
     state.apply(&created, now).map_err(ServerError::Internal)?;
-    let body = serde_json::to_string(&created)?;
-    store
-        .create_table(&state.row(now), state.options.variant.as_str(), &body)
-        .await?;
+    store.create_table(&state.row(now), &created).await?;
     Ok(spawn(state, vec![created], store.clone(), settings))
 }
 
@@ -465,12 +459,11 @@ pub async fn load(
         .table(id)
         .await?
         .ok_or_else(|| ServerError::NotFound(format!("no table {id:?}")))?;
-    let options: TableOptions = serde_json::from_str(&row.options)?;
+    let options = row.options;
     let mut state = TableState::new(row.id.clone(), options, row.created_ms);
     let now = Instant::now();
     let mut log = Vec::new();
-    for (version, body) in store.events(id).await? {
-        let event: Event = serde_json::from_str(&body)?;
+    for (version, event) in store.events(id).await? {
         state.apply(&event, now).map_err(|e| {
             ServerError::Internal(format!("table {id} event {version} does not replay: {e}"))
         })?;
@@ -483,8 +476,7 @@ pub async fn load(
         )));
     }
     let increment = state.increment();
-    if let (Some(c), Some(text)) = (&mut state.clocks, &row.clocks) {
-        let snap: ClockSnapshot = serde_json::from_str(text)?;
+    if let (Some(c), Some(snap)) = (&mut state.clocks, row.clocks) {
         let running = c.running_seat();
         *c = Clocks::from_snapshot(&snap, increment);
         if let Some(seat) = running {
@@ -829,10 +821,8 @@ impl Table {
     /// Stores `events`, makes them current and sends them, each connection getting its view.
     async fn commit(&mut self, events: Vec<Event>, at: Instant) -> Result<(), ServerError> {
         let mut next = self.state.clone();
-        let mut bodies = Vec::new();
         for e in &events {
             next.apply(e, at).map_err(ServerError::Internal)?;
-            bodies.push((next.version, serde_json::to_string(e)?));
         }
         let ends = self.state.phase != Phase::Ended && next.phase == Phase::Ended;
         let ratings = if ends {
@@ -851,7 +841,7 @@ impl Table {
             None
         };
         self.store
-            .append_events(&next.row(at), &bodies, &ratings, finished.as_ref())
+            .append_events(&next.row(at), &events, &ratings, finished.as_ref())
             .await?;
         let first = self.state.version + 1;
         let started = self.state.phase == Phase::Open && next.phase == Phase::Running;
