@@ -7,13 +7,13 @@
 //! columns; the texts are the same as when the callers wrote them, so existing databases read.
 
 use crate::clock::ClockSnapshot;
-use crate::error::ServerError;
 use crate::protocol::{Event, FinishedGame, TableOptions};
 use futures_util::future::BoxFuture;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::{AnyPool, Row};
 use std::borrow::Cow;
+use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The migrations, embedded in the binary, applied in order at start-up.
@@ -56,6 +56,102 @@ pub fn now_ms() -> i64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
+}
+
+/// Why the store failed. The server edge turns it into a
+/// [`ServerError`](crate::error::ServerError): a taken name and an unknown cursor are the
+/// client's mistakes, a bad database URL is a start-up setting, the rest are internal failures
+/// that are logged with their cause and never sent.
+#[derive(Debug)]
+pub enum StoreError {
+    /// The database URL names neither SQLite nor PostgreSQL.
+    UnsupportedUrl(String),
+    /// The database could not be opened.
+    Open {
+        /// The database URL.
+        url: String,
+        /// Why it could not be opened.
+        source: sqlx::Error,
+    },
+    /// Applying the migrations failed.
+    Migration(sqlx::migrate::MigrateError),
+    /// A query failed.
+    Database(sqlx::Error),
+    /// A value does not write as JSON, or a stored JSON text does not read as its type.
+    Json(serde_json::Error),
+    /// An account of this name exists.
+    NameTaken(String),
+    /// No listed finished game has this table id (the `before` of a page of finished games).
+    NoFinishedGame(String),
+    /// More events were given than the table row's version counts.
+    EventVersions {
+        /// How many events were given.
+        count: usize,
+        /// The row's version, which the last event takes.
+        last: u64,
+    },
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::UnsupportedUrl(url) => write!(
+                f,
+                "unsupported database url {url:?}: use sqlite://FILE or postgres://..."
+            ),
+            StoreError::Open { url, source } => {
+                write!(f, "cannot open database {url:?}: {source}")
+            }
+            StoreError::Migration(e) => write!(f, "migration: {e}"),
+            StoreError::Database(e) => write!(f, "database: {e}"),
+            StoreError::Json(e) => write!(f, "json: {e}"),
+            StoreError::NameTaken(name) => write!(f, "the name {name:?} is taken"),
+            StoreError::NoFinishedGame(id) => write!(f, "before: no finished game {id:?}"),
+            StoreError::EventVersions { count, last } => {
+                write!(f, "{count} events cannot end at version {last}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Open { source, .. } | StoreError::Database(source) => Some(source),
+            StoreError::Migration(e) => Some(e),
+            StoreError::Json(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Two store errors are equal only when they are the same value: a failure has no meaningful
+/// equality of its own, and this keeps [`ServerError`](crate::error::ServerError), which
+/// shares one behind an `Arc`, comparable.
+impl PartialEq for StoreError {
+    fn eq(&self, other: &StoreError) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for StoreError {}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        StoreError::Database(e)
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for StoreError {
+    fn from(e: sqlx::migrate::MigrateError) -> Self {
+        StoreError::Migration(e)
+    }
+}
+
+impl From<serde_json::Error> for StoreError {
+    fn from(e: serde_json::Error) -> Self {
+        StoreError::Json(e)
+    }
 }
 
 /// A stored player.
@@ -124,13 +220,11 @@ impl Store {
     ///
     /// # Errors
     /// A URL of another kind, a failed connection or a failed migration.
-    pub async fn connect(url: &str) -> Result<Store, ServerError> {
+    pub async fn connect(url: &str) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         let is_sqlite = url.starts_with("sqlite:");
         if !is_sqlite && !url.starts_with("postgres:") && !url.starts_with("postgresql:") {
-            return Err(ServerError::Config(format!(
-                "unsupported database url {url:?}: use sqlite://FILE or postgres://..."
-            )));
+            return Err(StoreError::UnsupportedUrl(url.to_owned()));
         }
         // No timers in the pool beyond the acquire timeout, and no ping before each use: the
         // server's clocks may run on a paused test clock, which jumps to the next timer whenever
@@ -143,7 +237,10 @@ impl Store {
             .test_before_acquire(false)
             .connect(&normalize_url(url))
             .await
-            .map_err(|e| ServerError::Config(format!("cannot open database {url:?}: {e}")))?;
+            .map_err(|source| StoreError::Open {
+                url: url.to_owned(),
+                source,
+            })?;
         let migrator = Migrator::new(Embedded).await?;
         migrator.run(&pool).await?;
         Ok(Store { pool })
@@ -157,13 +254,10 @@ impl Store {
     /// Creates a player (a guest when `password_hash` is `None`).
     ///
     /// # Errors
-    /// [`ServerError::Conflict`] when an account of that name exists.
-    pub async fn create_player(&self, player: &PlayerRow) -> Result<(), ServerError> {
+    /// [`StoreError::NameTaken`] when an account of that name exists.
+    pub async fn create_player(&self, player: &PlayerRow) -> Result<(), StoreError> {
         if player.password_hash.is_some() && self.account_by_name(&player.name).await?.is_some() {
-            return Err(ServerError::Conflict(format!(
-                "the name {:?} is taken",
-                player.name
-            )));
+            return Err(StoreError::NameTaken(player.name.clone()));
         }
         sqlx::query(
             "INSERT INTO players (id, name, password_hash, created_ms) VALUES ($1, $2, $3, $4)",
@@ -186,7 +280,7 @@ impl Store {
     }
 
     /// The account holder named `name`.
-    pub async fn account_by_name(&self, name: &str) -> Result<Option<PlayerRow>, ServerError> {
+    pub async fn account_by_name(&self, name: &str) -> Result<Option<PlayerRow>, StoreError> {
         let row = sqlx::query(
             "SELECT id, name, password_hash FROM players \
              WHERE name = $1 AND password_hash IS NOT NULL",
@@ -198,7 +292,7 @@ impl Store {
     }
 
     /// Records a session for a player, by the digest of its token.
-    pub async fn create_session(&self, token: &str, player_id: &str) -> Result<(), ServerError> {
+    pub async fn create_session(&self, token: &str, player_id: &str) -> Result<(), StoreError> {
         sqlx::query("INSERT INTO sessions (token, player_id, created_ms) VALUES ($1, $2, $3)")
             .bind(token)
             .bind(player_id)
@@ -209,7 +303,7 @@ impl Store {
     }
 
     /// Ends a session, by the digest of its token; returns whether one existed.
-    pub async fn delete_session(&self, token: &str) -> Result<bool, ServerError> {
+    pub async fn delete_session(&self, token: &str) -> Result<bool, StoreError> {
         let done = sqlx::query("DELETE FROM sessions WHERE token = $1")
             .bind(token)
             .execute(&self.pool)
@@ -218,7 +312,7 @@ impl Store {
     }
 
     /// The player behind a session, by the digest of its token.
-    pub async fn player_by_session(&self, token: &str) -> Result<Option<PlayerRow>, ServerError> {
+    pub async fn player_by_session(&self, token: &str) -> Result<Option<PlayerRow>, StoreError> {
         let row = sqlx::query(
             "SELECT p.id, p.name, p.password_hash FROM sessions s \
              JOIN players p ON p.id = s.player_id WHERE s.token = $1",
@@ -235,7 +329,7 @@ impl Store {
         &self,
         row: &TableRow,
         first_event: &Event,
-    ) -> Result<(), ServerError> {
+    ) -> Result<(), StoreError> {
         let now = row.created_ms;
         let options = serde_json::to_string(&row.options)?;
         let clocks = row.clocks.as_ref().map(serde_json::to_string).transpose()?;
@@ -267,7 +361,7 @@ impl Store {
         version: u64,
         event: &Event,
         now: i64,
-    ) -> Result<(), ServerError> {
+    ) -> Result<(), StoreError> {
         let body = serde_json::to_string(event)?;
         sqlx::query(
             "INSERT INTO table_events (table_id, version, body, created_ms) \
@@ -296,7 +390,7 @@ impl Store {
         events: &[Event],
         ratings: &[RatingRow],
         finished: Option<&FinishedGame>,
-    ) -> Result<(), ServerError> {
+    ) -> Result<(), StoreError> {
         let now = now_ms();
         let first = first_version(row.version, events.len())?;
         let mut tx = self.pool.begin().await?;
@@ -331,7 +425,7 @@ impl Store {
         tx: &mut sqlx::Transaction<'_, sqlx::Any>,
         row: &TableRow,
         now: i64,
-    ) -> Result<(), ServerError> {
+    ) -> Result<(), StoreError> {
         let clocks = row.clocks.as_ref().map(serde_json::to_string).transpose()?;
         sqlx::query(
             "UPDATE game_tables SET phase = $1, version = $2, clocks = $3, updated_ms = $4 \
@@ -348,7 +442,7 @@ impl Store {
     }
 
     /// A player's ratings, one per variant played, sorted by variant.
-    pub async fn ratings(&self, player_id: &str) -> Result<Vec<RatingRow>, ServerError> {
+    pub async fn ratings(&self, player_id: &str) -> Result<Vec<RatingRow>, StoreError> {
         let rows = sqlx::query(
             "SELECT player_id, variant, rating, deviation, volatility, games FROM ratings \
              WHERE player_id = $1 ORDER BY variant",
@@ -370,11 +464,11 @@ impl Store {
                 })
             })
             .collect::<Result<_, sqlx::Error>>()
-            .map_err(ServerError::from)
+            .map_err(StoreError::from)
     }
 
     /// A player's rating in one variant (the default for a first game) and games played.
-    pub async fn rating(&self, player_id: &str, variant: &str) -> Result<RatingRow, ServerError> {
+    pub async fn rating(&self, player_id: &str, variant: &str) -> Result<RatingRow, StoreError> {
         Ok(self
             .ratings(player_id)
             .await?
@@ -391,7 +485,7 @@ impl Store {
     async fn insert_finished(
         tx: &mut sqlx::Transaction<'_, sqlx::Any>,
         game: &FinishedGame,
-    ) -> Result<(), ServerError> {
+    ) -> Result<(), StoreError> {
         sqlx::query(
             "INSERT INTO finished_games (table_id, ended_ms, reason, summary) \
              VALUES ($1, $2, $3, $4)",
@@ -411,7 +505,7 @@ impl Store {
     ///
     /// # Errors
     /// A database failure, or stored events that do not read.
-    pub async fn add_missing_finished(&self) -> Result<usize, ServerError> {
+    pub async fn add_missing_finished(&self) -> Result<usize, StoreError> {
         let rows = sqlx::query(
             "SELECT id, created_ms, updated_ms FROM game_tables g WHERE phase = 'ended' \
              AND NOT EXISTS (SELECT 1 FROM finished_games f WHERE f.table_id = g.id) \
@@ -442,13 +536,13 @@ impl Store {
     /// id, descending).
     ///
     /// # Errors
-    /// [`ServerError::BadMessage`] when `before` names no listed finished game; a database
+    /// [`StoreError::NoFinishedGame`] when `before` names no listed finished game; a database
     /// failure.
     pub async fn finished_games(
         &self,
         before: Option<&str>,
         limit: u32,
-    ) -> Result<Vec<FinishedGame>, ServerError> {
+    ) -> Result<Vec<FinishedGame>, StoreError> {
         let rows = match before {
             None => {
                 sqlx::query(
@@ -467,9 +561,7 @@ impl Store {
                 .bind(id)
                 .fetch_optional(&self.pool)
                 .await?
-                .ok_or_else(|| {
-                    ServerError::BadMessage(format!("before: no finished game {id:?}"))
-                })?;
+                .ok_or_else(|| StoreError::NoFinishedGame(id.to_owned()))?;
                 let ended_ms: i64 = cursor.try_get("ended_ms")?;
                 sqlx::query(
                     "SELECT summary FROM finished_games WHERE reason <> 'aborted' \
@@ -492,14 +584,14 @@ impl Store {
     }
 
     /// Saves the table row alone (the clock snapshot at shutdown).
-    pub async fn save_row(&self, row: &TableRow) -> Result<(), ServerError> {
+    pub async fn save_row(&self, row: &TableRow) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         Self::update_row(&mut tx, row, now_ms()).await?;
         tx.commit().await?;
         Ok(())
     }
 
-    fn table_of(row: &AnyRow) -> Result<TableRow, ServerError> {
+    fn table_of(row: &AnyRow) -> Result<TableRow, StoreError> {
         let options: String = row.try_get("options")?;
         let clocks: Option<String> = row.try_get("clocks")?;
         Ok(TableRow {
@@ -514,7 +606,7 @@ impl Store {
     }
 
     /// One table row.
-    pub async fn table(&self, id: &str) -> Result<Option<TableRow>, ServerError> {
+    pub async fn table(&self, id: &str) -> Result<Option<TableRow>, StoreError> {
         let row = sqlx::query(
             "SELECT id, options, phase, version, clocks, secret, created_ms \
              FROM game_tables WHERE id = $1",
@@ -526,7 +618,7 @@ impl Store {
     }
 
     /// The ids of the tables that are open or running (to bring back at start-up).
-    pub async fn live_table_ids(&self) -> Result<Vec<String>, ServerError> {
+    pub async fn live_table_ids(&self) -> Result<Vec<String>, StoreError> {
         let rows = sqlx::query(
             "SELECT id FROM game_tables WHERE phase <> 'ended' ORDER BY created_ms, id",
         )
@@ -542,7 +634,7 @@ impl Store {
     ///
     /// # Errors
     /// A database failure, or a stored event that does not read.
-    pub async fn events(&self, table_id: &str) -> Result<Vec<(u64, Event)>, ServerError> {
+    pub async fn events(&self, table_id: &str) -> Result<Vec<(u64, Event)>, StoreError> {
         let rows = sqlx::query(
             "SELECT version, body FROM table_events WHERE table_id = $1 ORDER BY version",
         )
@@ -565,7 +657,7 @@ impl Store {
     ///
     /// # Errors
     /// As [`Store::events`].
-    pub async fn event_log(&self, table_id: &str) -> Result<Vec<Event>, ServerError> {
+    pub async fn event_log(&self, table_id: &str) -> Result<Vec<Event>, StoreError> {
         Ok(self
             .events(table_id)
             .await?
@@ -576,13 +668,11 @@ impl Store {
 }
 
 /// The version of the first of `count` events whose last one is `last` (versions count from 1).
-fn first_version(last: u64, count: usize) -> Result<u64, ServerError> {
+fn first_version(last: u64, count: usize) -> Result<u64, StoreError> {
     (last + 1)
         .checked_sub(count as u64)
         .filter(|&first| first >= 1)
-        .ok_or_else(|| {
-            ServerError::Internal(format!("{count} events cannot end at version {last}"))
-        })
+        .ok_or(StoreError::EventVersions { count, last })
 }
 
 #[cfg(test)]

@@ -669,7 +669,7 @@ impl Table {
     async fn save_clocks(&self) {
         if self.state.clocks.is_some() && self.state.phase == Phase::Running {
             if let Err(e) = self.store.save_row(&self.state.row(Instant::now())).await {
-                e.log();
+                ServerError::from(e).log();
             }
         }
     }
