@@ -6,6 +6,7 @@
 //! No session is needed and nothing is stored. See `docs/protocol.md` ("Analysis").
 
 use crate::error::ServerError;
+use crate::extract::JsonBody;
 use crate::variant::{AnyGame, BoardView, MoveError, RuleOptions, Variant};
 use axum::Json;
 use chuhe_rules::outcome::{Outcome, Side};
@@ -62,10 +63,9 @@ pub struct Analysis {
 /// `bad_message` for an unreadable body, a bad position text or too many moves; `illegal_move`
 /// for a move that does not read or is not legal (`illegal move: e9e7 at ply 2 (general moves
 /// one point orthogonally)`).
-pub async fn route(body: crate::http::BodyResult) -> Result<Json<Analysis>, ServerError> {
-    let body = body?;
-    let request: AnalysisRequest =
-        serde_json::from_slice(&body).map_err(|e| ServerError::BadMessage(e.to_string()))?;
+pub async fn route(
+    JsonBody(request): JsonBody<AnalysisRequest>,
+) -> Result<Json<Analysis>, ServerError> {
     Ok(Json(analyse(&request)?))
 }
 

@@ -2,9 +2,11 @@
 //! level. Internal details are logged, never sent.
 
 use crate::protocol::{ErrorBody, ErrorCode, ServerMessage};
+use crate::store::StoreError;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use std::fmt;
+use std::sync::Arc;
 
 /// Everything a request or a message can fail with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +53,9 @@ pub enum ServerError {
     NotReady,
     /// A failure inside the server; the text is logged, not sent.
     Internal(String),
+    /// A failure of the store (the database, or stored data that do not read); logged with
+    /// its cause, not sent. Shared, so that the error stays cheap to clone.
+    Store(Arc<StoreError>),
     /// A bad start-up setting (address, database URL); never sent to a client.
     Config(String),
 }
@@ -74,7 +79,9 @@ impl ServerError {
             ServerError::NotAllowed(_) => ErrorCode::NotAllowed,
             ServerError::NotReady => ErrorCode::NotReady,
             ServerError::MethodNotAllowed => ErrorCode::MethodNotAllowed,
-            ServerError::Internal(_) | ServerError::Config(_) => ErrorCode::Internal,
+            ServerError::Internal(_) | ServerError::Store(_) | ServerError::Config(_) => {
+                ErrorCode::Internal
+            }
         }
     }
 
@@ -94,14 +101,18 @@ impl ServerError {
             | ServerError::StaleVersion { .. }
             | ServerError::NotAllowed(_)
             | ServerError::NotReady => StatusCode::CONFLICT,
-            ServerError::Internal(_) | ServerError::Config(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ServerError::Internal(_) | ServerError::Store(_) | ServerError::Config(_) => {
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
         }
     }
 
     /// The text the client sees: the message, except for internal errors.
     pub fn public_message(&self) -> String {
         match self {
-            ServerError::Internal(_) | ServerError::Config(_) => "internal error".to_owned(),
+            ServerError::Internal(_) | ServerError::Store(_) | ServerError::Config(_) => {
+                "internal error".to_owned()
+            }
             e => e.to_string(),
         }
     }
@@ -112,6 +123,7 @@ impl ServerError {
             ServerError::Internal(detail) | ServerError::Config(detail) => {
                 tracing::error!(%detail, "internal error")
             }
+            ServerError::Store(e) => tracing::error!(detail = %e, "internal error"),
             e => tracing::debug!(error = %e, "request refused"),
         }
     }
@@ -148,6 +160,7 @@ impl fmt::Display for ServerError {
             ServerError::NotReady => f.write_str("a seated player is not connected"),
             ServerError::MethodNotAllowed => f.write_str("method not allowed for this route"),
             ServerError::Internal(m) => write!(f, "internal error: {m}"),
+            ServerError::Store(e) => write!(f, "internal error: {e}"),
             ServerError::Config(m) => f.write_str(m),
         }
     }
@@ -155,15 +168,19 @@ impl fmt::Display for ServerError {
 
 impl std::error::Error for ServerError {}
 
-impl From<sqlx::Error> for ServerError {
-    fn from(e: sqlx::Error) -> Self {
-        ServerError::Internal(format!("database: {e}"))
-    }
-}
-
-impl From<sqlx::migrate::MigrateError> for ServerError {
-    fn from(e: sqlx::migrate::MigrateError) -> Self {
-        ServerError::Internal(format!("migration: {e}"))
+/// The store's refusals keep the codes and messages they had: a taken name is `conflict`, an
+/// unknown cursor `bad_message`, a bad database URL a start-up setting; every other failure
+/// is internal.
+impl From<StoreError> for ServerError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::NameTaken(_) => ServerError::Conflict(e.to_string()),
+            StoreError::NoFinishedGame(_) => ServerError::BadMessage(e.to_string()),
+            StoreError::UnsupportedUrl(_) | StoreError::Open { .. } => {
+                ServerError::Config(e.to_string())
+            }
+            e => ServerError::Store(Arc::new(e)),
+        }
     }
 }
 
@@ -183,12 +200,6 @@ impl From<axum::extract::rejection::QueryRejection> for ServerError {
     }
 }
 
-impl From<serde_json::Error> for ServerError {
-    fn from(e: serde_json::Error) -> Self {
-        ServerError::Internal(format!("json: {e}"))
-    }
-}
-
 impl IntoResponse for ServerError {
     fn into_response(self) -> Response {
         self.log();
@@ -204,5 +215,36 @@ impl IntoResponse for ServerError {
             );
         }
         response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ServerError;
+    use crate::protocol::ErrorCode;
+    use crate::store::StoreError;
+
+    #[test]
+    fn store_refusals_keep_their_codes_and_failures_stay_inside() {
+        let taken = ServerError::from(StoreError::NameTaken("ann".to_owned()));
+        assert_eq!(
+            taken,
+            ServerError::Conflict("the name \"ann\" is taken".to_owned())
+        );
+        let cursor = ServerError::from(StoreError::NoFinishedGame("t1".to_owned()));
+        assert_eq!(
+            cursor.public_message(),
+            "bad message: before: no finished game \"t1\""
+        );
+        let url = ServerError::from(StoreError::UnsupportedUrl("mysql://x".to_owned()));
+        assert!(matches!(url, ServerError::Config(_)));
+
+        let json = serde_json::from_str::<u8>("x").unwrap_err();
+        let failure = ServerError::from(StoreError::Json(json));
+        assert_eq!(failure.code(), ErrorCode::Internal);
+        assert_eq!(failure.status().as_u16(), 500);
+        assert_eq!(failure.public_message(), "internal error");
+        assert!(failure.to_string().starts_with("internal error: json: "));
+        assert_eq!(failure.clone(), failure);
     }
 }

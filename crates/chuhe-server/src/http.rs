@@ -1,6 +1,7 @@
 //! HTTP routes (see `docs/protocol.md`): health, sessions and accounts, tables.
 
 use crate::error::ServerError;
+use crate::extract::{session_token, token_digest, JsonBody, SESSION_COOKIE};
 use crate::protocol::{
     AccountRequest, Event, FinishedPage, GuestRequest, Phase, PlayerInfo, Positions, TableOptions,
     TableSummary,
@@ -9,7 +10,6 @@ use crate::store::PlayerRow;
 use crate::table::Person;
 use crate::variant::AnyGame;
 use crate::AppState;
-use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -17,14 +17,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use rand::Rng;
-use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-/// A request body, or why it could not be read (over [`MAX_BODY_BYTES`]: `too_large`).
-pub type BodyResult = Result<Bytes, axum::extract::rejection::BytesRejection>;
-
-/// The session cookie's name.
-pub const SESSION_COOKIE: &str = "chuhe_session";
 /// Largest accepted request body, bytes.
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
 
@@ -75,17 +69,6 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// What the database keeps of a session token: its SHA-256, so a copy of the database does not
-/// hold usable cookies.
-pub fn token_digest(token: &str) -> String {
-    use sha2::Digest;
-    hex(&sha2::Sha256::digest(token.as_bytes()))
-}
-
-fn parse_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ServerError> {
-    serde_json::from_slice(body).map_err(|e| ServerError::BadMessage(e.to_string()))
-}
-
 fn check_name(name: &str) -> Result<String, ServerError> {
     let name = name.trim();
     let chars = name.chars().count();
@@ -95,51 +78,6 @@ fn check_name(name: &str) -> Result<String, ServerError> {
         ));
     }
     Ok(name.to_owned())
-}
-
-/// The session token in the request's cookies.
-pub fn session_token(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == SESSION_COOKIE)
-        .map(|(_, v)| v.to_owned())
-}
-
-/// The person behind the request's session cookie, if any.
-///
-/// # Errors
-/// The database failed.
-pub async fn person(state: &AppState, headers: &HeaderMap) -> Result<Option<Person>, ServerError> {
-    let Some(token) = session_token(headers) else {
-        return Ok(None);
-    };
-    Ok(state
-        .store()
-        .player_by_session(&token_digest(&token))
-        .await?
-        .map(|p| Person {
-            account: p.password_hash.is_some(),
-            id: p.id,
-            name: p.name,
-        }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::token_digest;
-
-    #[test]
-    fn token_digest_is_sha256() {
-        // SHA-256("abc"), FIPS 180-2 appendix B.1.
-        assert_eq!(
-            token_digest("abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
-    }
 }
 
 async fn health() -> Json<serde_json::Value> {
@@ -181,9 +119,10 @@ async fn session_response(state: &AppState, player: &PlayerRow) -> Result<Respon
     Ok(response)
 }
 
-async fn guest(State(state): State<AppState>, body: BodyResult) -> Result<Response, ServerError> {
-    let body = body?;
-    let req: GuestRequest = parse_body(&body)?;
+async fn guest(
+    State(state): State<AppState>,
+    JsonBody(req): JsonBody<GuestRequest>,
+) -> Result<Response, ServerError> {
     let player = PlayerRow {
         id: random_id(12),
         name: check_name(&req.name)?,
@@ -205,11 +144,9 @@ fn check_password(password: &str) -> Result<(), ServerError> {
 
 async fn register(
     State(state): State<AppState>,
-    body: BodyResult,
+    JsonBody(req): JsonBody<AccountRequest>,
 ) -> Result<Response, ServerError> {
-    let body = body?;
     use argon2::password_hash::{rand_core::OsRng, PasswordHasher, SaltString};
-    let req: AccountRequest = parse_body(&body)?;
     let name = check_name(&req.name)?;
     check_password(&req.password)?;
     if state.store().account_by_name(&name).await?.is_some() {
@@ -234,10 +171,11 @@ async fn register(
     session_response(&state, &player).await
 }
 
-async fn login(State(state): State<AppState>, body: BodyResult) -> Result<Response, ServerError> {
-    let body = body?;
+async fn login(
+    State(state): State<AppState>,
+    JsonBody(req): JsonBody<AccountRequest>,
+) -> Result<Response, ServerError> {
     use argon2::password_hash::{PasswordHash, PasswordVerifier};
-    let req: AccountRequest = parse_body(&body)?;
     let wrong = || ServerError::Unauthorized("wrong name or password".to_owned());
     let player = state
         .store()
@@ -278,18 +216,12 @@ async fn logout(
     Ok(response)
 }
 
-async fn me(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-) -> Result<Json<PlayerInfo>, ServerError> {
-    let p = person(&state, &headers)
-        .await?
-        .ok_or_else(|| ServerError::Unauthorized("no session".to_owned()))?;
-    Ok(Json(PlayerInfo {
+async fn me(p: Person) -> Json<PlayerInfo> {
+    Json(PlayerInfo {
         id: p.id,
         name: p.name,
         account: p.account,
-    }))
+    })
 }
 
 async fn list_tables(
@@ -312,14 +244,12 @@ async fn list_tables(
 
 async fn create_table(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    body: BodyResult,
+    person: Option<Person>,
+    options: Result<JsonBody<TableOptions>, ServerError>,
 ) -> Result<(StatusCode, Json<TableSummary>), ServerError> {
-    let body = body?;
-    person(&state, &headers)
-        .await?
+    person
         .ok_or_else(|| ServerError::Unauthorized("creating a table needs a session".to_owned()))?;
-    let options: TableOptions = parse_body(&body)?;
+    let JsonBody(options) = options?;
     let handle = state.create_table(options).await?;
     Ok((StatusCode::CREATED, Json(handle.summary().await?)))
 }
@@ -346,16 +276,12 @@ async fn table_events(
     if events.is_empty() {
         return Err(ServerError::NotFound(format!("no table {id:?}")));
     }
-    let out = events
-        .into_iter()
-        .map(|(version, body)| {
-            Ok(VersionedEvent {
-                version,
-                event: serde_json::from_str(&body)?,
-            })
-        })
-        .collect::<Result<Vec<_>, ServerError>>()?;
-    Ok(Json(out))
+    Ok(Json(
+        events
+            .into_iter()
+            .map(|(version, event)| VersionedEvent { version, event })
+            .collect(),
+    ))
 }
 
 /// The `?notation=` of the PGN route.
@@ -388,13 +314,7 @@ async fn table_pgn(
         .table(&id)
         .await?
         .ok_or_else(|| ServerError::NotFound(format!("no table {id:?}")))?;
-    let events = state
-        .store()
-        .events(&id)
-        .await?
-        .into_iter()
-        .map(|(_, body)| serde_json::from_str(&body))
-        .collect::<Result<Vec<Event>, _>>()?;
+    let events = state.store().event_log(&id).await?;
     let text = crate::pgn::export(&id, row.created_ms, &events, notation)?;
     Ok((
         [(
@@ -482,13 +402,7 @@ async fn table_positions(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<Positions>, ServerError> {
-    let events = state
-        .store()
-        .events(&id)
-        .await?
-        .into_iter()
-        .map(|(_, body)| serde_json::from_str(&body))
-        .collect::<Result<Vec<Event>, _>>()?;
+    let events = state.store().event_log(&id).await?;
     let Some(Event::Created { options }) = events.first() else {
         return Err(ServerError::NotFound(format!("no table {id:?}")));
     };

@@ -12,13 +12,16 @@
 //! - HTTP requests are limited per client address ([`limit`]); WebSocket messages per
 //!   connection.
 //! - The wire types live in [`protocol`] (documented in `docs/protocol.md`); the one error enum
-//!   of the edge is [`error::ServerError`].
+//!   of the edge is [`error::ServerError`]. Routes take the person behind the session and JSON
+//!   bodies through the extractors of [`extract`]; the [`store`] takes and gives typed values
+//!   and fails with a [`store::StoreError`].
 #![deny(missing_docs)]
 
 pub mod analysis;
 pub mod clock;
 pub mod computer;
 pub mod error;
+pub mod extract;
 mod http;
 pub mod limit;
 pub mod pgn;

@@ -1,14 +1,19 @@
 //! Storage through sqlx on SQLite or PostgreSQL (one schema, one set of queries, chosen by the
 //! database URL). Every table event is written, with the table row, in one transaction that
 //! commits before the event is sent to anybody.
+//!
+//! The store takes and gives typed values ([`Event`], [`TableOptions`], [`ClockSnapshot`],
+//! [`FinishedGame`]) and keeps them as JSON texts (`serde_json`'s compact form) in its text
+//! columns; the texts are the same as when the callers wrote them, so existing databases read.
 
-use crate::error::ServerError;
-use crate::protocol::{Event, FinishedGame};
+use crate::clock::ClockSnapshot;
+use crate::protocol::{Event, FinishedGame, TableOptions};
 use futures_util::future::BoxFuture;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::{AnyPool, Row};
 use std::borrow::Cow;
+use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The migrations, embedded in the binary, applied in order at start-up.
@@ -53,6 +58,102 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// Why the store failed. The server edge turns it into a
+/// [`ServerError`](crate::error::ServerError): a taken name and an unknown cursor are the
+/// client's mistakes, a bad database URL is a start-up setting, the rest are internal failures
+/// that are logged with their cause and never sent.
+#[derive(Debug)]
+pub enum StoreError {
+    /// The database URL names neither SQLite nor PostgreSQL.
+    UnsupportedUrl(String),
+    /// The database could not be opened.
+    Open {
+        /// The database URL.
+        url: String,
+        /// Why it could not be opened.
+        source: sqlx::Error,
+    },
+    /// Applying the migrations failed.
+    Migration(sqlx::migrate::MigrateError),
+    /// A query failed.
+    Database(sqlx::Error),
+    /// A value does not write as JSON, or a stored JSON text does not read as its type.
+    Json(serde_json::Error),
+    /// An account of this name exists.
+    NameTaken(String),
+    /// No listed finished game has this table id (the `before` of a page of finished games).
+    NoFinishedGame(String),
+    /// More events were given than the table row's version counts.
+    EventVersions {
+        /// How many events were given.
+        count: usize,
+        /// The row's version, which the last event takes.
+        last: u64,
+    },
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::UnsupportedUrl(url) => write!(
+                f,
+                "unsupported database url {url:?}: use sqlite://FILE or postgres://..."
+            ),
+            StoreError::Open { url, source } => {
+                write!(f, "cannot open database {url:?}: {source}")
+            }
+            StoreError::Migration(e) => write!(f, "migration: {e}"),
+            StoreError::Database(e) => write!(f, "database: {e}"),
+            StoreError::Json(e) => write!(f, "json: {e}"),
+            StoreError::NameTaken(name) => write!(f, "the name {name:?} is taken"),
+            StoreError::NoFinishedGame(id) => write!(f, "before: no finished game {id:?}"),
+            StoreError::EventVersions { count, last } => {
+                write!(f, "{count} events cannot end at version {last}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Open { source, .. } | StoreError::Database(source) => Some(source),
+            StoreError::Migration(e) => Some(e),
+            StoreError::Json(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Two store errors are equal only when they are the same value: a failure has no meaningful
+/// equality of its own, and this keeps [`ServerError`](crate::error::ServerError), which
+/// shares one behind an `Arc`, comparable.
+impl PartialEq for StoreError {
+    fn eq(&self, other: &StoreError) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for StoreError {}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        StoreError::Database(e)
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for StoreError {
+    fn from(e: sqlx::migrate::MigrateError) -> Self {
+        StoreError::Migration(e)
+    }
+}
+
+impl From<serde_json::Error> for StoreError {
+    fn from(e: serde_json::Error) -> Self {
+        StoreError::Json(e)
+    }
+}
+
 /// A stored player.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlayerRow {
@@ -69,14 +170,14 @@ pub struct PlayerRow {
 pub struct TableRow {
     /// The id.
     pub id: String,
-    /// The TableOptions JSON.
-    pub options: String,
+    /// What the table was created with (stored as JSON).
+    pub options: TableOptions,
     /// `open`, `running` or `ended`.
     pub phase: String,
     /// The number of events.
     pub version: u64,
-    /// The clock snapshot JSON.
-    pub clocks: Option<String>,
+    /// The clocks when the row was saved (stored as JSON); `None` for an untimed table.
+    pub clocks: Option<ClockSnapshot>,
     /// Hidden information (never sent; no variant needs it so far: banqi flips are drawn at
     /// flip time).
     pub secret: Option<String>,
@@ -119,13 +220,11 @@ impl Store {
     ///
     /// # Errors
     /// A URL of another kind, a failed connection or a failed migration.
-    pub async fn connect(url: &str) -> Result<Store, ServerError> {
+    pub async fn connect(url: &str) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         let is_sqlite = url.starts_with("sqlite:");
         if !is_sqlite && !url.starts_with("postgres:") && !url.starts_with("postgresql:") {
-            return Err(ServerError::Config(format!(
-                "unsupported database url {url:?}: use sqlite://FILE or postgres://..."
-            )));
+            return Err(StoreError::UnsupportedUrl(url.to_owned()));
         }
         // No timers in the pool beyond the acquire timeout, and no ping before each use: the
         // server's clocks may run on a paused test clock, which jumps to the next timer whenever
@@ -138,7 +237,10 @@ impl Store {
             .test_before_acquire(false)
             .connect(&normalize_url(url))
             .await
-            .map_err(|e| ServerError::Config(format!("cannot open database {url:?}: {e}")))?;
+            .map_err(|source| StoreError::Open {
+                url: url.to_owned(),
+                source,
+            })?;
         let migrator = Migrator::new(Embedded).await?;
         migrator.run(&pool).await?;
         Ok(Store { pool })
@@ -152,13 +254,10 @@ impl Store {
     /// Creates a player (a guest when `password_hash` is `None`).
     ///
     /// # Errors
-    /// [`ServerError::Conflict`] when an account of that name exists.
-    pub async fn create_player(&self, player: &PlayerRow) -> Result<(), ServerError> {
+    /// [`StoreError::NameTaken`] when an account of that name exists.
+    pub async fn create_player(&self, player: &PlayerRow) -> Result<(), StoreError> {
         if player.password_hash.is_some() && self.account_by_name(&player.name).await?.is_some() {
-            return Err(ServerError::Conflict(format!(
-                "the name {:?} is taken",
-                player.name
-            )));
+            return Err(StoreError::NameTaken(player.name.clone()));
         }
         sqlx::query(
             "INSERT INTO players (id, name, password_hash, created_ms) VALUES ($1, $2, $3, $4)",
@@ -181,7 +280,7 @@ impl Store {
     }
 
     /// The account holder named `name`.
-    pub async fn account_by_name(&self, name: &str) -> Result<Option<PlayerRow>, ServerError> {
+    pub async fn account_by_name(&self, name: &str) -> Result<Option<PlayerRow>, StoreError> {
         let row = sqlx::query(
             "SELECT id, name, password_hash FROM players \
              WHERE name = $1 AND password_hash IS NOT NULL",
@@ -193,7 +292,7 @@ impl Store {
     }
 
     /// Records a session for a player, by the digest of its token.
-    pub async fn create_session(&self, token: &str, player_id: &str) -> Result<(), ServerError> {
+    pub async fn create_session(&self, token: &str, player_id: &str) -> Result<(), StoreError> {
         sqlx::query("INSERT INTO sessions (token, player_id, created_ms) VALUES ($1, $2, $3)")
             .bind(token)
             .bind(player_id)
@@ -204,7 +303,7 @@ impl Store {
     }
 
     /// Ends a session, by the digest of its token; returns whether one existed.
-    pub async fn delete_session(&self, token: &str) -> Result<bool, ServerError> {
+    pub async fn delete_session(&self, token: &str) -> Result<bool, StoreError> {
         let done = sqlx::query("DELETE FROM sessions WHERE token = $1")
             .bind(token)
             .execute(&self.pool)
@@ -213,7 +312,7 @@ impl Store {
     }
 
     /// The player behind a session, by the digest of its token.
-    pub async fn player_by_session(&self, token: &str) -> Result<Option<PlayerRow>, ServerError> {
+    pub async fn player_by_session(&self, token: &str) -> Result<Option<PlayerRow>, StoreError> {
         let row = sqlx::query(
             "SELECT p.id, p.name, p.password_hash FROM sessions s \
              JOIN players p ON p.id = s.player_id WHERE s.token = $1",
@@ -224,15 +323,16 @@ impl Store {
         Ok(row.as_ref().map(Self::player_of).transpose()?)
     }
 
-    /// Creates a table with its first event, in one transaction (the row's `created_ms` is
-    /// stored as given).
+    /// Creates a table with its first event (version `row.version`), in one transaction (the
+    /// row's `created_ms` is stored as given).
     pub async fn create_table(
         &self,
         row: &TableRow,
-        variant: &str,
-        first_event: &str,
-    ) -> Result<(), ServerError> {
+        first_event: &Event,
+    ) -> Result<(), StoreError> {
         let now = row.created_ms;
+        let options = serde_json::to_string(&row.options)?;
+        let clocks = row.clocks.as_ref().map(serde_json::to_string).transpose()?;
         let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO game_tables \
@@ -240,11 +340,11 @@ impl Store {
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         )
         .bind(&row.id)
-        .bind(variant)
-        .bind(&row.options)
+        .bind(row.options.variant.as_str())
+        .bind(options)
         .bind(&row.phase)
         .bind(row.version as i64)
-        .bind(&row.clocks)
+        .bind(clocks)
         .bind(&row.secret)
         .bind(now)
         .bind(now)
@@ -259,9 +359,10 @@ impl Store {
         tx: &mut sqlx::Transaction<'_, sqlx::Any>,
         table_id: &str,
         version: u64,
-        body: &str,
+        event: &Event,
         now: i64,
-    ) -> Result<(), ServerError> {
+    ) -> Result<(), StoreError> {
+        let body = serde_json::to_string(event)?;
         sqlx::query(
             "INSERT INTO table_events (table_id, version, body, created_ms) \
              VALUES ($1, $2, $3, $4)",
@@ -275,23 +376,26 @@ impl Store {
         Ok(())
     }
 
-    /// Appends events (numbered up to `row.version`) and updates the table row, in one
-    /// transaction with the new ratings and, when the events end the game, its finished-game
-    /// row; returns once it is committed (durable).
+    /// Appends `events`, numbered so that the last one is `row.version` (the first is
+    /// `row.version - events.len() + 1`), and updates the table row, in one transaction with the
+    /// new ratings and, when the events end the game, its finished-game row; returns once it is
+    /// committed (durable).
     ///
     /// # Errors
-    /// A database failure, or an event of a version already stored.
+    /// A database failure, an event of a version already stored, or more events than
+    /// `row.version`.
     pub async fn append_events(
         &self,
         row: &TableRow,
-        events: &[(u64, String)],
+        events: &[Event],
         ratings: &[RatingRow],
         finished: Option<&FinishedGame>,
-    ) -> Result<(), ServerError> {
+    ) -> Result<(), StoreError> {
         let now = now_ms();
+        let first = first_version(row.version, events.len())?;
         let mut tx = self.pool.begin().await?;
-        for (version, body) in events {
-            Self::insert_event(&mut tx, &row.id, *version, body, now).await?;
+        for (version, event) in (first..).zip(events) {
+            Self::insert_event(&mut tx, &row.id, version, event, now).await?;
         }
         Self::update_row(&mut tx, row, now).await?;
         if let Some(game) = finished {
@@ -321,14 +425,15 @@ impl Store {
         tx: &mut sqlx::Transaction<'_, sqlx::Any>,
         row: &TableRow,
         now: i64,
-    ) -> Result<(), ServerError> {
+    ) -> Result<(), StoreError> {
+        let clocks = row.clocks.as_ref().map(serde_json::to_string).transpose()?;
         sqlx::query(
             "UPDATE game_tables SET phase = $1, version = $2, clocks = $3, updated_ms = $4 \
              WHERE id = $5",
         )
         .bind(&row.phase)
         .bind(row.version as i64)
-        .bind(&row.clocks)
+        .bind(clocks)
         .bind(now)
         .bind(&row.id)
         .execute(&mut **tx)
@@ -337,7 +442,7 @@ impl Store {
     }
 
     /// A player's ratings, one per variant played, sorted by variant.
-    pub async fn ratings(&self, player_id: &str) -> Result<Vec<RatingRow>, ServerError> {
+    pub async fn ratings(&self, player_id: &str) -> Result<Vec<RatingRow>, StoreError> {
         let rows = sqlx::query(
             "SELECT player_id, variant, rating, deviation, volatility, games FROM ratings \
              WHERE player_id = $1 ORDER BY variant",
@@ -359,11 +464,11 @@ impl Store {
                 })
             })
             .collect::<Result<_, sqlx::Error>>()
-            .map_err(ServerError::from)
+            .map_err(StoreError::from)
     }
 
     /// A player's rating in one variant (the default for a first game) and games played.
-    pub async fn rating(&self, player_id: &str, variant: &str) -> Result<RatingRow, ServerError> {
+    pub async fn rating(&self, player_id: &str, variant: &str) -> Result<RatingRow, StoreError> {
         Ok(self
             .ratings(player_id)
             .await?
@@ -380,7 +485,7 @@ impl Store {
     async fn insert_finished(
         tx: &mut sqlx::Transaction<'_, sqlx::Any>,
         game: &FinishedGame,
-    ) -> Result<(), ServerError> {
+    ) -> Result<(), StoreError> {
         sqlx::query(
             "INSERT INTO finished_games (table_id, ended_ms, reason, summary) \
              VALUES ($1, $2, $3, $4)",
@@ -400,7 +505,7 @@ impl Store {
     ///
     /// # Errors
     /// A database failure, or stored events that do not read.
-    pub async fn add_missing_finished(&self) -> Result<usize, ServerError> {
+    pub async fn add_missing_finished(&self) -> Result<usize, StoreError> {
         let rows = sqlx::query(
             "SELECT id, created_ms, updated_ms FROM game_tables g WHERE phase = 'ended' \
              AND NOT EXISTS (SELECT 1 FROM finished_games f WHERE f.table_id = g.id) \
@@ -413,12 +518,7 @@ impl Store {
             let id: String = r.try_get("id")?;
             let created_ms: i64 = r.try_get("created_ms")?;
             let ended_ms: i64 = r.try_get("updated_ms")?;
-            let events = self
-                .events(&id)
-                .await?
-                .into_iter()
-                .map(|(_, body)| serde_json::from_str(&body))
-                .collect::<Result<Vec<Event>, _>>()?;
+            let events = self.event_log(&id).await?;
             let Some(game) = FinishedGame::from_events(&id, created_ms, ended_ms, &events) else {
                 tracing::warn!(table = %id, "an ended table without an ended event");
                 continue;
@@ -436,13 +536,13 @@ impl Store {
     /// id, descending).
     ///
     /// # Errors
-    /// [`ServerError::BadMessage`] when `before` names no listed finished game; a database
+    /// [`StoreError::NoFinishedGame`] when `before` names no listed finished game; a database
     /// failure.
     pub async fn finished_games(
         &self,
         before: Option<&str>,
         limit: u32,
-    ) -> Result<Vec<FinishedGame>, ServerError> {
+    ) -> Result<Vec<FinishedGame>, StoreError> {
         let rows = match before {
             None => {
                 sqlx::query(
@@ -461,9 +561,7 @@ impl Store {
                 .bind(id)
                 .fetch_optional(&self.pool)
                 .await?
-                .ok_or_else(|| {
-                    ServerError::BadMessage(format!("before: no finished game {id:?}"))
-                })?;
+                .ok_or_else(|| StoreError::NoFinishedGame(id.to_owned()))?;
                 let ended_ms: i64 = cursor.try_get("ended_ms")?;
                 sqlx::query(
                     "SELECT summary FROM finished_games WHERE reason <> 'aborted' \
@@ -486,27 +584,29 @@ impl Store {
     }
 
     /// Saves the table row alone (the clock snapshot at shutdown).
-    pub async fn save_row(&self, row: &TableRow) -> Result<(), ServerError> {
+    pub async fn save_row(&self, row: &TableRow) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         Self::update_row(&mut tx, row, now_ms()).await?;
         tx.commit().await?;
         Ok(())
     }
 
-    fn table_of(row: &AnyRow) -> Result<TableRow, sqlx::Error> {
+    fn table_of(row: &AnyRow) -> Result<TableRow, StoreError> {
+        let options: String = row.try_get("options")?;
+        let clocks: Option<String> = row.try_get("clocks")?;
         Ok(TableRow {
             id: row.try_get("id")?,
-            options: row.try_get("options")?,
+            options: serde_json::from_str(&options)?,
             phase: row.try_get("phase")?,
             version: row.try_get::<i64, _>("version")?.max(0) as u64,
-            clocks: row.try_get("clocks")?,
+            clocks: clocks.as_deref().map(serde_json::from_str).transpose()?,
             secret: row.try_get("secret")?,
             created_ms: row.try_get("created_ms")?,
         })
     }
 
     /// One table row.
-    pub async fn table(&self, id: &str) -> Result<Option<TableRow>, ServerError> {
+    pub async fn table(&self, id: &str) -> Result<Option<TableRow>, StoreError> {
         let row = sqlx::query(
             "SELECT id, options, phase, version, clocks, secret, created_ms \
              FROM game_tables WHERE id = $1",
@@ -514,11 +614,11 @@ impl Store {
         .bind(id)
         .fetch_optional(&self.pool)
         .await?;
-        Ok(row.as_ref().map(Self::table_of).transpose()?)
+        row.as_ref().map(Self::table_of).transpose()
     }
 
     /// The ids of the tables that are open or running (to bring back at start-up).
-    pub async fn live_table_ids(&self) -> Result<Vec<String>, ServerError> {
+    pub async fn live_table_ids(&self) -> Result<Vec<String>, StoreError> {
         let rows = sqlx::query(
             "SELECT id FROM game_tables WHERE phase <> 'ended' ORDER BY created_ms, id",
         )
@@ -530,8 +630,11 @@ impl Store {
             .collect::<Result<_, _>>()?)
     }
 
-    /// Every event of a table, in version order, as stored JSON texts.
-    pub async fn events(&self, table_id: &str) -> Result<Vec<(u64, String)>, ServerError> {
+    /// Every event of a table with its version, in version order (none for an unknown table).
+    ///
+    /// # Errors
+    /// A database failure, or a stored event that does not read.
+    pub async fn events(&self, table_id: &str) -> Result<Vec<(u64, Event)>, StoreError> {
         let rows = sqlx::query(
             "SELECT version, body FROM table_events WHERE table_id = $1 ORDER BY version",
         )
@@ -540,19 +643,138 @@ impl Store {
         .await?;
         rows.iter()
             .map(|r| {
+                let body: String = r.try_get("body")?;
                 Ok((
                     r.try_get::<i64, _>("version")?.max(0) as u64,
-                    r.try_get::<String, _>("body")?,
+                    serde_json::from_str(&body)?,
                 ))
             })
-            .collect::<Result<_, sqlx::Error>>()
-            .map_err(ServerError::from)
+            .collect()
     }
+
+    /// Every event of a table in version order, without the versions (none for an unknown
+    /// table).
+    ///
+    /// # Errors
+    /// As [`Store::events`].
+    pub async fn event_log(&self, table_id: &str) -> Result<Vec<Event>, StoreError> {
+        Ok(self
+            .events(table_id)
+            .await?
+            .into_iter()
+            .map(|(_, event)| event)
+            .collect())
+    }
+}
+
+/// The version of the first of `count` events whose last one is `last` (versions count from 1).
+fn first_version(last: u64, count: usize) -> Result<u64, StoreError> {
+    (last + 1)
+        .checked_sub(count as u64)
+        .filter(|&first| first >= 1)
+        .ok_or(StoreError::EventVersions { count, last })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::normalize_url;
+    use super::{first_version, normalize_url, now_ms, Store, TableRow};
+    use crate::clock::ClockSnapshot;
+    use crate::protocol::{Event, TableOptions};
+    use sqlx::Row;
+
+    const OPTIONS: &str = r#"{"variant":"xiangqi","time":null,"rated":true,"no_capture_limit":60,"flag_bearers":null}"#;
+    const STARTED: &str = r#"{"kind":"started"}"#;
+    const MOVED: &str =
+        r#"{"kind":"moved","seat":0,"move":"h2e2","ply":1,"clocks_ms":[299000,300000]}"#;
+    const CLOCKS: &str = r#"{"remaining_ms":[299000,300000],"quota_ms":[2000,1500]}"#;
+
+    /// The texts in the database are the ones the callers wrote before the store took typed
+    /// values, and they read back as the values that were written.
+    #[tokio::test]
+    async fn typed_values_round_trip_through_the_same_texts() {
+        let path = std::env::temp_dir().join(format!(
+            "chuhe-store-test-{}-{}.db",
+            std::process::id(),
+            now_ms()
+        ));
+        let store = Store::connect(&format!("sqlite://{}", path.display()))
+            .await
+            .unwrap();
+        let options: TableOptions = serde_json::from_str(OPTIONS).unwrap();
+        let created = Event::Created {
+            options: options.clone(),
+        };
+        let mut row = TableRow {
+            id: "t1".to_owned(),
+            options,
+            phase: "open".to_owned(),
+            version: 1,
+            clocks: None,
+            secret: None,
+            created_ms: 5,
+        };
+        store.create_table(&row, &created).await.unwrap();
+        let later: Vec<Event> = [STARTED, MOVED]
+            .iter()
+            .map(|t| serde_json::from_str(t).unwrap())
+            .collect();
+        row.phase = "running".to_owned();
+        row.version = 3;
+        row.clocks = Some(serde_json::from_str::<ClockSnapshot>(CLOCKS).unwrap());
+        store.append_events(&row, &later, &[], None).await.unwrap();
+
+        let bodies: Vec<(i64, String)> = sqlx::query(
+            "SELECT version, body FROM table_events WHERE table_id = $1 ORDER BY version",
+        )
+        .bind("t1")
+        .fetch_all(&store.pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get("version"), r.get("body")))
+        .collect();
+        let expected = [
+            format!(r#"{{"kind":"created","options":{OPTIONS}}}"#),
+            STARTED.to_owned(),
+            MOVED.to_owned(),
+        ];
+        assert_eq!(bodies, (1..).zip(expected).collect::<Vec<(i64, String)>>());
+        let stored = sqlx::query("SELECT variant, options, clocks FROM game_tables WHERE id = $1")
+            .bind("t1")
+            .fetch_one(&store.pool)
+            .await
+            .unwrap();
+        assert_eq!(stored.get::<String, _>("variant"), "xiangqi");
+        assert_eq!(stored.get::<String, _>("options"), OPTIONS);
+        assert_eq!(
+            stored.get::<Option<String>, _>("clocks").as_deref(),
+            Some(CLOCKS)
+        );
+
+        assert_eq!(store.table("t1").await.unwrap(), Some(row));
+        let mut all = vec![created];
+        all.extend(later);
+        assert_eq!(store.event_log("t1").await.unwrap(), all);
+        assert_eq!(
+            store
+                .events("t1")
+                .await
+                .unwrap()
+                .iter()
+                .map(|(v, _)| *v)
+                .collect::<Vec<_>>(),
+            [1, 2, 3]
+        );
+        store.close().await;
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn appended_events_end_at_the_row_version() {
+        assert_eq!(first_version(3, 2).ok(), Some(2));
+        assert_eq!(first_version(3, 0).ok(), Some(4));
+        assert!(first_version(1, 2).is_err());
+    }
 
     #[test]
     fn sqlite_urls_get_create_mode() {

@@ -2,13 +2,11 @@
 //! the size and rate limits.
 
 use crate::error::ServerError;
-use crate::http::person;
 use crate::protocol::{ClientMessage, ServerMessage, MAX_MESSAGE_BYTES};
 use crate::table::{is_closed_error, Person, TableHandle};
 use crate::{AppState, Heartbeat};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
-use axum::http::HeaderMap;
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 use std::time::Duration;
@@ -65,10 +63,9 @@ pub async fn upgrade(
     State(state): State<AppState>,
     Path(id): Path<String>,
     since: Result<Query<Since>, axum::extract::rejection::QueryRejection>,
-    headers: HeaderMap,
+    person: Option<Person>,
 ) -> Result<Response, ServerError> {
     let Query(since) = since?;
-    let person = person(&state, &headers).await?;
     let table = state.table(&id).await?;
     let shutdown = state.shutdown_signal();
     let settings = state.settings();

@@ -253,7 +253,7 @@ impl Table {
     async fn save_clocks(&self) {
         if self.state.clocks.is_some() && self.state.phase == Phase::Running {
             if let Err(e) = self.store.save_row(&self.state.row(Instant::now())).await {
-                e.log();
+                ServerError::from(e).log();
             }
         }
     }
@@ -406,7 +406,7 @@ impl Table {
             Decision::Play { seat, mv } => core::play(&mut self.state, seat, mv, at)?,
         };
         let ends = phase != Phase::Ended && self.state.phase == Phase::Ended;
-        if let Err(e) = self.write(&events, version, ends, at).await {
+        if let Err(e) = self.write(&events, ends, at).await {
             self.rebuild(clocks);
             return Err(e);
         }
@@ -457,20 +457,10 @@ impl Table {
         Ok(())
     }
 
-    /// Writes `events` (already applied; the first is version `before + 1`) with the table row
-    /// at `at`, and, when they end the game, the new ratings and the finished game, in one
+    /// Writes `events` (already applied: the last is the row's version) with the table row at
+    /// `at`, and, when they end the game, the new ratings and the finished game, in one
     /// transaction.
-    async fn write(
-        &self,
-        events: &[Event],
-        before: u64,
-        ends: bool,
-        at: Instant,
-    ) -> Result<(), ServerError> {
-        let mut bodies = Vec::with_capacity(events.len());
-        for (i, e) in events.iter().enumerate() {
-            bodies.push((before + 1 + i as u64, serde_json::to_string(e)?));
-        }
+    async fn write(&self, events: &[Event], ends: bool, at: Instant) -> Result<(), ServerError> {
         let ratings = if ends {
             self.ratings_after().await?
         } else {
@@ -487,8 +477,9 @@ impl Table {
             None
         };
         self.store
-            .append_events(&self.state.row(at), &bodies, &ratings, finished.as_ref())
-            .await
+            .append_events(&self.state.row(at), events, &ratings, finished.as_ref())
+            .await?;
+        Ok(())
     }
 
     /// Puts the state back as the event log (without the events that failed to be stored)

@@ -188,13 +188,10 @@ impl TableState {
     pub(crate) fn row(&self, now: Instant) -> TableRow {
         TableRow {
             id: self.id.clone(),
-            options: serde_json::to_string(&self.options).unwrap_or_default(),
+            options: self.options.clone(),
             phase: self.phase.as_str().to_owned(),
             version: self.version,
-            clocks: self
-                .clocks
-                .as_ref()
-                .and_then(|c| serde_json::to_string(&c.snapshot(now)).ok()),
+            clocks: self.clocks.as_ref().map(|c| c.snapshot(now)),
             secret: None,
             created_ms: self.created_ms,
         }

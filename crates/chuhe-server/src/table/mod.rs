@@ -21,7 +21,7 @@ pub(crate) mod core;
 
 use self::actor::{spawn, Command};
 use self::core::TableState;
-use crate::clock::{ClockSnapshot, Clocks};
+use crate::clock::Clocks;
 use crate::error::ServerError;
 use crate::protocol::{ClientMessage, Event, ServerMessage, TableOptions, TableSummary};
 use crate::store::Store;
@@ -253,10 +253,7 @@ pub async fn create(
     let created = Event::Created { options };
     let now = Instant::now();
     state.apply(&created, now).map_err(ServerError::Internal)?;
-    let body = serde_json::to_string(&created)?;
-    store
-        .create_table(&state.row(now), state.options.variant.as_str(), &body)
-        .await?;
+    store.create_table(&state.row(now), &created).await?;
     Ok(spawn(state, vec![created], store.clone(), settings))
 }
 
@@ -275,12 +272,10 @@ pub async fn load(
         .table(id)
         .await?
         .ok_or_else(|| ServerError::NotFound(format!("no table {id:?}")))?;
-    let options: TableOptions = serde_json::from_str(&row.options)?;
-    let mut state = TableState::new(row.id.clone(), options, row.created_ms);
+    let mut state = TableState::new(row.id.clone(), row.options.clone(), row.created_ms);
     let now = Instant::now();
     let mut log = Vec::new();
-    for (version, body) in store.events(id).await? {
-        let event: Event = serde_json::from_str(&body)?;
+    for (version, event) in store.events(id).await? {
         state.apply(&event, now).map_err(|e| {
             ServerError::Internal(format!("table {id} event {version} does not replay: {e}"))
         })?;
@@ -293,8 +288,7 @@ pub async fn load(
         )));
     }
     let increment = state.increment();
-    if let (Some(c), Some(text)) = (&mut state.clocks, &row.clocks) {
-        let snap: ClockSnapshot = serde_json::from_str(text)?;
+    if let (Some(c), Some(snap)) = (&mut state.clocks, row.clocks) {
         let running = c.running_seat();
         *c = Clocks::from_snapshot(&snap, increment);
         if let Some(seat) = running {
