@@ -814,7 +814,13 @@ impl Table {
             } else {
                 Vec::new()
             },
+            capture_moves: if you.is_some() && you == to_move {
+                s.game.capture_moves()
+            } else {
+                Vec::new()
+            },
             clocks: s.clocks.as_ref().map(|c| c.view(now)),
+            draw_offers: s.options.variant.has_draw_offers(),
             draw_offer: s.draw_offer,
             connected: (0..s.seats.len()).map(|i| self.is_connected(i)).collect(),
             outcome: s.game.outcome().filter(|_| s.phase == Phase::Ended),
