@@ -99,6 +99,8 @@ process.exit(failed ? 1 : 0);
  */
 async function player(b, locale, name) {
   const ctx = await b.newContext({ locale, viewport: DESKTOP });
+  // the one test flag: the client hands its hooks (the last state, the socket) to this object
+  await ctx.addInitScript(() => { /** @type {any} */ (window).chuheTest = {}; });
   const page = await ctx.newPage();
   page.on('pageerror', (e) => { throw new Error(`page error (${name}): ${e.message}`); });
   page.on('dialog', (d) => d.accept());
@@ -196,7 +198,7 @@ async function run(b) {
     const page = i % 2 === 0 ? es : en;
     if (i === 10) {
       // a dropped connection: the client reconnects by itself and asks for what it missed
-      await en.evaluate(() => /** @type {any} */ (window).chuheSocket.drop());
+      await en.evaluate(() => /** @type {any} */ (window).chuheTest.socket.drop());
     }
     if (i === 12) {
       await es.click('[data-square="a1"]');
@@ -223,7 +225,7 @@ async function run(b) {
     }
     if (i === 20) {
       // g0e2 blocks: no check any more
-      await es.waitForFunction(() => /** @type {any} */ (window).chuheState?.board.moves.length === 21);
+      await es.waitForFunction(() => /** @type {any} */ (window).chuheTest.state?.board.moves.length === 21);
       assert.equal(await es.locator('.mark-check').count(), 0);
     }
   }
@@ -290,11 +292,11 @@ async function run(b) {
   let captured = false;
   for (let turn = 0; turn < 60 && !captured; turn++) {
     await es.waitForFunction(() => {
-      const s = /** @type {any} */ (window).chuheState;
+      const s = /** @type {any} */ (window).chuheTest.state;
       return s && (s.to_move === s.you || s.outcome);
     }, null, { timeout: 15000 });
     /** @type {any} */
-    const s = await es.evaluate(() => /** @type {any} */ (window).chuheState);
+    const s = await es.evaluate(() => /** @type {any} */ (window).chuheTest.state);
     if (s.outcome) break;
     if (s.board.moves.some((/** @type {string} */ m) => m.includes('x'))) captured = true;
     const capture = s.legal_moves.find((/** @type {string} */ m) => m.includes('x'));
@@ -318,18 +320,18 @@ async function run(b) {
   // the computer answers first: once it is this seat's turn again nothing changes until it moves,
   // so the counts below cannot race a capture of the computer's
   await es.waitForFunction(() => {
-    const s = /** @type {any} */ (window).chuheState;
+    const s = /** @type {any} */ (window).chuheTest.state;
     return s && (s.to_move === s.you || s.outcome);
   }, null, { timeout: 15000 });
   // the lost pieces beside the board are the server's count, in its (rank) order
-  await es.waitForFunction(() => /** @type {any} */ (window).chuheState.board.captured !== '-');
-  const lost = await es.evaluate(() => /** @type {any} */ (window).chuheState.board.captured);
+  await es.waitForFunction(() => /** @type {any} */ (window).chuheTest.state.board.captured !== '-');
+  const lost = await es.evaluate(() => /** @type {any} */ (window).chuheTest.state.board.captured);
   await es.waitForFunction((n) => document.querySelectorAll('#captured .piece-icon').length === n, lost.length);
   const shown = await es.$$eval('#captured .piece-icon', (icons) => icons.map((i) => i.getAttribute('data-piece')).join(''));
   assert.equal(shown, lost);
   const redLost = [...lost].filter((c) => c === c.toUpperCase()).length;
   assert.equal(await es.locator('#captured [data-color="red"] .piece-icon').count(), redLost);
-  const banqiMoves = await es.evaluate(() => /** @type {any} */ (window).chuheState.board.moves);
+  const banqiMoves = await es.evaluate(() => /** @type {any} */ (window).chuheTest.state.board.moves);
   assert.ok(banqiMoves.some((/** @type {string} */ m) => /=/.test(m)), 'flips are recorded with the revealed piece');
   assert.ok(await es.locator('.piece.down').count() > 0, 'face-down discs are drawn');
   await es.screenshot({ path: join(shots, 'banqi.png') });
@@ -341,7 +343,7 @@ async function run(b) {
   await es.screenshot({ path: join(shots, 'banqi-western.png') });
   // the symbols: every face-up piece of the server's view, and the lost pieces beside the board
   await es.selectOption('#pieces', 'symbols');
-  const bqView = await es.evaluate(() => /** @type {any} */ (window).chuheState.board.view);
+  const bqView = await es.evaluate(() => /** @type {any} */ (window).chuheTest.state.board.view);
   await symbolsDrawn(es, 'svg.banqi', kindsOf([...bqView.split(' ')[0]].filter((c) => /[A-Za-z]/.test(c))));
   await symbolsDrawn(es, '#captured', kindsOf([...lost]));
   assert.equal(await es.$$eval('#captured .piece-icon', (icons) => icons.map((i) => i.getAttribute('data-piece')).join('')), lost);
@@ -366,11 +368,11 @@ async function run(b) {
   assert.equal(await es.locator('svg.sanguo .hit').count(), 135, 'sanguo has 135 points');
   for (let round = 0; round < 3; round++) {
     await es.waitForFunction(() => {
-      const s = /** @type {any} */ (window).chuheState;
+      const s = /** @type {any} */ (window).chuheTest.state;
       return s && s.to_move === s.you && s.legal_moves.length > 0;
     }, null, { timeout: 15000 });
     /** @type {any} */
-    const s = await es.evaluate(() => /** @type {any} */ (window).chuheState);
+    const s = await es.evaluate(() => /** @type {any} */ (window).chuheTest.state);
     const mv = s.legal_moves.find((/** @type {string} */ m) => m.startsWith('Rh3')) ?? s.legal_moves[0];
     await clickMove(es, mv.slice(0, 3), mv.slice(4, 7));
     await waitMoves(es, 3 * round + 3);
@@ -382,7 +384,7 @@ async function run(b) {
   await es.setViewportSize(DESKTOP);
   // the symbols, in the kingdoms' colours: one per piece of the server's position
   await es.selectOption('#pieces', 'symbols');
-  const sgPosition = await es.evaluate(() => /** @type {any} */ (window).chuheState.board.position);
+  const sgPosition = await es.evaluate(() => /** @type {any} */ (window).chuheTest.state.board.position);
   const sgPieces = [...sgPosition.split(' ')[0].matchAll(/[rgb]([KAEHRCPF])/g)].map((m) => m[1]);
   assert.ok(sgPieces.length > 40, `${sgPieces.length} pieces on the sanguo board`);
   await symbolsDrawn(es, 'svg.sanguo', kindsOf(sgPieces));
@@ -488,7 +490,7 @@ async function run(b) {
   await es.reload();
   await es.waitForSelector('#replay');
   assert.equal(await es.inputValue('#pieces'), 'symbols', 'the choice is kept');
-  const finalFen = await es.evaluate(() => /** @type {any} */ (window).chuheState.board.fen);
+  const finalFen = await es.evaluate(() => /** @type {any} */ (window).chuheTest.state.board.fen);
   await symbolsDrawn(es, 'svg.xiangqi', kindsOf([...finalFen.split(' ')[0]].filter((c) => /[a-zA-Z]/.test(c))));
   await es.selectOption('#pieces', 'chinese');
   assert.equal(await es.locator('svg.xiangqi .piece text').count(), await es.locator('svg.xiangqi .piece').count());

@@ -12,6 +12,7 @@ import {
 import { LANGS, chooseLang, keys, t } from '../../web/js/i18n.js';
 import { RULES_CATALOGUE } from '../../web/js/i18n-rules.js';
 import { SYMBOLS, kindOf } from '../../web/js/boards.js';
+import { Selection } from '../../web/js/select.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const bqText = () => JSON.parse(readFileSync(join(root, 'tests/data/protocol/server.state.banqi.json'), 'utf8')).board.view;
@@ -23,7 +24,14 @@ for (const name of readdirSync(fixtures).filter((n) => n.startsWith('server.')).
   const msg = readServerMessage(readFileSync(join(fixtures, name), 'utf8'));
   assert.equal(msg.type, name.split('.')[1], name);
   if (msg.type === 'event' && msg.event.kind === 'moved') moveEnds(msg.event.move);
-  if (msg.type === 'state') for (const m of [...msg.legal_moves, ...msg.board.moves]) moveEnds(m);
+  if (msg.type === 'state') {
+    for (const m of [...msg.legal_moves, ...msg.board.moves]) moveEnds(m);
+    // the facts the client reads instead of keeping copies: which moves capture, whether the
+    // variant has draw offers, and the seat count (the length of the table's seats)
+    for (const m of msg.capture_moves) assert.ok(msg.legal_moves.includes(m), `${name}: ${m} is a legal move`);
+    assert.equal(msg.draw_offers, msg.table.options.variant !== 'sanguo', `${name}: draw_offers`);
+    assert.equal(msg.connected.length, msg.table.seats.length, `${name}: one entry per seat`);
+  }
   checks++;
 }
 const state = JSON.parse(readFileSync(join(fixtures, 'server.state.json'), 'utf8'));
@@ -95,7 +103,8 @@ for (let k = 0; k < 3; k++) {
 }
 checks++;
 
-// 3. the catalogue: every key in every language, every end reason of chuhe-rules, every key app.js names
+// 3. the catalogue: every key in every language, every end reason of chuhe-rules, every key the
+// pages name
 for (const key of keys()) {
   for (const l of LANGS) assert.ok(t(key, {}, l).length > 0 && t(key, {}, l) !== key, `${key} ${l}`);
 }
@@ -103,8 +112,12 @@ const outcome = readFileSync(join(root, 'crates/chuhe-rules/src/outcome.rs'), 'u
 const reasons = [...outcome.matchAll(/EndReason::\w+ => "([a-z-]+)"/g)].map((m) => m[1]);
 assert.ok(reasons.length >= 15, 'the end reasons of outcome.rs were found');
 for (const r of reasons) assert.ok(keys().includes(`reason.${r}`), `reason.${r} is in the catalogue`);
-const app = readFileSync(join(root, 'web/js/app.js'), 'utf8');
-for (const m of app.matchAll(/\bt\('([a-z_.]+)'/g)) assert.ok(keys().includes(m[1]), `${m[1]} is in the catalogue`);
+for (const file of ['app.js', 'lobby.js', 'table-view.js', 'format.js']) {
+  const text = readFileSync(join(root, 'web/js', file), 'utf8');
+  const named = [...text.matchAll(/\bt\('([a-z_.]+)'/g)].map((m) => m[1]);
+  assert.ok(named.length > 5, `${file} names ${named.length} keys`);
+  for (const key of named) assert.ok(keys().includes(key), `${key} (${file}) is in the catalogue`);
+}
 for (const v of ['xiangqi', 'sanguo', 'banqi']) assert.ok(keys().includes(`variant.${v}`));
 for (const p of ['chinese', 'western', 'symbols']) assert.ok(keys().includes(`pieces.${p}`));
 for (const c of ['red', 'black']) assert.ok(keys().includes(`banqi.lost_${c}`));
@@ -163,6 +176,69 @@ for (const kind of kinds) {
   const used = paints(SYMBOLS[/** @type {'general'} */ (kind)]);
   assert.ok(used.every((p) => p === 'ink' || p === 'paper' || p === 'none'), `${kind} paints only ink and paper: ${used}`);
   assert.ok(used.includes('ink'), `${kind} is drawn in the side's colour`);
+}
+checks++;
+
+// 6. choosing a move (select.js), as the table and the rules diagrams do: a pick selects a piece
+// that has moves, a pick or a drop on a target chooses that move, a pick on a face-down disc flips
+// it; the targets say which moves capture from the server's list
+{
+  const table = new Selection({ toggle: true });
+  table.setMoves(['b2b9', 'h0g2', 'h2e2', 'h2h9'], ['b2b9', 'h2h9']);
+  assert.equal(table.pick('e5'), null, 'nothing moves from an empty point');
+  assert.equal(table.selected, null);
+  assert.equal(table.pick('h2'), null);
+  assert.equal(table.selected, 'h2');
+  assert.deepEqual([...table.targets()], [['e2', false], ['h9', true]]);
+  assert.equal(table.pick('h2'), null);
+  assert.equal(table.selected, null, 'the table: a second pick of the piece lets it go');
+  table.pick('h2');
+  assert.equal(table.pick('h0'), null);
+  assert.equal(table.selected, 'h0', 'a pick on another piece selects that one');
+  assert.equal(table.pick('g2'), 'h0g2', 'a pick on a target chooses the move');
+  assert.equal(table.selected, null);
+  assert.deepEqual([...table.targets()], []);
+  // drag and drop: released over its own point or a point that is no target, nothing happens
+  table.pick('b2');
+  assert.equal(table.drop('b2'), null);
+  assert.equal(table.drop('c5'), null);
+  assert.equal(table.selected, 'b2');
+  assert.equal(table.drop('b9'), 'b2b9');
+  assert.equal(table.selected, null);
+  // a new position lets go of a piece that no longer moves, and keeps one that does
+  table.pick('h2');
+  table.setMoves(['h2e2', 'a0a1']);
+  assert.equal(table.selected, 'h2');
+  table.setMoves(['a0a1']);
+  assert.equal(table.selected, null);
+  // nothing to choose among (a spectator, the other seat's turn): no pick selects anything
+  table.setMoves([]);
+  assert.equal(table.pick('a0'), null);
+  assert.equal(table.selected, null);
+
+  // a rules diagram: the caption's piece starts selected and a second pick keeps it
+  const diagram = new Selection({ selected: 'e4' });
+  diagram.setMoves(['e4d6', 'e4f6', 'd0d1']);
+  assert.deepEqual([...diagram.targets().keys()], ['d6', 'f6']);
+  assert.equal(diagram.pick('e4'), null);
+  assert.equal(diagram.selected, 'e4');
+  diagram.select('d0');
+  assert.deepEqual([...diagram.targets().keys()], ['d1']);
+
+  // banqi: a flip is one pick, captures come from the server's list
+  const banqi = new Selection({ toggle: true });
+  banqi.setMoves(['b3-b4', 'b3xc3', 'flip c1'], ['b3xc3']);
+  assert.equal(banqi.pick('c1'), 'flip c1');
+  assert.equal(banqi.pick('b3'), null);
+  assert.deepEqual([...banqi.targets()], [['b4', false], ['c3', true]]);
+  assert.equal(banqi.pick('c3'), 'b3xc3');
+
+  // sanguo: the point names of the three halves
+  const sanguo = new Selection({ toggle: true });
+  sanguo.setMoves(['Ga1-Ga2', 'Ga1xRa3']);
+  sanguo.pick('Ga1');
+  assert.deepEqual([...sanguo.targets()], [['Ga2', false], ['Ra3', false]], 'only the server says what captures');
+  assert.equal(sanguo.drop('Ra3'), 'Ga1xRa3');
 }
 checks++;
 

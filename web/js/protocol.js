@@ -25,10 +25,13 @@
  *   | {variant: 'sanguo', position: string, moves: string[]}} BoardView
  */
 /**
+ * A table's state. The table has as many seats as `table.seats` holds; `capture_moves` are the
+ * moves of `legal_moves` that capture; `draw_offers` says whether the variant has draw offers.
  * @typedef {{type: 'state', version: number, table: TableSummary, you: number | null,
  *   board: BoardView, to_move: number | null, check: number[], legal_moves: string[],
- *   clocks: ClockState[] | null, draw_offer: number | null, connected: boolean[],
- *   outcome: Outcome | null, winner_seats?: number[]}} StateMessage
+ *   capture_moves: string[], clocks: ClockState[] | null, draw_offers: boolean,
+ *   draw_offer: number | null, connected: boolean[], outcome: Outcome | null,
+ *   winner_seats?: number[]}} StateMessage
  */
 /**
  * @typedef {{kind: 'created', options: TableOptions}
@@ -76,11 +79,8 @@
 /**
  * The answer of `POST /api/analysis` (docs/protocol.md, "Analysis").
  * @typedef {{board: BoardView, to_move: number | null, side: string | null, legal_moves: string[],
- *   in_check: boolean, check: string[], outcome: Outcome | null}} Analysis
+ *   capture_moves: string[], in_check: boolean, check: string[], outcome: Outcome | null}} Analysis
  */
-
-/** Seats of each variant. */
-export const SEATS = { xiangqi: 2, banqi: 2, sanguo: 3 };
 
 /**
  * Reads a server message, checking the fields the client relies on.

@@ -5,7 +5,10 @@
 
 import { t } from './i18n.js';
 import { api } from './net.js';
-import { moveEnds, readXiangqiFen } from './protocol.js';
+import { moveEnds } from './protocol.js';
+import { h } from './dom.js';
+import { resultLine } from './format.js';
+import { Selection } from './select.js';
 import { banqiBoard, currentPieceSet, kindOf, sanguoBoard, symbolIcon, xiangqiBoard } from './boards.js';
 
 /** @typedef {'xiangqi' | 'sanguo' | 'banqi'} Variant */
@@ -191,24 +194,6 @@ const BANQI_CAPTURES = [
 ];
 
 /**
- * Builds an HTML element: `el('p', {class: 'x'}, 'text', child)`.
- * @param {string} tag
- * @param {Record<string, any>} [attrs]
- * @param {...(Node | string | null | undefined | false)} children
- * @returns {HTMLElement}
- */
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children) if (c) node.append(c);
-  return node;
-}
-
-/**
  * A round piece face in the text, in the set the header chose: the traditional character, the WXF
  * letter, or the symbol.
  * @param {string} glyph
@@ -226,7 +211,7 @@ function chip(glyph, letter, color) {
  * @param {'red' | 'black'} color
  */
 function textChip(glyph, letter, color) {
-  return el('span', { class: `chip ${color}`, 'aria-hidden': 'true' }, currentPieceSet() === 'western' ? letter : glyph);
+  return h('span', { class: `chip ${color}`, 'aria-hidden': 'true' }, currentPieceSet() === 'western' ? letter : glyph);
 }
 
 /**
@@ -235,7 +220,7 @@ function textChip(glyph, letter, color) {
  * @param {'red' | 'black'} color
  */
 function symbolChip(letter, color) {
-  return el('span', { class: `chip sym ${color}`, 'aria-hidden': 'true' }, symbolIcon(kindOf(letter), color));
+  return h('span', { class: `chip sym ${color}`, 'aria-hidden': 'true' }, symbolIcon(kindOf(letter), color));
 }
 
 /** One interactive board: a few positions, the moves the reader played, the server's answer. */
@@ -252,12 +237,12 @@ class Diagram {
     this.moves = [];
     /** @type {Analysis | null} */
     this.analysis = null;
-    /** @type {string | null} */
-    this.selected = def.positions[0].focus;
+    /** the piece picked: the caption's piece at first, kept when picked again */
+    this.selection = new Selection({ selected: def.positions[0].focus });
     this.error = '';
     /** the number of the last request: older answers are dropped */
     this.asked = 0;
-    this.node = el('figure', { class: `diagram ${def.variant}`, 'data-diagram': id });
+    this.node = h('figure', { class: `diagram ${def.variant}`, 'data-diagram': id });
     this.render();
     this.load();
   }
@@ -273,7 +258,7 @@ class Diagram {
       if (asked !== this.asked) return;
       this.analysis = answer;
       this.error = '';
-      if (this.selected && !answer.legal_moves.some((m) => moveEnds(m).from === this.selected)) this.selected = null;
+      this.selection.setMoves(answer.legal_moves, answer.capture_moves);
     } catch (e) {
       if (asked !== this.asked) return;
       this.error = t('error.generic', { message: e instanceof Error ? e.message : String(e) });
@@ -285,68 +270,48 @@ class Diagram {
   /** @param {string} move */
   play(move) {
     this.moves.push(move);
-    this.selected = null;
+    this.selection.select(null);
     this.load();
   }
 
-  /** @param {string} sq */
+  /** @param {string} sq the point the pointer went down on */
   pick(sq) {
-    const a = this.analysis;
-    if (!a) return;
-    const moves = a.legal_moves.map((m) => ({ text: m, ...moveEnds(m) }));
-    const flip = moves.find((m) => m.flip && m.from === sq);
-    if (flip) {
-      this.play(flip.text);
-      return;
-    }
-    const chosen = this.selected ? moves.find((m) => !m.flip && m.from === this.selected && m.to === sq) : undefined;
-    if (chosen) {
-      this.play(chosen.text);
-      return;
-    }
-    this.selected = moves.some((m) => !m.flip && m.from === sq) ? sq : null;
-    this.render();
+    if (!this.analysis) return;
+    const move = this.selection.pick(sq);
+    if (move) this.play(move);
+    else this.render();
   }
 
   /** @param {string} sq the point the pointer was released over (drag and drop) */
   drop(sq) {
-    if (this.selected && sq !== this.selected) this.pick(sq);
+    if (!this.analysis) return;
+    const move = this.selection.drop(sq);
+    if (move) this.play(move);
   }
 
   /** Shows the next position (the blocker moved, the screen moved, the other side to move). */
   next() {
     this.index = (this.index + 1) % this.def.positions.length;
     this.moves = [];
-    this.selected = this.def.positions[this.index].focus;
+    this.selection.select(this.def.positions[this.index].focus);
     this.load();
   }
 
   reset() {
     this.index = 0;
     this.moves = [];
-    this.selected = this.def.positions[0].focus;
+    this.selection.select(this.def.positions[0].focus);
     this.load();
   }
 
   boardNode() {
     const a = this.analysis;
-    if (!a) return el('div', { class: 'diagram-loading' }, t('rules.loading'));
-    /** @type {Map<string, boolean>} */
-    const targets = new Map();
-    /** @type {Set<string>} */
-    const occupied = new Set();
-    if (a.board.variant === 'xiangqi') {
-      readXiangqiFen(a.board.fen).board.forEach((rank, r) => rank.forEach((p, f) => { if (p) occupied.add(`${'abcdefghi'[f]}${r}`); }));
-    }
-    for (const m of a.legal_moves) {
-      const e = moveEnds(m);
-      if (!e.flip && e.from === this.selected) targets.set(e.to, m.includes('x') || occupied.has(e.to));
-    }
+    if (!a) return h('div', { class: 'diagram-loading' }, t('rules.loading'));
     const lastText = a.board.moves[a.board.moves.length - 1];
     const last = lastText ? moveEnds(lastText) : null;
     /** @type {import('./boards.js').Marks} */
     const marks = {
-      selected: this.selected, targets, last: last ? [last.from, last.to] : [], check: a.check,
+      selected: this.selection.selected, targets: this.selection.targets(), last: last ? [last.from, last.to] : [], check: a.check,
       onPick: (sq) => this.pick(sq), onDrop: (sq) => this.drop(sq),
     };
     if (a.board.variant === 'xiangqi') return xiangqiBoard(a.board.fen, false, marks);
@@ -356,8 +321,8 @@ class Diagram {
     const full = svg.getAttribute('viewBox')?.split(' ').map(Number);
     if (zoom && full?.length === 4) {
       const size = full[2];
-      const [cx, cy, w, h] = zoom.map((z) => z * size);
-      svg.setAttribute('viewBox', `${full[0] + size / 2 + cx - w / 2} ${full[1] + full[3] / 2 + cy - h / 2} ${w} ${h}`);
+      const [cx, cy, width, height] = zoom.map((z) => z * size);
+      svg.setAttribute('viewBox', `${full[0] + size / 2 + cx - width / 2} ${full[1] + full[3] / 2 + cy - height / 2} ${width} ${height}`);
     }
     return svg;
   }
@@ -365,12 +330,7 @@ class Diagram {
   statusText() {
     const a = this.analysis;
     if (!a) return '';
-    if (a.outcome) {
-      const reason = t(`reason.${a.outcome.reason}`);
-      if (a.outcome.winners.length === 0) return `${t('result.draw')} · ${reason}`;
-      const who = a.outcome.winners.map((w) => t(`winner.${w}`)).join(t('result.and'));
-      return `${t(a.outcome.winners.length > 1 ? 'result.win_both' : 'result.wins', { who })} · ${reason}`;
-    }
+    if (a.outcome) return resultLine(this.def.variant, a.outcome);
     const side = a.side ? t('rules.to_move', { side: t(`winner.${a.side}`) }) : '';
     return a.in_check ? `${t('rules.check')} · ${side}` : side;
   }
@@ -380,26 +340,26 @@ class Diagram {
     const here = this.def.positions[this.index];
     const changed = this.index !== 0 || this.moves.length > 0;
     this.node.replaceChildren(
-      el('div', { class: 'diagram-board' }, this.boardNode()),
-      el('figcaption', {},
-        el('p', { class: 'caption' }, t(this.def.caption)),
-        el('p', { class: 'diagram-status', role: 'status' }, this.statusText()),
-        this.error ? el('p', { class: 'error', role: 'alert' }, this.error) : null,
-        el('div', { class: 'diagram-actions' },
-          here.next ? el('button', { type: 'button', 'data-action': 'next', onclick: () => this.next() }, t(here.next)) : null,
-          el('button', { type: 'button', 'data-action': 'reset', disabled: !changed, onclick: () => this.reset() }, t('rules.reset')))));
+      h('div', { class: 'diagram-board' }, this.boardNode()),
+      h('figcaption', {},
+        h('p', { class: 'caption' }, t(this.def.caption)),
+        h('p', { class: 'diagram-status', role: 'status' }, this.statusText()),
+        this.error ? h('p', { class: 'error', role: 'alert' }, this.error) : null,
+        h('div', { class: 'diagram-actions' },
+          here.next ? h('button', { type: 'button', 'data-action': 'next', onclick: () => this.next() }, t(here.next)) : null,
+          h('button', { type: 'button', 'data-action': 'reset', disabled: !changed, onclick: () => this.reset() }, t('rules.reset')))));
   }
 }
 
 /** banqi's table of who captures whom */
 function capturesTable() {
-  const head = el('tr', {}, el('th', { scope: 'col' }, t('rules.bq.captures.corner')),
-    ...BANQI_CAPTURES.map(([name, glyph, letter]) => el('th', { scope: 'col', title: t(name) }, chip(glyph, letter, 'black'))));
-  const rows = BANQI_CAPTURES.map(([name, glyph, letter, row]) => el('tr', {},
-    el('th', { scope: 'row' }, chip(glyph, letter, 'red'), ' ', t(name)),
-    ...[...row].map((c) => el('td', { class: c === 'y' ? 'yes' : 'no' }, c === 'y' ? '✓' : '–'))));
-  return el('div', { class: 'captures-wrap' }, el('table', { class: 'captures', id: 'banqi-captures' },
-    el('caption', {}, t('rules.bq.captures.caption')), el('thead', {}, head), el('tbody', {}, ...rows)));
+  const head = h('tr', {}, h('th', { scope: 'col' }, t('rules.bq.captures.corner')),
+    ...BANQI_CAPTURES.map(([name, glyph, letter]) => h('th', { scope: 'col', title: t(name) }, chip(glyph, letter, 'black'))));
+  const rows = BANQI_CAPTURES.map(([name, glyph, letter, row]) => h('tr', {},
+    h('th', { scope: 'row' }, chip(glyph, letter, 'red'), ' ', t(name)),
+    ...[...row].map((c) => h('td', { class: c === 'y' ? 'yes' : 'no' }, c === 'y' ? '✓' : '–'))));
+  return h('div', { class: 'captures-wrap' }, h('table', { class: 'captures', id: 'banqi-captures' },
+    h('caption', {}, t('rules.bq.captures.caption')), h('thead', {}, head), h('tbody', {}, ...rows)));
 }
 
 /**
@@ -407,9 +367,9 @@ function capturesTable() {
  * @returns {HTMLElement}
  */
 export function rulesLinks() {
-  return el('section', { class: 'card rules-links' },
-    el('h2', {}, t('rules.learn')),
-    el('p', {}, ...['xiangqi', 'sanguo', 'banqi'].map((v) => el('a', { class: 'button', href: `#/rules/${v}`, id: `rules-${v}` }, t(`variant.${v}`)))));
+  return h('section', { class: 'card rules-links' },
+    h('h2', {}, t('rules.learn')),
+    h('p', {}, ...['xiangqi', 'sanguo', 'banqi'].map((v) => h('a', { class: 'button', href: `#/rules/${v}`, id: `rules-${v}` }, t(`variant.${v}`)))));
 }
 
 /**
@@ -428,14 +388,14 @@ export function rulesPage(variant, show) {
   /** @param {Block} block */
   const blockNode = (block) => {
     switch (block[0]) {
-      case 'h2': return el('h2', {}, t(block[1]));
-      case 'p': return el('p', {}, t(block[1]));
+      case 'h2': return h('h2', {}, t(block[1]));
+      case 'p': return h('p', {}, t(block[1]));
       case 'pieces':
-        return el('ul', { class: 'pieces' }, ...block[1].map(([name, text, glyphs, letter]) => el('li', {},
-          el('span', { class: 'chips' }, textChip(glyphs[0], letter, 'red'), textChip(glyphs[1], letter, 'black'),
-            el('span', { class: 'legend', 'data-piece': letter }, symbolChip(letter, 'red'), symbolChip(letter, 'black'))),
-          el('strong', { class: 'name' }, t(name)),
-          el('span', { class: 'text' }, t(text)))));
+        return h('ul', { class: 'pieces' }, ...block[1].map(([name, text, glyphs, letter]) => h('li', {},
+          h('span', { class: 'chips' }, textChip(glyphs[0], letter, 'red'), textChip(glyphs[1], letter, 'black'),
+            h('span', { class: 'legend', 'data-piece': letter }, symbolChip(letter, 'red'), symbolChip(letter, 'black'))),
+          h('strong', { class: 'name' }, t(name)),
+          h('span', { class: 'text' }, t(text)))));
       case 'diagram': {
         const d = /** @type {Diagram} */ (diagrams.get(block[1]));
         d.render();
@@ -446,13 +406,13 @@ export function rulesPage(variant, show) {
     }
   };
   const draw = () => {
-    const tabs = el('nav', { class: 'rules-tabs', 'aria-label': t('rules.nav') },
-      ...['xiangqi', 'sanguo', 'banqi'].map((v) => el('a', { href: `#/rules/${v}`, 'data-variant': v, 'aria-current': v === variant ? 'page' : undefined }, t(`variant.${v}`))));
-    show(el('main', { class: 'rules-page', 'data-variant': variant },
+    const tabs = h('nav', { class: 'rules-tabs', 'aria-label': t('rules.nav') },
+      ...['xiangqi', 'sanguo', 'banqi'].map((v) => h('a', { href: `#/rules/${v}`, 'data-variant': v, 'aria-current': v === variant ? 'page' : undefined }, t(`variant.${v}`))));
+    show(h('main', { class: 'rules-page', 'data-variant': variant },
       tabs,
-      el('article', { class: 'card rules' },
-        el('h1', { id: 'rules-title' }, t(`rules.title.${variant}`)),
-        el('p', { class: 'muted help' }, t('rules.help')),
+      h('article', { class: 'card rules' },
+        h('h1', { id: 'rules-title' }, t(`rules.title.${variant}`)),
+        h('p', { class: 'muted help' }, t('rules.help')),
         ...PAGES[variant].map(blockNode))));
   };
   return {

@@ -48,6 +48,8 @@ pub struct Analysis {
     pub side: Option<Side>,
     /// The legal moves of the seat to move, sorted bytewise; empty once the game has ended.
     pub legal_moves: Vec<String>,
+    /// The moves of `legal_moves` that capture a piece, sorted bytewise.
+    pub capture_moves: Vec<String>,
     /// Whether the general of the side to move is attacked (sanguo: attacked or facing another
     /// general); always `false` in banqi, which has no check.
     pub in_check: bool,
@@ -123,6 +125,7 @@ pub fn analyse(request: &AnalysisRequest) -> Result<Analysis, ServerError> {
             None
         },
         legal_moves: game.legal_moves(),
+        capture_moves: game.capture_moves(),
         in_check: !check.is_empty(),
         check,
         outcome,
@@ -201,12 +204,15 @@ mod tests {
             targets(&screen, "e2"),
             ["a2", "b2", "c2", "d2", "e0", "e1", "e3", "e4", "e7", "f2", "g2", "h2", "i2"]
         );
+        // the one capture, which the client marks as such
+        assert_eq!(screen.capture_moves, ["e2e7"]);
         // The soldier moved aside to d5: the cannon slides up to e6 and captures nothing.
         let open = ask(Variant::Xiangqi, "5k3/9/4r4/9/3P5/9/9/4C4/9/3K5 w", &[]).unwrap();
         assert_eq!(
             targets(&open, "e2"),
             ["a2", "b2", "c2", "d2", "e0", "e1", "e3", "e4", "e5", "e6", "f2", "g2", "h2", "i2"]
         );
+        assert!(open.capture_moves.is_empty());
     }
 
     #[test]
@@ -418,6 +424,7 @@ mod tests {
         assert!(red.legal_moves.contains(&"b3xc3".to_owned()));
         assert!(red.legal_moves.contains(&"a1xf1".to_owned()));
         assert!(red.legal_moves.contains(&"flip c1".to_owned()));
+        assert_eq!(red.capture_moves, ["a1xf1", "b3xc3", "d2xe2"]);
         assert_eq!(red.to_move, Some(0));
         assert_eq!(red.side, Some(Side::Red));
         assert!(!red.in_check);

@@ -183,8 +183,12 @@ pub struct State {
     pub check: Vec<usize>,
     /// The legal moves, sent only to the seat to move (empty for everybody else).
     pub legal_moves: Vec<String>,
+    /// The moves of `legal_moves` that capture a piece, sorted bytewise.
+    pub capture_moves: Vec<String>,
     /// One clock per seat; `null` when untimed.
     pub clocks: Option<Vec<ClockView>>,
+    /// Whether the variant has draw offers (xiangqi and banqi; sanguo has none).
+    pub draw_offers: bool,
     /// The seat with a pending draw offer, if any.
     pub draw_offer: Option<usize>,
     /// Per seat: whether a person is connected (computers always are).

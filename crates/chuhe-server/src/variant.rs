@@ -357,6 +357,27 @@ impl AnyGame {
         out
     }
 
+    /// The moves of [`AnyGame::legal_moves`] that capture a piece, sorted bytewise (sanguo and
+    /// banqi write a capture with `x`; a xiangqi move captures when its to-square is occupied).
+    pub fn capture_moves(&self) -> Vec<String> {
+        let legal = self.legal_moves();
+        match &self.inner {
+            Inner::Xiangqi(g) => {
+                let p = g.position();
+                let captures: Vec<String> = p
+                    .legal_moves()
+                    .iter()
+                    .filter(|m| p.is_capture(**m))
+                    .map(|m| m.to_string())
+                    .collect();
+                legal.into_iter().filter(|m| captures.contains(m)).collect()
+            }
+            Inner::Sanguo(_) | Inner::Banqi(_) => {
+                legal.into_iter().filter(|m| m.contains('x')).collect()
+            }
+        }
+    }
+
     /// How the game ended, or `None` while it goes on.
     pub fn outcome(&self) -> Option<Outcome> {
         if let Some((o, _)) = &self.table_end {

@@ -17,7 +17,7 @@ async fn analysis_answers_board_moves_check_and_outcome() {
     assert_eq!(status, 200, "{answer}");
     assert_eq!(
         answer,
-        r#"{"board":{"variant":"xiangqi","fen":"4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1","moves":[]},"to_move":0,"side":"red","legal_moves":["d0d1"],"in_check":false,"check":[],"outcome":null}"#
+        r#"{"board":{"variant":"xiangqi","fen":"4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1","moves":[]},"to_move":0,"side":"red","legal_moves":["d0d1"],"capture_moves":[],"in_check":false,"check":[],"outcome":null}"#
     );
 
     // A mate played first (spec/xiangqi.md E15).
@@ -26,7 +26,7 @@ async fn analysis_answers_board_moves_check_and_outcome() {
     assert_eq!(status, 200, "{answer}");
     assert_eq!(
         answer,
-        r#"{"board":{"variant":"xiangqi","fen":"3k3R1/1R7/9/9/9/9/9/9/9/4K4 b - - 120 70","moves":["h0h9"]},"to_move":null,"side":null,"legal_moves":[],"in_check":true,"check":["d9"],"outcome":{"winners":["red"],"reason":"checkmate"}}"#
+        r#"{"board":{"variant":"xiangqi","fen":"3k3R1/1R7/9/9/9/9/9/9/9/4K4 b - - 120 70","moves":["h0h9"]},"to_move":null,"side":null,"legal_moves":[],"capture_moves":[],"in_check":true,"check":["d9"],"outcome":{"winners":["red"],"reason":"checkmate"}}"#
     );
 
     // Banqi: the cannon jumps the face-down screen on c1 onto the chariot on f1.

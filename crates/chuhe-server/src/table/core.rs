@@ -244,7 +244,13 @@ impl TableState {
             } else {
                 Vec::new()
             },
+            capture_moves: if you.is_some() && you == to_move {
+                self.game.capture_moves()
+            } else {
+                Vec::new()
+            },
             clocks: self.clocks.as_ref().map(|c| c.view(now)),
+            draw_offers: self.options.variant.has_draw_offers(),
             draw_offer: self.draw_offer,
             connected,
             outcome: self.game.outcome().filter(|_| ended),

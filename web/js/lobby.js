@@ -1,0 +1,253 @@
+// The lobby (#/): the session forms (guest, login, registration), the account's ratings, the open
+// and running tables, the form that creates a table, the finished games, the rules links.
+
+import { t } from './i18n.js';
+import { api } from './net.js';
+import { h } from './dom.js';
+import { accountErrorText, errorText, formatDate, occupant, ratedBadge, resultLine, seatLabel, timeText } from './format.js';
+import { rulesLinks } from './rules.js';
+
+/** @typedef {import('./protocol.js').TableSummary} TableSummary */
+
+/**
+ * The lobby page: `draw` draws it again (after a language switch), `leave` stops its polling.
+ * @param {import('./app.js').Shell} shell
+ * @returns {{draw: () => void, leave: () => void}}
+ */
+export function lobbyPage(shell) {
+  const session = shell.session;
+  /** @type {TableSummary[]} */
+  let tables = [];
+  let message = '';
+  let accountMessage = '';
+  let stopped = false;
+  const form = { variant: 'xiangqi', minutes: 10, increment: 5, timed: true, rated: false, limit: 120, flags: true };
+  /** @type {import('./protocol.js').FinishedPage} */
+  let finished = { games: [], next: null };
+  /** the `before` of each page shown so far: the current page's is the last (null: the newest) */
+  /** @type {(string | null)[]} */
+  const cursors = [null];
+  /** @type {import('./protocol.js').RatingInfo[] | null} */
+  let ratings = null;
+  /** what was typed in the session forms, kept across redraws (passwords are not kept) */
+  /** @type {Record<string, string>} */
+  const typed = { name: '', 'login-name': '', 'register-name': '' };
+  /** @param {string} id */
+  const keep = (id) => ({
+    id, value: typed[id],
+    oninput: (/** @type {Event} */ e) => { typed[id] = /** @type {HTMLInputElement} */ (e.target).value; },
+  });
+
+  const listNode = () => {
+    const rows = tables.map((tb) => {
+      const free = tb.phase === 'open' && tb.seats.some((s) => s === null);
+      return h('tr', { 'data-table': tb.id },
+        h('td', {}, t(`variant.${tb.options.variant}`), ratedBadge(tb.options.rated) ? ' ' : null, ratedBadge(tb.options.rated)),
+        h('td', { 'data-label': t('lobby.time') }, timeText(tb.options.time)),
+        h('td', { class: 'seats' }, ...tb.seats.map((s, i) => h('span', { class: `seat-chip${s ? '' : ' free'}`, title: occupant(s) },
+          `${seatLabel(tb.options.variant, i)}: ${occupant(s)}`))),
+        h('td', { 'data-label': t('lobby.phase') }, t(`phase.${tb.phase}`)),
+        h('td', {}, h('a', { class: 'button', href: `#/t/${tb.id}` }, free ? t('lobby.open_table') : t('lobby.watch'))));
+    });
+    return h('section', { class: 'card' }, h('h2', {}, t('lobby.tables')),
+      tables.length === 0 ? h('p', { class: 'muted' }, t('lobby.none'))
+        : h('table', { class: 'tables', id: 'tables' },
+          h('thead', {}, h('tr', {}, h('th', {}, t('lobby.variant')), h('th', {}, t('lobby.time')),
+            h('th', {}, t('lobby.seats')), h('th', {}, t('lobby.phase')), h('th', {}))),
+          h('tbody', {}, ...rows)));
+  };
+
+  const finishedNode = () => {
+    const rows = finished.games.map((g) => {
+      const variant = g.options.variant;
+      return h('tr', { 'data-game': g.id, class: 'game-row', onclick: () => { location.hash = `#/t/${g.id}`; } },
+        h('td', { class: 'date' }, formatDate(g.ended_ms)),
+        h('td', {}, t(`variant.${variant}`)),
+        h('td', { class: 'seats' }, ...g.seats.map((s, i) => h('span', { class: `seat-chip${g.winner_seats.includes(i) ? ' won' : ''}`, title: occupant(s) },
+          `${seatLabel(variant, i)}: ${occupant(s)}`))),
+        h('td', { class: 'result' }, resultLine(variant, g.outcome, g.winner_seats)),
+        h('td', { class: 'plies', 'data-label': t('lobby.moves') }, String(g.plies)),
+        h('td', {}, h('a', { class: 'button', href: `#/t/${g.id}` }, t('lobby.review'))));
+    });
+    const page = cursors.length;
+    return h('section', { class: 'card' }, h('h2', {}, t('lobby.finished')),
+      finished.games.length === 0 ? h('p', { class: 'muted' }, t('lobby.no_finished'))
+        : h('div', { class: 'scroll-x' }, h('table', { class: 'tables finished', id: 'finished' },
+          h('thead', {}, h('tr', {}, h('th', {}, t('lobby.date')), h('th', {}, t('lobby.variant')),
+            h('th', {}, t('lobby.players')), h('th', {}, t('lobby.result')), h('th', {}, t('lobby.moves')), h('th', {}))),
+          h('tbody', {}, ...rows))),
+      page > 1 || finished.next ? h('div', { class: 'pager' },
+        h('button', { id: 'finished-newer', disabled: page === 1, onclick: () => { cursors.pop(); loadFinished(); } }, t('lobby.newer')),
+        h('span', { class: 'muted' }, t('lobby.page', { n: page })),
+        h('button', { id: 'finished-older', disabled: !finished.next, onclick: () => { cursors.push(finished.next); loadFinished(); } }, t('lobby.older')))
+        : null);
+  };
+
+  const ratingsNode = () => {
+    if (!session.me?.account) return null;
+    const list = ratings ?? [];
+    return h('section', { class: 'card ratings', id: 'ratings' }, h('h2', {}, t('ratings.title')),
+      ratings === null ? h('p', { class: 'muted' }, t('app.connecting'))
+        : list.length === 0 ? h('p', { class: 'muted', id: 'no-ratings' }, t('ratings.none'))
+          : h('ul', {}, ...list.map((r) => h('li', { 'data-variant': r.variant },
+            h('strong', {}, t(`variant.${r.variant}`)), ' ',
+            h('span', { class: 'rating' }, `${Math.round(r.rating)} ± ${Math.round(r.deviation)}`), ' · ',
+            t('ratings.games', { n: r.games })))));
+  };
+
+  const listBox = h('div', { id: 'tables-box' });
+  const finishedBox = h('div', { id: 'finished-box' });
+  const ratingsBox = h('div', { id: 'ratings-box' });
+  const messageBox = h('div', { id: 'lobby-message' });
+  const drawList = () => {
+    listBox.replaceChildren(listNode());
+    finishedBox.replaceChildren(finishedNode());
+    ratingsBox.replaceChildren(ratingsNode() ?? '');
+    messageBox.replaceChildren(message ? h('p', { class: 'error', role: 'alert' }, message) : '');
+  };
+
+  /**
+   * Signs in through `path` with the inputs of a form and redraws the lobby.
+   * @param {string} path
+   * @param {unknown} body
+   */
+  const signIn = async (path, body) => {
+    try {
+      session.me = await api('POST', path, body);
+      accountMessage = '';
+      message = '';
+      ratings = null;
+      draw();
+      loadRatings();
+    } catch (err) {
+      accountMessage = accountErrorText(err);
+      draw();
+    }
+  };
+  /** @param {string} id */
+  const value = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id)).value;
+
+  const draw = () => {
+    const sessionCard = session.me ? null : h('section', { class: 'card session-card', id: 'session-card' },
+      h('p', { class: 'lead' }, t('session.needed')),
+      h('div', { class: 'session-forms' },
+        h('form', {
+          class: 'session', id: 'session-form',
+          onsubmit: async (/** @type {Event} */ e) => {
+            e.preventDefault();
+            try {
+              session.me = await api('POST', '/api/session', { name: value('name') });
+              accountMessage = '';
+              draw();
+            } catch (err) {
+              accountMessage = errorText(err);
+              draw();
+            }
+          },
+        }, h('h3', {}, t('session.as_guest')),
+        h('input', { ...keep('name'), required: true, maxlength: 24, placeholder: t('session.name'), 'aria-label': t('session.name') }),
+        h('button', { type: 'submit', id: 'enter' }, t('session.enter'))),
+        h('form', {
+          class: 'session', id: 'login-form',
+          onsubmit: (/** @type {Event} */ e) => {
+            e.preventDefault();
+            signIn('/api/login', { name: value('login-name'), password: value('login-password') });
+          },
+        }, h('h3', {}, t('session.login_title')),
+        h('input', { ...keep('login-name'), required: true, maxlength: 24, autocomplete: 'username', placeholder: t('session.account_name'), 'aria-label': t('session.account_name') }),
+        h('input', { id: 'login-password', type: 'password', required: true, minlength: 8, maxlength: 128, autocomplete: 'current-password', placeholder: t('session.password'), 'aria-label': t('session.password') }),
+        h('button', { type: 'submit', id: 'login' }, t('session.login'))),
+        h('form', {
+          class: 'session', id: 'register-form',
+          onsubmit: (/** @type {Event} */ e) => {
+            e.preventDefault();
+            signIn('/api/accounts', { name: value('register-name'), password: value('register-password') });
+          },
+        }, h('h3', {}, t('session.register_title')),
+        h('input', { ...keep('register-name'), required: true, maxlength: 24, autocomplete: 'username', placeholder: t('session.account_name'), 'aria-label': t('session.account_name') }),
+        h('input', { id: 'register-password', type: 'password', required: true, minlength: 8, maxlength: 128, autocomplete: 'new-password', placeholder: t('session.new_password'), 'aria-label': t('session.new_password') }),
+        h('button', { type: 'submit', id: 'register' }, t('session.register')))),
+      accountMessage ? h('p', { class: 'error', role: 'alert', id: 'session-error' }, accountMessage) : null);
+
+    // rated games are for account holders: a guest cannot ask for one
+    const guest = !!session.me && !session.me.account;
+    /** @param {string} key @param {Node} input */
+    const field = (key, input) => h('label', { class: 'field' }, h('span', {}, t(key)), input);
+    const create = h('form', {
+      class: 'card create', id: 'create-form',
+      onsubmit: async (/** @type {Event} */ e) => {
+        e.preventDefault();
+        /** @type {import('./protocol.js').TableOptions} */
+        const options = {
+          variant: /** @type {any} */ (form.variant),
+          time: form.timed ? { initial_ms: Math.round(form.minutes * 60000), increment_ms: Math.round(form.increment * 1000) } : null,
+          rated: form.rated && !!session.me?.account,
+          no_capture_limit: form.variant === 'xiangqi' ? form.limit : null,
+          flag_bearers: form.variant === 'sanguo' ? form.flags : null,
+        };
+        try {
+          const summary = await api('POST', '/api/tables', options);
+          location.hash = `#/t/${summary.id}`;
+        } catch (err) {
+          message = errorText(err);
+          drawList();
+        }
+      },
+    }, h('h2', {}, t('lobby.create')),
+    field('lobby.variant', h('select', { id: 'variant', onchange: (/** @type {Event} */ e) => { form.variant = /** @type {HTMLSelectElement} */ (e.target).value; draw(); } },
+      ...['xiangqi', 'sanguo', 'banqi'].map((v) => h('option', { value: v, selected: v === form.variant }, t(`variant.${v}`))))),
+    field('lobby.untimed', h('input', { type: 'checkbox', id: 'untimed', checked: !form.timed, onchange: (/** @type {Event} */ e) => { form.timed = !(/** @type {HTMLInputElement} */ (e.target).checked); draw(); } })),
+    form.timed ? field('lobby.minutes', h('input', { type: 'number', id: 'minutes', required: true, min: 1, max: 180, step: 1, value: form.minutes, onchange: (/** @type {Event} */ e) => { form.minutes = Number(/** @type {HTMLInputElement} */ (e.target).value); } })) : null,
+    form.timed ? field('lobby.increment', h('input', { type: 'number', id: 'increment', required: true, min: 0, max: 600, step: 1, value: form.increment, onchange: (/** @type {Event} */ e) => { form.increment = Number(/** @type {HTMLInputElement} */ (e.target).value); } })) : null,
+    form.variant === 'xiangqi' ? field('lobby.no_capture_limit', h('input', { type: 'number', id: 'limit', required: true, min: 0, max: 1000, step: 1, value: form.limit, onchange: (/** @type {Event} */ e) => { form.limit = Number(/** @type {HTMLInputElement} */ (e.target).value); } })) : null,
+    form.variant === 'sanguo' ? field('lobby.flag_bearers', h('input', { type: 'checkbox', id: 'flags', checked: form.flags, onchange: (/** @type {Event} */ e) => { form.flags = /** @type {HTMLInputElement} */ (e.target).checked; } })) : null,
+    field('lobby.rated', h('input', {
+      type: 'checkbox', id: 'rated', checked: guest ? false : form.rated, disabled: guest,
+      'aria-describedby': guest ? 'rated-hint' : undefined,
+      onchange: (/** @type {Event} */ e) => { form.rated = /** @type {HTMLInputElement} */ (e.target).checked; },
+    })),
+    guest ? h('p', { class: 'muted hint', id: 'rated-hint' }, t('lobby.rated_needs_account')) : null,
+    h('button', { type: 'submit', id: 'create', disabled: !session.me }, t('lobby.create_button')));
+
+    shell.show(h('main', { class: 'lobby' }, sessionCard, ratingsBox, messageBox, listBox, create, finishedBox, rulesLinks()));
+    drawList();
+  };
+
+  const loadFinished = async () => {
+    const before = cursors[cursors.length - 1];
+    try {
+      const page = await api('GET', `/api/games?limit=10${before ? `&before=${encodeURIComponent(before)}` : ''}`);
+      if (cursors[cursors.length - 1] === before) finished = page;
+    } catch (err) {
+      message = errorText(err);
+    }
+    if (!stopped) drawList();
+  };
+
+  const loadRatings = async () => {
+    if (!session.me?.account) return;
+    try {
+      ratings = await api('GET', `/api/players/${encodeURIComponent(session.me.id)}/ratings`);
+    } catch (err) {
+      message = errorText(err);
+    }
+    if (!stopped) drawList();
+  };
+
+  const refresh = async () => {
+    if (stopped) return;
+    try {
+      tables = await api('GET', '/api/tables');
+    } catch (err) {
+      message = errorText(err);
+    }
+    if (!stopped) drawList();
+    // the newest finished games come in as tables end
+    if (cursors.length === 1) loadFinished();
+  };
+  draw();
+  refresh();
+  loadRatings();
+  const timer = setInterval(refresh, 2500);
+  return { draw, leave: () => { stopped = true; clearInterval(timer); } };
+}

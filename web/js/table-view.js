@@ -1,0 +1,277 @@
+// The table page (#/t/ID): the board, the seats with their clocks, the actions, the move list,
+// the result banner, the step-through of an ended game and banqi's lost pieces. It draws what the
+// table's state (table.js) holds and hands the clicks back to it.
+
+import { lang, t } from './i18n.js';
+import { generalSquares, moveEnds, readPool, readSanguoPosition } from './protocol.js';
+import { KINGDOM_COLORS, banqiBoard, banqiPieceIcon, sanguoBoard, xiangqiBoard } from './boards.js';
+import { h } from './dom.js';
+import { errorText, formatClock, occupant, ratedBadge, resultLine, seatLabel, timeText } from './format.js';
+import { Table } from './table.js';
+
+/** @typedef {import('./protocol.js').StateMessage} StateMessage */
+
+/**
+ * The table page of table `id`: `draw` draws it again (after a language switch), `leave` stops
+ * its socket, its clock timer and its keys.
+ * @param {import('./app.js').Shell} shell
+ * @param {string} id
+ * @returns {{draw: () => void, leave: () => void}}
+ */
+export function tablePage(shell, id) {
+  const table = new Table(id, () => draw());
+
+  /** The refusal or failure the page shows, in the page's language. */
+  const noticeText = () => {
+    const p = table.problem;
+    if (!p) return '';
+    if (p.type === 'failed') return errorText(p.error);
+    return p.code === 'not_your_turn' ? t('error.not_your_turn')
+      : p.code === 'not_ready' ? t('error.not_ready')
+        : t('error.generic', { message: p.message });
+  };
+
+  /** The connection line: connecting, reconnecting, or nothing once connected. */
+  const connectionText = () => table.connection === 'connecting' ? t('app.connecting')
+    : table.connection === 'lost' ? t('app.reconnecting') : '';
+
+  /** @param {KeyboardEvent} e */
+  const onKey = (e) => {
+    const review = table.review;
+    if (!review || e.altKey || e.ctrlKey || e.metaKey) return;
+    const target = /** @type {HTMLElement | null} */ (e.target);
+    if (target && ['INPUT', 'SELECT', 'TEXTAREA'].includes(target.tagName)) return;
+    const step = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity }[e.key];
+    if (step === undefined) return;
+    e.preventDefault();
+    table.goTo(Number.isFinite(step) ? review.ply + step : step < 0 ? 0 : review.positions.moves.length);
+  };
+  window.addEventListener('keydown', onKey);
+
+  /** The board of the review's current ply: only what the server's positions say. */
+  const reviewBoard = () => {
+    const s = /** @type {StateMessage} */ (table.state);
+    const r = /** @type {NonNullable<typeof table.review>} */ (table.review);
+    const snap = r.positions.positions[r.ply];
+    const variant = r.positions.variant;
+    const lastText = r.ply > 0 ? r.positions.moves[r.ply - 1] : null;
+    const last = lastText ? moveEnds(lastText) : null;
+    /** @type {import('./boards.js').Marks} */
+    const marks = {
+      selected: null, targets: new Map(), last: last ? [last.from, last.to] : [],
+      check: generalSquares(variant, snap.position, snap.check), onPick: () => {}, onDrop: () => {},
+    };
+    if (variant === 'xiangqi') return xiangqiBoard(snap.position, s.you === 1, marks);
+    if (variant === 'banqi') return banqiBoard(snap.position, marks);
+    const toMove = r.ply < r.positions.moves.length ? readSanguoPosition(snap.position).toMove : null;
+    return sanguoBoard(snap.position, s.you ?? 0, toMove, marks);
+  };
+
+  const boardNode = () => {
+    const state = table.state;
+    if (!state) return h('div');
+    if (table.review) return reviewBoard();
+    const lastText = state.board.moves[state.board.moves.length - 1];
+    const last = lastText ? moveEnds(lastText) : null;
+    const text = state.board.variant === 'xiangqi' ? state.board.fen
+      : state.board.variant === 'banqi' ? state.board.view : state.board.position;
+    const check = generalSquares(state.board.variant, text, state.check ?? []);
+    /** @type {import('./boards.js').Marks} */
+    const marks = {
+      selected: table.selection.selected, targets: table.selection.targets(), last: last ? [last.from, last.to] : [], check,
+      onPick: (sq) => table.pick(sq), onDrop: (sq) => table.drop(sq),
+    };
+    if (state.board.variant === 'xiangqi') return xiangqiBoard(state.board.fen, state.you === 1, marks);
+    if (state.board.variant === 'banqi') return banqiBoard(state.board.view, marks);
+    return sanguoBoard(state.board.position, state.you ?? 0, state.to_move, marks);
+  };
+
+  const clockNode = (/** @type {number} */ seat) => {
+    const c = table.state?.clocks?.[seat];
+    if (!c) return null;
+    return h('span', { class: `clock${c.running ? ' running' : ''}`, 'data-clock': seat }, formatClock(c.remaining_ms));
+  };
+
+  const seatsNode = () => {
+    if (!table.state) return h('div');
+    const s = table.state;
+    const variant = s.table.options.variant;
+    const colors = s.board.variant === 'banqi' ? s.board.colors : undefined;
+    const seated = s.you !== null;
+    const open = s.table.phase === 'open';
+    // a guest is not offered a seat at a rated table: the server would refuse it
+    const ratedForGuest = s.table.options.rated && !shell.session.me?.account;
+    const order = s.table.seats.map((_, i) => i);
+    // the receiver's seat last (nearest to its side of the board)
+    if (variant !== 'sanguo' && s.you !== null) order.sort((a, b) => (a === s.you ? 1 : 0) - (b === s.you ? 1 : 0));
+    return h('div', { class: 'seats-panel' }, ...order.map((i) => {
+      const entry = s.table.seats[i];
+      const toMove = s.to_move === i;
+      const side = variant === 'xiangqi' ? ['red', 'black'][i] : colors?.[i];
+      // banqi before the first flip: no colours yet
+      const color = variant === 'sanguo' ? KINGDOM_COLORS[i] : side === 'red' ? '#b3261e' : side === 'black' ? '#1d1d1d' : '#b9ab95';
+      // the seat to move: its border and a badge in its own colour (banqi before the first flip: blue)
+      const turnColor = variant === 'banqi' && !side ? '#1565c0' : color;
+      return h('div', { class: `seat${toMove ? ' to-move' : ''}`, 'data-seat': i, style: toMove ? `border-color:${turnColor}` : undefined },
+        h('span', { class: 'dot', style: `background:${color}` }),
+        h('span', { class: 'seat-name' }, seatLabel(variant, i, colors)),
+        toMove ? h('span', { class: 'turn-badge', style: `background:${turnColor}` }, t('table.moving')) : null,
+        h('span', { class: 'occupant', title: occupant(entry) }, occupant(entry), s.you === i ? ` (${t('table.you')})` : '',
+          entry && !s.connected[i] && s.table.phase !== 'ended' ? ` · ${t('table.offline')}` : ''),
+        clockNode(i),
+        open && !entry && shell.session.me && !seated && ratedForGuest ? h('span', { class: 'muted sit-refused', 'data-no-sit': i }, t('table.rated_guest')) : null,
+        open && !entry && shell.session.me && !seated && !ratedForGuest ? h('button', { class: 'sit', 'data-sit': i, onclick: () => table.send({ type: 'sit', seat: i }) }, t('table.sit')) : null,
+        open && !entry && seated ? h('button', { class: 'computer', 'data-computer': i, onclick: () => table.send({ type: 'sit_computer', seat: i, level: table.level }) }, t('table.computer')) : null,
+        open && s.you === i ? h('button', { class: 'stand', onclick: () => table.send({ type: 'stand' }) }, t('table.stand')) : null);
+    }));
+  };
+
+  const resultText = () => {
+    const s = /** @type {StateMessage} */ (table.state);
+    return s.outcome ? resultLine(s.table.options.variant, s.outcome, s.winner_seats) : '';
+  };
+
+  /** Banqi: the pieces each side has lost, from the server's count, in rank order. */
+  const capturedNode = () => {
+    if (!table.state || table.state.board.variant !== 'banqi') return null;
+    const snap = table.review ? table.review.positions.positions[table.review.ply] : null;
+    const pool = readPool(snap?.captured ?? table.state.board.captured);
+    /** @param {'red' | 'black'} color */
+    const row = (color) => h('div', { class: 'lost-row', 'data-color': color },
+      h('span', { class: 'lost-label' }, t(`banqi.lost_${color}`)),
+      h('span', { class: 'lost-pieces' }, ...(pool[color].length ? pool[color].map((p) => banqiPieceIcon(p, 30))
+        : [h('span', { class: 'muted' }, t('banqi.none_lost'))])));
+    return h('div', { class: 'card captured', id: 'captured' }, row('red'), row('black'));
+  };
+
+  /** The step-through controls of an ended game. */
+  const replayNode = () => {
+    if (!table.review) return null;
+    const r = table.review;
+    const n = r.positions.moves.length;
+    /** @param {string} id @param {string} key @param {string} path @param {number} ply @param {boolean} off */
+    const button = (id, key, path, ply, off) => {
+      const b = h('button', { id, class: 'step', title: t(key), 'aria-label': t(key), disabled: off, onclick: () => table.goTo(ply) });
+      b.innerHTML = `<svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true"><path d="${path}" fill="currentColor"/></svg>`;
+      return b;
+    };
+    return h('div', { class: 'replay', id: 'replay' },
+      button('first', 'replay.first', 'M3 3h3v14H3zM17 3v14L7 10z', 0, r.ply === 0),
+      button('prev', 'replay.prev', 'M15 3v14L5 10z', r.ply - 1, r.ply === 0),
+      h('span', { class: 'ply', id: 'ply' }, r.ply === 0 ? t('replay.start') : t('replay.ply', { ply: r.ply, plies: n })),
+      button('next', 'replay.next', 'M5 3v14l10-7z', r.ply + 1, r.ply === n),
+      button('last', 'replay.last', 'M3 3v14l10-7zM14 3h3v14h-3z', n, r.ply === n));
+  };
+
+  const movesNode = () => {
+    if (!table.state) return h('div');
+    const moves = table.movesIn(shell.session.notation);
+    // one row per round: as many moves as the table has seats
+    const per = table.state.table.seats.length;
+    const current = table.review ? table.review.ply : moves.length;
+    const rows = [];
+    for (let i = 0; i < moves.length; i += per) {
+      rows.push(h('li', {}, ...moves.slice(i, i + per).map((m, j) => {
+        const ply = i + j + 1;
+        return h('span', {
+          class: `mv${ply === current ? ' current' : ''}`, 'data-ply': ply,
+          onclick: table.review ? () => table.goTo(ply) : undefined,
+        }, m);
+      })));
+    }
+    const list = h('ol', { class: 'moves', id: 'moves' }, ...rows);
+    return h('section', { class: 'card moves-card' }, h('h3', {}, t('table.moves')), list);
+  };
+
+  const actionsNode = () => {
+    if (!table.state) return h('div');
+    const s = table.state;
+    const seated = s.you !== null;
+    const running = s.table.phase === 'running';
+    const full = s.table.seats.every((x) => x !== null);
+    const buttons = [];
+    if (s.table.phase === 'open' && seated) {
+      buttons.push(h('label', { class: 'field inline' }, t('table.level'), ' ', h('select', {
+        id: 'level', onchange: (/** @type {Event} */ e) => { table.level = Number(/** @type {HTMLSelectElement} */ (e.target).value); },
+      }, ...[1, 2, 3, 4, 5, 6, 7, 8].map((l) => h('option', { value: l, selected: l === table.level }, String(l))))));
+      if (full) buttons.push(h('button', { id: 'start', class: 'primary', onclick: () => table.send({ type: 'start' }) }, t('table.start')));
+    }
+    if (running && seated) {
+      if (s.board.moves.length === 0) buttons.push(h('button', { id: 'abort', onclick: () => table.send({ type: 'abort' }) }, t('table.abort')));
+      if (s.draw_offers && s.draw_offer !== null && s.draw_offer !== s.you) {
+        buttons.push(h('button', { id: 'accept-draw', class: 'primary', onclick: () => table.send({ type: 'accept_draw' }) }, t('table.accept_draw')));
+        buttons.push(h('button', { id: 'decline-draw', onclick: () => table.send({ type: 'decline_draw' }) }, t('table.decline_draw')));
+      } else if (s.draw_offers) {
+        buttons.push(h('button', { id: 'offer-draw', disabled: s.draw_offer === s.you, onclick: () => table.send({ type: 'offer_draw' }) }, t('table.offer_draw')));
+      }
+      buttons.push(h('button', { id: 'resign', onclick: () => { if (confirm(t('table.confirm_resign'))) table.send({ type: 'resign' }); } }, t('table.resign')));
+    }
+    if (s.table.options.variant === 'xiangqi' && s.board.moves.length > 0) {
+      const notation = lang() === 'zh' ? 'chinese' : 'wxf';
+      buttons.push(h('a', { class: 'button', id: 'pgn', href: `/api/tables/${s.table.id}/pgn?notation=${notation}`, download: `chuhe-${s.table.id}.pgn` }, t('table.pgn')));
+    }
+    buttons.push(h('a', { class: 'button', id: 'leave', href: '#/' }, t('table.leave')));
+    return h('div', { class: 'actions' }, ...buttons);
+  };
+
+  const statusText = () => {
+    if (!table.state) return t('app.connecting');
+    const s = table.state;
+    const variant = s.table.options.variant;
+    const colors = s.board.variant === 'banqi' ? s.board.colors : undefined;
+    if (s.table.phase === 'open') return s.table.seats.every((x) => x !== null) ? t('table.ready') : t('table.waiting');
+    if (s.to_move === null) return '';
+    if (s.to_move === s.you) return t('table.your_turn');
+    const line = t('table.to_move', { seat: seatLabel(variant, s.to_move, colors) });
+    return s.you === null ? `${t('table.spectator')} · ${line}` : line;
+  };
+
+  const draw = () => {
+    if (table.missing) {
+      shell.show(h('main', { class: 'table-page missing' }, h('section', { class: 'card', id: 'not-found' },
+        h('p', { class: 'lead' }, t('table.not_found')),
+        h('a', { class: 'button', id: 'back-to-lobby', href: '#/' }, t('table.back_to_lobby')))));
+      return;
+    }
+    const s = table.state;
+    const variant = s?.table.options.variant;
+    const title = s ? `${t(`variant.${variant}`)} · ${timeText(s.table.options.time)}` : t('app.connecting');
+    const offer = s && s.draw_offer !== null && s.table.phase === 'running'
+      ? h('p', { class: 'offer' }, t('table.draw_offered', { seat: seatLabel(/** @type {string} */ (variant), s.draw_offer) })) : null;
+    const toMoveColor = s && s.to_move !== null
+      ? (variant === 'sanguo' ? KINGDOM_COLORS[s.to_move] : '') : '';
+    shell.show(h('main', { class: 'table-page', 'data-variant': variant ?? '' },
+      h('div', { class: `board-col${table.review ? ' reviewing' : ''}` },
+        connectionText() ? h('p', { class: 'connection', role: 'status' }, connectionText()) : null,
+        s?.outcome ? h('div', { class: 'banner', id: 'result', role: 'status' }, resultText()) : null,
+        h('div', { class: 'board-wrap' }, boardNode()),
+        replayNode(),
+        capturedNode()),
+      h('aside', { class: 'side-col' },
+        h('h2', {}, title, s?.table.options.rated ? ' ' : null, ratedBadge(!!s?.table.options.rated)),
+        statusText() ? h('p', { class: `status${s && s.to_move !== null && s.to_move === s.you ? ' yours' : ''}`, id: 'status', style: toMoveColor ? `border-color:${toMoveColor}` : undefined }, statusText()) : null,
+        seatsNode(),
+        offer,
+        noticeText() ? h('p', { class: 'error', role: 'alert' }, noticeText()) : null,
+        actionsNode(),
+        movesNode())));
+    const list = document.getElementById('moves');
+    const current = list?.querySelector('.mv.current');
+    if (list && current && table.review) {
+      const li = /** @type {HTMLElement} */ (current.parentElement);
+      list.scrollTop = li.offsetTop - list.clientHeight / 2;
+    } else if (list) list.scrollTop = list.scrollHeight;
+  };
+
+  const tick = setInterval(() => {
+    if (!table.state?.clocks) return;
+    const elapsed = performance.now() - table.receivedAt;
+    table.state.clocks.forEach((c, i) => {
+      const node = document.querySelector(`[data-clock="${i}"]`);
+      if (node) node.textContent = formatClock(c.running ? c.remaining_ms - elapsed : c.remaining_ms);
+    });
+  }, 100);
+
+  draw();
+  return { draw, leave: () => { clearInterval(tick); table.close(); window.removeEventListener('keydown', onKey); } };
+}

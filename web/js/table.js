@@ -1,0 +1,188 @@
+// A table's state and actions (#/t/ID), without the page: the table's socket and the last state
+// it brought, the selection of a move among the state's legal moves, the seat actions, the
+// step-through of an ended game and the move list in the chosen notation. The page (table-view.js)
+// draws what this holds and calls `onChange` for every change.
+
+import { ApiError, TableSocket, api } from './net.js';
+import { pgnMoves } from './protocol.js';
+import { Selection } from './select.js';
+import { expose } from './testing.js';
+
+/** @typedef {import('./protocol.js').StateMessage} StateMessage */
+
+/**
+ * Stepping through an ended game: the server's positions (one per ply and the start) and the ply
+ * shown.
+ * @typedef {{positions: import('./protocol.js').Positions, ply: number}} Review
+ */
+
+export class Table {
+  /**
+   * Connects to table `id`.
+   * @param {string} id
+   * @param {() => void} onChange called after every change of what the page shows
+   */
+  constructor(id, onChange) {
+    this.id = id;
+    this.onChange = onChange;
+    /** @type {StateMessage | null} the last state the server sent */
+    this.state = null;
+    /** `performance.now()` when the last state came (the clocks count down from it) */
+    this.receivedAt = 0;
+    this.selection = new Selection({ toggle: true });
+    /**
+     * The last refusal or failure to show: the server's error message or a failed request.
+     * @type {{type: 'error', code: string, message: string} | {type: 'failed', error: unknown} | null}
+     */
+    this.problem = null;
+    /** @type {'connecting' | 'open' | 'lost'} */
+    this.connection = 'connecting';
+    /** the level of the computer players the seated person adds */
+    this.level = 3;
+    /** @type {Review | null} `null` while the game runs or until the positions arrive */
+    this.review = null;
+    this.reviewLoading = false;
+    /** whether the server answered 404 for this table: the page says so and stops retrying */
+    this.missing = false;
+    /** @type {{key: string, moves: string[]}} the server's PGN moves of the last state, by notation */
+    this.written = { key: '', moves: [] };
+    this.socket = new TableSocket(id, (msg) => {
+      if (msg.type === 'state') {
+        this.state = msg;
+        expose('state', msg);
+        this.receivedAt = performance.now();
+        this.selection.setMoves(msg.legal_moves, msg.capture_moves);
+        this.problem = null;
+        if (msg.table.phase === 'ended') this.loadPositions();
+        this.onChange();
+      } else if (msg.type === 'error') {
+        this.problem = msg;
+        this.onChange();
+      }
+    }, (status) => {
+      if (this.missing) return;
+      this.connection = status === 'lost' ? 'lost' : 'open';
+      if (status !== 'closed') this.onChange();
+      // no state yet and the socket failed: a table the server does not know stops the retries
+      if (status === 'lost' && !this.state) this.checkExists();
+    });
+    expose('socket', this.socket);
+  }
+
+  /** Stops the socket. */
+  close() {
+    this.socket.close();
+  }
+
+  /** @param {import('./protocol.js').ClientMessage} msg */
+  send(msg) {
+    this.socket.send(msg);
+  }
+
+  /**
+   * Sends a move of the current state.
+   * @param {string} move
+   */
+  sendMove(move) {
+    if (this.state) this.send({ type: 'move', version: this.state.version, move });
+  }
+
+  /**
+   * The pointer went down on `sq`: selects a piece or sends the move it chooses.
+   * @param {string} sq
+   */
+  pick(sq) {
+    if (!this.state) return;
+    const move = this.selection.pick(sq);
+    if (move) this.sendMove(move);
+    this.onChange();
+  }
+
+  /**
+   * The pointer was released over `sq`: sends the selected piece's move there, if any.
+   * @param {string} sq
+   */
+  drop(sq) {
+    if (!this.state) return;
+    const move = this.selection.drop(sq);
+    if (move) {
+      this.sendMove(move);
+      this.onChange();
+    }
+  }
+
+  /** Asks the server whether the table exists; a 404 marks it missing and closes the socket. */
+  async checkExists() {
+    try {
+      await api('GET', `/api/tables/${this.id}`);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404 && !this.missing) {
+        this.missing = true;
+        this.socket.close();
+        this.onChange();
+      }
+    }
+  }
+
+  /** Fetches the positions of the ended game once (the step-through reads only these). */
+  async loadPositions() {
+    if (this.reviewLoading || (this.review && this.review.positions.moves.length === this.state?.board.moves.length)) return;
+    this.reviewLoading = true;
+    try {
+      /** @type {import('./protocol.js').Positions} */
+      const positions = await api('GET', `/api/tables/${this.id}/positions`);
+      this.review = { positions, ply: positions.moves.length };
+      expose('review', this.review);
+    } catch (err) {
+      this.problem = { type: 'failed', error: err };
+    } finally {
+      this.reviewLoading = false;
+    }
+    this.onChange();
+  }
+
+  /**
+   * Shows ply `ply` of the ended game (clamped to the game).
+   * @param {number} ply
+   */
+  goTo(ply) {
+    if (!this.review) return;
+    this.review.ply = Math.max(0, Math.min(this.review.positions.moves.length, ply));
+    this.onChange();
+  }
+
+  /**
+   * The moves of the list, in `notation` (xiangqi: WXF or Chinese from the server's PGN export,
+   * fetched when the moves or the notation changed; meanwhile, and for the other games, the
+   * state's moves).
+   * @param {string} notation `iccs`, `wxf` or `chinese`
+   * @returns {string[]}
+   */
+  movesIn(notation) {
+    if (!this.state) return [];
+    const key = `${notation} ${this.state.board.moves.length}`;
+    if (this.written.key === key) return this.written.moves;
+    this.fetchWritten(notation, key);
+    return this.state.board.moves;
+  }
+
+  /**
+   * @param {string} notation
+   * @param {string} key
+   */
+  async fetchWritten(notation, key) {
+    const s = this.state;
+    if (!s || s.board.variant !== 'xiangqi' || notation === 'iccs' || s.board.moves.length === 0) return;
+    try {
+      const res = await fetch(`/api/tables/${this.id}/pgn?notation=${notation}`);
+      if (!res.ok) return;
+      const moves = pgnMoves(await res.text());
+      if (this.state && moves.length === this.state.board.moves.length && `${notation} ${moves.length}` === key) {
+        this.written = { key, moves };
+        this.onChange();
+      }
+    } catch {
+      // the list stays in ICCS
+    }
+  }
+}
