@@ -8,7 +8,7 @@
 //! (UCCI: `info message error …`) and leaves the state as it was.
 
 use crate::search::{self, Control, Info, Limits, Score, Searcher, Settings, MATE, MATE_BOUND};
-use crate::skill;
+use crate::skill::Strength;
 use crate::tt::{Bound, Table};
 use chuhe_rules::xiangqi::{perft_divide, Color, Move, Position};
 use std::io::{self, BufRead, Write};
@@ -786,17 +786,13 @@ impl<W: Write + Send + 'static> Session<W> {
         Ok(())
     }
 
-    fn start_search(&mut self, mut limits: Limits, draw: bool) {
+    fn start_search(&mut self, limits: Limits, draw: bool) {
         self.searches += 1;
-        let level = skill::level(
+        let strength = Strength::from_options(
             self.options.skill_level,
             self.options.limit_strength,
             self.options.elo,
         );
-        if let Some(l) = level {
-            let cap = skill::depth_cap(l);
-            limits.depth = Some(limits.depth.map_or(cap, |d| d.min(cap)));
-        }
         let settings = Settings {
             multi_pv: self.options.multi_pv as usize,
             no_capture_limit: self.options.no_capture_limit.min(u32::from(u16::MAX)) as u16,
@@ -819,7 +815,7 @@ impl<W: Write + Send + 'static> Session<W> {
             limits,
             ucci: self.dialect == Dialect::Ucci,
             show_wdl: self.options.show_wdl,
-            level,
+            strength,
             threads: self.options.threads.max(1) as usize,
             seed: self.position.key() ^ self.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15),
         };
@@ -926,7 +922,7 @@ struct Job<W: Write + Send + 'static> {
     limits: Limits,
     ucci: bool,
     show_wdl: bool,
-    level: Option<f64>,
+    strength: Strength,
     threads: usize,
     seed: u64,
 }
@@ -1010,16 +1006,15 @@ impl<W: Write + Send + 'static> Job<W> {
         }
         let user_multi_pv = self.settings.multi_pv;
         let mut settings = self.settings.clone();
-        if self.level.is_some() {
-            settings.multi_pv = settings.multi_pv.max(skill::SKILL_LINES);
-        }
+        let mut limits = self.limits.clone();
+        self.strength.limit(&mut limits, &mut settings);
         let mut searcher = Searcher::new(
             &self.start,
             &self.moves,
             &self.tt,
             &self.ctl,
             settings,
-            self.limits.clone(),
+            limits.clone(),
         );
         let mut report = |info: &Info| {
             if info.multipv > user_multi_pv || self.ctl.silent.load(Ordering::SeqCst) {
@@ -1029,47 +1024,20 @@ impl<W: Write + Send + 'static> Job<W> {
                 let _ = self.sink.line(&l);
             }
         };
-        let mut lines: Vec<Info> = Vec::new();
-        let outcome = if self.level.is_some() {
-            lines = searcher.run_lines(settings_lines(user_multi_pv), &mut report);
-            None
-        } else {
-            Some(searcher.run(&mut report))
-        };
-        search::wait_for_release(&self.ctl, &self.limits);
+        let choice = self.strength.search(&mut searcher, self.seed, &mut report);
+        search::wait_for_release(&self.ctl, &limits);
         helper_ctl.stop.store(true, Ordering::SeqCst);
         for h in helpers {
             let _ = h.join();
         }
-        let (best, ponder, score) = match (outcome, self.level) {
-            (Some(o), _) => (o.best, o.ponder, o.score),
-            (None, Some(level)) => {
-                let scored: Vec<(usize, i32)> = lines
-                    .iter()
-                    .enumerate()
-                    .map(|(i, l)| (i, l.score))
-                    .collect();
-                match skill::choose(&scored, level, self.seed).map(|i| &lines[i]) {
-                    Some(info) => {
-                        if info.multipv != 1 {
-                            // The last line before `bestmove` starts with the move played.
-                            let chosen = Info {
-                                multipv: 1,
-                                ..info.clone()
-                            };
-                            report(&chosen);
-                        }
-                        (
-                            info.pv.first().copied(),
-                            info.pv.get(1).copied(),
-                            info.score,
-                        )
-                    }
-                    None => (None, None, 0),
-                }
-            }
-            (None, None) => (None, None, 0),
-        };
+        if let Some(line) = choice.line.as_ref().filter(|l| l.multipv != 1) {
+            // The last line before `bestmove` starts with the move played.
+            report(&Info {
+                multipv: 1,
+                ..line.clone()
+            });
+        }
+        let (best, ponder, score) = (choice.best, choice.ponder, choice.score);
         let text = match best {
             None if self.ucci => "nobestmove".to_owned(),
             None => "bestmove (none)".to_owned(),
@@ -1096,10 +1064,6 @@ impl<W: Write + Send + 'static> Job<W> {
             let _ = o.flush();
         }
     }
-}
-
-fn settings_lines(user: usize) -> usize {
-    user.max(skill::SKILL_LINES)
 }
 
 /// Runs a session on `input` and `output` until `quit` or end of input (which acts as `quit`).
