@@ -559,15 +559,22 @@ mod tests {
 
     #[test]
     fn both_dialects_parse_through_the_table() {
+        let max = MAX_NO_CAPTURE_LIMIT.to_string();
         let uci = |args: &[&str]| parse_uci(args).map(|p| (p.setting, p.value));
         let ucci = |args: &[&str]| parse_ucci(args).map(|p| p.map(|p| (p.setting, p.value)));
         assert_eq!(
-            uci(&["name", "no", "capture", "limit", "value", "1000"]),
-            Ok((Setting::NoCaptureLimit, Value::Spin(1000)))
+            uci(&["name", "no", "capture", "limit", "value", &max]),
+            Ok((
+                Setting::NoCaptureLimit,
+                Value::Spin(MAX_NO_CAPTURE_LIMIT.into())
+            ))
         );
         assert_eq!(
-            ucci(&["nocapturelimit", "1000"]),
-            Ok(Some((Setting::NoCaptureLimit, Value::Spin(1000))))
+            ucci(&["nocapturelimit", &max]),
+            Ok(Some((
+                Setting::NoCaptureLimit,
+                Value::Spin(MAX_NO_CAPTURE_LIMIT.into())
+            )))
         );
         assert_eq!(
             ucci(&["threads", "0"]),
