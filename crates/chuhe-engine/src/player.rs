@@ -2,10 +2,13 @@
 //!
 //! A level maps onto the engine's `Skill Level` (1 → 0, 8 → 20, linearly) and a node budget that
 //! grows with the level, so a level costs about the same on any machine and plays the same way
-//! for the same seed. Level 8 is the full search within its node budget.
+//! for the same seed. The move is chosen by the engine's one strength pipeline
+//! ([`crate::skill::Strength`]), the same as the UCI `Skill Level`; level 8 is the full search
+//! within its node budget.
 
 use crate::search::{Control, Limits, Searcher, Settings};
-use crate::{skill, tt::Table};
+use crate::skill::{Strength, MAX_SKILL_LEVEL};
+use crate::tt::Table;
 use chuhe_rules::xiangqi::{Move, Position};
 
 /// The highest level.
@@ -19,15 +22,18 @@ pub const NODES_BY_LEVEL: [u64; 8] = [
 /// Transposition table size for one move choice, MiB.
 const TABLE_MIB: usize = 8;
 
-/// The engine's `Skill Level` (0–20) for a level (1–8; values outside are clamped).
+/// The engine's `Skill Level` (0–20) for a level (1–8; values outside are clamped): linear,
+/// rounded to the nearest integer.
 pub fn skill_level(level: u8) -> u32 {
     let l = u32::from(level.clamp(1, MAX_LEVEL)) - 1;
-    (l * 20 + 3) / 7
+    let steps = u32::from(MAX_LEVEL) - 1;
+    (l * MAX_SKILL_LEVEL + steps / 2) / steps
 }
 
 /// The computer's move at `level` in the position reached from `start` by `moves` (the game so
-/// far, used for the repetition rules), or `None` when there is no legal move. `seed` varies the
-/// choice at lower levels; the same inputs give the same move.
+/// far, used for the repetition rules), or `None` when there is no legal move.
+/// `no_capture_limit` is the game's limit in plies (0 = off). `seed` varies the choice at lower
+/// levels; the same inputs give the same move.
 ///
 /// # Panics
 /// If a move of `moves` is not legal in turn (callers pass a game's own moves).
@@ -44,37 +50,25 @@ pub fn choose_move(
         return None;
     };
     let ctl = Control::default();
-    let strength = skill::level(skill, false, 0);
+    let strength = Strength::from_skill_level(skill);
     let mut limits = Limits {
         nodes: Some(NODES_BY_LEVEL[usize::from(level) - 1]),
         ..Limits::default()
     };
-    if let Some(l) = strength {
-        limits.depth = Some(skill::depth_cap(l));
-    }
-    let settings = Settings {
+    let mut settings = Settings {
         no_capture_limit,
         skill_level: skill,
         ..Settings::default()
     };
+    strength.limit(&mut limits, &mut settings);
     let mut searcher = Searcher::new(start, moves, &table, &ctl, settings, limits);
-    match strength {
-        None => searcher.run(&mut |_| {}).best,
-        Some(l) => {
-            let lines = searcher.run_lines(skill::SKILL_LINES, &mut |_| {});
-            let scored: Vec<(usize, i32)> = lines
-                .iter()
-                .enumerate()
-                .map(|(i, info)| (i, info.score))
-                .collect();
-            skill::choose(&scored, l, seed).and_then(|i| lines[i].pv.first().copied())
-        }
-    }
+    strength.search(&mut searcher, seed, &mut |_| {}).best
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chuhe_rules::xiangqi::DEFAULT_NO_CAPTURE_LIMIT;
 
     #[test]
     fn levels_map_onto_skill() {
@@ -88,17 +82,20 @@ mod tests {
     fn every_level_plays_a_legal_move_and_the_top_level_mates() {
         let start = Position::start();
         for level in 1..=MAX_LEVEL {
-            let m = choose_move(&start, &[], level, 120, 7).expect("a move");
+            let m = choose_move(&start, &[], level, DEFAULT_NO_CAPTURE_LIMIT, 7).expect("a move");
             assert!(start.is_legal(m), "level {level}: {m}");
         }
         // Mate in one: the chariot to a9 (spec/xiangqi.md E15 position, halfmove reset).
         let pos = Position::from_fen("3k5/1R7/9/9/9/9/9/9/9/4K2R1 w").unwrap();
         assert_eq!(
-            choose_move(&pos, &[], MAX_LEVEL, 120, 1).map(|m| m.to_string()),
+            choose_move(&pos, &[], MAX_LEVEL, DEFAULT_NO_CAPTURE_LIMIT, 1).map(|m| m.to_string()),
             Some("h0h9".to_owned())
         );
         let mated = Position::from_fen("3k5/R8/9/9/9/9/9/9/9/4K4 b").unwrap();
-        assert_eq!(choose_move(&mated, &[], 3, 120, 1), None);
+        assert_eq!(
+            choose_move(&mated, &[], 3, DEFAULT_NO_CAPTURE_LIMIT, 1),
+            None
+        );
     }
 
     #[test]
@@ -108,7 +105,10 @@ mod tests {
             .iter()
             .map(|t| t.parse().unwrap())
             .collect();
-        let a = choose_move(&start, &moves, 2, 120, 42);
-        assert_eq!(a, choose_move(&start, &moves, 2, 120, 42));
+        let a = choose_move(&start, &moves, 2, DEFAULT_NO_CAPTURE_LIMIT, 42);
+        assert_eq!(
+            a,
+            choose_move(&start, &moves, 2, DEFAULT_NO_CAPTURE_LIMIT, 42)
+        );
     }
 }

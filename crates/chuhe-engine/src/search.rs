@@ -11,7 +11,7 @@ use crate::eval::{evaluate, kind_value};
 use crate::movepick::{Heuristics, MovePicker, HISTORY_MAX, MAX_PLY};
 use crate::rules::{Path, Verdict};
 use crate::tt::{Bound, Entry, Table};
-use chuhe_rules::xiangqi::{Color, Kind, Move, Piece, Position};
+use chuhe_rules::xiangqi::{Color, Kind, Move, Piece, Position, DEFAULT_NO_CAPTURE_LIMIT};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -83,7 +83,8 @@ impl Limits {
 pub struct Settings {
     /// Number of principal variations reported (at least 1).
     pub multi_pv: usize,
-    /// Plies without capture that draw; 0 = off.
+    /// Plies without capture that draw; 0 = off (default
+    /// [`DEFAULT_NO_CAPTURE_LIMIT`], 120, as in the rules).
     pub no_capture_limit: u16,
     /// Milliseconds kept in reserve per move.
     pub move_overhead_ms: u64,
@@ -95,7 +96,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             multi_pv: 1,
-            no_capture_limit: 120,
+            no_capture_limit: DEFAULT_NO_CAPTURE_LIMIT,
             move_overhead_ms: 10,
             skill_level: 20,
         }
@@ -294,6 +295,11 @@ impl<'a> Searcher<'a> {
     /// Helper `id` starts its iterations `id % 2` plies deeper, so helpers spread over depths.
     pub fn skip_depths(&mut self, id: usize) {
         self.first_depth = 1 + (id % 2) as i32;
+    }
+
+    /// The settings this searcher runs with (`multi_pv` as [`Searcher::run_lines`] last set it).
+    pub fn settings(&self) -> &Settings {
+        &self.settings
     }
 
     /// The nodes searched so far.

@@ -17,8 +17,10 @@
 //! - (f) it is not an exchange offer: when X and P are of the same kind and P could legally take X
 //!   at once, X does not chase P.
 //!
-//! [`chased_by`] answers for one move; the engine's search calls it too, so the game and the
-//! search apply the same level (§6.5). [`cycle_verdict`] judges a whole cycle.
+//! [`chased_by`] answers for one move. [`cycle_verdict`] judges a whole cycle from its first
+//! position (the game's verdict); [`repetition_loser`] judges it from its last position without
+//! allocating (the engine's search). Both go through one implementation, so the game and the
+//! search apply the same rules at the same level (§6.5).
 //!
 //! ```
 //! use chuhe_rules::xiangqi::judge::chased_by;
@@ -320,38 +322,94 @@ pub fn cycle_verdict(first: &Position, cycle: &[Move]) -> Outcome {
     verdict(board, ids, cycle)
 }
 
+/// Who loses a repetition cycle and by which rule (§6.3), or `None` for a draw: the verdict of
+/// [`cycle_verdict`] without building an [`Outcome`] (no allocation), for callers that know the
+/// cycle from its end, such as the engine's search.
+///
+/// `last` is the position at the end of the cycle (the repeated position) and `cycle` the moves
+/// that led to it from the earlier occurrence being judged; they must contain no capture (a
+/// capture ends every cycle). The first position is rebuilt by taking the moves back on a
+/// scratch board, so no [`Undo`](super::Undo) is needed. Cost: one pass of attack lookups over
+/// the cycle for the checks, a second pass with [`chased_by`] only when no side checked
+/// throughout; no allocation.
+///
+/// Returns the side that loses with [`EndReason::PerpetualCheck`] or
+/// [`EndReason::PerpetualChase`]; `None` means a draw (`threefold-repetition`).
+///
+/// ```
+/// use chuhe_rules::xiangqi::judge::repetition_loser;
+/// use chuhe_rules::xiangqi::{Color, Move, Position};
+/// use chuhe_rules::EndReason;
+/// let mut pos: Position = "4k4/R8/9/9/9/9/9/9/9/3K5 w".parse().unwrap();
+/// let cycle: Vec<Move> = "a8a9 e9e8 a9a8 e8e9".split(' ').map(|m| m.parse().unwrap()).collect();
+/// for &m in &cycle {
+///     pos.play_unchecked(m);
+/// }
+/// assert_eq!(repetition_loser(&pos, &cycle), Some((Color::Red, EndReason::PerpetualCheck)));
+/// ```
+pub fn repetition_loser(last: &Position, cycle: &[Move]) -> Option<(Color, EndReason)> {
+    let mut squares = last.to_setup().board;
+    for m in cycle.iter().rev() {
+        squares[m.from.index()] = squares[m.to.index()];
+        squares[m.to.index()] = None;
+    }
+    let side = if cycle.len().is_multiple_of(2) {
+        last.side_to_move()
+    } else {
+        last.side_to_move().other()
+    };
+    let board = Board::from_squares(squares, side);
+    let ids = initial_ids(&board.squares);
+    loser(board, ids, cycle)
+}
+
 /// [`cycle_verdict`] from a scratch board and the identities of its pieces.
-pub(crate) fn verdict(mut board: Board, mut ids: Ids, cycle: &[Move]) -> Outcome {
+pub(crate) fn verdict(board: Board, ids: Ids, cycle: &[Move]) -> Outcome {
+    match loser(board, ids, cycle) {
+        Some((c, reason)) => Outcome::win(c.other().side(), reason),
+        None => Outcome::draw(EndReason::ThreefoldRepetition),
+    }
+}
+
+/// The one implementation of §6.3: the side that loses the cycle and the rule, or `None` for a
+/// draw. Checks are judged first (a pass of attack lookups that stops as soon as both sides have
+/// made a non-checking move); chases, with identities following the pieces, only when no side
+/// checked on every one of its moves.
+fn loser(board: Board, ids: Ids, cycle: &[Move]) -> Option<(Color, EndReason)> {
+    let only_one = |flags: [bool; 2]| match flags {
+        [true, false] => Some(Color::Red),
+        [false, true] => Some(Color::Black),
+        _ => None,
+    };
     let mut checks_all = [true; 2];
+    let mut b = board;
+    for &m in cycle {
+        let us = b.side;
+        b.apply(m);
+        if !b.in_check(us.other()) {
+            checks_all[us.index()] = false;
+            if checks_all == [false, false] {
+                break;
+            }
+        }
+    }
+    if checks_all[0] || checks_all[1] {
+        // Both sides checking throughout is a draw.
+        return only_one(checks_all).map(|c| (c, EndReason::PerpetualCheck));
+    }
     // Per side: the identities chased by every one of its moves so far (bit i = identity i).
     let mut chased_all = [u64::MAX; 2];
+    let (mut b, mut ids) = (board, ids);
     for &m in cycle {
-        let us = board.side;
-        let chased = board.chased_by(m);
-        board.apply(m);
+        let us = b.side;
+        let chased = b.chased_by(m);
+        b.apply(m);
         move_id(&mut ids, m);
-        if !board.in_check(us.other()) {
-            checks_all[us.index()] = false;
-        }
         let mask = chased
             .map(|sq| ids[sq.index()])
             .filter(|&id| id < 64)
             .fold(0u64, |mask, id| mask | 1 << id);
         chased_all[us.index()] &= mask;
     }
-    let loser = |flags: [bool; 2]| match flags {
-        [true, false] => Some(Color::Red),
-        [false, true] => Some(Color::Black),
-        _ => None,
-    };
-    if checks_all[0] || checks_all[1] {
-        return match loser(checks_all) {
-            Some(c) => Outcome::win(c.other().side(), EndReason::PerpetualCheck),
-            None => Outcome::draw(EndReason::ThreefoldRepetition),
-        };
-    }
-    match loser([chased_all[0] != 0, chased_all[1] != 0]) {
-        Some(c) => Outcome::win(c.other().side(), EndReason::PerpetualChase),
-        None => Outcome::draw(EndReason::ThreefoldRepetition),
-    }
+    only_one([chased_all[0] != 0, chased_all[1] != 0]).map(|c| (c, EndReason::PerpetualChase))
 }

@@ -1,0 +1,190 @@
+//! The engine session (`spec/engine-protocol.md`): UCI (Pikafish dialect), or UCCI 3.0 when the
+//! first command is `ucci`. Commands in, lines out, errors never fatal.
+//!
+//! A [`Session`] owns the current position and its move history, the options and the
+//! transposition table. `go` starts the search in its own thread, so `isready`, `stop` and
+//! `ponderhit` are answered while it runs; every output line is written whole and flushed at once
+//! through a shared sink. Every bad command prints one `info string error <code> <detail>` line
+//! (UCCI: `info message error …`) and leaves the state as it was.
+//!
+//! | module | what |
+//! |---|---|
+//! | `mod.rs` | the [`Session`] and its state, [`run`] over a reader and a writer, the busy rule |
+//! | `protocol.rs` | the two dialects: reading `position`, `go`, `banmoves`, `probe`, `d`, `go perft`; formatting `info`, `bestmove`, scores |
+//! | `options.rs` | every option once, in one table: the `option` lines of both dialects and `setoption` in both |
+//! | `threads.rs` | the search thread and its helpers, `stop`, `ponderhit`, `quit`, and the move choice through [`crate::skill::Strength`] |
+
+mod options;
+mod protocol;
+#[cfg(test)]
+mod tests;
+mod threads;
+
+pub use options::Options;
+pub use protocol::wdl;
+
+use crate::tt::Table;
+use chuhe_rules::xiangqi::{Move, Position};
+use protocol::{Dialect, Sink};
+use std::io::{self, BufRead, Write};
+use std::sync::{Arc, Mutex};
+use threads::Running;
+
+/// What the caller should do after a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Read the next command.
+    Continue,
+    /// `quit` was received: stop reading and exit with status 0.
+    Quit,
+}
+
+/// An engine session: the position with its history, the options, the table, the output sink.
+pub struct Session<W: Write + Send + 'static> {
+    sink: Arc<Sink<W>>,
+    dialect: Dialect,
+    started: bool,
+    start: Position,
+    moves: Vec<Move>,
+    position: Position,
+    options: Options,
+    tt: Arc<Table>,
+    running: Option<Running>,
+    banmoves: Vec<Move>,
+    searches: u64,
+}
+
+impl<W: Write + Send + 'static> Session<W> {
+    /// A new session at the start position, writing to `out`, with the default 16 MiB table.
+    ///
+    /// # Panics
+    /// When 16 MiB cannot be allocated.
+    pub fn new(out: W) -> Session<W> {
+        Session::with_hash(out, Options::default().hash_mib).expect("a 16 MiB table")
+    }
+
+    /// A new session whose transposition table has about `mib` MiB (as the `Hash` option sets
+    /// it; reported as the Hash option's value). Fuzzing and tests use
+    /// 1 MiB to keep a session cheap.
+    ///
+    /// # Errors
+    /// `Err(())` when `mib` is 0 or the table cannot be allocated.
+    #[allow(clippy::result_unit_err)]
+    pub fn with_hash(out: W, mib: u32) -> Result<Session<W>, ()> {
+        let tt = Arc::new(Table::new(mib as usize)?);
+        let options = Options {
+            hash_mib: mib,
+            ..Options::default()
+        };
+        Ok(Session {
+            sink: Arc::new(Sink {
+                out: Mutex::new(out),
+            }),
+            dialect: Dialect::Uci,
+            started: false,
+            start: Position::start(),
+            moves: Vec::new(),
+            position: Position::start(),
+            options,
+            tt,
+            running: None,
+            banmoves: Vec::new(),
+            searches: 0,
+        })
+    }
+
+    /// The current position (after the moves of the last `position` command).
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// The current options.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Runs `f` on the output sink (tests read what was written).
+    pub fn with_output<R>(&self, f: impl FnOnce(&W) -> R) -> R {
+        let o = self.sink.out.lock().unwrap_or_else(|e| e.into_inner());
+        f(&o)
+    }
+
+    /// Writes one line.
+    fn line(&self, text: &str) -> io::Result<()> {
+        self.sink.line(text)
+    }
+
+    /// Writes `info string error <code> <detail>` (UCCI: `info message error …`).
+    fn error(&self, code: &str, detail: &str) -> io::Result<()> {
+        let prefix = match self.dialect {
+            Dialect::Uci => "info string error",
+            Dialect::Ucci => "info message error",
+        };
+        if detail.is_empty() {
+            self.line(&format!("{prefix} {code}"))
+        } else {
+            self.line(&format!("{prefix} {code} {detail}"))
+        }
+    }
+
+    /// `ucinewgame`: clears the table.
+    fn new_game(&mut self) {
+        self.tt.clear();
+    }
+
+    /// Handles one input line.
+    ///
+    /// # Errors
+    /// Only I/O errors of the output sink; bad commands are answered, never returned.
+    pub fn handle(&mut self, line: &str) -> io::Result<Flow> {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        let Some((&cmd, args)) = tokens.split_first() else {
+            return Ok(Flow::Continue);
+        };
+        self.reap();
+        if !self.started {
+            self.started = true;
+            if cmd == "ucci" {
+                self.dialect = Dialect::Ucci;
+            }
+        }
+        if matches!(
+            cmd,
+            "position" | "setoption" | "ucinewgame" | "go" | "banmoves"
+        ) && self.is_searching()
+        {
+            self.error("busy", cmd)?;
+            return Ok(Flow::Continue);
+        }
+        match self.dialect {
+            Dialect::Uci => self.handle_uci(cmd, args),
+            Dialect::Ucci => self.handle_ucci(cmd, args),
+        }
+    }
+}
+
+/// Runs a session on `input` and `output` until `quit` or end of input (which acts as `quit`).
+///
+/// # Errors
+/// I/O errors of reading or writing.
+pub fn run<W: Write + Send + 'static>(input: impl BufRead, output: W) -> io::Result<()> {
+    let mut session = Session::new(output);
+    let mut input = input;
+    let mut bytes = Vec::new();
+    loop {
+        bytes.clear();
+        if input.read_until(b'\n', &mut bytes)? == 0 {
+            break;
+        }
+        // Bytes that are not UTF-8 become U+FFFD, so the line is answered as a bad command (for
+        // example `unknown-command`) instead of ending the session.
+        let line = String::from_utf8_lossy(&bytes);
+        let line = line.strip_suffix('\n').unwrap_or(&line);
+        if session.handle(line)? == Flow::Quit {
+            return Ok(());
+        }
+    }
+    session.quit();
+    Ok(())
+}
