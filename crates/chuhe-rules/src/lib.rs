@@ -23,5 +23,5 @@ pub mod sanguo;
 pub mod variant;
 pub mod xiangqi;
 
-pub use outcome::{EndReason, Outcome, Side};
+pub use outcome::{EndReason, Outcome, Quit, Side};
 pub use variant::Variant;

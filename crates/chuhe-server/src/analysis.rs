@@ -6,7 +6,7 @@
 //! No session is needed and nothing is stored. See `docs/protocol.md` ("Analysis").
 
 use crate::error::ServerError;
-use crate::variant::{AnyGame, BoardView, MoveError, RuleOptions, Variant};
+use crate::variant::{AnyGame, BoardView, Illegal, MoveError, RuleOptions, Variant};
 use axum::Json;
 use chuhe_rules::outcome::{Outcome, Side};
 use serde::{Deserialize, Serialize};
@@ -97,17 +97,12 @@ pub fn analyse(request: &AnalysisRequest) -> Result<Analysis, ServerError> {
     for (i, text) in request.moves.iter().enumerate() {
         let ply = i + 1;
         let why = if game.outcome().is_some() {
-            Err("the game has ended".to_owned())
+            Err(MoveError::Illegal(Illegal::Ended))
         } else if request.variant == Variant::Banqi && text.contains('=') {
             // a recorded flip, which names the piece it reveals
             game.play_record(text)
         } else {
-            game.parse_move(text)
-                .and_then(|m| game.play(m))
-                .map(|_| ())
-                .map_err(|e| match e {
-                    MoveError::Syntax(s) | MoveError::Illegal(s) => s,
-                })
+            game.parse_move(text).and_then(|m| game.play(m)).map(drop)
         };
         why.map_err(|e| ServerError::IllegalMove(format!("{text} at ply {ply} ({e})")))?;
     }

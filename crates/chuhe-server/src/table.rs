@@ -328,7 +328,7 @@ impl TableState {
                 }
             }
             Event::Moved { mv, clocks_ms, .. } => {
-                self.game.play_record(mv)?;
+                self.game.play_record(mv).map_err(|e| e.to_string())?;
                 self.draw_offer = None;
                 let over = self.game.outcome().is_some();
                 let next = self.game.seat_to_move();
@@ -1228,7 +1228,7 @@ fn ended(outcome: Outcome, winner_seats: Vec<usize>) -> Event {
 
 fn move_error_text(text: &str, e: MoveError) -> String {
     match e {
-        MoveError::Syntax(m) => m,
+        MoveError::Syntax(m) => m.to_string(),
         MoveError::Illegal(reason) => format!("{text} ({reason})"),
     }
 }
