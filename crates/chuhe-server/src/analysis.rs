@@ -47,10 +47,13 @@ pub struct Analysis {
     pub side: Option<Side>,
     /// The legal moves of the seat to move, sorted bytewise; empty once the game has ended.
     pub legal_moves: Vec<String>,
-    /// Whether the general of the side to move is attacked (sanguo: attacked or facing another
-    /// general); always `false` in banqi, which has no check.
+    /// Whether the side to move is in check: its General is attacked (sanguo: attacked or
+    /// facing another General, `spec/sanguo.md` C3, C4); always `false` in banqi, which has no
+    /// check.
     pub in_check: bool,
-    /// The point of that general when `in_check`, else empty.
+    /// The points of every General in check, in seat order: the seats of a table's `check`
+    /// ([`AnyGame::check_seats`]), so in xiangqi the General of the side to move when `in_check`,
+    /// in sanguo possibly a kingdom that is not to move; empty in banqi.
     pub check: Vec<String>,
     /// How the game ended, `null` while it goes on.
     pub outcome: Option<Outcome>,
@@ -108,7 +111,8 @@ pub fn analyse(request: &AnalysisRequest) -> Result<Analysis, ServerError> {
     }
     let outcome = game.outcome();
     let seat = game.seat_to_move();
-    let check = check_points(&game);
+    // The same check as a table's state (`AnyGame::check_seats`), as General points.
+    let checked = game.check_seats();
     Ok(Analysis {
         board: game.view(None),
         to_move: outcome.is_none().then_some(seat),
@@ -118,28 +122,13 @@ pub fn analyse(request: &AnalysisRequest) -> Result<Analysis, ServerError> {
             None
         },
         legal_moves: game.legal_moves(),
-        in_check: !check.is_empty(),
-        check,
+        in_check: checked.contains(&seat),
+        check: checked
+            .iter()
+            .filter_map(|&s| game.general_point(s))
+            .collect(),
         outcome,
     })
-}
-
-/// The point of the general of the side to move when it is in check (sanguo: attacked or
-/// facing), else nothing.
-fn check_points(game: &AnyGame) -> Vec<String> {
-    if let Some(g) = game.as_xiangqi() {
-        let p = g.position();
-        if p.is_check() {
-            return vec![p.general(p.side_to_move()).to_string()];
-        }
-    } else if let Some(g) = game.as_sanguo() {
-        let p = g.position();
-        let k = p.side_to_move();
-        if p.is_in_danger(k) {
-            return p.general(k).map(|q| q.to_string()).into_iter().collect();
-        }
-    }
-    Vec::new()
 }
 
 #[cfg(test)]
@@ -400,6 +389,21 @@ mod tests {
         assert_eq!(f, ["Be5", "Bg5", "Ra2", "Ra4", "Rg2", "Rg4"]);
         assert_eq!(blocked.to_move, Some(0));
         assert_eq!(blocked.side, Some(Side::Shu));
+    }
+
+    #[test]
+    fn sanguo_check_is_the_tables_check_facing_generals_included() {
+        // Wu to move; Wu's and Wei's Generals face each other through the triangle (C4): both
+        // are in check, as a table's `check` says ([1, 2]).
+        let facing = "9/4rP4/9/9/4rK4,9/9/9/9/4gK4,9/9/9/9/4bK4 G R - - 0";
+        let a = ask(Variant::Sanguo, facing, &[]).unwrap();
+        assert!(a.in_check);
+        assert_eq!(a.check, ["Ge1", "Be1"]);
+        // Wei attacked by Shu's chariot while Wu is to move: marked, but Wu is not in check.
+        let wei = "9/4rP4/9/9/4rK4,9/4gP4/9/9/4gK4,9/4bP4/4rR4/9/4bK4 G R - - 0";
+        let a = ask(Variant::Sanguo, wei, &[]).unwrap();
+        assert!(!a.in_check);
+        assert_eq!(a.check, ["Be1"]);
     }
 
     #[test]

@@ -91,7 +91,7 @@ pub enum BoardView {
 pub struct Snapshot {
     /// The position text: xiangqi FEN, the sanguo position text, or the banqi public view text.
     pub position: String,
-    /// The seats whose General is attacked in this position (see [`AnyGame::check_seats`]).
+    /// The seats in check in this position (see [`AnyGame::check_seats`]).
     pub check: Vec<usize>,
     /// Banqi: the captured pieces as in [`BoardView::Banqi`]; absent for the other variants.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -542,11 +542,11 @@ impl AnyGame {
         }
     }
 
-    /// The seats whose General is attacked now, ascending: xiangqi, the side to move when it is
-    /// in check ([`xiangqi::Position::checked_sides`]); sanguo, every active kingdom whose
-    /// General is attacked by a piece of another kingdom ([`sanguo::Position::is_attacked`],
-    /// rule C3); banqi has no check and gives none. The position decides, whatever the table's
-    /// phase.
+    /// The seats in check now, ascending, as the rules define check: xiangqi, the side to move
+    /// when in check ([`xiangqi::Position::checked_sides`]); sanguo, every active kingdom whose
+    /// General is attacked (C3) or faces another General (C4)
+    /// ([`sanguo::Position::checked_kingdoms`]); banqi has no check and gives none. The position
+    /// decides, whatever the table's phase. The table's `check` and `/api/analysis` both read it.
     pub fn check_seats(&self) -> Vec<usize> {
         match &self.inner {
             Inner::Xiangqi(g) => g
@@ -555,12 +555,28 @@ impl AnyGame {
                 .into_iter()
                 .map(Color::index)
                 .collect(),
-            Inner::Sanguo(g) => Kingdom::ALL
+            Inner::Sanguo(g) => g
+                .position()
+                .checked_kingdoms()
                 .into_iter()
-                .filter(|&k| g.position().is_attacked(k))
                 .map(Kingdom::index)
                 .collect(),
             Inner::Banqi(_) => Vec::new(),
+        }
+    }
+
+    /// The point of `seat`'s General as text (`e0`, `Rd1`); `None` in banqi, for a defeated
+    /// kingdom or a seat past the variant's count.
+    pub fn general_point(&self, seat: usize) -> Option<String> {
+        match &self.inner {
+            Inner::Xiangqi(g) => {
+                Color::from_index(seat).map(|c| g.position().general(c).to_string())
+            }
+            Inner::Sanguo(g) => g
+                .position()
+                .general(Kingdom::from_index(seat)?)
+                .map(|p| p.to_string()),
+            Inner::Banqi(_) => None,
         }
     }
 
@@ -705,6 +721,14 @@ mod tests {
         assert_eq!(at(wei).check_seats(), [2]);
         let none = "9/4rP4/9/9/4rK4,9/4gP4/9/9/4gK4,9/4bP4/9/9/4bK4 G R - - 0";
         assert!(at(none).check_seats().is_empty());
+        // Facing counts as check (spec/sanguo.md C4-C6): without their soldiers on e4, Wu's and
+        // Wei's Generals face each other through the triangle, though no piece attacks them.
+        let facing = "9/4rP4/9/9/4rK4,9/9/9/9/4gK4,9/9/9/9/4bK4 G R - - 0";
+        let g = at(facing);
+        assert_eq!(g.check_seats(), [1, 2]);
+        let pos = g.as_sanguo().unwrap().position();
+        assert!(!pos.is_attacked(Kingdom::Wu) && !pos.is_attacked(Kingdom::Wei));
+        assert_eq!(g.general_point(1).as_deref(), Some("Ge1"));
     }
 
     #[test]
