@@ -360,6 +360,25 @@ mod tests {
     }
 
     #[test]
+    fn played_says_what_the_move_did() {
+        let mut g = Game::new(Position::start(false));
+        assert_eq!(g.side_to_move(), Kingdom::Shu);
+        let p = g.play("Rh3xGb1".parse().expect("a move")).expect("legal");
+        assert_eq!(p.to_string(), "Rh3xGb1");
+        assert!(p.captured.is_some());
+        assert!(p.defeats.is_empty());
+        assert_eq!(p.status, Status::Ongoing);
+        assert_eq!(g.side_to_move(), Kingdom::Wu);
+        assert_eq!(
+            g.ending_if(Kingdom::Wu, Quit::Timeout)
+                .as_ref()
+                .and_then(Status::outcome)
+                .map(|o| o.winners.clone()),
+            Some(vec![Side::Shu, Side::Wei])
+        );
+    }
+
+    #[test]
     fn quiet_limit_on_loading_and_agreement() {
         let g = game("9/9/9/9/3rK5,9/9/9/9/3gK5,9/9/9/9/3bK5 R - - - 180");
         assert_eq!(

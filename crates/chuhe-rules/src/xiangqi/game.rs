@@ -274,7 +274,8 @@ impl Game {
     }
 
     /// What the game's status would be if `side` quit by `how`, without changing the game: the
-    /// other side wins. `None` once the game has ended.
+    /// other side wins (`spec/xiangqi.md` §6, ends decided outside the board). `None` once the
+    /// game has ended.
     ///
     /// ```
     /// use chuhe_rules::outcome::{EndReason, Outcome, Quit, Side};
@@ -324,7 +325,7 @@ impl Game {
         self.quit(side, Quit::Abandonment)
     }
 
-    /// Both sides agreed to a draw (`agreement`).
+    /// Both sides agreed to a draw (`agreement`, `spec/xiangqi.md` §6).
     ///
     /// # Errors
     /// [`EndError::GameOver`] when the game has already ended.
@@ -423,4 +424,65 @@ fn has_legal_move(pos: &Position) -> bool {
     let mut list = MoveList::new();
     pos.candidate_moves(&mut list);
     list.iter().any(|&m| pos.is_legal(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Side;
+
+    #[test]
+    fn table_endings_agree_with_ending_if_and_stop_after_the_end() {
+        for how in [Quit::Resignation, Quit::Timeout, Quit::Abandonment] {
+            for side in Color::ALL {
+                let mut game = Game::new(Position::start(), GameOptions::default());
+                let foreseen = game.ending_if(side, how);
+                assert_eq!(*game.status(), Status::Ongoing);
+                let ended = match how {
+                    Quit::Resignation => game.resign(side),
+                    Quit::Timeout => game.time_out(side),
+                    Quit::Abandonment => game.abandon(side),
+                }
+                .cloned();
+                assert_eq!(ended.as_ref().ok(), foreseen.as_ref());
+                assert_eq!(
+                    ended,
+                    Ok(Status::Ended(Outcome::win(
+                        side.other().side(),
+                        how.reason()
+                    )))
+                );
+                assert_eq!(game.ending_if(side.other(), how), None);
+                assert_eq!(game.agree_draw(), Err(EndError::GameOver));
+                assert!(game.legal_moves().is_empty());
+                assert_eq!(
+                    game.play("h2e2".parse().unwrap()),
+                    Err(IllegalReason::GameOver)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn played_says_what_the_move_did() {
+        // spec/xiangqi.md E15: h0h9 takes nothing and mates.
+        let pos: Position = "3k5/1R7/9/9/9/9/9/9/9/4K2R1 w - - 119 70".parse().unwrap();
+        let mut game = Game::new(pos, GameOptions::default());
+        let played = game.play("h0h9".parse().unwrap()).unwrap();
+        assert_eq!(played.to_string(), "h0h9");
+        assert_eq!(played.captured, None);
+        assert_eq!(
+            played.status,
+            Status::Ended(Outcome::win(Side::Red, EndReason::Checkmate))
+        );
+        assert_eq!(game.status().outcome(), played.status.outcome());
+        // A capture names the piece taken.
+        let mut game = Game::new(Position::start(), GameOptions::default());
+        let played = game.play("b2b9".parse().unwrap()).unwrap();
+        assert_eq!(played.captured.map(|p| p.fen_char()), Some('n'));
+        assert_eq!(
+            game.agree_draw().cloned(),
+            Ok(Status::Ended(Outcome::draw(EndReason::Agreement)))
+        );
+    }
 }
