@@ -732,6 +732,54 @@ mod tests {
     }
 
     #[test]
+    fn table_endings_come_from_the_rules_without_changing_the_game() {
+        let options = RuleOptions {
+            no_capture_limit: 120,
+            flag_bearers: true,
+        };
+        let xq = AnyGame::new(Variant::Xiangqi, options);
+        assert_eq!(
+            xq.table_ending(0, EndReason::Resignation),
+            Some((Outcome::win(Side::Black, EndReason::Resignation), vec![1]))
+        );
+        assert_eq!(
+            xq.table_ending(1, EndReason::Timeout),
+            Some((Outcome::win(Side::Red, EndReason::Timeout), vec![0]))
+        );
+        assert_eq!(xq.table_ending(2, EndReason::Timeout), None);
+        assert_eq!(xq.outcome(), None);
+        let sg = AnyGame::new(Variant::Sanguo, options);
+        let (o, seats) = sg.table_ending(1, EndReason::Abandonment).unwrap();
+        assert_eq!(
+            (o.winners, o.reason),
+            (vec![Side::Shu, Side::Wei], EndReason::Abandonment)
+        );
+        assert_eq!(seats, [0, 2]);
+        // Banqi before the first flip: no colours, the other seat wins.
+        let mut bq = AnyGame::new(Variant::Banqi, options);
+        assert_eq!(
+            bq.table_ending(0, EndReason::Resignation),
+            Some((Outcome::draw(EndReason::Resignation), vec![1]))
+        );
+        bq.play_record("c2=k").unwrap();
+        assert_eq!(bq.seat_to_move(), 1);
+        assert_eq!(
+            bq.table_ending(0, EndReason::Timeout),
+            Some((Outcome::win(Side::Red, EndReason::Timeout), vec![1]))
+        );
+        let (o, seats) = bq.table_ending(1, EndReason::Timeout).unwrap();
+        bq.end(o, seats);
+        assert_eq!(bq.winner_seats(), [0]);
+        assert_eq!(bq.table_ending(0, EndReason::Timeout), None);
+        assert_eq!(
+            bq.play(AnyMove::Banqi("flip a1".parse().unwrap()))
+                .unwrap_err()
+                .to_string(),
+            "the game has ended"
+        );
+    }
+
+    #[test]
     fn banqi_has_no_check_and_counts_captures() {
         let start = AnyGame::new(
             Variant::Banqi,
