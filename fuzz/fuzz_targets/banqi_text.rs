@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut game = Game::new(truth);
     for ply in 0..60usize {
-        let actions = game.legal_actions();
+        let actions = game.legal_moves();
         let Some(&a) = actions.get(ply % actions.len().max(1)) else {
             return;
         };

@@ -20,7 +20,7 @@ fn playouts(games: u64) -> usize {
         let mut pick = StdRng::seed_from_u64(seed);
         let mut game = Game::with_rng(View::start().into(), StdRng::seed_from_u64(!seed));
         while *game.status() == Status::Ongoing {
-            let actions = game.legal_actions();
+            let actions = game.legal_moves();
             let a = actions[pick.gen_range(0..actions.len())];
             game.play(a).expect("legal");
         }

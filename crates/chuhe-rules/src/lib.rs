@@ -9,6 +9,15 @@
 //! Data flows one way: text → [`xiangqi::Setup`] (parsed, unvalidated) →
 //! [`xiangqi::Position`] (validated) → legal moves → play.
 //!
+//! The three games' `Game` types share one shape, by name and not by trait (board, seats and
+//! move type differ): `play(mv) -> Result<Played, IllegalReason>` (each game's own `Played`: the
+//! record text as its `Display`, what was captured, sanguo's defeats, the status after),
+//! `legal_moves()`, `side_to_move()`, `status()`, the table endings `resign`, `time_out`,
+//! `abandon` and `agree_draw` (`-> Result<&Status, EndError>`), and the pure
+//! `ending_if(who, Quit) -> Option<Status>` that says what a table ending would be without
+//! changing the game ([`xiangqi::Game`], [`sanguo::Game`], [`banqi::Game`]). Check is each
+//! position's `checked_sides` / `checked_kingdoms`.
+//!
 //! ```
 //! use chuhe_rules::xiangqi::Position;
 //! let pos = Position::start();
@@ -23,5 +32,5 @@ pub mod sanguo;
 pub mod variant;
 pub mod xiangqi;
 
-pub use outcome::{EndReason, Outcome, Side};
+pub use outcome::{EndReason, Outcome, Quit, Side};
 pub use variant::Variant;

@@ -156,6 +156,53 @@ impl FromStr for EndReason {
     }
 }
 
+/// How a player ends the game from the table rather than on the board (`spec/xiangqi.md` §6,
+/// `spec/sanguo.md` C14, `spec/banqi.md` §2.3 table rules): the player loses, or in sanguo leaves
+/// the other active kingdoms to share the victory. Each game's `ending_if`, `resign`, `time_out`
+/// and `abandon` take or imply one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Quit {
+    /// The player resigned.
+    Resignation,
+    /// The player's clock ran out.
+    Timeout,
+    /// The player left or stayed disconnected past the table's limit.
+    Abandonment,
+}
+
+impl Quit {
+    /// The end reason of the shared vocabulary.
+    ///
+    /// ```
+    /// use chuhe_rules::outcome::{EndReason, Quit};
+    /// assert_eq!(Quit::Timeout.reason(), EndReason::Timeout);
+    /// ```
+    pub const fn reason(self) -> EndReason {
+        match self {
+            Quit::Resignation => EndReason::Resignation,
+            Quit::Timeout => EndReason::Timeout,
+            Quit::Abandonment => EndReason::Abandonment,
+        }
+    }
+
+    /// The way of quitting a reason names: `None` for a reason that is not a table ending by one
+    /// player (checkmate, agreement, ...).
+    ///
+    /// ```
+    /// use chuhe_rules::outcome::{EndReason, Quit};
+    /// assert_eq!(Quit::from_reason(EndReason::Resignation), Some(Quit::Resignation));
+    /// assert_eq!(Quit::from_reason(EndReason::Agreement), None);
+    /// ```
+    pub const fn from_reason(reason: EndReason) -> Option<Quit> {
+        match reason {
+            EndReason::Resignation => Some(Quit::Resignation),
+            EndReason::Timeout => Some(Quit::Timeout),
+            EndReason::Abandonment => Some(Quit::Abandonment),
+            _ => None,
+        }
+    }
+}
+
 /// How a finished game ended: who won (none for a draw, two for a shared sanguo victory) and why.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Outcome {

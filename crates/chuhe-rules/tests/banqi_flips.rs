@@ -109,7 +109,7 @@ fn game_flips_follow_the_pool() {
     for seed in 0..8_000u64 {
         let mut game = Game::with_rng(View::start().into(), StdRng::seed_from_u64(seed));
         let sq = Square::from_index((seed % 32) as usize).unwrap();
-        match game.play(Action::Flip(sq)) {
+        match game.play(Action::Flip(sq)).map(|p| p.record) {
             Ok(Record::Flip { piece, .. }) => {
                 counts[piece.index()] += 1;
                 // The colour of the first flip is seat 1's; the other colour moves next.

@@ -147,13 +147,13 @@ fn random_game(seed: u64, deal: bool, paths: bool) {
             assert_eq!(format!("{other:?}"), format!("{:?}", game.truth()));
         }
         if *game.status() != Status::Ongoing {
-            assert!(game.legal_actions().is_empty());
+            assert!(game.legal_moves().is_empty());
             assert!(game
                 .play(Action::Flip(Square::from_index(0).unwrap()))
                 .is_err());
             break;
         }
-        let actions = game.legal_actions();
+        let actions = game.legal_moves();
         assert!(!actions.is_empty(), "an ongoing game has a legal turn");
         // Prefer moves and captures once a few pieces are up, so games reach their ends.
         let action = if rng.gen_bool(0.3) {
@@ -172,7 +172,7 @@ fn random_game(seed: u64, deal: bool, paths: bool) {
             pool[rng.gen_range(0..pool.len())]
         };
         let before = game.view().clone();
-        let record = game.play(action).expect("a listed action is legal");
+        let record = game.play(action).expect("a listed action is legal").record;
         assert_eq!(record.action(), action);
         if let Record::Flip { piece, .. } = record {
             assert!(before.pool().count(piece) > 0, "drawn from the pool");

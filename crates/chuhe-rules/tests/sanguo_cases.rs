@@ -494,7 +494,13 @@ fn table_rules(body: &str) -> usize {
         let reasons: Vec<EndReason> = spans.iter().filter_map(|s| s.parse().ok()).collect();
         for (i, &(_, how)) in verbs.iter().enumerate() {
             let mut game = Game::new(position(&text));
-            let ended = game.quit(actor, how);
+            let foreseen = game.ending_if(actor, how);
+            let ended = game.quit(actor, how).is_ok();
+            assert_eq!(
+                foreseen.as_ref(),
+                ended.then(|| game.status()),
+                "{situation}"
+            );
             if expected.contains("nothing happens") {
                 assert!(!ended, "{situation}");
                 assert_eq!(*game.status(), Status::Ongoing, "{situation}");
@@ -510,7 +516,8 @@ fn table_rules(body: &str) -> usize {
                     Status::Ongoing => panic!("{situation}: expected the end"),
                 }
                 // Quitting again after the end changes nothing.
-                assert!(!game.quit(actor, how));
+                assert!(game.quit(actor, how).is_err());
+                assert_eq!(game.ending_if(actor, how), None);
             }
             checks += 1;
         }

@@ -7,7 +7,7 @@
 
 use crate::error::ServerError;
 use crate::extract::JsonBody;
-use crate::variant::{AnyGame, BoardView, MoveError, RuleOptions, Variant};
+use crate::variant::{AnyGame, BoardView, Illegal, MoveError, RuleOptions, Variant};
 use axum::Json;
 use chuhe_rules::outcome::{Outcome, Side};
 use serde::{Deserialize, Serialize};
@@ -50,10 +50,13 @@ pub struct Analysis {
     pub legal_moves: Vec<String>,
     /// The moves of `legal_moves` that capture a piece, sorted bytewise.
     pub capture_moves: Vec<String>,
-    /// Whether the general of the side to move is attacked (sanguo: attacked or facing another
-    /// general); always `false` in banqi, which has no check.
+    /// Whether the side to move is in check: its General is attacked (sanguo: attacked or
+    /// facing another General, `spec/sanguo.md` C3, C4); always `false` in banqi, which has no
+    /// check.
     pub in_check: bool,
-    /// The point of that general when `in_check`, else empty.
+    /// The points of every General in check, in seat order: the seats of a table's `check`
+    /// ([`AnyGame::check_seats`]), so in xiangqi the General of the side to move when `in_check`,
+    /// in sanguo possibly a kingdom that is not to move; empty in banqi.
     pub check: Vec<String>,
     /// How the game ended, `null` while it goes on.
     pub outcome: Option<Outcome>,
@@ -99,23 +102,19 @@ pub fn analyse(request: &AnalysisRequest) -> Result<Analysis, ServerError> {
     for (i, text) in request.moves.iter().enumerate() {
         let ply = i + 1;
         let why = if game.outcome().is_some() {
-            Err("the game has ended".to_owned())
+            Err(MoveError::Illegal(Illegal::Ended))
         } else if request.variant == Variant::Banqi && text.contains('=') {
             // a recorded flip, which names the piece it reveals
             game.play_record(text)
         } else {
-            game.parse_move(text)
-                .and_then(|m| game.play(m))
-                .map(|_| ())
-                .map_err(|e| match e {
-                    MoveError::Syntax(s) | MoveError::Illegal(s) => s,
-                })
+            game.parse_move(text).and_then(|m| game.play(m)).map(drop)
         };
         why.map_err(|e| ServerError::IllegalMove(format!("{text} at ply {ply} ({e})")))?;
     }
     let outcome = game.outcome();
     let seat = game.seat_to_move();
-    let check = check_points(&game);
+    // The same check as a table's state (`AnyGame::check_seats`), as General points.
+    let checked = game.check_seats();
     Ok(Analysis {
         board: game.view(None),
         to_move: outcome.is_none().then_some(seat),
@@ -126,28 +125,13 @@ pub fn analyse(request: &AnalysisRequest) -> Result<Analysis, ServerError> {
         },
         legal_moves: game.legal_moves(),
         capture_moves: game.capture_moves(),
-        in_check: !check.is_empty(),
-        check,
+        in_check: checked.contains(&seat),
+        check: checked
+            .iter()
+            .filter_map(|&s| game.general_point(s))
+            .collect(),
         outcome,
     })
-}
-
-/// The point of the general of the side to move when it is in check (sanguo: attacked or
-/// facing), else nothing.
-fn check_points(game: &AnyGame) -> Vec<String> {
-    if let Some(g) = game.as_xiangqi() {
-        let p = g.position();
-        if p.is_check() {
-            return vec![p.general(p.side_to_move()).to_string()];
-        }
-    } else if let Some(g) = game.as_sanguo() {
-        let p = g.position();
-        let k = p.side_to_move();
-        if p.is_in_danger(k) {
-            return p.general(k).map(|q| q.to_string()).into_iter().collect();
-        }
-    }
-    Vec::new()
 }
 
 #[cfg(test)]
@@ -411,6 +395,21 @@ mod tests {
         assert_eq!(f, ["Be5", "Bg5", "Ra2", "Ra4", "Rg2", "Rg4"]);
         assert_eq!(blocked.to_move, Some(0));
         assert_eq!(blocked.side, Some(Side::Shu));
+    }
+
+    #[test]
+    fn sanguo_check_is_the_tables_check_facing_generals_included() {
+        // Wu to move; Wu's and Wei's Generals face each other through the triangle (C4): both
+        // are in check, as a table's `check` says ([1, 2]).
+        let facing = "9/4rP4/9/9/4rK4,9/9/9/9/4gK4,9/9/9/9/4bK4 G R - - 0";
+        let a = ask(Variant::Sanguo, facing, &[]).unwrap();
+        assert!(a.in_check);
+        assert_eq!(a.check, ["Ge1", "Be1"]);
+        // Wei attacked by Shu's chariot while Wu is to move: marked, but Wu is not in check.
+        let wei = "9/4rP4/9/9/4rK4,9/4gP4/9/9/4gK4,9/4bP4/4rR4/9/4bK4 G R - - 0";
+        let a = ask(Variant::Sanguo, wei, &[]).unwrap();
+        assert!(!a.in_check);
+        assert_eq!(a.check, ["Be1"]);
     }
 
     #[test]

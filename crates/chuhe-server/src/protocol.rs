@@ -178,8 +178,9 @@ pub struct State {
     pub board: BoardView,
     /// The seat to move while the game runs, else `null`.
     pub to_move: Option<usize>,
-    /// The seats whose General is attacked in the position shown, ascending: xiangqi, the side
-    /// to move when in check; sanguo, every kingdom whose General is attacked; banqi, none.
+    /// The seats in check in the position shown, ascending ([`crate::variant::AnyGame::check_seats`]):
+    /// xiangqi, the side to move when in check; sanguo, every kingdom whose General is attacked
+    /// or faces another General; banqi, none.
     pub check: Vec<usize>,
     /// The legal moves, sent only to the seat to move (empty for everybody else).
     pub legal_moves: Vec<String>,

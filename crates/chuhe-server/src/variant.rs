@@ -13,9 +13,9 @@
 //! anywhere before its flip.
 
 use chuhe_rules::banqi;
-use chuhe_rules::outcome::{EndReason, Outcome, Side};
-use chuhe_rules::sanguo;
-use chuhe_rules::xiangqi;
+use chuhe_rules::outcome::{EndReason, Outcome, Quit, Side};
+use chuhe_rules::sanguo::{self, Kingdom};
+use chuhe_rules::xiangqi::{self, Color};
 use serde::{Deserialize, Serialize};
 
 pub use chuhe_rules::Variant;
@@ -91,20 +91,135 @@ pub enum BoardView {
 pub struct Snapshot {
     /// The position text: xiangqi FEN, the sanguo position text, or the banqi public view text.
     pub position: String,
-    /// The seats whose General is attacked in this position (see [`AnyGame::check_seats`]).
+    /// The seats in check in this position (see [`AnyGame::check_seats`]).
     pub check: Vec<usize>,
     /// Banqi: the captured pieces as in [`BoardView::Banqi`]; absent for the other variants.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub captured: Option<String>,
 }
 
-/// Why a move was refused: bad text, or not legal (with the rule it breaks).
+/// Why a move (or a stored record) was refused: bad text, or not legal (with the rule it breaks).
+/// Its `Display` is the rules' own message, which the server sends as it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MoveError {
     /// The text is not a move of this variant.
-    Syntax(String),
+    Syntax(SyntaxError),
     /// The move is well formed but not legal here.
-    Illegal(String),
+    Illegal(Illegal),
+}
+
+/// A text that is not a move (or a record) of the game's variant: the rules' parse error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SyntaxError {
+    /// Not an ICCS move (`h2e2`).
+    Xiangqi(xiangqi::ParseMoveError),
+    /// Not a sanguo move (`Rh3-Rh4`).
+    Sanguo(sanguo::ParseMoveError),
+    /// Not a banqi action (`flip c2`, `c2-c3`) or record (`c2=R`).
+    Banqi(banqi::ParseActionError),
+    /// A move parsed for another variant than the game's.
+    OtherGame,
+}
+
+/// Why a well-formed move is not legal: the rules' reason, or a game the table already ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Illegal {
+    /// The xiangqi rule it breaks.
+    Xiangqi(xiangqi::IllegalReason),
+    /// The sanguo rule it breaks.
+    Sanguo(sanguo::IllegalReason),
+    /// The banqi rule it breaks.
+    Banqi(banqi::IllegalReason),
+    /// The table ended the game (resignation, timeout, agreement, ...).
+    Ended,
+}
+
+/// A position text that does not load: the rules' error for the variant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PositionTextError {
+    /// Not a valid xiangqi FEN.
+    Xiangqi(xiangqi::ParseFenError),
+    /// Not a valid sanguo position text.
+    Sanguo(sanguo::ParseError),
+    /// Not a valid banqi view text.
+    Banqi(banqi::ParsePositionError),
+}
+
+/// A stored record that does not replay ([`AnyGame::replay`]): its ply (from 1), its text and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayError {
+    /// The ply of the record, from 1.
+    pub ply: usize,
+    /// The record's text.
+    pub record: String,
+    /// Why it does not replay.
+    pub error: MoveError,
+}
+
+impl std::fmt::Display for MoveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MoveError::Syntax(e) => e.fmt(f),
+            MoveError::Illegal(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SyntaxError::Xiangqi(e) => e.fmt(f),
+            SyntaxError::Sanguo(e) => e.fmt(f),
+            SyntaxError::Banqi(e) => e.fmt(f),
+            SyntaxError::OtherGame => f.write_str("a move of another game"),
+        }
+    }
+}
+
+impl std::fmt::Display for Illegal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Illegal::Xiangqi(e) => e.fmt(f),
+            Illegal::Sanguo(e) => e.fmt(f),
+            Illegal::Banqi(e) => e.fmt(f),
+            Illegal::Ended => f.write_str("the game has ended"),
+        }
+    }
+}
+
+impl std::fmt::Display for PositionTextError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PositionTextError::Xiangqi(e) => e.fmt(f),
+            PositionTextError::Sanguo(e) => e.fmt(f),
+            PositionTextError::Banqi(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ReplayError { ply, record, error } = self;
+        write!(f, "move {ply} ({record}) does not replay: {error}")
+    }
+}
+
+impl std::error::Error for MoveError {}
+impl std::error::Error for SyntaxError {}
+impl std::error::Error for Illegal {}
+impl std::error::Error for PositionTextError {}
+impl std::error::Error for ReplayError {}
+
+impl From<SyntaxError> for MoveError {
+    fn from(e: SyntaxError) -> MoveError {
+        MoveError::Syntax(e)
+    }
+}
+
+impl From<Illegal> for MoveError {
+    fn from(e: Illegal) -> MoveError {
+        MoveError::Illegal(e)
+    }
 }
 
 /// The rules' game of one variant.
@@ -156,10 +271,6 @@ impl Clone for AnyGame {
     }
 }
 
-fn side_of_color(c: xiangqi::Color) -> Side {
-    c.side()
-}
-
 impl AnyGame {
     /// A new game of `variant` from its start position (banqi: all pieces face down).
     pub fn new(variant: Variant, options: RuleOptions) -> AnyGame {
@@ -189,29 +300,25 @@ impl AnyGame {
     /// position whose colours are assigned gives seat 0 the colour to move.
     ///
     /// # Errors
-    /// The text does not read, or is not a valid position: the rules' message.
+    /// [`PositionTextError`] when the text does not read or is not a valid position.
     pub fn from_position(
         variant: Variant,
         text: &str,
         options: RuleOptions,
-    ) -> Result<AnyGame, String> {
+    ) -> Result<AnyGame, PositionTextError> {
         let inner = match variant {
-            Variant::Xiangqi => {
-                let position: xiangqi::Position = text.parse().map_err(|e| format!("{e}"))?;
-                Inner::Xiangqi(xiangqi::Game::new(
-                    position,
-                    xiangqi::GameOptions {
-                        no_capture_limit: options.no_capture_limit,
-                        repetition: true,
-                    },
-                ))
-            }
-            Variant::Sanguo => {
-                let position: sanguo::Position = text.parse().map_err(|e| format!("{e}"))?;
-                Inner::Sanguo(sanguo::Game::new(position))
-            }
+            Variant::Xiangqi => Inner::Xiangqi(xiangqi::Game::new(
+                text.parse().map_err(PositionTextError::Xiangqi)?,
+                xiangqi::GameOptions {
+                    no_capture_limit: options.no_capture_limit,
+                    repetition: true,
+                },
+            )),
+            Variant::Sanguo => Inner::Sanguo(sanguo::Game::new(
+                text.parse().map_err(PositionTextError::Sanguo)?,
+            )),
             Variant::Banqi => {
-                let view: banqi::View = text.parse().map_err(|e| format!("{e}"))?;
+                let view: banqi::View = text.parse().map_err(PositionTextError::Banqi)?;
                 let turn = view.turn();
                 let game = banqi::Game::new(view.into());
                 Inner::Banqi(match turn {
@@ -239,12 +346,9 @@ impl AnyGame {
     /// The seat whose turn it is.
     pub fn seat_to_move(&self) -> usize {
         match &self.inner {
-            Inner::Xiangqi(g) => g.position().side_to_move().index(),
-            Inner::Sanguo(g) => g.position().side_to_move().index(),
-            Inner::Banqi(g) => match g.view().turn() {
-                None => 0,
-                Some(c) => usize::from(g.seat_colour(banqi::Seat::First) != Some(c)),
-            },
+            Inner::Xiangqi(g) => g.side_to_move().index(),
+            Inner::Sanguo(g) => g.side_to_move().index(),
+            Inner::Banqi(g) => g.seat_to_move().index(),
         }
     }
 
@@ -253,9 +357,9 @@ impl AnyGame {
     pub fn is_active(&self, seat: usize) -> bool {
         match &self.inner {
             Inner::Sanguo(g) => {
-                sanguo::Kingdom::from_index(seat).is_some_and(|k| !g.position().is_defeated(k))
+                Kingdom::from_index(seat).is_some_and(|k| !g.position().is_defeated(k))
             }
-            _ => true,
+            Inner::Xiangqi(_) | Inner::Banqi(_) => true,
         }
     }
 
@@ -274,36 +378,32 @@ impl AnyGame {
     /// # Errors
     /// [`MoveError::Syntax`] when the text is not a move of this variant.
     pub fn parse_move(&self, text: &str) -> Result<AnyMove, MoveError> {
-        let syntax = |e: &dyn std::fmt::Display| MoveError::Syntax(e.to_string());
-        match self.inner {
-            Inner::Xiangqi(_) => text.parse().map(AnyMove::Xiangqi).map_err(|e| syntax(&e)),
-            Inner::Sanguo(_) => text.parse().map(AnyMove::Sanguo).map_err(|e| syntax(&e)),
-            Inner::Banqi(_) => text.parse().map(AnyMove::Banqi).map_err(|e| syntax(&e)),
-        }
+        Ok(match self.inner {
+            Inner::Xiangqi(_) => AnyMove::Xiangqi(text.parse().map_err(SyntaxError::Xiangqi)?),
+            Inner::Sanguo(_) => AnyMove::Sanguo(text.parse().map_err(SyntaxError::Sanguo)?),
+            Inner::Banqi(_) => AnyMove::Banqi(text.parse().map_err(SyntaxError::Banqi)?),
+        })
     }
 
     /// Plays a move for the seat to move, applying the end-of-game rules, and returns its
     /// record (banqi: a flip reveals its piece now).
     ///
     /// # Errors
-    /// [`MoveError::Illegal`] with the reason; the game is then unchanged.
+    /// [`MoveError::Illegal`] with the reason, [`SyntaxError::OtherGame`] for a move of another
+    /// variant; the game is then unchanged.
     pub fn play(&mut self, mv: AnyMove) -> Result<String, MoveError> {
         if self.table_end.is_some() {
-            return Err(MoveError::Illegal("the game has ended".to_owned()));
+            return Err(Illegal::Ended.into());
         }
-        let illegal = |e: &dyn std::fmt::Display| MoveError::Illegal(e.to_string());
         let record = match (&mut self.inner, mv) {
             (Inner::Xiangqi(g), AnyMove::Xiangqi(m)) => {
-                g.play(m).map_err(|e| illegal(&e))?;
-                m.to_string()
+                g.play(m).map_err(Illegal::Xiangqi)?.to_string()
             }
             (Inner::Sanguo(g), AnyMove::Sanguo(m)) => {
-                let text = g.position().move_text(m);
-                g.play(m).map_err(|e| illegal(&e))?;
-                text
+                g.play(m).map_err(Illegal::Sanguo)?.to_string()
             }
-            (Inner::Banqi(g), AnyMove::Banqi(a)) => g.play(a).map_err(|e| illegal(&e))?.to_string(),
-            _ => return Err(MoveError::Syntax("a move of another game".to_owned())),
+            (Inner::Banqi(g), AnyMove::Banqi(a)) => g.play(a).map_err(Illegal::Banqi)?.to_string(),
+            _ => return Err(SyntaxError::OtherGame.into()),
         };
         self.records.push(record.clone());
         Ok(record)
@@ -312,21 +412,21 @@ impl AnyGame {
     /// Plays a stored record (after a restart).
     ///
     /// # Errors
-    /// The record does not read or does not play here (corrupt data).
-    pub fn play_record(&mut self, record: &str) -> Result<(), String> {
+    /// [`MoveError`] when the record does not read or does not play here (corrupt data).
+    pub fn play_record(&mut self, record: &str) -> Result<(), MoveError> {
         match &mut self.inner {
-            Inner::Xiangqi(g) => {
-                let m: xiangqi::Move = record.parse().map_err(|e| format!("{e}"))?;
-                g.play(m).map_err(|e| e.to_string())?;
-            }
-            Inner::Sanguo(g) => {
-                let m: sanguo::Move = record.parse().map_err(|e| format!("{e}"))?;
-                g.play(m).map_err(|e| e.to_string())?;
-            }
-            Inner::Banqi(g) => {
-                let r: banqi::Record = record.parse().map_err(|e| format!("{e}"))?;
-                g.play_recorded(r).map_err(|e| e.to_string())?;
-            }
+            Inner::Xiangqi(g) => drop(
+                g.play(record.parse().map_err(SyntaxError::Xiangqi)?)
+                    .map_err(Illegal::Xiangqi)?,
+            ),
+            Inner::Sanguo(g) => drop(
+                g.play(record.parse().map_err(SyntaxError::Sanguo)?)
+                    .map_err(Illegal::Sanguo)?,
+            ),
+            Inner::Banqi(g) => drop(
+                g.play_recorded(record.parse().map_err(SyntaxError::Banqi)?)
+                    .map_err(Illegal::Banqi)?,
+            ),
         }
         self.records.push(record.to_owned());
         Ok(())
@@ -338,20 +438,13 @@ impl AnyGame {
             return Vec::new();
         }
         let mut out: Vec<String> = match &self.inner {
-            Inner::Xiangqi(g) => g
-                .position()
+            Inner::Xiangqi(g) => g.legal_moves().iter().map(ToString::to_string).collect(),
+            Inner::Sanguo(g) => g
                 .legal_moves()
-                .iter()
-                .map(|m| m.to_string())
+                .into_iter()
+                .map(|m| g.position().move_text(m))
                 .collect(),
-            Inner::Sanguo(g) => {
-                let pos = g.position();
-                g.legal_moves()
-                    .into_iter()
-                    .map(|m| pos.move_text(m))
-                    .collect()
-            }
-            Inner::Banqi(g) => g.legal_actions().iter().map(|a| a.to_string()).collect(),
+            Inner::Banqi(g) => g.legal_moves().iter().map(ToString::to_string).collect(),
         };
         out.sort();
         out
@@ -380,34 +473,44 @@ impl AnyGame {
 
     /// How the game ended, or `None` while it goes on.
     pub fn outcome(&self) -> Option<Outcome> {
-        if let Some((o, _)) = &self.table_end {
-            return Some(o.clone());
-        }
-        match &self.inner {
-            Inner::Xiangqi(g) => match g.status() {
-                xiangqi::Status::Ongoing => None,
-                xiangqi::Status::Ended(o) => Some(o.clone()),
-            },
-            Inner::Sanguo(g) => match g.status() {
-                sanguo::Status::Ongoing => None,
-                sanguo::Status::Ended(o) => Some(o.clone()),
-            },
-            Inner::Banqi(g) => match g.status() {
-                banqi::Status::Ongoing => None,
-                banqi::Status::Ended(o) => Some(o.clone()),
-                banqi::Status::EndedBySeat { reason, .. } => Some(Outcome::draw(*reason)),
-            },
+        match &self.table_end {
+            Some((o, _)) => Some(o.clone()),
+            None => self.rules_ending().map(|(o, _)| o),
         }
     }
 
     /// The seats that won (empty for a draw, an aborted game or while the game goes on).
     pub fn winner_seats(&self) -> Vec<usize> {
-        if let Some((_, seats)) = &self.table_end {
-            return seats.clone();
+        match &self.table_end {
+            Some((_, seats)) => seats.clone(),
+            None => self.rules_ending().map(|(_, s)| s).unwrap_or_default(),
         }
-        self.outcome()
-            .map(|o| self.seats_of(&o.winners))
-            .unwrap_or_default()
+    }
+
+    /// How the rules' game ended, with its winning seats; `None` while it goes on.
+    fn rules_ending(&self) -> Option<(Outcome, Vec<usize>)> {
+        match &self.inner {
+            Inner::Xiangqi(g) => self.with_seats(g.status().outcome()),
+            Inner::Sanguo(g) => self.with_seats(g.status().outcome()),
+            Inner::Banqi(g) => self.banqi_ending(g.status()),
+        }
+    }
+
+    /// An outcome with the seats of its winners.
+    fn with_seats(&self, outcome: Option<&Outcome>) -> Option<(Outcome, Vec<usize>)> {
+        outcome.map(|o| (o.clone(), self.seats_of(&o.winners)))
+    }
+
+    /// A banqi status as an outcome and its winning seats. Before the first flip there are no
+    /// colours: the other seat wins, and the outcome names no colour.
+    fn banqi_ending(&self, status: &banqi::Status) -> Option<(Outcome, Vec<usize>)> {
+        match status {
+            banqi::Status::Ongoing => None,
+            banqi::Status::Ended(o) => self.with_seats(Some(o)),
+            banqi::Status::EndedBySeat { winner, reason } => {
+                Some((Outcome::draw(*reason), vec![winner.index()]))
+            }
+        }
     }
 
     /// The seats of the given winners.
@@ -422,16 +525,11 @@ impl AnyGame {
     /// The side or kingdom a seat plays, once known (banqi: after the first flip).
     pub fn seat_side(&self, seat: usize) -> Option<Side> {
         match &self.inner {
-            Inner::Xiangqi(_) => Some(if seat == 0 { Side::Red } else { Side::Black }),
-            Inner::Sanguo(_) => sanguo::Kingdom::from_index(seat).map(sanguo::Kingdom::side),
-            Inner::Banqi(g) => {
-                let s = if seat == 0 {
-                    banqi::Seat::First
-                } else {
-                    banqi::Seat::Second
-                };
-                g.seat_colour(s).map(side_of_color)
-            }
+            Inner::Xiangqi(_) => Color::from_index(seat).map(Color::side),
+            Inner::Sanguo(_) => Kingdom::from_index(seat).map(Kingdom::side),
+            Inner::Banqi(g) => g
+                .seat_colour(banqi::Seat::from_index(seat)?)
+                .map(Color::side),
         }
     }
 
@@ -444,87 +542,62 @@ impl AnyGame {
     }
 
     /// What happens when `seat` quits by `reason` (resignation, timeout, abandonment) under
-    /// the variant's rules: the outcome and winning seats, or `None` when it changes nothing
-    /// (a defeated sanguo kingdom, a game already over). The game itself is not changed.
+    /// the variant's rules (each game's `ending_if`): the outcome and winning seats, or `None`
+    /// when it changes nothing (a defeated sanguo kingdom, a game already over, a reason that is
+    /// not one of the three). The game itself is not changed.
     pub fn table_ending(&self, seat: usize, reason: EndReason) -> Option<(Outcome, Vec<usize>)> {
         if self.outcome().is_some() {
             return None;
         }
+        let how = Quit::from_reason(reason)?;
         match &self.inner {
-            Inner::Xiangqi(_) => {
-                let winner = 1 - seat;
-                Some((Outcome::win(self.seat_side(winner)?, reason), vec![winner]))
+            Inner::Xiangqi(g) => {
+                self.with_seats(g.ending_if(Color::from_index(seat)?, how)?.outcome())
             }
             Inner::Sanguo(g) => {
-                let mut g = g.clone();
-                let how = match reason {
-                    EndReason::Resignation => sanguo::Quit::Resignation,
-                    EndReason::Timeout => sanguo::Quit::Timeout,
-                    _ => sanguo::Quit::Abandonment,
-                };
-                if !g.quit(sanguo::Kingdom::from_index(seat)?, how) {
-                    return None;
-                }
-                match g.status() {
-                    sanguo::Status::Ended(o) => Some((o.clone(), self.seats_of(&o.winners))),
-                    sanguo::Status::Ongoing => None,
-                }
+                self.with_seats(g.ending_if(Kingdom::from_index(seat)?, how)?.outcome())
             }
             Inner::Banqi(g) => {
-                let s = if seat == 0 {
-                    banqi::Seat::First
-                } else {
-                    banqi::Seat::Second
-                };
-                let mut copy = banqi::Game::new(g.start_view().clone().into());
-                for &r in g.records() {
-                    let _ = copy.play_recorded(r);
-                }
-                let status = match reason {
-                    EndReason::Resignation => copy.resign(s),
-                    EndReason::Timeout => copy.time_out(s),
-                    _ => copy.abandon(s),
-                };
-                match status.ok()?.clone() {
-                    banqi::Status::Ended(o) => {
-                        let seats = self.seats_of(&o.winners);
-                        Some((o, seats))
-                    }
-                    // Before the first flip there are no colours: the other seat wins, and the
-                    // outcome names no colour.
-                    banqi::Status::EndedBySeat { winner, reason } => Some((
-                        Outcome::draw(reason),
-                        vec![usize::from(winner == banqi::Seat::Second)],
-                    )),
-                    banqi::Status::Ongoing => None,
-                }
+                self.banqi_ending(&g.ending_if(banqi::Seat::from_index(seat)?, how)?)
             }
         }
     }
 
-    /// The seats whose General is attacked now, ascending: xiangqi, the side to move when it is
-    /// in check ([`xiangqi::Position::is_check`]); sanguo, every active kingdom whose General is
-    /// attacked by a piece of another kingdom ([`sanguo::Position::is_attacked`], rule C3);
-    /// banqi has no check and gives none. The position decides, whatever the table's phase.
+    /// The seats in check now, ascending, as the rules define check: xiangqi, the side to move
+    /// when in check ([`xiangqi::Position::checked_sides`]); sanguo, every active kingdom whose
+    /// General is attacked (C3) or faces another General (C4)
+    /// ([`sanguo::Position::checked_kingdoms`]); banqi has no check and gives none. The position
+    /// decides, whatever the table's phase. The table's `check` and `/api/analysis` both read it.
     pub fn check_seats(&self) -> Vec<usize> {
         match &self.inner {
-            Inner::Xiangqi(g) => {
-                let pos = g.position();
-                if pos.is_check() {
-                    vec![pos.side_to_move().index()]
-                } else {
-                    Vec::new()
-                }
-            }
-            Inner::Sanguo(g) => {
-                let pos = g.position();
-                sanguo::Kingdom::ALL
-                    .into_iter()
-                    .filter(|&k| pos.is_attacked(k))
-                    .map(sanguo::Kingdom::index)
-                    .collect()
-            }
+            Inner::Xiangqi(g) => g
+                .position()
+                .checked_sides()
+                .into_iter()
+                .map(Color::index)
+                .collect(),
+            Inner::Sanguo(g) => g
+                .position()
+                .checked_kingdoms()
+                .into_iter()
+                .map(Kingdom::index)
+                .collect(),
             Inner::Banqi(_) => Vec::new(),
+        }
+    }
+
+    /// The point of `seat`'s General as text (`e0`, `Rd1`); `None` in banqi, for a defeated
+    /// kingdom or a seat past the variant's count.
+    pub fn general_point(&self, seat: usize) -> Option<String> {
+        match &self.inner {
+            Inner::Xiangqi(g) => {
+                Color::from_index(seat).map(|c| g.position().general(c).to_string())
+            }
+            Inner::Sanguo(g) => g
+                .position()
+                .general(Kingdom::from_index(seat)?)
+                .map(|p| p.to_string()),
+            Inner::Banqi(_) => None,
         }
     }
 
@@ -533,18 +606,21 @@ impl AnyGame {
     /// flips name their piece), so only public information goes in.
     ///
     /// # Errors
-    /// A record does not read or does not play (corrupt data), with its ply (from 1).
+    /// [`ReplayError`] when a record does not read or does not play (corrupt data).
     pub fn replay(
         variant: Variant,
         options: RuleOptions,
         records: &[String],
-    ) -> Result<Vec<Snapshot>, String> {
+    ) -> Result<Vec<Snapshot>, ReplayError> {
         let mut game = AnyGame::new(variant, options);
         let mut out = Vec::with_capacity(records.len() + 1);
         out.push(game.snapshot());
         for (i, r) in records.iter().enumerate() {
-            game.play_record(r)
-                .map_err(|e| format!("move {} ({r}) does not replay: {e}", i + 1))?;
+            game.play_record(r).map_err(|error| ReplayError {
+                ply: i + 1,
+                record: r.clone(),
+                error,
+            })?;
             out.push(game.snapshot());
         }
         Ok(out)
@@ -666,6 +742,62 @@ mod tests {
         assert_eq!(at(wei).check_seats(), [2]);
         let none = "9/4rP4/9/9/4rK4,9/4gP4/9/9/4gK4,9/4bP4/9/9/4bK4 G R - - 0";
         assert!(at(none).check_seats().is_empty());
+        // Facing counts as check (spec/sanguo.md C4-C6): without their soldiers on e4, Wu's and
+        // Wei's Generals face each other through the triangle, though no piece attacks them.
+        let facing = "9/4rP4/9/9/4rK4,9/9/9/9/4gK4,9/9/9/9/4bK4 G R - - 0";
+        let g = at(facing);
+        assert_eq!(g.check_seats(), [1, 2]);
+        let pos = g.as_sanguo().unwrap().position();
+        assert!(!pos.is_attacked(Kingdom::Wu) && !pos.is_attacked(Kingdom::Wei));
+        assert_eq!(g.general_point(1).as_deref(), Some("Ge1"));
+    }
+
+    #[test]
+    fn table_endings_come_from_the_rules_without_changing_the_game() {
+        let options = RuleOptions {
+            no_capture_limit: 120,
+            flag_bearers: true,
+        };
+        let xq = AnyGame::new(Variant::Xiangqi, options);
+        assert_eq!(
+            xq.table_ending(0, EndReason::Resignation),
+            Some((Outcome::win(Side::Black, EndReason::Resignation), vec![1]))
+        );
+        assert_eq!(
+            xq.table_ending(1, EndReason::Timeout),
+            Some((Outcome::win(Side::Red, EndReason::Timeout), vec![0]))
+        );
+        assert_eq!(xq.table_ending(2, EndReason::Timeout), None);
+        assert_eq!(xq.outcome(), None);
+        let sg = AnyGame::new(Variant::Sanguo, options);
+        let (o, seats) = sg.table_ending(1, EndReason::Abandonment).unwrap();
+        assert_eq!(
+            (o.winners, o.reason),
+            (vec![Side::Shu, Side::Wei], EndReason::Abandonment)
+        );
+        assert_eq!(seats, [0, 2]);
+        // Banqi before the first flip: no colours, the other seat wins.
+        let mut bq = AnyGame::new(Variant::Banqi, options);
+        assert_eq!(
+            bq.table_ending(0, EndReason::Resignation),
+            Some((Outcome::draw(EndReason::Resignation), vec![1]))
+        );
+        bq.play_record("c2=k").unwrap();
+        assert_eq!(bq.seat_to_move(), 1);
+        assert_eq!(
+            bq.table_ending(0, EndReason::Timeout),
+            Some((Outcome::win(Side::Red, EndReason::Timeout), vec![1]))
+        );
+        let (o, seats) = bq.table_ending(1, EndReason::Timeout).unwrap();
+        bq.end(o, seats);
+        assert_eq!(bq.winner_seats(), [0]);
+        assert_eq!(bq.table_ending(0, EndReason::Timeout), None);
+        assert_eq!(
+            bq.play(AnyMove::Banqi("flip a1".parse().unwrap()))
+                .unwrap_err()
+                .to_string(),
+            "the game has ended"
+        );
     }
 
     #[test]
@@ -724,7 +856,9 @@ mod tests {
         assert!(snaps[..20].iter().all(|s| s.check.is_empty()));
         let bad = ["h2e2", "h2e2"].map(str::to_owned);
         assert_eq!(
-            AnyGame::replay(Variant::Xiangqi, options, &bad).unwrap_err(),
+            AnyGame::replay(Variant::Xiangqi, options, &bad)
+                .unwrap_err()
+                .to_string(),
             "move 2 (h2e2) does not replay: no piece on the from-square"
         );
     }

@@ -3,7 +3,7 @@
 
 use super::action::{Action, IllegalReason, Record};
 use super::position::{PublicKey, Truth, View};
-use crate::outcome::{EndReason, Outcome};
+use crate::outcome::{EndReason, Outcome, Quit};
 use crate::xiangqi::Color;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -20,6 +20,23 @@ pub enum Seat {
 }
 
 impl Seat {
+    /// 0 for [`Seat::First`], 1 for [`Seat::Second`].
+    pub const fn index(self) -> usize {
+        match self {
+            Seat::First => 0,
+            Seat::Second => 1,
+        }
+    }
+
+    /// The seat of an index ([`Seat::index`]); `None` past 1.
+    pub const fn from_index(i: usize) -> Option<Seat> {
+        match i {
+            0 => Some(Seat::First),
+            1 => Some(Seat::Second),
+            _ => None,
+        }
+    }
+
     /// The other seat.
     pub const fn other(self) -> Seat {
         match self {
@@ -44,6 +61,30 @@ pub enum Status {
         /// `resignation`, `timeout` or `abandonment`.
         reason: EndReason,
     },
+}
+
+/// What playing a turn did ([`Game::play`], [`Game::play_recorded`]): its record (a flip with
+/// the piece it revealed, which a server logs before anything reveals it) and the status after
+/// it. Its `Display` is the record text (`c2=R`, `c2-c3`, `c2xc3`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Played {
+    /// The record of the turn.
+    pub record: Record,
+    /// The status after the turn.
+    pub status: Status,
+}
+
+impl Played {
+    /// Whether the turn captured a piece.
+    pub fn is_capture(&self) -> bool {
+        matches!(self.record, Record::Capture { .. })
+    }
+}
+
+impl fmt::Display for Played {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.record.fmt(f)
+    }
 }
 
 /// Why a table ending ([`Game::resign`], …) was refused.
@@ -83,8 +124,10 @@ impl std::error::Error for EndError {}
 /// ```
 /// use chuhe_rules::banqi::{Action, Game, Record, Status};
 /// let mut game = Game::start();
-/// let record = game.play("flip c2".parse().unwrap()).unwrap();
-/// assert!(matches!(record, Record::Flip { .. }));
+/// assert_eq!(game.side_to_move(), None);
+/// let played = game.play("flip c2".parse().unwrap()).unwrap();
+/// assert!(matches!(played.record, Record::Flip { .. }));
+/// assert_eq!(played.status, Status::Ongoing);
 /// assert_eq!(game.view().pool().len(), 31);
 /// assert_eq!(*game.status(), Status::Ongoing);
 /// ```
@@ -185,8 +228,23 @@ impl Game {
         })
     }
 
+    /// The colour to move; `None` before the first flip, when no colours exist yet.
+    pub fn side_to_move(&self) -> Option<Color> {
+        self.view().turn()
+    }
+
+    /// The seat to move: [`Seat::First`] before the first flip, then the seat holding the colour
+    /// to move (the second seat when the seats' colours are unknown, see
+    /// [`Game::with_first_seat`]).
+    pub fn seat_to_move(&self) -> Seat {
+        match self.view().turn() {
+            Some(c) if self.seat_colour(Seat::First) != Some(c) => Seat::Second,
+            _ => Seat::First,
+        }
+    }
+
     /// The legal actions of the side to move, sorted bytewise; none once the game has ended.
-    pub fn legal_actions(&self) -> Vec<Action> {
+    pub fn legal_moves(&self) -> Vec<Action> {
         if self.status == Status::Ongoing {
             self.view().legal_actions()
         } else {
@@ -200,14 +258,17 @@ impl Game {
     /// # Errors
     /// [`IllegalReason::GameOver`] after the end, otherwise the reason of [`View::check`]; the
     /// game is then unchanged.
-    pub fn play(&mut self, action: Action) -> Result<Record, IllegalReason> {
+    pub fn play(&mut self, action: Action) -> Result<Played, IllegalReason> {
         if self.status != Status::Ongoing {
             return Err(IllegalReason::GameOver);
         }
         let turn_before = self.view().turn();
         let record = self.position.play(action, &mut self.rng)?;
         self.after(record, turn_before);
-        Ok(record)
+        Ok(Played {
+            record,
+            status: self.status.clone(),
+        })
     }
 
     /// Applies a recorded action (replay, crash recovery) and evaluates the end-of-game rules.
@@ -215,14 +276,17 @@ impl Game {
     /// # Errors
     /// [`IllegalReason::GameOver`] after the end, otherwise the reason of
     /// [`Truth::play_recorded`]; the game is then unchanged.
-    pub fn play_recorded(&mut self, record: Record) -> Result<&Status, IllegalReason> {
+    pub fn play_recorded(&mut self, record: Record) -> Result<Played, IllegalReason> {
         if self.status != Status::Ongoing {
             return Err(IllegalReason::GameOver);
         }
         let turn_before = self.view().turn();
         self.position.play_recorded(record)?;
         self.after(record, turn_before);
-        Ok(&self.status)
+        Ok(Played {
+            record,
+            status: self.status.clone(),
+        })
     }
 
     fn after(&mut self, record: Record, turn_before: Option<Color>) {
@@ -247,6 +311,34 @@ impl Game {
             return Status::Ended(Outcome::draw(EndReason::ThreefoldRepetition));
         }
         Status::Ongoing
+    }
+
+    /// What the status would be if `seat` quit by `how`, without changing the game: the seat
+    /// loses; before the first flip, when no colours exist, the other seat wins
+    /// ([`Status::EndedBySeat`], `spec/banqi.md` §2.3 table rules). `None` when the game has
+    /// ended or the seats' colours are unknown ([`Game::quit`] says which).
+    ///
+    /// ```
+    /// use chuhe_rules::banqi::{Game, Seat, Status};
+    /// use chuhe_rules::outcome::{EndReason, Quit};
+    /// let game = Game::start();
+    /// assert_eq!(
+    ///     game.ending_if(Seat::First, Quit::Resignation),
+    ///     Some(Status::EndedBySeat { winner: Seat::Second, reason: EndReason::Resignation })
+    /// );
+    /// assert_eq!(*game.status(), Status::Ongoing);
+    /// ```
+    pub fn ending_if(&self, seat: Seat, how: Quit) -> Option<Status> {
+        self.quit_status(seat, how.reason()).ok()
+    }
+
+    /// `seat` quits by `how` and loses ([`Game::ending_if`] applied).
+    ///
+    /// # Errors
+    /// [`EndError`] when the game has ended or the seats' colours are unknown; the game is then
+    /// unchanged.
+    pub fn quit(&mut self, seat: Seat, how: Quit) -> Result<&Status, EndError> {
+        self.lose(seat, how.reason())
     }
 
     /// `seat` resigns and loses (`resignation`).
@@ -286,18 +378,22 @@ impl Game {
     }
 
     fn lose(&mut self, seat: Seat, reason: EndReason) -> Result<&Status, EndError> {
+        self.status = self.quit_status(seat, reason)?;
+        Ok(&self.status)
+    }
+
+    fn quit_status(&self, seat: Seat, reason: EndReason) -> Result<Status, EndError> {
         if self.status != Status::Ongoing {
             return Err(EndError::GameOver);
         }
-        self.status = match (self.view().turn(), self.seat_colour(seat)) {
-            (None, _) => Status::EndedBySeat {
+        match (self.view().turn(), self.seat_colour(seat)) {
+            (None, _) => Ok(Status::EndedBySeat {
                 winner: seat.other(),
                 reason,
-            },
-            (Some(_), Some(c)) => Status::Ended(Outcome::win(c.other().side(), reason)),
-            (Some(_), None) => return Err(EndError::SeatColoursUnknown),
-        };
-        Ok(&self.status)
+            }),
+            (Some(_), Some(c)) => Ok(Status::Ended(Outcome::win(c.other().side(), reason))),
+            (Some(_), None) => Err(EndError::SeatColoursUnknown),
+        }
     }
 }
 
@@ -325,6 +421,15 @@ mod tests {
             EndReason::Abandonment,
         ] {
             let mut game = Game::start();
+            let foreseen = game.ending_if(Seat::First, Quit::from_reason(reason).unwrap());
+            assert_eq!(
+                foreseen,
+                Some(Status::EndedBySeat {
+                    winner: Seat::Second,
+                    reason
+                })
+            );
+            assert_eq!(*game.status(), Status::Ongoing);
             assert_eq!(
                 end(&mut game, Seat::First, reason),
                 Ok(Status::EndedBySeat {
@@ -340,7 +445,7 @@ mod tests {
                 game.play(Action::Flip("a1".parse().unwrap())),
                 Err(IllegalReason::GameOver)
             );
-            assert!(game.legal_actions().is_empty());
+            assert!(game.legal_moves().is_empty());
         }
     }
 
@@ -380,6 +485,7 @@ mod tests {
     fn loaded_games_need_to_be_told_the_seats() {
         let start: Truth = "8/8/3P4/3p4 r - 0".parse().unwrap();
         let mut game = Game::new(start.clone());
+        assert_eq!(game.ending_if(Seat::First, Quit::Resignation), None);
         assert_eq!(game.resign(Seat::First), Err(EndError::SeatColoursUnknown));
         assert_eq!(*game.status(), Status::Ongoing);
         let mut game = Game::new(start).with_first_seat(Color::Black);

@@ -26,7 +26,7 @@ pub mod position;
 pub mod text;
 
 pub use action::{Action, IllegalReason, ParseActionError, Record};
-pub use game::{EndError, Game, Seat, Status};
+pub use game::{EndError, Game, Played, Seat, Status};
 pub use piece::{can_step_capture, Direction, ParseSquareError, Piece, Pool, Square};
 pub use position::{
     Cell, ParsePositionError, PositionError, PublicKey, Truth, ValidationKind, View,

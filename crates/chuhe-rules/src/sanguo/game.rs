@@ -1,13 +1,15 @@
 //! A game of Three Kingdoms xiangqi: the position, the moves, the defeats and the end-of-game
 //! rules in the order of `spec/sanguo.md` C13, and the table rules of C14 (resignation, timeout,
-//! leaving) as methods, so a server only calls them.
+//! abandonment, agreement) as methods, so a server only calls them.
 
 use super::board::Kingdom;
 use super::moves::{IllegalReason, Move};
-use super::position::{Defeat, Identity, Played, Position};
+use super::piece::Piece;
+use super::position::{Defeat, Identity, Position};
 use super::setup::QUIET_LIMIT;
-use crate::outcome::{EndReason, Outcome};
+use crate::outcome::{EndReason, Outcome, Quit};
 use std::collections::HashMap;
+use std::fmt;
 
 /// Whether the game goes on, and how it ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,6 +18,16 @@ pub enum Status {
     Ongoing,
     /// The game is over.
     Ended(Outcome),
+}
+
+impl Status {
+    /// How the game ended, or `None` while it goes on.
+    pub fn outcome(&self) -> Option<&Outcome> {
+        match self {
+            Status::Ongoing => None,
+            Status::Ended(o) => Some(o),
+        }
+    }
 }
 
 /// A defeat during the game (§6.1): the ply after which it happened (0 = on loading the start
@@ -28,27 +40,46 @@ pub struct DefeatEvent {
     pub defeat: Defeat,
 }
 
-/// How a kingdom quits the table (C14).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Quit {
-    /// The player resigned.
-    Resignation,
-    /// The player's clock ran out.
-    Timeout,
-    /// The player left or stayed disconnected past the table's limit.
-    Abandonment,
+/// What playing a move did ([`Game::play`]): the move, the piece it captured, the defeats it
+/// caused (C7, C8; at most two) and the status after it. Its `Display` is the move's record text
+/// (`Rh3-Rh4`, `Rh3xGb1`: `x` when it captured).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Played {
+    /// The move played.
+    pub mv: Move,
+    /// The piece taken on the target point, if any.
+    pub captured: Option<Piece>,
+    /// The defeats, in the order they happened.
+    pub defeats: Vec<Defeat>,
+    /// The status after the move.
+    pub status: Status,
 }
 
-impl Quit {
-    /// The end reason of the shared vocabulary.
-    pub const fn reason(self) -> EndReason {
+impl fmt::Display for Played {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.mv.text(self.captured.is_some()))
+    }
+}
+
+/// Why a table ending ([`Game::resign`], [`Game::agree_draw`], ...) was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndError {
+    /// The game has already ended.
+    GameOver,
+    /// The kingdom is already defeated: its quitting changes nothing (C14).
+    Defeated,
+}
+
+impl fmt::Display for EndError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Quit::Resignation => EndReason::Resignation,
-            Quit::Timeout => EndReason::Timeout,
-            Quit::Abandonment => EndReason::Abandonment,
+            EndError::GameOver => f.write_str("the game is over"),
+            EndError::Defeated => f.write_str("the kingdom is already defeated"),
         }
     }
 }
+
+impl std::error::Error for EndError {}
 
 /// A game: start position, moves, current position, defeats and status.
 ///
@@ -56,9 +87,11 @@ impl Quit {
 /// use chuhe_rules::sanguo::{Game, Kingdom, Position, Status};
 /// use chuhe_rules::outcome::Side;
 /// let mut game = Game::new(Position::start(true));
-/// game.play("Rh3-Rh4".parse().unwrap()).unwrap();
+/// let played = game.play("Rh3-Rh4".parse().unwrap()).unwrap();
+/// assert_eq!(played.to_string(), "Rh3-Rh4");
 /// assert_eq!(game.ply(), 1);
-/// game.resign(Kingdom::Wu);
+/// assert_eq!(game.side_to_move(), Kingdom::Wu);
+/// game.resign(Kingdom::Wu).unwrap();
 /// match game.status() {
 ///     Status::Ended(o) => assert_eq!(o.winners, [Side::Shu, Side::Wei]),
 ///     Status::Ongoing => unreachable!(),
@@ -116,6 +149,11 @@ impl Game {
         self.status == Status::Ongoing
     }
 
+    /// The kingdom to move in the current position.
+    pub fn side_to_move(&self) -> Kingdom {
+        self.position.side_to_move()
+    }
+
     /// The number of moves played.
     pub fn ply(&self) -> usize {
         self.moves.len()
@@ -150,19 +188,44 @@ impl Game {
         if !self.is_ongoing() {
             return Err(IllegalReason::GameOver);
         }
-        let played = self.position.play(m)?;
+        let effect = self.position.play(m)?;
         self.moves.push(m);
-        self.record(&played.defeats);
-        self.status = self.evaluate(played.defeats.last().map(|d| d.reason));
-        Ok(played)
+        self.record(&effect.defeats);
+        self.status = self.evaluate(effect.defeats.last().map(|d| d.reason));
+        Ok(Played {
+            mv: m,
+            captured: effect.captured,
+            defeats: effect.defeats,
+            status: self.status.clone(),
+        })
     }
 
-    /// C14: `kingdom` quits by `how`. An active kingdom ends the game at once: the other active
-    /// kingdoms win (one, or two sharing the victory). A defeated kingdom's quitting changes
-    /// nothing, and so does anything after the end. Returns whether this call ended the game.
-    pub fn quit(&mut self, kingdom: Kingdom, how: Quit) -> bool {
-        if !self.is_ongoing() || self.position.is_defeated(kingdom) {
-            return false;
+    /// What the status would be if `kingdom` quit by `how` (C14), without changing the game: an
+    /// active kingdom ends the game at once and the other active kingdoms win (one, or two
+    /// sharing the victory). `None` when it would change nothing: a defeated kingdom, or a game
+    /// already over.
+    ///
+    /// ```
+    /// use chuhe_rules::outcome::{EndReason, Quit, Side};
+    /// use chuhe_rules::sanguo::{Game, Kingdom, Position, Status};
+    /// let game = Game::new(Position::start(true));
+    /// let Some(Status::Ended(o)) = game.ending_if(Kingdom::Shu, Quit::Abandonment) else {
+    ///     unreachable!()
+    /// };
+    /// assert_eq!(o.winners, [Side::Wu, Side::Wei]);
+    /// assert_eq!(o.reason, EndReason::Abandonment);
+    /// assert!(game.is_ongoing());
+    /// ```
+    pub fn ending_if(&self, kingdom: Kingdom, how: Quit) -> Option<Status> {
+        self.quit_status(kingdom, how).ok()
+    }
+
+    fn quit_status(&self, kingdom: Kingdom, how: Quit) -> Result<Status, EndError> {
+        if !self.is_ongoing() {
+            return Err(EndError::GameOver);
+        }
+        if self.position.is_defeated(kingdom) {
+            return Err(EndError::Defeated);
         }
         let winners = self
             .position
@@ -171,37 +234,58 @@ impl Game {
             .filter(|&k| k != kingdom)
             .map(Kingdom::side)
             .collect();
-        self.status = Status::Ended(Outcome {
+        Ok(Status::Ended(Outcome {
             winners,
             reason: how.reason(),
-        });
-        true
+        }))
+    }
+
+    /// `kingdom` quits by `how` ([`Game::ending_if`] applied).
+    ///
+    /// # Errors
+    /// [`EndError::GameOver`] once the game has ended, [`EndError::Defeated`] for a defeated
+    /// kingdom (which may leave freely); the game is then unchanged.
+    pub fn quit(&mut self, kingdom: Kingdom, how: Quit) -> Result<&Status, EndError> {
+        self.status = self.quit_status(kingdom, how)?;
+        Ok(&self.status)
     }
 
     /// `kingdom` resigns ([`Game::quit`] with [`Quit::Resignation`]).
-    pub fn resign(&mut self, kingdom: Kingdom) -> bool {
+    ///
+    /// # Errors
+    /// As [`Game::quit`].
+    pub fn resign(&mut self, kingdom: Kingdom) -> Result<&Status, EndError> {
         self.quit(kingdom, Quit::Resignation)
     }
 
     /// `kingdom`'s clock ran out ([`Game::quit`] with [`Quit::Timeout`]).
-    pub fn time_out(&mut self, kingdom: Kingdom) -> bool {
+    ///
+    /// # Errors
+    /// As [`Game::quit`].
+    pub fn time_out(&mut self, kingdom: Kingdom) -> Result<&Status, EndError> {
         self.quit(kingdom, Quit::Timeout)
     }
 
-    /// `kingdom`'s player left the table ([`Game::quit`] with [`Quit::Abandonment`]); a defeated
-    /// kingdom may leave freely.
-    pub fn leave(&mut self, kingdom: Kingdom) -> bool {
+    /// `kingdom`'s player left the table or stayed disconnected past its limit ([`Game::quit`]
+    /// with [`Quit::Abandonment`]).
+    ///
+    /// # Errors
+    /// As [`Game::quit`].
+    pub fn abandon(&mut self, kingdom: Kingdom) -> Result<&Status, EndError> {
         self.quit(kingdom, Quit::Abandonment)
     }
 
     /// Ends the game as a draw by agreement, which the table must have obtained from every
-    /// active kingdom (C14). Returns whether this call ended the game.
-    pub fn agree_draw(&mut self) -> bool {
+    /// active kingdom (C14).
+    ///
+    /// # Errors
+    /// [`EndError::GameOver`] once the game has ended.
+    pub fn agree_draw(&mut self) -> Result<&Status, EndError> {
         if !self.is_ongoing() {
-            return false;
+            return Err(EndError::GameOver);
         }
         self.status = Status::Ended(Outcome::draw(EndReason::Agreement));
-        true
+        Ok(&self.status)
     }
 
     fn record(&mut self, defeats: &[Defeat]) {
@@ -268,10 +352,29 @@ mod tests {
             Status::Ended(Outcome::win(Side::Shu, EndReason::NoLegalMove))
         );
         assert!(g.legal_moves().is_empty());
-        assert!(!g.resign(Kingdom::Shu));
+        assert_eq!(g.resign(Kingdom::Shu), Err(EndError::GameOver));
         assert_eq!(
             g.play("Rd1-Re1".parse().expect("a move")),
             Err(IllegalReason::GameOver)
+        );
+    }
+
+    #[test]
+    fn played_says_what_the_move_did() {
+        let mut g = Game::new(Position::start(false));
+        assert_eq!(g.side_to_move(), Kingdom::Shu);
+        let p = g.play("Rh3xGb1".parse().expect("a move")).expect("legal");
+        assert_eq!(p.to_string(), "Rh3xGb1");
+        assert!(p.captured.is_some());
+        assert!(p.defeats.is_empty());
+        assert_eq!(p.status, Status::Ongoing);
+        assert_eq!(g.side_to_move(), Kingdom::Wu);
+        assert_eq!(
+            g.ending_if(Kingdom::Wu, Quit::Timeout)
+                .as_ref()
+                .and_then(Status::outcome)
+                .map(|o| o.winners.clone()),
+            Some(vec![Side::Shu, Side::Wei])
         );
     }
 
@@ -283,9 +386,9 @@ mod tests {
             Status::Ended(Outcome::draw(EndReason::NoCaptureLimit))
         );
         let mut g = game("9/9/9/9/3rK5,9/9/9/9/3gK5,9/9/9/9/3bK5 R - - - 0");
-        assert!(g.agree_draw());
-        assert!(!g.agree_draw());
-        assert!(!g.leave(Kingdom::Wu));
+        assert!(g.agree_draw().is_ok());
+        assert_eq!(g.agree_draw(), Err(EndError::GameOver));
+        assert_eq!(g.abandon(Kingdom::Wu), Err(EndError::GameOver));
         assert_eq!(
             *g.status(),
             Status::Ended(Outcome::draw(EndReason::Agreement))

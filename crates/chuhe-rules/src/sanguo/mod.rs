@@ -24,11 +24,12 @@ pub mod position;
 pub mod setup;
 pub mod zobrist;
 
+pub use crate::outcome::Quit;
 pub use board::{graph, Graph, Kingdom, ParsePointError, Point, Ray, POINTS};
-pub use game::{DefeatEvent, Game, Quit, Status};
+pub use game::{DefeatEvent, EndError, Game, Played, Status};
 pub use moves::{IllegalReason, Move, ParseMoveError};
 pub use piece::{Kind, Piece};
-pub use position::{Defeat, Identity, ParseError, Played, Position, PositionError, ValidationKind};
+pub use position::{Defeat, Effect, Identity, ParseError, Position, PositionError, ValidationKind};
 pub use setup::{Setup, SyntaxError, QUIET_LIMIT, START_TEXT, START_TEXT_NO_FLAGS};
 
 /// Counts the leaves of the legal-move tree of depth `depth` below `pos` (`spec/sanguo.md` §7:

@@ -179,9 +179,10 @@ pub struct Defeat {
     pub heir: Kingdom,
 }
 
-/// What playing a move did: the captured piece and the defeats it caused (at most two).
+/// What playing a move did to the position: the captured piece and the defeats it caused (at
+/// most two). [`crate::sanguo::Game::play`] returns the fuller [`crate::sanguo::Played`].
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Played {
+pub struct Effect {
     /// The piece taken on the target point.
     pub captured: Option<Piece>,
     /// The defeats, in the order they happened.
@@ -459,6 +460,31 @@ impl Position {
         self.danger(k).is_some()
     }
 
+    /// The kingdoms in check, in turn order: every active kingdom whose General is attacked by a
+    /// piece of another kingdom (C3) or faces another kingdom's General (C4), that is
+    /// [`Position::is_in_danger`]. Facing counts because it binds the kingdom as an attack does:
+    /// it must break the line on its turn or has no legal move (C5, C6, C8), and the spec's own
+    /// name for "attacked or facing" is "in check" (§8.3 kind `previous-in-check`). This is what
+    /// a table and `/api/analysis` mark as check; the xiangqi counterpart is
+    /// [`crate::xiangqi::Position::checked_sides`].
+    ///
+    /// ```
+    /// use chuhe_rules::sanguo::{Kingdom, Position};
+    /// assert!(Position::start(true).checked_kingdoms().is_empty());
+    /// // Wu's and Wei's Generals face each other through the triangle; Shu's soldier on e4
+    /// // screens Shu's.
+    /// let pos = Position::from_text("9/4rP4/9/9/4rK4,9/9/9/9/4gK4,9/9/9/9/4bK4 G R - - 0")
+    ///     .unwrap();
+    /// assert_eq!(pos.checked_kingdoms(), [Kingdom::Wu, Kingdom::Wei]);
+    /// assert!(!pos.is_attacked(Kingdom::Wu));
+    /// ```
+    pub fn checked_kingdoms(&self) -> Vec<Kingdom> {
+        Kingdom::ALL
+            .into_iter()
+            .filter(|&k| self.is_in_danger(k))
+            .collect()
+    }
+
     /// Whether `k`'s general is attacked by a piece of another kingdom (C3).
     pub fn is_attacked(&self, k: Kingdom) -> bool {
         self.danger(k) == Some(IllegalReason::LeavesGeneralAttacked)
@@ -558,7 +584,7 @@ impl Position {
     ///
     /// # Errors
     /// The reason the move is illegal; the position is then unchanged.
-    pub fn play(&mut self, m: Move) -> Result<Played, IllegalReason> {
+    pub fn play(&mut self, m: Move) -> Result<Effect, IllegalReason> {
         match self.illegal_reason(m) {
             Some(r) => Err(r),
             None => Ok(self.play_unchecked(m)),
@@ -568,9 +594,9 @@ impl Position {
     /// [`Position::play`] without the legality check, for moves from [`Position::legal_moves`].
     /// An illegal move leaves a position that may break the rules (but does not panic); a move
     /// from an empty point does nothing.
-    pub fn play_unchecked(&mut self, m: Move) -> Played {
+    pub fn play_unchecked(&mut self, m: Move) -> Effect {
         let mover = self.side;
-        let mut played = Played {
+        let mut played = Effect {
             captured: self.board[m.to.index()],
             defeats: Vec::new(),
         };

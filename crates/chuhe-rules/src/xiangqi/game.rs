@@ -8,8 +8,9 @@
 use super::judge;
 use super::moves::{IllegalReason, Move, MoveList};
 use super::position::Position;
-use super::square::Square;
-use crate::outcome::{EndReason, Outcome};
+use super::square::{Color, Piece, Square};
+use crate::outcome::{EndReason, Outcome, Quit};
+use std::fmt;
 use std::sync::OnceLock;
 
 /// The default no-capture limit in plies (`spec/xiangqi.md` §6.1).
@@ -48,6 +49,51 @@ pub enum Status {
     Ended(Outcome),
 }
 
+impl Status {
+    /// How the game ended, or `None` while it goes on.
+    pub fn outcome(&self) -> Option<&Outcome> {
+        match self {
+            Status::Ongoing => None,
+            Status::Ended(o) => Some(o),
+        }
+    }
+}
+
+/// What playing a move did ([`Game::play`]): the move, the piece it captured, and the status
+/// after it. Its `Display` is the move's record text (ICCS, e.g. `h2e2`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Played {
+    /// The move played.
+    pub mv: Move,
+    /// The piece taken on the target square, if any.
+    pub captured: Option<Piece>,
+    /// The status after the move.
+    pub status: Status,
+}
+
+impl fmt::Display for Played {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.mv.fmt(f)
+    }
+}
+
+/// Why a table ending ([`Game::resign`], [`Game::agree_draw`], ...) was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndError {
+    /// The game has already ended.
+    GameOver,
+}
+
+impl fmt::Display for EndError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EndError::GameOver => f.write_str("the game is over"),
+        }
+    }
+}
+
+impl std::error::Error for EndError {}
+
 /// One ply of the history: the move, whether it captured, and the key of the position after it
 /// (16 bytes; the judge rebuilds the boards of a repetition cycle from these when it needs them).
 #[derive(Debug, Clone, Copy)]
@@ -68,11 +114,21 @@ struct Ply {
 /// rebuilt on demand ([`Game::position_at`]).
 ///
 /// ```
-/// use chuhe_rules::xiangqi::{Game, GameOptions, Position, Status};
+/// use chuhe_rules::outcome::{EndReason, Outcome, Side};
+/// use chuhe_rules::xiangqi::{Color, Game, GameOptions, Position, Status};
 /// let mut game = Game::new(Position::start(), GameOptions::default());
-/// game.play("h2e2".parse().unwrap()).unwrap();
+/// let played = game.play("h2e2".parse().unwrap()).unwrap();
+/// assert_eq!(played.to_string(), "h2e2");
+/// assert_eq!(played.status, Status::Ongoing);
 /// assert_eq!(game.ply(), 1);
-/// assert_eq!(*game.status(), Status::Ongoing);
+/// assert_eq!(game.side_to_move(), Color::Black);
+/// assert_eq!(game.legal_moves().len(), 45);
+/// game.resign(Color::Black).unwrap();
+/// assert_eq!(
+///     *game.status(),
+///     Status::Ended(Outcome::win(Side::Red, EndReason::Resignation))
+/// );
+/// assert!(game.legal_moves().is_empty());
 /// ```
 #[derive(Debug, Clone)]
 pub struct Game {
@@ -120,9 +176,23 @@ impl Game {
         self.options
     }
 
-    /// The status after the last move.
+    /// The status after the last move or table ending.
     pub fn status(&self) -> &Status {
         &self.status
+    }
+
+    /// The side to move in the current position.
+    pub fn side_to_move(&self) -> Color {
+        self.position.side_to_move()
+    }
+
+    /// The legal moves of the side to move, in generation order; empty once the game has ended.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        if self.status == Status::Ongoing {
+            self.position.legal_moves().iter().copied().collect()
+        } else {
+            Vec::new()
+        }
     }
 
     /// The number of moves played from the start.
@@ -166,16 +236,17 @@ impl Game {
         (id != judge::NO_ID).then_some(id)
     }
 
-    /// Plays a legal move and evaluates the end-of-game rules.
+    /// Plays a legal move and evaluates the end-of-game rules (`spec/xiangqi.md` §6).
     ///
     /// # Errors
     /// [`IllegalReason::GameOver`] when the game has ended, or the reason the move is illegal; the
     /// game is then unchanged.
-    pub fn play(&mut self, m: Move) -> Result<&Status, IllegalReason> {
+    pub fn play(&mut self, m: Move) -> Result<Played, IllegalReason> {
         if self.status != Status::Ongoing {
             return Err(IllegalReason::GameOver);
         }
-        let capture = self.position.is_capture(m);
+        let captured = self.position.piece_at(m.to);
+        let capture = captured.is_some();
         self.position.play(m)?;
         self.history.push(Ply {
             mv: m,
@@ -187,7 +258,11 @@ impl Game {
             list.push(self.position.clone());
         }
         self.status = self.evaluate();
-        Ok(&self.status)
+        Ok(Played {
+            mv: m,
+            captured,
+            status: self.status.clone(),
+        })
     }
 
     /// Ends the game from outside the board (resignation, timeout, abandonment, agreement).
@@ -196,6 +271,70 @@ impl Game {
         if self.status == Status::Ongoing {
             self.status = Status::Ended(outcome);
         }
+    }
+
+    /// What the game's status would be if `side` quit by `how`, without changing the game: the
+    /// other side wins (`spec/xiangqi.md` §6, ends decided outside the board). `None` once the
+    /// game has ended.
+    ///
+    /// ```
+    /// use chuhe_rules::outcome::{EndReason, Outcome, Quit, Side};
+    /// use chuhe_rules::xiangqi::{Color, Game, GameOptions, Position, Status};
+    /// let game = Game::new(Position::start(), GameOptions::default());
+    /// assert_eq!(
+    ///     game.ending_if(Color::Red, Quit::Timeout),
+    ///     Some(Status::Ended(Outcome::win(Side::Black, EndReason::Timeout)))
+    /// );
+    /// assert_eq!(*game.status(), Status::Ongoing);
+    /// ```
+    pub fn ending_if(&self, side: Color, how: Quit) -> Option<Status> {
+        (self.status == Status::Ongoing)
+            .then(|| Status::Ended(Outcome::win(side.other().side(), how.reason())))
+    }
+
+    /// `side` quits by `how` and loses ([`Game::ending_if`] applied).
+    ///
+    /// # Errors
+    /// [`EndError::GameOver`] when the game has already ended.
+    pub fn quit(&mut self, side: Color, how: Quit) -> Result<&Status, EndError> {
+        self.status = self.ending_if(side, how).ok_or(EndError::GameOver)?;
+        Ok(&self.status)
+    }
+
+    /// `side` resigns and loses (`resignation`).
+    ///
+    /// # Errors
+    /// [`EndError::GameOver`] when the game has already ended.
+    pub fn resign(&mut self, side: Color) -> Result<&Status, EndError> {
+        self.quit(side, Quit::Resignation)
+    }
+
+    /// `side`'s clock ran out: it loses (`timeout`).
+    ///
+    /// # Errors
+    /// [`EndError::GameOver`] when the game has already ended.
+    pub fn time_out(&mut self, side: Color) -> Result<&Status, EndError> {
+        self.quit(side, Quit::Timeout)
+    }
+
+    /// `side` left, or stayed disconnected past the table's limit: it loses (`abandonment`).
+    ///
+    /// # Errors
+    /// [`EndError::GameOver`] when the game has already ended.
+    pub fn abandon(&mut self, side: Color) -> Result<&Status, EndError> {
+        self.quit(side, Quit::Abandonment)
+    }
+
+    /// Both sides agreed to a draw (`agreement`, `spec/xiangqi.md` §6).
+    ///
+    /// # Errors
+    /// [`EndError::GameOver`] when the game has already ended.
+    pub fn agree_draw(&mut self) -> Result<&Status, EndError> {
+        if self.status != Status::Ongoing {
+            return Err(EndError::GameOver);
+        }
+        self.status = Status::Ended(Outcome::draw(EndReason::Agreement));
+        Ok(&self.status)
     }
 
     fn evaluate(&self) -> Status {
@@ -285,4 +424,65 @@ fn has_legal_move(pos: &Position) -> bool {
     let mut list = MoveList::new();
     pos.candidate_moves(&mut list);
     list.iter().any(|&m| pos.is_legal(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Side;
+
+    #[test]
+    fn table_endings_agree_with_ending_if_and_stop_after_the_end() {
+        for how in [Quit::Resignation, Quit::Timeout, Quit::Abandonment] {
+            for side in Color::ALL {
+                let mut game = Game::new(Position::start(), GameOptions::default());
+                let foreseen = game.ending_if(side, how);
+                assert_eq!(*game.status(), Status::Ongoing);
+                let ended = match how {
+                    Quit::Resignation => game.resign(side),
+                    Quit::Timeout => game.time_out(side),
+                    Quit::Abandonment => game.abandon(side),
+                }
+                .cloned();
+                assert_eq!(ended.as_ref().ok(), foreseen.as_ref());
+                assert_eq!(
+                    ended,
+                    Ok(Status::Ended(Outcome::win(
+                        side.other().side(),
+                        how.reason()
+                    )))
+                );
+                assert_eq!(game.ending_if(side.other(), how), None);
+                assert_eq!(game.agree_draw(), Err(EndError::GameOver));
+                assert!(game.legal_moves().is_empty());
+                assert_eq!(
+                    game.play("h2e2".parse().unwrap()),
+                    Err(IllegalReason::GameOver)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn played_says_what_the_move_did() {
+        // spec/xiangqi.md E15: h0h9 takes nothing and mates.
+        let pos: Position = "3k5/1R7/9/9/9/9/9/9/9/4K2R1 w - - 119 70".parse().unwrap();
+        let mut game = Game::new(pos, GameOptions::default());
+        let played = game.play("h0h9".parse().unwrap()).unwrap();
+        assert_eq!(played.to_string(), "h0h9");
+        assert_eq!(played.captured, None);
+        assert_eq!(
+            played.status,
+            Status::Ended(Outcome::win(Side::Red, EndReason::Checkmate))
+        );
+        assert_eq!(game.status().outcome(), played.status.outcome());
+        // A capture names the piece taken.
+        let mut game = Game::new(Position::start(), GameOptions::default());
+        let played = game.play("b2b9".parse().unwrap()).unwrap();
+        assert_eq!(played.captured.map(|p| p.fen_char()), Some('n'));
+        assert_eq!(
+            game.agree_draw().cloned(),
+            Ok(Status::Ended(Outcome::draw(EndReason::Agreement)))
+        );
+    }
 }

@@ -21,7 +21,9 @@ pub mod square;
 pub mod zobrist;
 
 pub use bitboard::Bitboard;
-pub use game::{Game, GameOptions, Status, DEFAULT_NO_CAPTURE_LIMIT, MAX_NO_CAPTURE_LIMIT};
+pub use game::{
+    EndError, Game, GameOptions, Played, Status, DEFAULT_NO_CAPTURE_LIMIT, MAX_NO_CAPTURE_LIMIT,
+};
 pub use moves::{IllegalReason, Move, MoveList, ParseMoveError, MAX_MOVES};
 pub use position::{ParseFenError, Position, PositionError, Undo, ValidationKind};
 pub use setup::{FenError, FenErrorKind, Setup, START_FEN};

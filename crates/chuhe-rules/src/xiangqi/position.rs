@@ -497,6 +497,26 @@ impl Position {
         self.general_attacked(self.generals[us.index()], us.other(), self.occupied.0, 0)
     }
 
+    /// The sides whose General is in check: the side to move when [`Position::is_check`], else
+    /// none. A valid position never has the other side in check (validation kind
+    /// `opponent-in-check`) nor the Generals facing (`generals-facing`), so the list has at most
+    /// one side. This is what a table and `/api/analysis` mark as check; the sanguo counterpart
+    /// is [`crate::sanguo::Position::checked_kingdoms`].
+    ///
+    /// ```
+    /// use chuhe_rules::xiangqi::{Color, Position};
+    /// assert!(Position::start().checked_sides().is_empty());
+    /// let pos: Position = "4k4/9/9/9/4r4/9/9/9/9/4K4 w - - 0 1".parse().unwrap();
+    /// assert_eq!(pos.checked_sides(), [Color::Red]);
+    /// ```
+    pub fn checked_sides(&self) -> Vec<Color> {
+        if self.is_check() {
+            vec![self.side]
+        } else {
+            Vec::new()
+        }
+    }
+
     /// The enemy pieces that attack the general of the side to move.
     pub fn checkers(&self) -> Bitboard {
         let us = self.side;

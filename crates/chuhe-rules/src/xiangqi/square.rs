@@ -171,6 +171,15 @@ impl Color {
         self as usize
     }
 
+    /// The side of an index ([`Color::index`]): 0 Red, 1 Black, `None` past 1.
+    pub const fn from_index(i: usize) -> Option<Color> {
+        match i {
+            0 => Some(Color::Red),
+            1 => Some(Color::Black),
+            _ => None,
+        }
+    }
+
     /// +1 rank for Red, −1 rank for Black (`spec/xiangqi.md` §1).
     pub const fn forward(self) -> i32 {
         match self {

@@ -123,7 +123,7 @@ impl TableState {
                 }
             }
             Event::Moved { mv, clocks_ms, .. } => {
-                self.game.play_record(mv)?;
+                self.game.play_record(mv).map_err(|e| e.to_string())?;
                 self.after_move(clocks_ms.as_deref(), at);
                 return Ok(());
             }
@@ -557,7 +557,7 @@ pub(crate) fn ended(outcome: Outcome, winner_seats: Vec<usize>) -> Event {
 
 fn move_error_text(text: &str, e: MoveError) -> String {
     match e {
-        MoveError::Syntax(m) => m,
+        MoveError::Syntax(m) => m.to_string(),
         MoveError::Illegal(reason) => format!("{text} ({reason})"),
     }
 }
