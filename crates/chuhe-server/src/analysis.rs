@@ -7,6 +7,7 @@
 
 use crate::error::ServerError;
 use crate::extract::JsonBody;
+use crate::protocol::Seat;
 use crate::variant::{AnyGame, BoardView, Illegal, MoveError, RuleOptions, Variant};
 use axum::Json;
 use chuhe_rules::outcome::{Outcome, Side};
@@ -42,7 +43,7 @@ pub struct Analysis {
     pub board: BoardView,
     /// The seat to move (xiangqi 0 Red, 1 Black; sanguo 0 Shu, 1 Wu, 2 Wei; banqi: seat 0 holds
     /// the colour to move in the given position), `null` once the game has ended.
-    pub to_move: Option<usize>,
+    pub to_move: Option<Seat>,
     /// The side or kingdom to move (`red`, `black`, `shu`, `wu`, `wei`); `null` once the game has
     /// ended and in banqi before the first flip.
     pub side: Option<Side>,
@@ -117,7 +118,7 @@ pub fn analyse(request: &AnalysisRequest) -> Result<Analysis, ServerError> {
     let checked = game.check_seats();
     Ok(Analysis {
         board: game.view(None),
-        to_move: outcome.is_none().then_some(seat),
+        to_move: outcome.is_none().then_some(Seat::new(seat)),
         side: if outcome.is_none() {
             game.seat_side(seat)
         } else {
@@ -174,7 +175,7 @@ mod tests {
             targets(&free, "e4"),
             ["c3", "c5", "d2", "d6", "f2", "f6", "g3", "g5"]
         );
-        assert_eq!(free.to_move, Some(0));
+        assert_eq!(free.to_move, Some(Seat::new(0)));
         assert_eq!(free.side, Some(Side::Red));
         assert!(!free.in_check);
         assert_eq!(free.outcome, None);
@@ -254,7 +255,7 @@ mod tests {
         let c = ask(Variant::Xiangqi, "4k4/9/9/9/9/9/9/9/9/R2K5 w", &["a0a9"]).unwrap();
         assert!(c.in_check);
         assert_eq!(c.check, ["e9"]);
-        assert_eq!(c.to_move, Some(1));
+        assert_eq!(c.to_move, Some(Seat::new(1)));
         assert_eq!(c.legal_moves, ["e9e8"]);
     }
 
@@ -333,7 +334,7 @@ mod tests {
             moves: vec!["Rh3xGb1".to_owned()],
         })
         .unwrap();
-        assert_eq!(s.to_move, Some(1));
+        assert_eq!(s.to_move, Some(Seat::new(1)));
         assert_eq!(s.side, Some(Side::Wu));
     }
 
@@ -393,7 +394,7 @@ mod tests {
         let mut f = targets(&flag, "Rd3");
         f.sort();
         assert_eq!(f, ["Be5", "Bg5", "Ra2", "Ra4", "Rg2", "Rg4"]);
-        assert_eq!(blocked.to_move, Some(0));
+        assert_eq!(blocked.to_move, Some(Seat::new(0)));
         assert_eq!(blocked.side, Some(Side::Shu));
     }
 
@@ -424,7 +425,7 @@ mod tests {
         assert!(red.legal_moves.contains(&"a1xf1".to_owned()));
         assert!(red.legal_moves.contains(&"flip c1".to_owned()));
         assert_eq!(red.capture_moves, ["a1xf1", "b3xc3", "d2xe2"]);
-        assert_eq!(red.to_move, Some(0));
+        assert_eq!(red.to_move, Some(Seat::new(0)));
         assert_eq!(red.side, Some(Side::Red));
         assert!(!red.in_check);
         let black = ask(Variant::Banqi, "8/1Pkp4/3Ka3/C1?2r2 b e 0", &[]).unwrap();
@@ -448,7 +449,7 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert_eq!(after.to_move, Some(1));
+        assert_eq!(after.to_move, Some(Seat::new(1)));
         // a recorded flip chooses the revealed piece
         let flipped = ask(Variant::Banqi, "8/1Pkp4/3Ka3/C1?2r2 r e 0", &["c1=e"]).unwrap();
         match &flipped.board {

@@ -62,12 +62,12 @@ pub fn export(
                     .map(|t| format!("{}+{}", t.initial_ms / 1000, t.increment_ms / 1000));
             }
             Event::Sat { seat, player } => {
-                if let Some(s) = seats.get_mut(*seat) {
+                if let Some(s) = seats.get_mut(seat.index()) {
                     *s = Some(player.clone());
                 }
             }
             Event::Stood { seat } => {
-                if let Some(s) = seats.get_mut(*seat) {
+                if let Some(s) = seats.get_mut(seat.index()) {
                     *s = None;
                 }
             }

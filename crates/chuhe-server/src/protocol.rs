@@ -3,7 +3,7 @@
 //! fixtures that the Rust tests (and the web client's tests) parse.
 //!
 //! Units: durations are integer milliseconds (`*_ms`), versions count table events from 1,
-//! seats are indices from 0 in the variant's move order.
+//! seats are indices from 0 in the variant's move order ([`Seat`]).
 
 use crate::variant::{BoardView, Variant};
 use chuhe_rules::outcome::Outcome;
@@ -11,6 +11,55 @@ use serde::{Deserialize, Serialize};
 
 /// Longest accepted WebSocket text message, in bytes; a longer one is refused with `too_large`.
 pub const MAX_MESSAGE_BYTES: usize = 4096;
+
+/// A seat at a table: its index from 0 in the variant's move order. Xiangqi: 0 = Red,
+/// 1 = Black. Banqi: 0 = the seat that moves first (Red once the colours are known),
+/// 1 = the second (Black). Sanguo: 0 = Shu, 1 = Wu, 2 = Wei.
+///
+/// On the wire a seat is a plain number (`"seat": 1`). It holds any number a client sends, so
+/// that the table itself refuses a seat it does not have, with its range
+/// (`seat 5 does not exist (seats 0 to 1)`): a `Seat` read from a message is not yet checked
+/// against any table.
+///
+/// ```
+/// use chuhe_server::protocol::{ClientMessage, Seat};
+///
+/// let black = Seat::new(1);
+/// assert_eq!(black.index(), 1);
+/// assert_eq!(black.to_string(), "1");
+/// let sit: ClientMessage = serde_json::from_str(r#"{"type":"sit","seat":1}"#).unwrap();
+/// assert_eq!(sit, ClientMessage::Sit { seat: black });
+/// assert_eq!(serde_json::to_string(&sit).unwrap(), r#"{"type":"sit","seat":1}"#);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Seat(usize);
+
+impl Seat {
+    /// The seat with this index (see [`Seat`] for the order); any number, checked against a
+    /// table only where the table uses it.
+    pub const fn new(index: usize) -> Seat {
+        Seat(index)
+    }
+
+    /// The seat's index from 0 in move order: the position of its entry in every per-seat list
+    /// (`seats`, `clocks`, `connected`), and the number [`crate::variant::AnyGame`] takes.
+    pub const fn index(self) -> usize {
+        self.0
+    }
+
+    /// The first `count` seats, in move order.
+    pub fn all(count: usize) -> impl Iterator<Item = Seat> {
+        (0..count).map(Seat)
+    }
+}
+
+/// The index, as on the wire.
+impl std::fmt::Display for Seat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
 
 /// A time control: initial time and increment per move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,21 +170,21 @@ pub enum Event {
     /// A player or the computer took a seat.
     Sat {
         /// The seat.
-        seat: usize,
+        seat: Seat,
         /// Who sits there.
         player: SeatPlayer,
     },
     /// A player left a seat before the start.
     Stood {
         /// The seat.
-        seat: usize,
+        seat: Seat,
     },
     /// The game started.
     Started,
     /// A seat moved.
     Moved {
         /// The seat that moved.
-        seat: usize,
+        seat: Seat,
         /// The move text of the variant (xiangqi: ICCS).
         #[serde(rename = "move")]
         mv: String,
@@ -147,12 +196,12 @@ pub enum Event {
     /// A seat offered a draw.
     DrawOffered {
         /// The seat that offered.
-        seat: usize,
+        seat: Seat,
     },
     /// A draw offer was declined (or withdrawn by a move).
     DrawDeclined {
         /// The seat that declined.
-        seat: usize,
+        seat: Seat,
     },
     /// The game ended.
     Ended {
@@ -161,7 +210,7 @@ pub enum Event {
         /// `1-0`, `0-1`, `1/2-1/2`, or `null` (sanguo, aborted, banqi before the first flip).
         result: Option<String>,
         /// The seats that won, ascending (empty for a draw or an aborted game).
-        winner_seats: Vec<usize>,
+        winner_seats: Vec<Seat>,
     },
 }
 
@@ -173,15 +222,15 @@ pub struct State {
     /// The table.
     pub table: TableSummary,
     /// The receiver's seat, `null` for a spectator.
-    pub you: Option<usize>,
+    pub you: Option<Seat>,
     /// The board as the receiver may see it.
     pub board: BoardView,
     /// The seat to move while the game runs, else `null`.
-    pub to_move: Option<usize>,
+    pub to_move: Option<Seat>,
     /// The seats in check in the position shown, ascending ([`crate::variant::AnyGame::check_seats`]):
     /// xiangqi, the side to move when in check; sanguo, every kingdom whose General is attacked
     /// or faces another General; banqi, none.
-    pub check: Vec<usize>,
+    pub check: Vec<Seat>,
     /// The legal moves, sent only to the seat to move (empty for everybody else).
     pub legal_moves: Vec<String>,
     /// The moves of `legal_moves` that capture a piece, sorted bytewise.
@@ -191,13 +240,13 @@ pub struct State {
     /// Whether the variant has draw offers (xiangqi and banqi; sanguo has none).
     pub draw_offers: bool,
     /// The seat with a pending draw offer, if any.
-    pub draw_offer: Option<usize>,
+    pub draw_offer: Option<Seat>,
     /// Per seat: whether a person is connected (computers always are).
     pub connected: Vec<bool>,
     /// How the game ended, once it has.
     pub outcome: Option<Outcome>,
     /// The seats that won, once the game has ended (empty for a draw).
-    pub winner_seats: Vec<usize>,
+    pub winner_seats: Vec<Seat>,
 }
 
 /// A message from the client over the table's WebSocket.
@@ -212,12 +261,12 @@ pub enum ClientMessage {
     /// Takes a seat for the connected player (open tables only).
     Sit {
         /// The seat.
-        seat: usize,
+        seat: Seat,
     },
     /// Seats the computer (open tables only; the caller must sit at the table).
     SitComputer {
         /// The seat.
-        seat: usize,
+        seat: Seat,
         /// Strength, 1 … 8.
         level: u8,
     },
@@ -297,7 +346,7 @@ pub enum ServerMessage {
     /// A presence change: a seated person connected or disconnected (not versioned).
     Presence {
         /// The seat.
-        seat: usize,
+        seat: Seat,
         /// Whether someone is connected for it now.
         connected: bool,
     },
@@ -364,7 +413,7 @@ pub struct FinishedGame {
     /// `1-0`, `0-1`, `1/2-1/2`, or `null` (sanguo, banqi before the first flip).
     pub result: Option<String>,
     /// The seats that won, ascending (empty for a draw).
-    pub winner_seats: Vec<usize>,
+    pub winner_seats: Vec<Seat>,
     /// Moves played.
     pub plies: usize,
     /// When the table was created, milliseconds since the Unix epoch.
@@ -393,12 +442,12 @@ impl FinishedGame {
                     options = Some(o.clone());
                 }
                 Event::Sat { seat, player } => {
-                    if let Some(s) = seats.get_mut(*seat) {
+                    if let Some(s) = seats.get_mut(seat.index()) {
                         *s = Some(player.clone());
                     }
                 }
                 Event::Stood { seat } => {
-                    if let Some(s) = seats.get_mut(*seat) {
+                    if let Some(s) = seats.get_mut(seat.index()) {
                         *s = None;
                     }
                 }

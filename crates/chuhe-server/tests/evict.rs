@@ -6,7 +6,7 @@
 #[macro_use]
 mod common;
 
-use chuhe_server::protocol::{ClientMessage, FinishedPage, Phase};
+use chuhe_server::protocol::{ClientMessage, FinishedPage, Phase, Seat};
 use chuhe_server::table::is_closed_error;
 use chuhe_server::Settings;
 use common::*;
@@ -144,7 +144,7 @@ async fn live_tables_never_leave() {
     let host = server.guest("host").await;
     let open = server.create_table(&host, UNTIMED).await;
     let mut h = server.ws(&open, Some(&host), None).await;
-    h.act(&ClientMessage::Sit { seat: 0 }, 2).await;
+    h.act(&ClientMessage::Sit { seat: Seat::new(0) }, 2).await;
     h.close().await;
     // Running, untimed, both players connected.
     let (mut red, mut black, running) = seated_pair(&server, UNTIMED).await;

@@ -6,7 +6,7 @@
 mod common;
 
 use chuhe_rules::xiangqi::{Game, GameOptions, Position};
-use chuhe_server::protocol::{ClientMessage, FinishedPage, Phase, Positions, SeatPlayer};
+use chuhe_server::protocol::{ClientMessage, FinishedPage, Phase, Positions, Seat, SeatPlayer};
 use chuhe_server::variant::Variant;
 use chuhe_server::Settings;
 use common::*;
@@ -15,7 +15,8 @@ use common::*;
 const MATE: &str = "c3c4 g6g5 b0c2 h9g7 c2d4 h7h3 h0g2 b9c7 i3i4 c9e7 a0a1 d9e8 b2c2 a9d9 \
                     d4c6 g7f5 f0e1 f5e3 g2e3 h3e3 g0e2 b7b0 a1b1 d9d0";
 
-/// The seats whose general the rules say is attacked after `moves` (xiangqi: the side to move).
+/// The seat indices whose general the rules say is attacked after `moves` (xiangqi: the side to
+/// move), as a position snapshot lists them.
 fn rules_check(moves: &[&str]) -> Vec<usize> {
     let mut game = Game::new(Position::start(), GameOptions::default());
     for m in moves {
@@ -58,7 +59,8 @@ async fn play_to_mate(server: &Server) -> String {
         };
         for c in [&mut red, &mut black, &mut watcher] {
             let s = c.state_at(next).await;
-            assert_eq!(s.check, expected, "ply {}: {text}", i + 1);
+            let seats: Vec<Seat> = expected.iter().copied().map(Seat::new).collect();
+            assert_eq!(s.check, seats, "ply {}: {text}", i + 1);
         }
         checks += usize::from(!expected.is_empty());
     }
@@ -68,7 +70,7 @@ async fn play_to_mate(server: &Server) -> String {
     let end = server.ws(&table, None, None).await.state().await;
     assert_eq!(end.version, 4 + line.len() as u64 + 1);
     assert_eq!(end.table.phase, Phase::Ended);
-    assert_eq!(end.check, vec![0]);
+    assert_eq!(end.check, vec![Seat::new(0)]);
     table
 }
 
@@ -107,12 +109,12 @@ async fn finished_games_listed(backend: Backend) {
         (r.plies, r.result.as_deref(), r.outcome.reason.as_str()),
         (2, Some("1-0"), "resignation")
     );
-    assert_eq!(r.winner_seats, vec![0]);
+    assert_eq!(r.winner_seats, vec![Seat::new(0)]);
     assert_eq!(
         (m.plies, m.result.as_deref(), m.outcome.reason.as_str()),
         (24, Some("0-1"), "checkmate")
     );
-    assert_eq!(m.winner_seats, vec![1]);
+    assert_eq!(m.winner_seats, vec![Seat::new(1)]);
     assert_eq!(m.options.variant, Variant::Xiangqi);
     assert_eq!(m.options.time.unwrap().initial_ms, 600_000);
     let names: Vec<&str> = m
@@ -217,7 +219,7 @@ async fn finished_games_listed(backend: Backend) {
     let mut viewer = server.ws(&mated, None, None).await;
     let state = viewer.state().await;
     assert_eq!(state.table.phase, Phase::Ended);
-    assert_eq!(state.check, vec![0]);
+    assert_eq!(state.check, vec![Seat::new(0)]);
     assert_eq!(state.outcome.unwrap().reason.as_str(), "checkmate");
     server.stop().await;
 

@@ -4,7 +4,7 @@
 mod common;
 
 use chuhe_rules::outcome::{EndReason, Outcome, Side};
-use chuhe_server::protocol::{ClientMessage, ErrorCode, Event, ServerMessage};
+use chuhe_server::protocol::{ClientMessage, ErrorCode, Event, Seat, ServerMessage};
 use chuhe_server::{Heartbeat, Settings};
 use common::*;
 use std::time::Duration;
@@ -36,7 +36,7 @@ async fn timeout_on_paused_time() {
         Event::Ended {
             outcome: Outcome::win(Side::Red, EndReason::Timeout),
             result: Some("1-0".to_owned()),
-            winner_seats: vec![0],
+            winner_seats: vec![Seat::new(0)],
         }
     );
     assert!(
@@ -77,7 +77,7 @@ async fn abandonment_after_the_grace_period() {
     assert_eq!(
         red.next().await,
         ServerMessage::Presence {
-            seat: 1,
+            seat: Seat::new(1),
             connected: false
         }
     );
@@ -88,7 +88,7 @@ async fn abandonment_after_the_grace_period() {
         Event::Ended {
             outcome: Outcome::win(Side::Red, EndReason::Abandonment),
             result: Some("1-0".to_owned()),
-            winner_seats: vec![0],
+            winner_seats: vec![Seat::new(0)],
         }
     );
     let waited = paused_at.elapsed();
@@ -114,14 +114,14 @@ async fn absent_at_the_start() {
     assert_eq!(
         red.next().await,
         ServerMessage::Presence {
-            seat: 1,
+            seat: Seat::new(1),
             connected: true
         }
     );
     assert_eq!(
         red.next().await,
         ServerMessage::Presence {
-            seat: 1,
+            seat: Seat::new(1),
             connected: false
         }
     );
@@ -133,7 +133,7 @@ async fn absent_at_the_start() {
             "a seated player is not connected".to_owned()
         )
     );
-    assert_eq!(red.event().await, (4, Event::Stood { seat: 1 }));
+    assert_eq!(red.event().await, (4, Event::Stood { seat: Seat::new(1) }));
     let waited = paused_at.elapsed();
     assert!(
         waited >= Duration::from_secs(30) && waited < Duration::from_secs(31),
@@ -157,14 +157,14 @@ async fn reconnecting_keeps_the_open_seat() {
     black.close().await;
     red.idle(Duration::from_millis(200)).await;
     let mut black = server.ws(&table, Some(&cookie), None).await;
-    assert_eq!(black.state_at(3).await.you, Some(1));
+    assert_eq!(black.state_at(3).await.you, Some(Seat::new(1)));
     tokio::join!(
         red.idle(Duration::from_secs(3)),
         black.idle(Duration::from_secs(3))
     );
     let state = red.act(&ClientMessage::Start, 4).await;
     assert_eq!(state.connected, vec![true, true]);
-    assert_eq!(state.to_move, Some(0));
+    assert_eq!(state.to_move, Some(Seat::new(0)));
     assert_eq!(black.event().await, (4, Event::Started));
     server.stop().await;
 }
@@ -197,9 +197,9 @@ async fn a_silent_connection_is_closed() {
     loop {
         match red.next().await {
             ServerMessage::Presence {
-                seat: 1,
+                seat,
                 connected: false,
-            } => break,
+            } if seat == Seat::new(1) => break,
             ServerMessage::Presence { .. }
             | ServerMessage::Event { .. }
             | ServerMessage::State(_) => continue,
@@ -326,7 +326,7 @@ async fn resign_draw_and_abort() {
             Event::Ended {
                 outcome: Outcome::win(Side::Black, EndReason::Resignation),
                 result: Some("0-1".to_owned()),
-                winner_seats: vec![1],
+                winner_seats: vec![Seat::new(1)],
             }
         )
     );
@@ -384,8 +384,11 @@ async fn computer_answers() {
         )
         .await;
     let mut me = server.ws(&table, Some(&cookie), None).await;
-    me.send(&ClientMessage::SitComputer { seat: 1, level: 3 })
-        .await;
+    me.send(&ClientMessage::SitComputer {
+        seat: Seat::new(1),
+        level: 3,
+    })
+    .await;
     assert_eq!(
         me.error().await,
         (
@@ -393,9 +396,12 @@ async fn computer_answers() {
             "only a seated player can do that".to_owned()
         )
     );
-    me.act(&ClientMessage::Sit { seat: 0 }, 2).await;
-    me.send(&ClientMessage::SitComputer { seat: 1, level: 9 })
-        .await;
+    me.act(&ClientMessage::Sit { seat: Seat::new(0) }, 2).await;
+    me.send(&ClientMessage::SitComputer {
+        seat: Seat::new(1),
+        level: 9,
+    })
+    .await;
     assert_eq!(
         me.error().await,
         (
@@ -403,8 +409,14 @@ async fn computer_answers() {
             "bad message: level must be between 1 and 8".to_owned()
         )
     );
-    me.act(&ClientMessage::SitComputer { seat: 1, level: 3 }, 3)
-        .await;
+    me.act(
+        &ClientMessage::SitComputer {
+            seat: Seat::new(1),
+            level: 3,
+        },
+        3,
+    )
+    .await;
     let mut state = me.act(&ClientMessage::Start, 4).await;
     assert_eq!(state.connected, vec![true, true]);
     let mut game = chuhe_rules::xiangqi::Game::new(
@@ -426,7 +438,7 @@ async fn computer_answers() {
         else {
             panic!("expected the computer's move, got {event:?}");
         };
-        assert_eq!(seat, 1);
+        assert_eq!(seat, Seat::new(1));
         let m = answer.parse().unwrap();
         assert!(game.position().is_legal(m), "{answer}");
         game.play(m).unwrap();
@@ -610,7 +622,7 @@ async fn rated_game(backend: Backend) {
         .await;
     let guest = server.guest("guest").await;
     let mut g = server.ws(&table, Some(&guest), None).await;
-    g.send(&ClientMessage::Sit { seat: 1 }).await;
+    g.send(&ClientMessage::Sit { seat: Seat::new(1) }).await;
     assert_eq!(
         g.error().await,
         (
@@ -620,9 +632,12 @@ async fn rated_game(backend: Backend) {
     );
     let mut red = server.ws(&table, Some(&cookies[0]), None).await;
     let mut black = server.ws(&table, Some(&cookies[1]), None).await;
-    red.act(&ClientMessage::Sit { seat: 0 }, 2).await;
-    red.send(&ClientMessage::SitComputer { seat: 1, level: 1 })
-        .await;
+    red.act(&ClientMessage::Sit { seat: Seat::new(0) }, 2).await;
+    red.send(&ClientMessage::SitComputer {
+        seat: Seat::new(1),
+        level: 1,
+    })
+    .await;
     assert_eq!(
         red.error().await,
         (
@@ -630,7 +645,9 @@ async fn rated_game(backend: Backend) {
             "the computer does not play rated games".to_owned()
         )
     );
-    black.act(&ClientMessage::Sit { seat: 1 }, 3).await;
+    black
+        .act(&ClientMessage::Sit { seat: Seat::new(1) }, 3)
+        .await;
     red.act(&ClientMessage::Start, 4).await;
     red.act(&mv(4, "h2e2"), 5).await;
     red.act(&ClientMessage::Resign, 6).await;

@@ -3,7 +3,7 @@
 
 use chuhe_server::protocol::{
     AccountRequest, ClientMessage, ErrorBody, Event, FinishedPage, GuestRequest, PlayerInfo,
-    Positions, ServerMessage, TableOptions, TableSummary,
+    Positions, Seat, ServerMessage, TableOptions, TableSummary,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -121,4 +121,50 @@ fn unknown_fields_and_types_are_refused() {
     assert!(serde_json::from_str::<TableOptions>(r#"{"variant": "chess"}"#).is_err());
     let e: Event = serde_json::from_str(r#"{"kind": "started"}"#).unwrap();
     assert_eq!(e, Event::Started);
+}
+
+/// A seat is a plain number on the wire. Any unsigned number reads (the table answers a seat it
+/// does not have with its range); anything else is refused with serde's own words, as before
+/// seats had a type of their own.
+#[test]
+fn seats_are_plain_numbers() {
+    let sit: ClientMessage = round_trip("sit 300", r#"{"type":"sit","seat":300}"#);
+    assert_eq!(
+        sit,
+        ClientMessage::Sit {
+            seat: Seat::new(300)
+        }
+    );
+    let computer: ClientMessage = round_trip(
+        "sit_computer 2",
+        r#"{"type":"sit_computer","seat":2,"level":3}"#,
+    );
+    assert_eq!(
+        computer,
+        ClientMessage::SitComputer {
+            seat: Seat::new(2),
+            level: 3
+        }
+    );
+    for (text, error) in [
+        (
+            r#"{"type":"sit","seat":-1}"#,
+            "invalid value: integer `-1`, expected usize",
+        ),
+        (
+            r#"{"type":"sit","seat":1.5}"#,
+            "invalid type: floating point `1.5`, expected usize",
+        ),
+        (
+            r#"{"type":"sit","seat":18446744073709551616}"#,
+            "invalid type: floating point `1.8446744073709552e+19`, expected usize",
+        ),
+        (
+            r#"{"type":"sit","seat":"1"}"#,
+            "invalid type: string \"1\", expected usize",
+        ),
+    ] {
+        let e = serde_json::from_str::<ClientMessage>(text).unwrap_err();
+        assert_eq!(e.to_string(), error, "{text}");
+    }
 }

@@ -6,7 +6,7 @@ mod common;
 
 use chuhe_rules::outcome::{EndReason, Outcome, Side};
 use chuhe_rules::xiangqi::{Game, GameOptions, Position};
-use chuhe_server::protocol::{ClientMessage, ErrorCode, Event, Phase, ServerMessage};
+use chuhe_server::protocol::{ClientMessage, ErrorCode, Event, Phase, Seat, ServerMessage};
 use chuhe_server::Settings;
 use common::*;
 
@@ -73,7 +73,12 @@ async fn full_games(backend: Backend) {
                 .map(|m| m.to_string())
                 .collect();
             legal.sort();
-            assert_eq!(states[seat].to_move, Some(seat), "{} ply {i}", case.id);
+            assert_eq!(
+                states[seat].to_move,
+                Some(Seat::new(seat)),
+                "{} ply {i}",
+                case.id
+            );
             assert_eq!(states[seat].legal_moves, legal, "{} ply {i}", case.id);
             assert!(states[1 - seat].legal_moves.is_empty());
             let clocks = states[seat].clocks.clone().unwrap();
@@ -353,8 +358,10 @@ async fn reconnect_replays(backend: Backend) {
     let table = server.create_table(&red_cookie, TIMED).await;
     let mut red = server.ws(&table, Some(&red_cookie), None).await;
     let mut black = server.ws(&table, Some(&black_cookie), None).await;
-    red.act(&ClientMessage::Sit { seat: 0 }, 2).await;
-    black.act(&ClientMessage::Sit { seat: 1 }, 3).await;
+    red.act(&ClientMessage::Sit { seat: Seat::new(0) }, 2).await;
+    black
+        .act(&ClientMessage::Sit { seat: Seat::new(1) }, 3)
+        .await;
     red.act(&ClientMessage::Start, 4).await;
     black.state_at(4).await;
     black.close().await;
@@ -377,7 +384,7 @@ async fn reconnect_replays(backend: Backend) {
         (
             5,
             Event::Moved {
-                seat: 0,
+                seat: Seat::new(0),
                 mv: "h2e2".to_owned(),
                 ply: 1,
                 clocks_ms: match &got[1].1 {
@@ -387,11 +394,11 @@ async fn reconnect_replays(backend: Backend) {
             }
         )
     );
-    assert_eq!(got[2], (6, Event::DrawOffered { seat: 0 }));
+    assert_eq!(got[2], (6, Event::DrawOffered { seat: Seat::new(0) }));
     assert_eq!(state.version, 6);
-    assert_eq!(state.you, Some(1));
-    assert_eq!(state.draw_offer, Some(0));
-    assert_eq!(state.to_move, Some(1));
+    assert_eq!(state.you, Some(Seat::new(1)));
+    assert_eq!(state.draw_offer, Some(Seat::new(0)));
+    assert_eq!(state.to_move, Some(Seat::new(1)));
     let mut after_h2e2 = Position::start();
     after_h2e2.play("h2e2".parse().unwrap()).unwrap();
     assert_eq!(state.legal_moves.len(), after_h2e2.legal_moves().len());
@@ -456,7 +463,7 @@ async fn restart_keeps_games(backend: Backend) {
     let after = black.state_at(6).await;
     assert_eq!(after.board, before.board);
     assert_eq!(after.table, before.table);
-    assert_eq!(after.you, Some(1));
+    assert_eq!(after.you, Some(Seat::new(1)));
     let (b, a) = (before.clocks.unwrap(), after.clocks.unwrap());
     // Black's clock is stopped: exactly as before. Red's runs: at most a few seconds less.
     assert_eq!(a[1], b[1]);

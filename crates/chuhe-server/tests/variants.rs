@@ -6,7 +6,7 @@ mod common;
 
 use chuhe_rules::banqi;
 use chuhe_rules::sanguo;
-use chuhe_server::protocol::{ClientMessage, Phase, ServerMessage, State};
+use chuhe_server::protocol::{ClientMessage, Phase, Seat, ServerMessage, State};
 use chuhe_server::variant::BoardView;
 use common::*;
 use rand::rngs::StdRng;
@@ -53,11 +53,23 @@ async fn sanguo_to_the_end() {
         )
         .await;
     let mut me = server.ws(&table, Some(&cookie), None).await;
-    me.act(&ClientMessage::Sit { seat: 0 }, 2).await;
-    me.act(&ClientMessage::SitComputer { seat: 1, level: 1 }, 3)
-        .await;
-    me.act(&ClientMessage::SitComputer { seat: 2, level: 1 }, 4)
-        .await;
+    me.act(&ClientMessage::Sit { seat: Seat::new(0) }, 2).await;
+    me.act(
+        &ClientMessage::SitComputer {
+            seat: Seat::new(1),
+            level: 1,
+        },
+        3,
+    )
+    .await;
+    me.act(
+        &ClientMessage::SitComputer {
+            seat: Seat::new(2),
+            level: 1,
+        },
+        4,
+    )
+    .await;
     let mut state = me.act(&ClientMessage::Start, 5).await;
     assert_eq!(state.clocks.as_ref().unwrap().len(), 3);
     let mut rng = StdRng::seed_from_u64(3);
@@ -65,7 +77,7 @@ async fn sanguo_to_the_end() {
     while state.table.phase == Phase::Running {
         states += 1;
         assert!(states < 2000, "the game does not end");
-        if state.to_move == Some(0) {
+        if state.to_move == Some(Seat::new(0)) {
             assert!(!state.legal_moves.is_empty());
             let m = pick(&state, &mut rng);
             me.send(&ClientMessage::Move {
@@ -91,10 +103,10 @@ async fn sanguo_to_the_end() {
         panic!("the rules game goes on after {} moves", moves.len());
     };
     assert_eq!(state.outcome, Some(outcome.clone()));
-    let expected_seats: Vec<usize> = sanguo::Kingdom::ALL
+    let expected_seats: Vec<Seat> = sanguo::Kingdom::ALL
         .iter()
         .filter(|k| outcome.winners.contains(&k.side()))
-        .map(|k| k.index())
+        .map(|k| Seat::new(k.index()))
         .collect();
     assert_eq!(state.winner_seats, expected_seats);
     let (status, _, body) = server
@@ -132,8 +144,12 @@ async fn banqi_to_the_end_without_leaks() {
         server.ws(&table, Some(&second_cookie), None).await,
         server.ws(&table, None, None).await,
     ];
-    clients[0].act(&ClientMessage::Sit { seat: 0 }, 2).await;
-    clients[1].act(&ClientMessage::Sit { seat: 1 }, 3).await;
+    clients[0]
+        .act(&ClientMessage::Sit { seat: Seat::new(0) }, 2)
+        .await;
+    clients[1]
+        .act(&ClientMessage::Sit { seat: Seat::new(1) }, 3)
+        .await;
     let started = clients[0].act(&ClientMessage::Start, 4).await;
     let mut flips_seen = 0usize;
     let mut frames = 0usize;
@@ -159,8 +175,9 @@ async fn banqi_to_the_end_without_leaks() {
     while states[0].table.phase == Phase::Running {
         guard += 1;
         assert!(guard < 3000, "the game does not end");
-        let mover = states[0].to_move.unwrap();
-        assert_eq!(states[mover].to_move, Some(mover));
+        let seat = states[0].to_move.unwrap();
+        let mover = seat.index();
+        assert_eq!(states[mover].to_move, Some(seat));
         assert!(!states[mover].legal_moves.is_empty());
         assert!(states[1 - mover].legal_moves.is_empty() && states[2].legal_moves.is_empty());
         let m = pick(&states[mover], &mut rng);
@@ -256,8 +273,8 @@ async fn banqi_to_the_end_without_leaks() {
         game.play_recorded(r.parse().unwrap()).unwrap();
     }
     assert_eq!(*game.status(), banqi::Status::Ended(outcome.clone()));
-    let winners: Vec<usize> = (0..2)
-        .filter(|&s| colors[s].is_some_and(|c| outcome.winners.contains(&c)))
+    let winners: Vec<Seat> = Seat::all(2)
+        .filter(|s| colors[s.index()].is_some_and(|c| outcome.winners.contains(&c)))
         .collect();
     assert_eq!(states[0].winner_seats, winners);
     server.stop().await;

@@ -9,7 +9,7 @@ use crate::clock::Clocks;
 use crate::computer;
 use crate::error::ServerError;
 use crate::protocol::{
-    ClientMessage, Event, FinishedGame, Phase, SeatPlayer, ServerMessage, State, TableSummary,
+    ClientMessage, Event, FinishedGame, Phase, Seat, SeatPlayer, ServerMessage, State, TableSummary,
 };
 use crate::rating::{rate_game, Rating};
 use crate::store::{RatingRow, Store};
@@ -70,6 +70,7 @@ struct Table {
     log: Vec<Event>,
     conns: HashMap<u64, Connection>,
     next_conn: u64,
+    /// Per seat, by [`Seat::index`]: since when its person has been away, while that counts.
     absent_since: Vec<Option<Instant>>,
     /// Since when the ended table has had no connection (`None` while live or watched).
     idle_since: Option<Instant>,
@@ -94,9 +95,9 @@ pub(crate) fn spawn(
     let now = Instant::now();
     // After a restart nobody is connected: every seated person of an open table or an active
     // seat of a running game gets the grace period.
-    let absent_since = (0..seats)
+    let absent_since = Seat::all(seats)
         .map(|s| {
-            let person = matches!(state.seats[s], Some(SeatPlayer::Person { .. }));
+            let person = matches!(state.seats[s.index()], Some(SeatPlayer::Person { .. }));
             (person && state.absence_counts(s)).then_some(now)
         })
         .collect();
@@ -126,10 +127,10 @@ pub(crate) fn spawn(
 
 /// What a timer found due.
 enum Due {
-    Flag(usize),
-    Abandoned(usize),
+    Flag(Seat),
+    Abandoned(Seat),
     /// A seated person of an open table has been away for the grace period: the seat is freed.
-    Vacated(usize),
+    Vacated(Seat),
     /// The ended table has had no connection for the ended grace period.
     Idle,
 }
@@ -199,8 +200,8 @@ impl Table {
             .as_ref()
             .and_then(|c| c.flag_deadline())
             .filter(|_| !open)
-            .map(|(seat, at)| (at, Due::Flag(seat)));
-        for (seat, since) in self.absent_since.iter().enumerate() {
+            .map(|(seat, at)| (at, Due::Flag(Seat::new(seat))));
+        for (seat, since) in Seat::all(self.absent_since.len()).zip(&self.absent_since) {
             if let Some(since) = since {
                 let at = *since + self.settings.grace;
                 if best.as_ref().is_none_or(|(b, _)| at < *b) {
@@ -221,13 +222,13 @@ impl Table {
         let event = match due {
             Due::Flag(seat) => core::flag(&self.state, seat, now),
             Due::Abandoned(seat) => {
-                if self.absent_since[seat].take().is_none() {
+                if self.absent_since[seat.index()].take().is_none() {
                     return;
                 }
                 core::abandon(&self.state, seat)
             }
             Due::Vacated(seat) => {
-                if self.absent_since[seat].is_none() {
+                if self.absent_since[seat.index()].is_none() {
                     return;
                 }
                 core::vacate(&self.state, seat)
@@ -339,8 +340,8 @@ impl Table {
         }
     }
 
-    fn is_connected(&self, seat: usize) -> bool {
-        match &self.state.seats[seat] {
+    fn is_connected(&self, seat: Seat) -> bool {
+        match &self.state.seats[seat.index()] {
             Some(SeatPlayer::Computer { .. }) => true,
             Some(SeatPlayer::Person { id, .. }) => self
                 .conns
@@ -356,11 +357,12 @@ impl Table {
             return;
         };
         let connected = self.is_connected(seat);
-        let was_absent = self.absent_since[seat].is_some();
+        let i = seat.index();
+        let was_absent = self.absent_since[i].is_some();
         if connected {
-            self.absent_since[seat] = None;
+            self.absent_since[i] = None;
         } else if !was_absent && self.state.absence_counts(seat) {
-            self.absent_since[seat] = Some(Instant::now());
+            self.absent_since[i] = Some(Instant::now());
         }
         self.send_all(&ServerMessage::Presence { seat, connected });
     }
@@ -371,7 +373,7 @@ impl Table {
 
     /// Per seat: whether someone is connected for it (computers always are).
     fn connected(&self) -> Vec<bool> {
-        (0..self.state.seats.len())
+        Seat::all(self.state.seats.len())
             .map(|seat| self.is_connected(seat))
             .collect()
     }
@@ -428,9 +430,9 @@ impl Table {
         if started {
             // A seated person who is not connected when the game starts gets the grace period.
             let now = Instant::now();
-            for seat in 0..self.state.seats.len() {
-                if !self.is_connected(seat) && self.state.game.is_active(seat) {
-                    self.absent_since[seat] = Some(now);
+            for seat in Seat::all(self.state.seats.len()) {
+                if !self.is_connected(seat) && self.state.game.is_active(seat.index()) {
+                    self.absent_since[seat.index()] = Some(now);
                 }
             }
         }

@@ -13,7 +13,9 @@ use super::Person;
 use crate::clock::Clocks;
 use crate::computer;
 use crate::error::ServerError;
-use crate::protocol::{ClientMessage, Event, Phase, SeatPlayer, State, TableOptions, TableSummary};
+use crate::protocol::{
+    ClientMessage, Event, Phase, Seat, SeatPlayer, State, TableOptions, TableSummary,
+};
 use crate::store::TableRow;
 use crate::variant::{AnyGame, AnyMove, MoveError};
 use chuhe_rules::outcome::{EndReason, Outcome};
@@ -32,7 +34,7 @@ pub(crate) struct TableState {
     pub(crate) game: AnyGame,
     pub(crate) clocks: Option<Clocks>,
     /// The seat with a pending draw offer.
-    pub(crate) draw_offer: Option<usize>,
+    pub(crate) draw_offer: Option<Seat>,
     /// When the table was created, milliseconds since the Unix epoch.
     pub(crate) created_ms: i64,
 }
@@ -45,7 +47,7 @@ pub(crate) enum Decision {
     /// Play this move for this seat with [`play`] (its record is known only once played).
     Play {
         /// The seat to move.
-        seat: usize,
+        seat: Seat,
         /// The parsed move, not yet checked for legality.
         mv: AnyMove,
     },
@@ -110,10 +112,10 @@ impl TableState {
         match event {
             Event::Created { .. } => {}
             Event::Sat { seat, player } => {
-                *self.seats.get_mut(*seat).ok_or("bad seat")? = Some(player.clone());
+                *self.seats.get_mut(seat.index()).ok_or("bad seat")? = Some(player.clone());
             }
             Event::Stood { seat } => {
-                *self.seats.get_mut(*seat).ok_or("bad seat")? = None;
+                *self.seats.get_mut(seat.index()).ok_or("bad seat")? = None;
             }
             Event::Started => {
                 self.phase = Phase::Running;
@@ -134,7 +136,7 @@ impl TableState {
                 winner_seats,
                 ..
             } => {
-                self.end(outcome.clone(), winner_seats.clone(), at);
+                self.end(outcome.clone(), winner_seats, at);
                 return Ok(());
             }
         }
@@ -163,8 +165,9 @@ impl TableState {
 
     /// What an `ended` event changes: the game's ending, the phase, the draw offer, the clocks
     /// (stopped, the running one charged); the version counts the event.
-    fn end(&mut self, outcome: Outcome, winner_seats: Vec<usize>, at: Instant) {
-        self.game.end(outcome, winner_seats);
+    fn end(&mut self, outcome: Outcome, winner_seats: &[Seat], at: Instant) {
+        let indices = winner_seats.iter().map(|s| s.index()).collect();
+        self.game.end(outcome, indices);
         self.phase = Phase::Ended;
         self.draw_offer = None;
         if let Some(c) = &mut self.clocks {
@@ -198,20 +201,21 @@ impl TableState {
     }
 
     /// The seat where `person` sits.
-    pub(crate) fn seat_of(&self, person: &Person) -> Option<usize> {
+    pub(crate) fn seat_of(&self, person: &Person) -> Option<Seat> {
         self.seats
             .iter()
             .position(|s| matches!(s, Some(SeatPlayer::Person { id, .. }) if *id == person.id))
+            .map(Seat::new)
     }
 
     /// The seat to move while the game runs.
-    pub(crate) fn to_move(&self) -> Option<usize> {
-        (self.phase == Phase::Running).then(|| self.game.seat_to_move())
+    pub(crate) fn to_move(&self) -> Option<Seat> {
+        (self.phase == Phase::Running).then(|| Seat::new(self.game.seat_to_move()))
     }
 
     /// The computer's level at `seat`, when the computer sits there.
-    pub(crate) fn computer_level(&self, seat: usize) -> Option<u8> {
-        match self.seats.get(seat) {
+    pub(crate) fn computer_level(&self, seat: Seat) -> Option<u8> {
+        match self.seats.get(seat.index()) {
             Some(Some(SeatPlayer::Computer { level })) => Some(*level),
             _ => None,
         }
@@ -219,26 +223,26 @@ impl TableState {
 
     /// Whether the absence of the person at `seat` counts (for the grace period): on an open
     /// table, and in a running game while the seat still plays.
-    pub(crate) fn absence_counts(&self, seat: usize) -> bool {
+    pub(crate) fn absence_counts(&self, seat: Seat) -> bool {
         match self.phase {
             Phase::Open => true,
-            Phase::Running => self.game.is_active(seat),
+            Phase::Running => self.game.is_active(seat.index()),
             Phase::Ended => false,
         }
     }
 
     /// The table as `you` may see it at `now`; `connected` says per seat whether someone is
     /// connected for it (computers always are).
-    pub(crate) fn view(&self, you: Option<usize>, connected: Vec<bool>, now: Instant) -> State {
+    pub(crate) fn view(&self, you: Option<Seat>, connected: Vec<bool>, now: Instant) -> State {
         let to_move = self.to_move();
         let ended = self.phase == Phase::Ended;
         State {
             version: self.version,
             table: self.summary(),
             you,
-            board: self.game.view(you),
+            board: self.game.view(you.map(Seat::index)),
             to_move,
-            check: self.game.check_seats(),
+            check: seats(self.game.check_seats()),
             legal_moves: if you.is_some() && you == to_move {
                 self.game.legal_moves()
             } else {
@@ -255,7 +259,7 @@ impl TableState {
             connected,
             outcome: self.game.outcome().filter(|_| ended),
             winner_seats: if ended {
-                self.game.winner_seats()
+                seats(self.game.winner_seats())
             } else {
                 Vec::new()
             },
@@ -291,8 +295,8 @@ impl TableState {
         }
     }
 
-    fn free_seat(&self, seat: usize) -> Result<(), ServerError> {
-        match self.seats.get(seat) {
+    fn free_seat(&self, seat: Seat) -> Result<(), ServerError> {
+        match self.seats.get(seat.index()) {
             None => Err(ServerError::BadMessage(format!(
                 "seat {seat} does not exist (seats 0 to {})",
                 self.seats.len() - 1
@@ -314,7 +318,7 @@ pub(crate) struct Caller<'a> {
 }
 
 impl Caller<'_> {
-    fn seat(&self, state: &TableState) -> Result<usize, ServerError> {
+    fn seat(&self, state: &TableState) -> Result<Seat, ServerError> {
         let person = self.person.ok_or(ServerError::NotSeated)?;
         state.seat_of(person).ok_or(ServerError::NotSeated)
     }
@@ -420,13 +424,13 @@ pub(crate) fn decide(
         ClientMessage::Resign => {
             let seat = caller.seat(state)?;
             state.running()?;
-            let (outcome, seats) = state
+            let (outcome, winners) = state
                 .game
-                .table_ending(seat, EndReason::Resignation)
+                .table_ending(seat.index(), EndReason::Resignation)
                 .ok_or_else(|| {
                     ServerError::NotAllowed("your side is already out of the game".to_owned())
                 })?;
-            one(ended(outcome, seats))
+            one(ended(outcome, seats(winners)))
         }
         ClientMessage::OfferDraw => {
             let seat = caller.seat(state)?;
@@ -471,7 +475,7 @@ pub(crate) fn decide(
 
 /// A move of `seat` (the seat to move) arriving at `now`: played, unless the seat's flag has
 /// already fallen, in which case it loses on time whatever the move is.
-pub(crate) fn move_or_flag(state: &TableState, seat: usize, mv: AnyMove, now: Instant) -> Decision {
+pub(crate) fn move_or_flag(state: &TableState, seat: Seat, mv: AnyMove, now: Instant) -> Decision {
     match flag(state, seat, now) {
         Some(e) => Decision::Events(vec![e]),
         None => Decision::Play { seat, mv },
@@ -485,7 +489,7 @@ pub(crate) fn move_or_flag(state: &TableState, seat: usize, mv: AnyMove, now: In
 /// [`ServerError::IllegalMove`] with the rule it breaks; the state is then unchanged.
 pub(crate) fn play(
     state: &mut TableState,
-    seat: usize,
+    seat: Seat,
     mv: AnyMove,
     at: Instant,
 ) -> Result<Vec<Event>, ServerError> {
@@ -505,8 +509,8 @@ pub(crate) fn play(
         clocks_ms,
     }];
     if let Some(outcome) = state.game.outcome() {
-        let winners = state.game.winner_seats();
-        state.end(outcome.clone(), winners.clone(), at);
+        let winners = seats(state.game.winner_seats());
+        state.end(outcome.clone(), &winners, at);
         events.push(ended(outcome, winners));
     }
     Ok(events)
@@ -514,35 +518,37 @@ pub(crate) fn play(
 
 /// The `ended` event when `seat`'s flag has fallen by `now` (it is the running clock and its
 /// deadline has passed), else `None`.
-pub(crate) fn flag(state: &TableState, seat: usize, now: Instant) -> Option<Event> {
+pub(crate) fn flag(state: &TableState, seat: Seat, now: Instant) -> Option<Event> {
     let (running, deadline) = state.clocks.as_ref()?.flag_deadline()?;
-    if running != seat || deadline > now || state.phase != Phase::Running {
+    if running != seat.index() || deadline > now || state.phase != Phase::Running {
         return None;
     }
-    let (outcome, seats) = state.game.table_ending(seat, EndReason::Timeout)?;
-    Some(ended(outcome, seats))
+    let (outcome, winners) = state.game.table_ending(seat.index(), EndReason::Timeout)?;
+    Some(ended(outcome, seats(winners)))
 }
 
 /// The `ended` event when the person at `seat` has been away from the running game for the
 /// grace period, or `None` when that changes nothing (a defeated sanguo kingdom).
-pub(crate) fn abandon(state: &TableState, seat: usize) -> Option<Event> {
+pub(crate) fn abandon(state: &TableState, seat: Seat) -> Option<Event> {
     if state.phase != Phase::Running {
         return None;
     }
-    let (outcome, seats) = state.game.table_ending(seat, EndReason::Abandonment)?;
-    Some(ended(outcome, seats))
+    let (outcome, winners) = state
+        .game
+        .table_ending(seat.index(), EndReason::Abandonment)?;
+    Some(ended(outcome, seats(winners)))
 }
 
 /// The `stood` event freeing `seat` of an open table whose person has been away for the grace
 /// period, or `None` once the game has started or the seat is free.
-pub(crate) fn vacate(state: &TableState, seat: usize) -> Option<Event> {
-    let taken = matches!(state.seats.get(seat), Some(Some(_)));
+pub(crate) fn vacate(state: &TableState, seat: Seat) -> Option<Event> {
+    let taken = matches!(state.seats.get(seat.index()), Some(Some(_)));
     (state.phase == Phase::Open && taken).then_some(Event::Stood { seat })
 }
 
 /// The `ended` event: the result text only when the outcome names the winners by colour (a
 /// banqi seat that wins before the first flip has none).
-pub(crate) fn ended(outcome: Outcome, winner_seats: Vec<usize>) -> Event {
+pub(crate) fn ended(outcome: Outcome, winner_seats: Vec<Seat>) -> Event {
     let result = if outcome.winners.is_empty() && !winner_seats.is_empty() {
         None
     } else {
@@ -553,6 +559,11 @@ pub(crate) fn ended(outcome: Outcome, winner_seats: Vec<usize>) -> Event {
         outcome,
         winner_seats,
     }
+}
+
+/// The seats of the indices that [`AnyGame`] answers with (winners, seats in check).
+fn seats(indices: Vec<usize>) -> Vec<Seat> {
+    indices.into_iter().map(Seat::new).collect()
 }
 
 fn move_error_text(text: &str, e: MoveError) -> String {
@@ -616,7 +627,7 @@ mod tests {
             .iter()
             .map(|id| person(id, false))
             .collect();
-        for (seat, p) in players.iter().enumerate() {
+        for (seat, p) in Seat::all(players.len()).zip(&players) {
             let sat = Event::Sat {
                 seat,
                 player: seated(p),
@@ -695,11 +706,15 @@ mod tests {
     fn sit_takes_a_free_seat() {
         let state = open(Variant::Xiangqi, None, false);
         let a = person("a", false);
-        let got = events(ask(&state, Some(&a), ClientMessage::Sit { seat: 1 }));
+        let got = events(ask(
+            &state,
+            Some(&a),
+            ClientMessage::Sit { seat: Seat::new(1) },
+        ));
         assert_eq!(
             got,
             vec![Event::Sat {
-                seat: 1,
+                seat: Seat::new(1),
                 player: seated(&a)
             }]
         );
@@ -712,24 +727,40 @@ mod tests {
         apply_all(
             &mut state,
             &[Event::Sat {
-                seat: 0,
+                seat: Seat::new(0),
                 player: seated(&a),
             }],
         );
         assert_eq!(
-            refused(ask(&state, Some(&b), ClientMessage::Sit { seat: 0 })),
+            refused(ask(
+                &state,
+                Some(&b),
+                ClientMessage::Sit { seat: Seat::new(0) }
+            )),
             ServerError::Conflict("seat 0 is taken".to_owned())
         );
+        for (seat, text) in [
+            (2, "seat 2 does not exist (seats 0 to 1)"),
+            (300, "seat 300 does not exist (seats 0 to 1)"),
+        ] {
+            let sit = ClientMessage::Sit {
+                seat: Seat::new(seat),
+            };
+            assert_eq!(
+                refused(ask(&state, Some(&b), sit)),
+                ServerError::BadMessage(text.to_owned())
+            );
+        }
         assert_eq!(
-            refused(ask(&state, Some(&b), ClientMessage::Sit { seat: 2 })),
-            ServerError::BadMessage("seat 2 does not exist (seats 0 to 1)".to_owned())
-        );
-        assert_eq!(
-            refused(ask(&state, Some(&a), ClientMessage::Sit { seat: 1 })),
+            refused(ask(
+                &state,
+                Some(&a),
+                ClientMessage::Sit { seat: Seat::new(1) }
+            )),
             ServerError::Conflict("you already sit at this table".to_owned())
         );
         assert_eq!(
-            refused(ask(&state, None, ClientMessage::Sit { seat: 1 })),
+            refused(ask(&state, None, ClientMessage::Sit { seat: Seat::new(1) })),
             ServerError::Unauthorized("sitting needs a session".to_owned())
         );
     }
@@ -741,15 +772,19 @@ mod tests {
             refused(ask(
                 &state,
                 Some(&person("g", false)),
-                ClientMessage::Sit { seat: 0 }
+                ClientMessage::Sit { seat: Seat::new(0) }
             )),
             ServerError::Unauthorized("rated tables are for account holders".to_owned())
         );
         let holder = person("h", true);
         assert_eq!(
-            events(ask(&state, Some(&holder), ClientMessage::Sit { seat: 0 })),
+            events(ask(
+                &state,
+                Some(&holder),
+                ClientMessage::Sit { seat: Seat::new(0) }
+            )),
             vec![Event::Sat {
-                seat: 0,
+                seat: Seat::new(0),
                 player: seated(&holder)
             }]
         );
@@ -759,7 +794,10 @@ mod tests {
     fn the_computer_sits_at_levels_1_to_8_for_a_seated_caller_on_unrated_tables() {
         let mut state = open(Variant::Xiangqi, None, false);
         let a = person("a", false);
-        let computer = |level| ClientMessage::SitComputer { seat: 1, level };
+        let computer = |level| ClientMessage::SitComputer {
+            seat: Seat::new(1),
+            level,
+        };
         assert_eq!(
             refused(ask(&state, Some(&a), computer(3))),
             ServerError::NotSeated
@@ -767,7 +805,7 @@ mod tests {
         apply_all(
             &mut state,
             &[Event::Sat {
-                seat: 0,
+                seat: Seat::new(0),
                 player: seated(&a),
             }],
         );
@@ -781,7 +819,7 @@ mod tests {
             assert_eq!(
                 events(ask(&state, Some(&a), computer(level))),
                 vec![Event::Sat {
-                    seat: 1,
+                    seat: Seat::new(1),
                     player: SeatPlayer::Computer { level }
                 }]
             );
@@ -790,7 +828,10 @@ mod tests {
             refused(ask(
                 &state,
                 Some(&a),
-                ClientMessage::SitComputer { seat: 0, level: 1 }
+                ClientMessage::SitComputer {
+                    seat: Seat::new(0),
+                    level: 1
+                }
             )),
             ServerError::Conflict("seat 0 is taken".to_owned())
         );
@@ -799,7 +840,7 @@ mod tests {
         apply_all(
             &mut rated,
             &[Event::Sat {
-                seat: 0,
+                seat: Seat::new(0),
                 player: seated(&h),
             }],
         );
@@ -820,12 +861,12 @@ mod tests {
         apply_all(
             &mut state,
             &[Event::Sat {
-                seat: 1,
+                seat: Seat::new(1),
                 player: seated(&a),
             }],
         );
         let stood = events(ask(&state, Some(&a), ClientMessage::Stand));
-        assert_eq!(stood, vec![Event::Stood { seat: 1 }]);
+        assert_eq!(stood, vec![Event::Stood { seat: Seat::new(1) }]);
         apply_all(&mut state, &stood);
         assert_eq!(state.seats, vec![None, None]);
         assert_eq!(state.version, 3);
@@ -844,11 +885,11 @@ mod tests {
             &mut state,
             &[
                 Event::Sat {
-                    seat: 0,
+                    seat: Seat::new(0),
                     player: seated(&a),
                 },
                 Event::Sat {
-                    seat: 1,
+                    seat: Seat::new(1),
                     player: SeatPlayer::Computer { level: 1 },
                 },
             ],
@@ -861,7 +902,7 @@ mod tests {
         apply_all(
             &mut state,
             &[Event::Sat {
-                seat: 2,
+                seat: Seat::new(2),
                 player: seated(&b),
             }],
         );
@@ -880,7 +921,10 @@ mod tests {
         let started = events(ask(&state, Some(&b), ClientMessage::Start));
         assert_eq!(started, vec![Event::Started]);
         apply_all(&mut state, &started);
-        assert_eq!((state.phase, state.to_move()), (Phase::Running, Some(0)));
+        assert_eq!(
+            (state.phase, state.to_move()),
+            (Phase::Running, Some(Seat::new(0)))
+        );
         assert_eq!(
             refused(ask(&state, Some(&a), ClientMessage::Start)),
             not_allowed("seats change only before the start")
@@ -897,13 +941,13 @@ mod tests {
         assert_eq!(
             got,
             vec![Event::Moved {
-                seat: 0,
+                seat: Seat::new(0),
                 mv: "h2e2".to_owned(),
                 ply: 1,
                 clocks_ms: Some(vec![55_300, 60_000]),
             }]
         );
-        assert_eq!((state.version, state.to_move()), (5, Some(1)));
+        assert_eq!((state.version, state.to_move()), (5, Some(Seat::new(1))));
         assert_eq!(state.game.records(), ["h2e2"]);
         assert_eq!(state.clocks.as_ref().unwrap().running_seat(), Some(1));
         // The same event replayed gives the same table.
@@ -912,11 +956,11 @@ mod tests {
                 options: state.options.clone(),
             },
             Event::Sat {
-                seat: 0,
+                seat: Seat::new(0),
                 player: seated(&players[0]),
             },
             Event::Sat {
-                seat: 1,
+                seat: Seat::new(1),
                 player: seated(&players[1]),
             },
             Event::Started,
@@ -938,7 +982,7 @@ mod tests {
         apply_all(
             &mut state,
             &[Event::Sat {
-                seat: 0,
+                seat: Seat::new(0),
                 player: seated(&a),
             }],
         );
@@ -995,7 +1039,7 @@ mod tests {
             got,
             vec![
                 Event::Moved {
-                    seat: 0,
+                    seat: Seat::new(0),
                     mv: "h0h9".to_owned(),
                     ply: 1,
                     clocks_ms: Some(vec![59_300, 60_000]),
@@ -1003,7 +1047,7 @@ mod tests {
                 Event::Ended {
                     outcome: Outcome::win(Side::Red, EndReason::Checkmate),
                     result: Some("1-0".to_owned()),
-                    winner_seats: vec![0],
+                    winner_seats: vec![Seat::new(0)],
                 },
             ]
         );
@@ -1026,7 +1070,7 @@ mod tests {
             vec![Event::Ended {
                 outcome: Outcome::win(Side::Black, EndReason::Resignation),
                 result: Some("0-1".to_owned()),
-                winner_seats: vec![1],
+                winner_seats: vec![Seat::new(1)],
             }]
         );
     }
@@ -1040,9 +1084,9 @@ mod tests {
             not_allowed("there is no draw offer to answer")
         );
         let offered = events(ask(&state, Some(red), ClientMessage::OfferDraw));
-        assert_eq!(offered, vec![Event::DrawOffered { seat: 0 }]);
+        assert_eq!(offered, vec![Event::DrawOffered { seat: Seat::new(0) }]);
         apply_all(&mut state, &offered);
-        assert_eq!(state.draw_offer, Some(0));
+        assert_eq!(state.draw_offer, Some(Seat::new(0)));
         assert_eq!(
             refused(ask(&state, Some(red), ClientMessage::OfferDraw)),
             not_allowed("you already offered a draw")
@@ -1066,7 +1110,7 @@ mod tests {
             agreed
         );
         let declined = events(ask(&state, Some(black), ClientMessage::DeclineDraw));
-        assert_eq!(declined, vec![Event::DrawDeclined { seat: 1 }]);
+        assert_eq!(declined, vec![Event::DrawDeclined { seat: Seat::new(1) }]);
         apply_all(&mut state, &declined);
         assert_eq!(state.draw_offer, None);
         // A move withdraws the offer.
@@ -1106,61 +1150,61 @@ mod tests {
         let lost = vec![Event::Ended {
             outcome: Outcome::win(Side::Black, EndReason::Timeout),
             result: Some("0-1".to_owned()),
-            winner_seats: vec![1],
+            winner_seats: vec![Seat::new(1)],
         }];
         // 60 s plus the 300 ms lag credit: the flag falls at 60.3 s.
         let before = t0 + Duration::from_millis(60_299);
         assert!(matches!(
             ask_at(&state, Some(&players[0]), mv(4, "h2e2"), before),
-            Ok(Decision::Play { seat: 0, .. })
+            Ok(Decision::Play { seat, .. }) if seat == Seat::new(0)
         ));
-        assert_eq!(flag(&state, 0, before), None);
+        assert_eq!(flag(&state, Seat::new(0), before), None);
         let late = t0 + Duration::from_millis(60_300);
         // Even an illegal move: the flag has fallen.
         assert_eq!(
             events(ask_at(&state, Some(&players[0]), mv(4, "h2h9"), late)),
             lost
         );
-        assert_eq!(flag(&state, 0, late), Some(lost[0].clone()));
-        assert_eq!(flag(&state, 1, late), None);
+        assert_eq!(flag(&state, Seat::new(0), late), Some(lost[0].clone()));
+        assert_eq!(flag(&state, Seat::new(1), late), None);
     }
 
     #[test]
     fn abandonment_in_xiangqi_sanguo_and_banqi_before_the_first_flip() {
         let (state, _) = running(Variant::Xiangqi, None, Instant::now());
         assert_eq!(
-            abandon(&state, 1),
+            abandon(&state, Seat::new(1)),
             Some(Event::Ended {
                 outcome: Outcome::win(Side::Red, EndReason::Abandonment),
                 result: Some("1-0".to_owned()),
-                winner_seats: vec![0],
+                winner_seats: vec![Seat::new(0)],
             })
         );
         // Sanguo: the two other kingdoms share the victory.
         let (state, _) = running(Variant::Sanguo, None, Instant::now());
         assert_eq!(
-            abandon(&state, 1),
+            abandon(&state, Seat::new(1)),
             Some(Event::Ended {
                 outcome: Outcome {
                     winners: vec![Side::Shu, Side::Wei],
                     reason: EndReason::Abandonment,
                 },
                 result: None,
-                winner_seats: vec![0, 2],
+                winner_seats: vec![Seat::new(0), Seat::new(2)],
             })
         );
         // Banqi before the first flip: no colours yet, the other seat wins and no result text.
         let (state, _) = running(Variant::Banqi, None, Instant::now());
         assert_eq!(
-            abandon(&state, 0),
+            abandon(&state, Seat::new(0)),
             Some(Event::Ended {
                 outcome: Outcome::draw(EndReason::Abandonment),
                 result: None,
-                winner_seats: vec![1],
+                winner_seats: vec![Seat::new(1)],
             })
         );
         let open = open(Variant::Xiangqi, None, false);
-        assert_eq!(abandon(&open, 0), None);
+        assert_eq!(abandon(&open, Seat::new(0)), None);
     }
 
     #[test]
@@ -1168,14 +1212,14 @@ mod tests {
         let t0 = Instant::now();
         let (state, _) = running(Variant::Sanguo, MINUTE, t0);
         assert_eq!(
-            flag(&state, 0, t0 + Duration::from_secs(61)),
+            flag(&state, Seat::new(0), t0 + Duration::from_secs(61)),
             Some(Event::Ended {
                 outcome: Outcome {
                     winners: vec![Side::Wu, Side::Wei],
                     reason: EndReason::Timeout,
                 },
                 result: None,
-                winner_seats: vec![1, 2],
+                winner_seats: vec![Seat::new(1), Seat::new(2)],
             })
         );
     }
@@ -1183,17 +1227,20 @@ mod tests {
     #[test]
     fn an_absent_persons_seat_is_vacated_before_the_start_only() {
         let mut state = open(Variant::Xiangqi, None, false);
-        assert_eq!(vacate(&state, 0), None);
+        assert_eq!(vacate(&state, Seat::new(0)), None);
         apply_all(
             &mut state,
             &[Event::Sat {
-                seat: 0,
+                seat: Seat::new(0),
                 player: seated(&person("a", false)),
             }],
         );
-        assert_eq!(vacate(&state, 0), Some(Event::Stood { seat: 0 }));
+        assert_eq!(
+            vacate(&state, Seat::new(0)),
+            Some(Event::Stood { seat: Seat::new(0) })
+        );
         let (state, _) = running(Variant::Xiangqi, None, Instant::now());
-        assert_eq!(vacate(&state, 0), None);
+        assert_eq!(vacate(&state, Seat::new(0)), None);
     }
 
     #[test]
@@ -1221,7 +1268,10 @@ mod tests {
                 not_allowed("the game has ended")
             );
         }
-        assert_eq!(flag(&state, 0, t0 + Duration::from_secs(100)), None);
+        assert_eq!(
+            flag(&state, Seat::new(0), t0 + Duration::from_secs(100)),
+            None
+        );
     }
 
     #[test]

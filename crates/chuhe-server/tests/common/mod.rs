@@ -20,7 +20,7 @@ macro_rules! on_both {
     };
 }
 
-use chuhe_server::protocol::{ClientMessage, ErrorCode, Event, ServerMessage, State};
+use chuhe_server::protocol::{ClientMessage, ErrorCode, Event, Seat, ServerMessage, State};
 use chuhe_server::store::Store;
 use chuhe_server::{AppState, Settings};
 use futures_util::{SinkExt, StreamExt};
@@ -444,8 +444,10 @@ pub async fn seated_pair(server: &Server, options: &str) -> (Client, Client, Str
     let mut black = server.ws(&table, Some(&black_cookie), None).await;
     red.state_at(1).await;
     black.state_at(1).await;
-    red.act(&ClientMessage::Sit { seat: 0 }, 2).await;
-    black.act(&ClientMessage::Sit { seat: 1 }, 3).await;
+    red.act(&ClientMessage::Sit { seat: Seat::new(0) }, 2).await;
+    black
+        .act(&ClientMessage::Sit { seat: Seat::new(1) }, 3)
+        .await;
     red.state_at(3).await;
     (red, black, table)
 }
