@@ -118,7 +118,7 @@ pub fn analyse(request: &AnalysisRequest) -> Result<Analysis, ServerError> {
     let checked = game.check_seats();
     Ok(Analysis {
         board: game.view(None),
-        to_move: outcome.is_none().then_some(Seat::new(seat)),
+        to_move: outcome.is_none().then_some(seat),
         side: if outcome.is_none() {
             game.seat_side(seat)
         } else {

@@ -5,61 +5,13 @@
 //! Units: durations are integer milliseconds (`*_ms`), versions count table events from 1,
 //! seats are indices from 0 in the variant's move order ([`Seat`]).
 
+pub use crate::variant::Seat;
 use crate::variant::{BoardView, Variant};
 use chuhe_rules::outcome::Outcome;
 use serde::{Deserialize, Serialize};
 
 /// Longest accepted WebSocket text message, in bytes; a longer one is refused with `too_large`.
 pub const MAX_MESSAGE_BYTES: usize = 4096;
-
-/// A seat at a table: its index from 0 in the variant's move order. Xiangqi: 0 = Red,
-/// 1 = Black. Banqi: 0 = the seat that moves first (Red once the colours are known),
-/// 1 = the second (Black). Sanguo: 0 = Shu, 1 = Wu, 2 = Wei.
-///
-/// On the wire a seat is a plain number (`"seat": 1`). It holds any number a client sends, so
-/// that the table itself refuses a seat it does not have, with its range
-/// (`seat 5 does not exist (seats 0 to 1)`): a `Seat` read from a message is not yet checked
-/// against any table.
-///
-/// ```
-/// use chuhe_server::protocol::{ClientMessage, Seat};
-///
-/// let black = Seat::new(1);
-/// assert_eq!(black.index(), 1);
-/// assert_eq!(black.to_string(), "1");
-/// let sit: ClientMessage = serde_json::from_str(r#"{"type":"sit","seat":1}"#).unwrap();
-/// assert_eq!(sit, ClientMessage::Sit { seat: black });
-/// assert_eq!(serde_json::to_string(&sit).unwrap(), r#"{"type":"sit","seat":1}"#);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Seat(usize);
-
-impl Seat {
-    /// The seat with this index (see [`Seat`] for the order); any number, checked against a
-    /// table only where the table uses it.
-    pub const fn new(index: usize) -> Seat {
-        Seat(index)
-    }
-
-    /// The seat's index from 0 in move order: the position of its entry in every per-seat list
-    /// (`seats`, `clocks`, `connected`), and the number [`crate::variant::AnyGame`] takes.
-    pub const fn index(self) -> usize {
-        self.0
-    }
-
-    /// The first `count` seats, in move order.
-    pub fn all(count: usize) -> impl Iterator<Item = Seat> {
-        (0..count).map(Seat)
-    }
-}
-
-/// The index, as on the wire.
-impl std::fmt::Display for Seat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
 
 /// A time control: initial time and increment per move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

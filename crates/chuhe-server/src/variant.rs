@@ -20,6 +20,55 @@ use serde::{Deserialize, Serialize};
 
 pub use chuhe_rules::Variant;
 
+/// A seat at a table: its index from 0 in the variant's move order. Xiangqi: 0 = Red,
+/// 1 = Black. Banqi: 0 = the seat that flips first (its colour is the colour of the piece it
+/// reveals), 1 = the other. Sanguo: 0 = Shu, 1 = Wu, 2 = Wei. (Also `protocol::Seat`.)
+///
+/// On the wire a seat is a plain number (`"seat": 1`). It holds any number a client sends, so
+/// that the table itself refuses a seat it does not have, with its range
+/// (`seat 5 does not exist (seats 0 to 1)`): a `Seat` read from a message is not yet checked
+/// against any table.
+///
+/// ```
+/// use chuhe_server::protocol::{ClientMessage, Seat};
+///
+/// let black = Seat::new(1);
+/// assert_eq!(black.index(), 1);
+/// assert_eq!(black.to_string(), "1");
+/// let sit: ClientMessage = serde_json::from_str(r#"{"type":"sit","seat":1}"#).unwrap();
+/// assert_eq!(sit, ClientMessage::Sit { seat: black });
+/// assert_eq!(serde_json::to_string(&sit).unwrap(), r#"{"type":"sit","seat":1}"#);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Seat(usize);
+
+impl Seat {
+    /// The seat with this index (see [`Seat`] for the order); any number, checked against a
+    /// table only where the table uses it.
+    pub const fn new(index: usize) -> Seat {
+        Seat(index)
+    }
+
+    /// The seat's index from 0 in move order: the position of its entry in every per-seat list
+    /// (`seats`, `clocks`, `connected`).
+    pub const fn index(self) -> usize {
+        self.0
+    }
+
+    /// The first `count` seats, in move order.
+    pub fn all(count: usize) -> impl Iterator<Item = Seat> {
+        (0..count).map(Seat)
+    }
+}
+
+/// The index, as on the wire.
+impl std::fmt::Display for Seat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 /// The options a table fixes for its game (the rule-related part of
 /// [`crate::protocol::TableOptions`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,7 +141,7 @@ pub struct Snapshot {
     /// The position text: xiangqi FEN, the sanguo position text, or the banqi public view text.
     pub position: String,
     /// The seats in check in this position (see [`AnyGame::check_seats`]).
-    pub check: Vec<usize>,
+    pub check: Vec<Seat>,
     /// Banqi: the captured pieces as in [`BoardView::Banqi`]; absent for the other variants.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub captured: Option<String>,
@@ -234,7 +283,7 @@ enum Inner {
 pub struct AnyGame {
     inner: Inner,
     records: Vec<String>,
-    table_end: Option<(Outcome, Vec<usize>)>,
+    table_end: Option<(Outcome, Vec<Seat>)>,
 }
 
 impl std::fmt::Debug for AnyGame {
@@ -344,20 +393,20 @@ impl AnyGame {
     }
 
     /// The seat whose turn it is.
-    pub fn seat_to_move(&self) -> usize {
-        match &self.inner {
+    pub fn seat_to_move(&self) -> Seat {
+        Seat(match &self.inner {
             Inner::Xiangqi(g) => g.side_to_move().index(),
             Inner::Sanguo(g) => g.side_to_move().index(),
             Inner::Banqi(g) => g.seat_to_move().index(),
-        }
+        })
     }
 
     /// Whether `seat` still plays (a defeated sanguo kingdom does not: its clock, presence and
     /// quitting no longer matter).
-    pub fn is_active(&self, seat: usize) -> bool {
+    pub fn is_active(&self, seat: Seat) -> bool {
         match &self.inner {
             Inner::Sanguo(g) => {
-                Kingdom::from_index(seat).is_some_and(|k| !g.position().is_defeated(k))
+                Kingdom::from_index(seat.0).is_some_and(|k| !g.position().is_defeated(k))
             }
             Inner::Xiangqi(_) | Inner::Banqi(_) => true,
         }
@@ -450,25 +499,39 @@ impl AnyGame {
         out
     }
 
-    /// The moves of [`AnyGame::legal_moves`] that capture a piece, sorted bytewise (sanguo and
-    /// banqi write a capture with `x`; a xiangqi move captures when its to-square is occupied).
+    /// The moves of [`AnyGame::legal_moves`] that capture a piece, as wire texts sorted
+    /// bytewise; the rules decide (a xiangqi or sanguo move whose to-point holds a piece, a banqi
+    /// capture action).
     pub fn capture_moves(&self) -> Vec<String> {
-        let legal = self.legal_moves();
-        match &self.inner {
+        if self.outcome().is_some() {
+            return Vec::new();
+        }
+        let mut out: Vec<String> = match &self.inner {
             Inner::Xiangqi(g) => {
                 let p = g.position();
-                let captures: Vec<String> = p
-                    .legal_moves()
-                    .iter()
-                    .filter(|m| p.is_capture(**m))
+                g.legal_moves()
+                    .into_iter()
+                    .filter(|&m| p.is_capture(m))
                     .map(|m| m.to_string())
-                    .collect();
-                legal.into_iter().filter(|m| captures.contains(m)).collect()
+                    .collect()
             }
-            Inner::Sanguo(_) | Inner::Banqi(_) => {
-                legal.into_iter().filter(|m| m.contains('x')).collect()
+            Inner::Sanguo(g) => {
+                let p = g.position();
+                g.legal_moves()
+                    .into_iter()
+                    .filter(|m| p.piece_at(m.to).is_some())
+                    .map(|m| p.move_text(m))
+                    .collect()
             }
-        }
+            Inner::Banqi(g) => g
+                .legal_moves()
+                .into_iter()
+                .filter(|a| matches!(a, banqi::Action::Capture { .. }))
+                .map(|a| a.to_string())
+                .collect(),
+        };
+        out.sort();
+        out
     }
 
     /// How the game ended, or `None` while it goes on.
@@ -480,7 +543,7 @@ impl AnyGame {
     }
 
     /// The seats that won (empty for a draw, an aborted game or while the game goes on).
-    pub fn winner_seats(&self) -> Vec<usize> {
+    pub fn winner_seats(&self) -> Vec<Seat> {
         match &self.table_end {
             Some((_, seats)) => seats.clone(),
             None => self.rules_ending().map(|(_, s)| s).unwrap_or_default(),
@@ -488,7 +551,7 @@ impl AnyGame {
     }
 
     /// How the rules' game ended, with its winning seats; `None` while it goes on.
-    fn rules_ending(&self) -> Option<(Outcome, Vec<usize>)> {
+    fn rules_ending(&self) -> Option<(Outcome, Vec<Seat>)> {
         match &self.inner {
             Inner::Xiangqi(g) => self.with_seats(g.status().outcome()),
             Inner::Sanguo(g) => self.with_seats(g.status().outcome()),
@@ -497,33 +560,32 @@ impl AnyGame {
     }
 
     /// An outcome with the seats of its winners.
-    fn with_seats(&self, outcome: Option<&Outcome>) -> Option<(Outcome, Vec<usize>)> {
+    fn with_seats(&self, outcome: Option<&Outcome>) -> Option<(Outcome, Vec<Seat>)> {
         outcome.map(|o| (o.clone(), self.seats_of(&o.winners)))
     }
 
     /// A banqi status as an outcome and its winning seats. Before the first flip there are no
     /// colours: the other seat wins, and the outcome names no colour.
-    fn banqi_ending(&self, status: &banqi::Status) -> Option<(Outcome, Vec<usize>)> {
+    fn banqi_ending(&self, status: &banqi::Status) -> Option<(Outcome, Vec<Seat>)> {
         match status {
             banqi::Status::Ongoing => None,
             banqi::Status::Ended(o) => self.with_seats(Some(o)),
             banqi::Status::EndedBySeat { winner, reason } => {
-                Some((Outcome::draw(*reason), vec![winner.index()]))
+                Some((Outcome::draw(*reason), vec![Seat(winner.index())]))
             }
         }
     }
 
     /// The seats of the given winners.
-    fn seats_of(&self, winners: &[Side]) -> Vec<usize> {
-        let mut seats: Vec<usize> = (0..self.variant().seat_count())
+    fn seats_of(&self, winners: &[Side]) -> Vec<Seat> {
+        Seat::all(self.variant().seat_count())
             .filter(|&s| self.seat_side(s).is_some_and(|w| winners.contains(&w)))
-            .collect();
-        seats.sort_unstable();
-        seats
+            .collect()
     }
 
     /// The side or kingdom a seat plays, once known (banqi: after the first flip).
-    pub fn seat_side(&self, seat: usize) -> Option<Side> {
+    pub fn seat_side(&self, seat: Seat) -> Option<Side> {
+        let seat = seat.0;
         match &self.inner {
             Inner::Xiangqi(_) => Color::from_index(seat).map(Color::side),
             Inner::Sanguo(_) => Kingdom::from_index(seat).map(Kingdom::side),
@@ -535,7 +597,7 @@ impl AnyGame {
 
     /// Ends the game from the table with an outcome and its winning seats (as computed by
     /// [`AnyGame::table_ending`] or agreed). Ignored once the game has ended.
-    pub fn end(&mut self, outcome: Outcome, winner_seats: Vec<usize>) {
+    pub fn end(&mut self, outcome: Outcome, winner_seats: Vec<Seat>) {
         if self.outcome().is_none() {
             self.table_end = Some((outcome, winner_seats));
         }
@@ -545,10 +607,11 @@ impl AnyGame {
     /// the variant's rules (each game's `ending_if`): the outcome and winning seats, or `None`
     /// when it changes nothing (a defeated sanguo kingdom, a game already over, a reason that is
     /// not one of the three). The game itself is not changed.
-    pub fn table_ending(&self, seat: usize, reason: EndReason) -> Option<(Outcome, Vec<usize>)> {
+    pub fn table_ending(&self, seat: Seat, reason: EndReason) -> Option<(Outcome, Vec<Seat>)> {
         if self.outcome().is_some() {
             return None;
         }
+        let seat = seat.0;
         let how = Quit::from_reason(reason)?;
         match &self.inner {
             Inner::Xiangqi(g) => {
@@ -568,19 +631,19 @@ impl AnyGame {
     /// General is attacked (C3) or faces another General (C4)
     /// ([`sanguo::Position::checked_kingdoms`]); banqi has no check and gives none. The position
     /// decides, whatever the table's phase. The table's `check` and `/api/analysis` both read it.
-    pub fn check_seats(&self) -> Vec<usize> {
+    pub fn check_seats(&self) -> Vec<Seat> {
         match &self.inner {
             Inner::Xiangqi(g) => g
                 .position()
                 .checked_sides()
                 .into_iter()
-                .map(Color::index)
+                .map(|c| Seat(c.index()))
                 .collect(),
             Inner::Sanguo(g) => g
                 .position()
                 .checked_kingdoms()
                 .into_iter()
-                .map(Kingdom::index)
+                .map(|k| Seat(k.index()))
                 .collect(),
             Inner::Banqi(_) => Vec::new(),
         }
@@ -588,7 +651,8 @@ impl AnyGame {
 
     /// The point of `seat`'s General as text (`e0`, `Rd1`); `None` in banqi, for a defeated
     /// kingdom or a seat past the variant's count.
-    pub fn general_point(&self, seat: usize) -> Option<String> {
+    pub fn general_point(&self, seat: Seat) -> Option<String> {
+        let seat = seat.0;
         match &self.inner {
             Inner::Xiangqi(g) => {
                 Color::from_index(seat).map(|c| g.position().general(c).to_string())
@@ -642,7 +706,7 @@ impl AnyGame {
 
     /// The board as `seat` may see it (`None`: a spectator). Hidden information (banqi
     /// face-down pieces) never enters a view: only the rules' public view is read.
-    pub fn view(&self, _seat: Option<usize>) -> BoardView {
+    pub fn view(&self, _seat: Option<Seat>) -> BoardView {
         match &self.inner {
             Inner::Xiangqi(g) => BoardView::Xiangqi {
                 fen: g.position().to_string(),
@@ -655,7 +719,7 @@ impl AnyGame {
             Inner::Banqi(g) => BoardView::Banqi {
                 view: g.view().to_string(),
                 moves: self.records.clone(),
-                colors: (0..2).map(|s| self.seat_side(s)).collect(),
+                colors: Seat::all(2).map(|s| self.seat_side(s)).collect(),
                 captured: g.view().captured().to_string(),
             },
         }
@@ -709,9 +773,15 @@ mod tests {
             game_at(Inner::Xiangqi(xiangqi::Game::new(pos, options)))
         };
         // Black's chariot on the e-file checks Red; Red to move.
-        assert_eq!(at("4k4/9/9/9/4r4/9/9/9/9/4K4 w - - 0 1").check_seats(), [0]);
+        assert_eq!(
+            at("4k4/9/9/9/4r4/9/9/9/9/4K4 w - - 0 1").check_seats(),
+            [Seat(0)]
+        );
         // A Red horse checks Black; Black to move.
-        assert_eq!(at("4k4/9/3N5/9/9/9/9/9/9/3K5 b - - 0 1").check_seats(), [1]);
+        assert_eq!(
+            at("4k4/9/3N5/9/9/9/9/9/9/3K5 b - - 0 1").check_seats(),
+            [Seat(1)]
+        );
         // Nobody in check.
         assert!(at("3k5/9/9/9/9/9/9/9/9/4K4 w - - 0 1")
             .check_seats()
@@ -736,20 +806,20 @@ mod tests {
         // Shu's chariots stand on the e-files of Wu and Wei: both generals are attacked, Wu to
         // move (Shu moved last and is safe).
         let both = "9/4rP4/9/9/4rK4,9/4gP4/4rR4/9/4gK4,9/4bP4/4rR4/9/4bK4 G R - - 0";
-        assert_eq!(at(both).check_seats(), [1, 2]);
+        assert_eq!(at(both).check_seats(), [Seat(1), Seat(2)]);
         // Only Wei's.
         let wei = "9/4rP4/9/9/4rK4,9/4gP4/9/9/4gK4,9/4bP4/4rR4/9/4bK4 G R - - 0";
-        assert_eq!(at(wei).check_seats(), [2]);
+        assert_eq!(at(wei).check_seats(), [Seat(2)]);
         let none = "9/4rP4/9/9/4rK4,9/4gP4/9/9/4gK4,9/4bP4/9/9/4bK4 G R - - 0";
         assert!(at(none).check_seats().is_empty());
         // Facing counts as check (spec/sanguo.md C4-C6): without their soldiers on e4, Wu's and
         // Wei's Generals face each other through the triangle, though no piece attacks them.
         let facing = "9/4rP4/9/9/4rK4,9/9/9/9/4gK4,9/9/9/9/4bK4 G R - - 0";
         let g = at(facing);
-        assert_eq!(g.check_seats(), [1, 2]);
+        assert_eq!(g.check_seats(), [Seat(1), Seat(2)]);
         let pos = g.as_sanguo().unwrap().position();
         assert!(!pos.is_attacked(Kingdom::Wu) && !pos.is_attacked(Kingdom::Wei));
-        assert_eq!(g.general_point(1).as_deref(), Some("Ge1"));
+        assert_eq!(g.general_point(Seat(1)).as_deref(), Some("Ge1"));
     }
 
     #[test]
@@ -760,38 +830,41 @@ mod tests {
         };
         let xq = AnyGame::new(Variant::Xiangqi, options);
         assert_eq!(
-            xq.table_ending(0, EndReason::Resignation),
-            Some((Outcome::win(Side::Black, EndReason::Resignation), vec![1]))
+            xq.table_ending(Seat(0), EndReason::Resignation),
+            Some((
+                Outcome::win(Side::Black, EndReason::Resignation),
+                vec![Seat(1)]
+            ))
         );
         assert_eq!(
-            xq.table_ending(1, EndReason::Timeout),
-            Some((Outcome::win(Side::Red, EndReason::Timeout), vec![0]))
+            xq.table_ending(Seat(1), EndReason::Timeout),
+            Some((Outcome::win(Side::Red, EndReason::Timeout), vec![Seat(0)]))
         );
-        assert_eq!(xq.table_ending(2, EndReason::Timeout), None);
+        assert_eq!(xq.table_ending(Seat(2), EndReason::Timeout), None);
         assert_eq!(xq.outcome(), None);
         let sg = AnyGame::new(Variant::Sanguo, options);
-        let (o, seats) = sg.table_ending(1, EndReason::Abandonment).unwrap();
+        let (o, seats) = sg.table_ending(Seat(1), EndReason::Abandonment).unwrap();
         assert_eq!(
             (o.winners, o.reason),
             (vec![Side::Shu, Side::Wei], EndReason::Abandonment)
         );
-        assert_eq!(seats, [0, 2]);
+        assert_eq!(seats, [Seat(0), Seat(2)]);
         // Banqi before the first flip: no colours, the other seat wins.
         let mut bq = AnyGame::new(Variant::Banqi, options);
         assert_eq!(
-            bq.table_ending(0, EndReason::Resignation),
-            Some((Outcome::draw(EndReason::Resignation), vec![1]))
+            bq.table_ending(Seat(0), EndReason::Resignation),
+            Some((Outcome::draw(EndReason::Resignation), vec![Seat(1)]))
         );
         bq.play_record("c2=k").unwrap();
-        assert_eq!(bq.seat_to_move(), 1);
+        assert_eq!(bq.seat_to_move(), Seat(1));
         assert_eq!(
-            bq.table_ending(0, EndReason::Timeout),
-            Some((Outcome::win(Side::Red, EndReason::Timeout), vec![1]))
+            bq.table_ending(Seat(0), EndReason::Timeout),
+            Some((Outcome::win(Side::Red, EndReason::Timeout), vec![Seat(1)]))
         );
-        let (o, seats) = bq.table_ending(1, EndReason::Timeout).unwrap();
+        let (o, seats) = bq.table_ending(Seat(1), EndReason::Timeout).unwrap();
         bq.end(o, seats);
-        assert_eq!(bq.winner_seats(), [0]);
-        assert_eq!(bq.table_ending(0, EndReason::Timeout), None);
+        assert_eq!(bq.winner_seats(), [Seat(0)]);
+        assert_eq!(bq.table_ending(Seat(0), EndReason::Timeout), None);
         assert_eq!(
             bq.play(AnyMove::Banqi("flip a1".parse().unwrap()))
                 .unwrap_err()
@@ -852,7 +925,7 @@ mod tests {
             snaps[20].position,
             "3rkab1r/4a4/1cn1b4/p1N1p3p/6p2/2P5P/P3c1P2/2C4C1/R3A4/2BAK1B1R w - - 0 11"
         );
-        assert_eq!(snaps[20].check, [0]);
+        assert_eq!(snaps[20].check, [Seat(0)]);
         assert!(snaps[..20].iter().all(|s| s.check.is_empty()));
         let bad = ["h2e2", "h2e2"].map(str::to_owned);
         assert_eq!(

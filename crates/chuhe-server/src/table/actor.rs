@@ -431,7 +431,7 @@ impl Table {
             // A seated person who is not connected when the game starts gets the grace period.
             let now = Instant::now();
             for seat in Seat::all(self.state.seats.len()) {
-                if !self.is_connected(seat) && self.state.game.is_active(seat.index()) {
+                if !self.is_connected(seat) && self.state.game.is_active(seat) {
                     self.absent_since[seat.index()] = Some(now);
                 }
             }
@@ -525,7 +525,9 @@ impl Table {
             }
         }
         let winners = state.game.winner_seats();
-        let won: Vec<bool> = (0..before.len()).map(|s| winners.contains(&s)).collect();
+        let won: Vec<bool> = Seat::all(before.len())
+            .map(|s| winners.contains(&s))
+            .collect();
         let ratings: Vec<Rating> = before.iter().map(|r| r.rating).collect();
         Ok(rate_game(&ratings, &won)
             .into_iter()

@@ -121,7 +121,7 @@ impl TableState {
                 self.phase = Phase::Running;
                 let first = self.game.seat_to_move();
                 if let Some(c) = &mut self.clocks {
-                    c.start(first, at);
+                    c.start(first.index(), at);
                 }
             }
             Event::Moved { mv, clocks_ms, .. } => {
@@ -157,7 +157,7 @@ impl TableState {
                 c.set_remaining_ms(ms);
             }
             if !over {
-                c.start(next, at);
+                c.start(next.index(), at);
             }
         }
         self.version += 1;
@@ -166,8 +166,7 @@ impl TableState {
     /// What an `ended` event changes: the game's ending, the phase, the draw offer, the clocks
     /// (stopped, the running one charged); the version counts the event.
     fn end(&mut self, outcome: Outcome, winner_seats: &[Seat], at: Instant) {
-        let indices = winner_seats.iter().map(|s| s.index()).collect();
-        self.game.end(outcome, indices);
+        self.game.end(outcome, winner_seats.to_vec());
         self.phase = Phase::Ended;
         self.draw_offer = None;
         if let Some(c) = &mut self.clocks {
@@ -210,7 +209,7 @@ impl TableState {
 
     /// The seat to move while the game runs.
     pub(crate) fn to_move(&self) -> Option<Seat> {
-        (self.phase == Phase::Running).then(|| Seat::new(self.game.seat_to_move()))
+        (self.phase == Phase::Running).then(|| self.game.seat_to_move())
     }
 
     /// The computer's level at `seat`, when the computer sits there.
@@ -226,7 +225,7 @@ impl TableState {
     pub(crate) fn absence_counts(&self, seat: Seat) -> bool {
         match self.phase {
             Phase::Open => true,
-            Phase::Running => self.game.is_active(seat.index()),
+            Phase::Running => self.game.is_active(seat),
             Phase::Ended => false,
         }
     }
@@ -240,9 +239,9 @@ impl TableState {
             version: self.version,
             table: self.summary(),
             you,
-            board: self.game.view(you.map(Seat::index)),
+            board: self.game.view(you),
             to_move,
-            check: seats(self.game.check_seats()),
+            check: self.game.check_seats(),
             legal_moves: if you.is_some() && you == to_move {
                 self.game.legal_moves()
             } else {
@@ -259,7 +258,7 @@ impl TableState {
             connected,
             outcome: self.game.outcome().filter(|_| ended),
             winner_seats: if ended {
-                seats(self.game.winner_seats())
+                self.game.winner_seats()
             } else {
                 Vec::new()
             },
@@ -426,11 +425,11 @@ pub(crate) fn decide(
             state.running()?;
             let (outcome, winners) = state
                 .game
-                .table_ending(seat.index(), EndReason::Resignation)
+                .table_ending(seat, EndReason::Resignation)
                 .ok_or_else(|| {
                     ServerError::NotAllowed("your side is already out of the game".to_owned())
                 })?;
-            one(ended(outcome, seats(winners)))
+            one(ended(outcome, winners))
         }
         ClientMessage::OfferDraw => {
             let seat = caller.seat(state)?;
@@ -509,7 +508,7 @@ pub(crate) fn play(
         clocks_ms,
     }];
     if let Some(outcome) = state.game.outcome() {
-        let winners = seats(state.game.winner_seats());
+        let winners = state.game.winner_seats();
         state.end(outcome.clone(), &winners, at);
         events.push(ended(outcome, winners));
     }
@@ -523,8 +522,8 @@ pub(crate) fn flag(state: &TableState, seat: Seat, now: Instant) -> Option<Event
     if running != seat.index() || deadline > now || state.phase != Phase::Running {
         return None;
     }
-    let (outcome, winners) = state.game.table_ending(seat.index(), EndReason::Timeout)?;
-    Some(ended(outcome, seats(winners)))
+    let (outcome, winners) = state.game.table_ending(seat, EndReason::Timeout)?;
+    Some(ended(outcome, winners))
 }
 
 /// The `ended` event when the person at `seat` has been away from the running game for the
@@ -533,10 +532,8 @@ pub(crate) fn abandon(state: &TableState, seat: Seat) -> Option<Event> {
     if state.phase != Phase::Running {
         return None;
     }
-    let (outcome, winners) = state
-        .game
-        .table_ending(seat.index(), EndReason::Abandonment)?;
-    Some(ended(outcome, seats(winners)))
+    let (outcome, winners) = state.game.table_ending(seat, EndReason::Abandonment)?;
+    Some(ended(outcome, winners))
 }
 
 /// The `stood` event freeing `seat` of an open table whose person has been away for the grace
@@ -562,10 +559,6 @@ pub(crate) fn ended(outcome: Outcome, winner_seats: Vec<Seat>) -> Event {
 }
 
 /// The seats of the indices that [`AnyGame`] answers with (winners, seats in check).
-fn seats(indices: Vec<usize>) -> Vec<Seat> {
-    indices.into_iter().map(Seat::new).collect()
-}
-
 fn move_error_text(text: &str, e: MoveError) -> String {
     match e {
         MoveError::Syntax(m) => m.to_string(),
