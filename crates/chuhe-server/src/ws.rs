@@ -17,6 +17,13 @@ use tokio::time::Instant;
 /// [`MAX_MESSAGE_BYTES`] but under this are refused with `too_large`).
 const MAX_FRAME_BYTES: usize = 64 * 1024;
 
+/// The WebSocket's read buffer, bytes: one client message (at most [`MAX_MESSAGE_BYTES`]) with
+/// its frame header fits; a longer frame is read in several chunks. (tungstenite's default,
+/// 128 KiB, was allocated and zero-filled per connection.) Writes are not buffered by
+/// tungstenite (`write_buffer_size(0)`): the connection task writes a batch of messages and
+/// flushes once.
+const READ_BUFFER_BYTES: usize = 4 * 1024;
+
 /// The stand-in for the heartbeat's times when there is none (its timers are then disabled).
 const FAR: Duration = Duration::from_secs(86_400);
 
@@ -74,6 +81,8 @@ pub async fn upgrade(
     Ok(ws
         .max_message_size(MAX_FRAME_BYTES)
         .max_frame_size(MAX_FRAME_BYTES)
+        .read_buffer_size(READ_BUFFER_BYTES)
+        .write_buffer_size(0)
         .on_upgrade(move |socket| async move {
             let ctx = Context {
                 state,
@@ -99,6 +108,26 @@ fn encode(msg: &ServerMessage) -> Message {
 
 /// Registers a connection with the table; an ended table retired since the handle was taken
 /// is loaded again (twice at most).
+/// Most messages written per flush; the rest of a longer queue goes in the next batch.
+const MAX_BATCH: usize = 64;
+
+/// Writes `first` and whatever else is queued in `outbox` (up to [`MAX_BATCH`] messages), then
+/// flushes once.
+async fn send_batch(
+    sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    first: ServerMessage,
+    outbox: &mut mpsc::UnboundedReceiver<ServerMessage>,
+) -> Result<(), axum::Error> {
+    sink.feed(encode(&first)).await?;
+    for _ in 1..MAX_BATCH {
+        match outbox.try_recv() {
+            Ok(m) => sink.feed(encode(&m)).await?,
+            Err(_) => break,
+        }
+    }
+    sink.flush().await
+}
+
 async fn connect(
     state: &AppState,
     mut table: TableHandle,
@@ -158,8 +187,10 @@ async fn connection(socket: WebSocket, table: TableHandle, ctx: Context) {
         tokio::select! {
             msg = outbox.recv() => match msg {
                 Some(m) => {
-                    // A dead peer must not hold the task in a blocked write forever.
-                    let sent = tokio::time::timeout(silence, sink.send(encode(&m))).await;
+                    // Everything already queued goes out in one write (one flush per batch:
+                    // an event and its state reach the peer in one segment). A dead peer must
+                    // not hold the task in a blocked write forever.
+                    let sent = tokio::time::timeout(silence, send_batch(&mut sink, m, &mut outbox)).await;
                     if !matches!(sent, Ok(Ok(()))) {
                         break;
                     }
