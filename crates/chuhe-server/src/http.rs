@@ -146,22 +146,12 @@ async fn register(
     State(state): State<AppState>,
     JsonBody(req): JsonBody<AccountRequest>,
 ) -> Result<Response, ServerError> {
-    use argon2::password_hash::{rand_core::OsRng, PasswordHasher, SaltString};
     let name = check_name(&req.name)?;
     check_password(&req.password)?;
     if state.store().account_by_name(&name).await?.is_some() {
         return Err(ServerError::Conflict(format!("the name {name:?} is taken")));
     }
-    let password = req.password;
-    let hash = tokio::task::spawn_blocking(move || {
-        let salt = SaltString::generate(&mut OsRng);
-        argon2::Argon2::default()
-            .hash_password(password.as_bytes(), &salt)
-            .map(|h| h.to_string())
-    })
-    .await
-    .map_err(|e| ServerError::Internal(e.to_string()))?
-    .map_err(|e| ServerError::Internal(e.to_string()))?;
+    let hash = state.passwords().hash(req.password).await?;
     let player = PlayerRow {
         id: random_id(12),
         name,
@@ -175,27 +165,12 @@ async fn login(
     State(state): State<AppState>,
     JsonBody(req): JsonBody<AccountRequest>,
 ) -> Result<Response, ServerError> {
-    use argon2::password_hash::{PasswordHash, PasswordVerifier};
     let wrong = || ServerError::Unauthorized("wrong name or password".to_owned());
-    let player = state
-        .store()
-        .account_by_name(req.name.trim())
-        .await?
-        .ok_or_else(wrong)?;
-    let hash = player.password_hash.clone().ok_or_else(wrong)?;
-    let password = req.password;
-    let ok = tokio::task::spawn_blocking(move || {
-        PasswordHash::new(&hash).is_ok_and(|h| {
-            argon2::Argon2::default()
-                .verify_password(password.as_bytes(), &h)
-                .is_ok()
-        })
-    })
-    .await
-    .map_err(|e| ServerError::Internal(e.to_string()))?;
-    if !ok {
-        return Err(wrong());
-    }
+    let player = state.store().account_by_name(req.name.trim()).await?;
+    // An unknown name costs the same verification as a wrong password (no name enumeration).
+    let stored = player.as_ref().and_then(|p| p.password_hash.clone());
+    let ok = state.passwords().verify(req.password, stored).await?;
+    let player = player.filter(|_| ok).ok_or_else(wrong)?;
     session_response(&state, &player).await
 }
 

@@ -24,6 +24,7 @@ pub mod error;
 pub mod extract;
 mod http;
 pub mod limit;
+pub mod password;
 pub mod pgn;
 pub mod protocol;
 pub mod rating;
@@ -173,6 +174,7 @@ struct Inner {
     shutdown: watch::Sender<bool>,
     notices: mpsc::UnboundedSender<TableNotice>,
     limiter: limit::HttpLimiter,
+    passwords: password::Passwords,
 }
 
 /// The server's shared state: the store and the table actors. Cheap to clone.
@@ -196,6 +198,7 @@ impl AppState {
             shutdown,
             notices,
             limiter: limit::HttpLimiter::new(settings.http_limits, settings.trust_forwarded_for),
+            passwords: password::Passwords::for_this_machine()?,
         }));
         tokio::spawn(follow_notices(Arc::downgrade(&state.0), notices_rx));
         let added = state.0.store.add_missing_finished().await?;
@@ -224,6 +227,11 @@ impl AppState {
     /// The store.
     pub fn store(&self) -> &Store {
         &self.0.store
+    }
+
+    /// The bounded password hasher ([`password::Passwords`]).
+    pub fn passwords(&self) -> &password::Passwords {
+        &self.0.passwords
     }
 
     /// The table with this id, brought back from the store when it is not in memory (an ended
