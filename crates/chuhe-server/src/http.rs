@@ -70,14 +70,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn check_name(name: &str) -> Result<String, ServerError> {
-    let name = name.trim();
-    let chars = name.chars().count();
-    if chars == 0 || chars > 24 || name.chars().any(char::is_control) {
-        return Err(ServerError::BadMessage(
-            "a name has 1 to 24 characters and no control characters".to_owned(),
-        ));
-    }
-    Ok(name.to_owned())
+    crate::names::normalize(name).map_err(|e| ServerError::BadMessage(e.to_string()))
 }
 
 async fn health() -> Json<serde_json::Value> {
@@ -123,9 +116,16 @@ async fn guest(
     State(state): State<AppState>,
     JsonBody(req): JsonBody<GuestRequest>,
 ) -> Result<Response, ServerError> {
+    let name = check_name(&req.name)?;
+    // An account holder's name is theirs: a guest cannot appear under it.
+    if state.store().account_by_name(&name).await?.is_some() {
+        return Err(ServerError::Conflict(format!(
+            "the name {name:?} belongs to an account"
+        )));
+    }
     let player = PlayerRow {
         id: random_id(12),
-        name: check_name(&req.name)?,
+        name,
         password_hash: None,
     };
     state.store().create_player(&player).await?;
@@ -166,7 +166,9 @@ async fn login(
     JsonBody(req): JsonBody<AccountRequest>,
 ) -> Result<Response, ServerError> {
     let wrong = || ServerError::Unauthorized("wrong name or password".to_owned());
-    let player = state.store().account_by_name(req.name.trim()).await?;
+    // Names are stored in their normal form (crate::names).
+    let name = crate::names::normalize(&req.name).unwrap_or_else(|_| req.name.trim().to_owned());
+    let player = state.store().account_by_name(&name).await?;
     // An unknown name costs the same verification as a wrong password (no name enumeration).
     let stored = player.as_ref().and_then(|p| p.password_hash.clone());
     let ok = state.passwords().verify(req.password, stored).await?;

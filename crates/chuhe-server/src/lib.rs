@@ -24,6 +24,7 @@ pub mod error;
 pub mod extract;
 mod http;
 pub mod limit;
+pub mod names;
 pub mod password;
 pub mod pgn;
 pub mod protocol;
