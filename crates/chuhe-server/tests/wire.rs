@@ -4,7 +4,7 @@
 
 mod common;
 
-use chuhe_server::protocol::{ClientMessage, Phase};
+use chuhe_server::protocol::{ClientMessage, Phase, ServerMessage};
 use common::*;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -33,6 +33,7 @@ async fn bytes_per_move_do_not_grow_with_the_ply() {
     red.act(&ClientMessage::Start, 4).await;
     black.state_at(4).await;
     watcher.state_at(4).await;
+    let full_at_start = full_state_bytes(&watcher);
     let mut rng = StdRng::seed_from_u64(7);
     // Per ply: the bytes that the seat to move next, the seat that moved and the spectator got.
     let (mut next, mut moved, mut watched) = (Vec::new(), Vec::new(), Vec::new());
@@ -84,14 +85,11 @@ async fn bytes_per_move_do_not_grow_with_the_ply() {
         assert_eq!(tracked, fresh, "{name}: the updates built another state");
         assert_eq!(fresh.board_moves(), PLIES);
     }
-    let full = serde_json::to_string(&chuhe_server::protocol::ServerMessage::State(Box::new(
-        watcher.current().clone(),
-    )))
-    .unwrap()
-    .len();
+    let full = full_state_bytes(&watcher);
     eprintln!(
         "bytes per move over {PLIES} plies (first 10 / last 10 mean): to move next {:.0} / {:.0}, \
-         moved {:.0} / {:.0}, spectator {:.0} / {:.0}; a full state at ply {PLIES}: {full}",
+         moved {:.0} / {:.0}, spectator {:.0} / {:.0}; a full state at ply 0: {full_at_start}, \
+         at ply {PLIES}: {full}",
         mean(&next[..10]),
         mean(&next[PLIES - 10..]),
         mean(&moved[..10]),
@@ -118,6 +116,12 @@ async fn bytes_per_move_do_not_grow_with_the_ply() {
     // A full state per move (the wire before updates) carried the whole move list.
     assert!(full > hi + 7 * PLIES, "{full}");
     server.stop().await;
+}
+
+/// The size of the full state `client` holds, as the server prints it.
+fn full_state_bytes(client: &Client) -> usize {
+    let msg = ServerMessage::State(Box::new(client.current().clone()));
+    serde_json::to_string(&msg).unwrap().len()
 }
 
 /// Small readers of a state for the test above.
