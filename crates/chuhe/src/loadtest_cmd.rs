@@ -702,3 +702,48 @@ async fn run_async(settings: LoadSettings, out: &mut impl std::io::Write) -> Res
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> Incoming {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/protocol");
+        let text = std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    /// The load test reads what it needs from the server's updates: the events with their
+    /// versions (a move to acknowledge, seats taken) and the legal moves of the seat to move.
+    #[test]
+    fn updates_are_read() {
+        let Incoming::Update {
+            version,
+            events,
+            legal_moves,
+        } = fixture("server.update.banqi.json")
+        else {
+            panic!("not an update");
+        };
+        assert_eq!(version, 7);
+        assert_eq!(legal_moves.len(), 5);
+        assert!(matches!(
+            &events[..],
+            [IncomingVersioned { version: 7, event: IncomingEvent::Moved { seat: 1, mv } }] if mv == "d3=c"
+        ));
+        let Incoming::Update { events, .. } = fixture("server.update.sat.json") else {
+            panic!("not an update");
+        };
+        assert!(matches!(
+            &events[..],
+            [IncomingVersioned {
+                event: IncomingEvent::Sat { seat: 1 },
+                ..
+            }]
+        ));
+        let Incoming::Update { events, .. } = fixture("server.update.ended.json") else {
+            panic!("not an update");
+        };
+        assert!(matches!(events[1].event, IncomingEvent::Ended {}));
+    }
+}
