@@ -6,7 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  generalSquares, moveEnds, pgnMoves, readBanqiView, readPool, readSanguoPosition, readServerMessage, readXiangqiFen,
+  applyUpdate, generalSquares, moveEnds, pgnMoves, readBanqiView, readPool, readSanguoPosition, readServerMessage, readXiangqiFen,
   sanguoCoords,
 } from '../../web/js/protocol.js';
 import { LANGS, chooseLang, keys, t } from '../../web/js/i18n.js';
@@ -24,6 +24,12 @@ for (const name of readdirSync(fixtures).filter((n) => n.startsWith('server.')).
   const msg = readServerMessage(readFileSync(join(fixtures, name), 'utf8'));
   assert.equal(msg.type, name.split('.')[1], name);
   if (msg.type === 'event' && msg.event.kind === 'moved') moveEnds(msg.event.move);
+  if (msg.type === 'update') {
+    for (const m of [...msg.legal_moves, ...msg.events.flatMap((e) => e.event.kind === 'moved' ? [e.event.move] : [])]) moveEnds(m);
+    for (const m of msg.capture_moves) assert.ok(msg.legal_moves.includes(m), `${name}: ${m} is a legal move`);
+    // a board comes with a move and only then
+    assert.equal(!!msg.board, msg.events.some((e) => e.event.kind === 'moved'), `${name}: board with a move`);
+  }
   if (msg.type === 'state') {
     for (const m of [...msg.legal_moves, ...msg.board.moves]) moveEnds(m);
     // the facts the client reads instead of keeping copies: which moves capture, whether the
@@ -32,6 +38,33 @@ for (const name of readdirSync(fixtures).filter((n) => n.startsWith('server.')).
     assert.equal(msg.draw_offers, msg.table.options.variant !== 'sanguo', `${name}: draw_offers`);
     assert.equal(msg.connected.length, msg.table.seats.length, `${name}: one entry per seat`);
   }
+  checks++;
+}
+
+// 1b. an update applies to the state it follows (events copied, the move appended, the fields
+// replaced), and one that does not follow gives null (the client then asks `sync`)
+{
+  const read = (/** @type {string} */ n) => JSON.parse(readFileSync(join(fixtures, n), 'utf8'));
+  const before = read('server.state.json');
+  const update = read('server.update.json');
+  const after = applyUpdate(before, update);
+  assert.ok(after);
+  assert.equal(after.version, 8);
+  assert.equal(after.table.version, 8);
+  assert.deepEqual(after.board.moves, ['h2e2', 'h9g7']);
+  assert.equal(after.board.fen, update.board.fen);
+  assert.equal(after.to_move, 0);
+  assert.deepEqual(after.legal_moves, []);
+  assert.deepEqual(after.clocks, update.clocks);
+  assert.deepEqual(before.board.moves, ['h2e2'], 'the state it came from is unchanged');
+  assert.equal(applyUpdate(after, update), null, 'the same update twice is a gap');
+  assert.equal(applyUpdate(before, { ...update, version: 9, events: [{ ...update.events[0], version: 9 }] }), null);
+  const banqi = applyUpdate(read('server.state.banqi.json'), read('server.update.banqi.json'));
+  assert.ok(banqi);
+  assert.deepEqual(banqi.board.moves, ['c2=R', 'd3=c']);
+  assert.equal(banqi.board.view, read('server.update.banqi.json').board.view);
+  assert.deepEqual(banqi.legal_moves, read('server.update.banqi.json').legal_moves);
+  assert.equal(applyUpdate(read('server.state.banqi.json'), read('server.update.json')), null, 'a board of another variant');
   checks++;
 }
 const state = JSON.parse(readFileSync(join(fixtures, 'server.state.json'), 'utf8'));

@@ -91,7 +91,7 @@ export class TableSocket {
       // a `since` the server does not know (a reset database): start again from the state
       if (msg.type === 'error' && msg.code === 'bad_message' && !this.synced) this.version = null;
       if (msg.type === 'state') this.synced = true;
-      if (msg.type === 'state' || msg.type === 'event') this.version = msg.version;
+      if (msg.type === 'state' || msg.type === 'event' || msg.type === 'update') this.version = msg.version;
       this.onMessage(msg);
     };
     ws.onclose = () => {

@@ -44,7 +44,24 @@
  *   | {kind: 'ended', outcome: Outcome, result: string | null, winner_seats?: number[]}} TableEvent
  */
 /**
+ * The board after a move without its move list (an update's `board`).
+ * @typedef {{variant: 'xiangqi', fen: string}
+ *   | {variant: 'banqi', view: string, colors: (string | null)[], captured: string}
+ *   | {variant: 'sanguo', position: string}} BoardPosition
+ */
+/**
+ * What one change of the table changed, sent after every change instead of a full state: the
+ * events with their versions and the fields of the state they change (`board` only with a move,
+ * `connected` only with `sat`/`stood`); the legal moves only to the seat to move.
+ * @typedef {{type: 'update', version: number, events: {version: number, event: TableEvent}[],
+ *   you: number | null, phase: 'open' | 'running' | 'ended', to_move: number | null,
+ *   check: number[], clocks: ClockState[] | null, draw_offer: number | null,
+ *   board?: BoardPosition, connected?: boolean[], legal_moves: string[],
+ *   capture_moves: string[]}} UpdateMessage
+ */
+/**
  * @typedef {StateMessage
+ *   | UpdateMessage
  *   | {type: 'event', version: number, event: TableEvent}
  *   | {type: 'presence', seat: number, connected: boolean}
  *   | {type: 'error', code: string, message: string}
@@ -101,10 +118,64 @@ export function readServerMessage(text) {
     if (typeof msg.version !== 'number' || typeof msg.event?.kind !== 'string') {
       throw new Error('an event has version and event.kind');
     }
+  } else if (msg.type === 'update') {
+    if (typeof msg.version !== 'number' || !Array.isArray(msg.events) || !Array.isArray(msg.legal_moves)) {
+      throw new Error('an update has version, events and legal_moves');
+    }
+    if (msg.board) readBoard(msg.board);
   } else if (!['presence', 'error', 'pong'].includes(msg.type)) {
     throw new Error(`unknown server message type ${msg.type}`);
   }
   return msg;
+}
+
+/**
+ * The state that `update` leads to from `state` (neither is changed), or `null` when the update
+ * does not follow the state (its first event is not the state's version + 1) or does not fit it:
+ * the client then asks `sync` for a full state. No rule is applied: the events' seats, move and
+ * ending are copied, the move appended to the move list, and the update's fields replace the
+ * state's.
+ * @param {StateMessage} state
+ * @param {UpdateMessage} update
+ * @returns {StateMessage | null}
+ */
+export function applyUpdate(state, update) {
+  const events = update.events;
+  if (events.length === 0 || events[0].version !== state.version + 1) return null;
+  if (events.some((e, i) => e.version !== state.version + 1 + i)) return null;
+  if (update.version !== state.version + events.length) return null;
+  const seats = [...state.table.seats];
+  /** @type {BoardView} */
+  let board = state.board;
+  let { outcome, winner_seats: winners } = state;
+  for (const { event } of events) {
+    if (event.kind === 'sat' || event.kind === 'stood') {
+      if (event.seat >= seats.length) return null;
+      seats[event.seat] = event.kind === 'sat' ? event.player : null;
+    } else if (event.kind === 'moved') {
+      if (!update.board || update.board.variant !== board.variant) return null;
+      board = /** @type {BoardView} */ ({ ...board, ...update.board, moves: [...board.moves, event.move] });
+    } else if (event.kind === 'ended') {
+      outcome = event.outcome;
+      winners = event.winner_seats ?? [];
+    }
+  }
+  return {
+    ...state,
+    version: update.version,
+    table: { ...state.table, seats, phase: update.phase, version: update.version },
+    you: update.you,
+    board,
+    to_move: update.to_move,
+    check: update.check,
+    legal_moves: update.legal_moves,
+    capture_moves: update.capture_moves,
+    clocks: update.clocks,
+    draw_offer: update.draw_offer,
+    connected: update.connected ?? state.connected,
+    outcome,
+    winner_seats: winners,
+  };
 }
 
 /** @typedef {{color: 'r' | 'b', kind: string}} XiangqiPiece */

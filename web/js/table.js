@@ -1,10 +1,11 @@
 // A table's state and actions (#/t/ID), without the page: the table's socket and the last state
-// it brought, the selection of a move among the state's legal moves, the seat actions, the
-// step-through of an ended game and the move list in the chosen notation. The page (table-view.js)
-// draws what this holds and calls `onChange` for every change.
+// it brought (a full state with every update since applied), the selection of a move among the
+// state's legal moves, the seat actions, the step-through of an ended game and the move list in
+// the chosen notation. The page (table-view.js) draws what this holds and calls `onChange` for
+// every change.
 
 import { ApiError, TableSocket, api } from './net.js';
-import { pgnMoves } from './protocol.js';
+import { applyUpdate, pgnMoves } from './protocol.js';
 import { Selection } from './select.js';
 import { expose } from './testing.js';
 
@@ -46,14 +47,26 @@ export class Table {
     this.missing = false;
     /** @type {{key: string, moves: string[]}} the server's PGN moves of the last state, by notation */
     this.written = { key: '', moves: [] };
+    /** whether a `sync` was asked for after an update that did not follow the state */
+    this.resyncing = false;
     this.socket = new TableSocket(id, (msg) => {
       if (msg.type === 'state') {
-        this.state = msg;
-        expose('state', msg);
-        this.receivedAt = performance.now();
-        this.selection.setMoves(msg.legal_moves, msg.capture_moves);
-        this.problem = null;
-        if (msg.table.phase === 'ended') this.loadPositions();
+        this.resyncing = false;
+        this.setState(msg);
+      } else if (msg.type === 'update') {
+        const next = this.state && applyUpdate(this.state, msg);
+        if (next) {
+          this.setState(next);
+        } else if (!this.resyncing) {
+          // a version was missed: ask for the state (the updates until it arrives are dropped)
+          this.resyncing = true;
+          this.send({ type: 'sync', since: null });
+        }
+      } else if (msg.type === 'presence' && this.state) {
+        const connected = [...this.state.connected];
+        connected[msg.seat] = msg.connected;
+        this.state = { ...this.state, connected };
+        expose('state', this.state);
         this.onChange();
       } else if (msg.type === 'error') {
         this.problem = msg;
@@ -67,6 +80,20 @@ export class Table {
       if (status === 'lost' && !this.state) this.checkExists();
     });
     expose('socket', this.socket);
+  }
+
+  /**
+   * Takes `state` as the table's state: a full state, or the last one with an update applied.
+   * @param {StateMessage} state
+   */
+  setState(state) {
+    this.state = state;
+    expose('state', state);
+    this.receivedAt = performance.now();
+    this.selection.setMoves(state.legal_moves, state.capture_moves);
+    this.problem = null;
+    if (state.table.phase === 'ended') this.loadPositions();
+    this.onChange();
   }
 
   /** Stops the socket. */

@@ -4,7 +4,7 @@ use crate::error::ServerError;
 use crate::extract::{session_token, token_digest, JsonBody, SESSION_COOKIE};
 use crate::protocol::{
     AccountRequest, Event, FinishedPage, GuestRequest, Phase, PlayerInfo, Positions, TableOptions,
-    TableSummary,
+    TableSummary, VersionedEvent,
 };
 use crate::store::PlayerRow;
 use crate::table::Person;
@@ -236,13 +236,6 @@ async fn table_summary(
     Path(id): Path<String>,
 ) -> Result<Json<TableSummary>, ServerError> {
     Ok(Json(state.table_summary(&id).await?))
-}
-
-/// One stored event with its version (`GET /api/tables/{id}/events`).
-#[derive(Debug, Serialize)]
-struct VersionedEvent {
-    version: u64,
-    event: Event,
 }
 
 async fn table_events(

@@ -6,9 +6,10 @@
 //! seats are indices from 0 in the variant's move order ([`Seat`]).
 
 pub use crate::variant::Seat;
-use crate::variant::{BoardView, Variant};
+use crate::variant::{BoardPosition, BoardView, Variant};
 use chuhe_rules::outcome::Outcome;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// Longest accepted WebSocket text message, in bytes; a longer one is refused with `too_large`.
 pub const MAX_MESSAGE_BYTES: usize = 4096;
@@ -166,7 +167,8 @@ pub enum Event {
     },
 }
 
-/// The table as one connection may see it, sent after connecting and after every event.
+/// The table as one connection may see it, sent after connecting and after `sync`; every
+/// change after it comes as an [`Update`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct State {
     /// The version this state belongs to; a move must carry it.
@@ -199,6 +201,176 @@ pub struct State {
     pub outcome: Option<Outcome>,
     /// The seats that won, once the game has ended (empty for a draw).
     pub winner_seats: Vec<Seat>,
+}
+
+/// An event with the version it made (`GET /api/tables/{id}/events`, and the events of an
+/// [`Update`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VersionedEvent {
+    /// The table version this event created.
+    pub version: u64,
+    /// What happened.
+    pub event: Event,
+}
+
+/// What one change of a table changed, as one connection may see it: sent to every connection
+/// after every change instead of a full [`State`]. Its size does not grow with the game: no move
+/// list, only the new position text after a move, and the legal moves only for the seat to
+/// move. The receiver applies it to its last state ([`State::apply`]) when its first event is
+/// that state's version + 1, and asks `sync` otherwise.
+///
+/// The fields every update has are the state's fields that any event may change; `board` and
+/// `connected` come only with the events that change them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Update {
+    /// The version after this change: the version of the last event.
+    pub version: u64,
+    /// The events of the change in order, with consecutive versions (a mating move: `moved`
+    /// then `ended`).
+    pub events: Vec<VersionedEvent>,
+    /// The receiver's seat, `null` for a spectator (`sat` and `stood` change it).
+    pub you: Option<Seat>,
+    /// The phase after the change.
+    pub phase: Phase,
+    /// The seat to move while the game runs, else `null`.
+    pub to_move: Option<Seat>,
+    /// The seats in check after the change, as in [`State::check`].
+    pub check: Vec<Seat>,
+    /// One clock per seat at the moment of sending; `null` when untimed.
+    pub clocks: Option<Vec<ClockView>>,
+    /// The seat with a pending draw offer, if any.
+    pub draw_offer: Option<Seat>,
+    /// With a `moved` event only: the board after it, without the move list (the move itself is
+    /// the event's `move`, appended to the list).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<BoardPosition>,
+    /// With a `sat` or `stood` event only: per seat, whether someone is connected for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connected: Option<Vec<bool>>,
+    /// The legal moves, sorted bytewise, only to the seat to move (empty for everybody else).
+    pub legal_moves: Vec<String>,
+    /// The moves of `legal_moves` that capture a piece, sorted bytewise.
+    pub capture_moves: Vec<String>,
+}
+
+/// Why an [`Update`] does not apply to a [`State`]; the receiver asks `sync` for a new state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpdateError {
+    /// The update does not follow the state: its first event is not the state's version + 1.
+    Gap {
+        /// The version the state expected next.
+        expected: u64,
+        /// The version of the update's first event (the update's own when it has none).
+        got: u64,
+    },
+    /// The update does not fit the state: no event, a move without its board or a board of
+    /// another variant, a seat that does not exist.
+    Mismatch(String),
+}
+
+impl std::fmt::Display for UpdateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UpdateError::Gap { expected, got } => {
+                write!(f, "update gap: expected version {expected}, got {got}")
+            }
+            UpdateError::Mismatch(detail) => write!(f, "update does not fit the state: {detail}"),
+        }
+    }
+}
+
+impl std::error::Error for UpdateError {}
+
+impl State {
+    /// Applies `update` (what the next change of the table changed) in place, as the web
+    /// client does: the events' seats, move and ending, then the update's own fields. The result
+    /// is the state the server would send at the update's version (the clocks as of the
+    /// update's sending).
+    ///
+    /// # Errors
+    /// [`UpdateError::Gap`] when the update does not follow this state (a version was missed),
+    /// [`UpdateError::Mismatch`] when it does not fit; the state is then unchanged.
+    ///
+    /// ```
+    /// use chuhe_server::protocol::{ServerMessage, State};
+    ///
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/protocol");
+    /// let read = |name: &str| std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+    /// let ServerMessage::State(mut state) = serde_json::from_str(&read("server.state.json")).unwrap()
+    /// else { unreachable!() };
+    /// let ServerMessage::Update(update) = serde_json::from_str(&read("server.update.json")).unwrap()
+    /// else { unreachable!() };
+    /// state.apply(&update).unwrap();
+    /// assert_eq!(state.version, 8);
+    /// assert!(state.apply(&update).is_err()); // the same update again is a gap
+    /// ```
+    pub fn apply(&mut self, update: &Update) -> Result<(), UpdateError> {
+        let expected = self.version + 1;
+        let got = update.events.first().map_or(update.version, |e| e.version);
+        let consecutive = update
+            .events
+            .iter()
+            .enumerate()
+            .all(|(i, e)| e.version == got + i as u64);
+        if got != expected || !consecutive || update.version + 1 != got + update.events.len() as u64
+        {
+            return Err(UpdateError::Gap { expected, got });
+        }
+        if update.events.is_empty() {
+            return Err(UpdateError::Mismatch("no event".to_owned()));
+        }
+        let mut next = self.clone();
+        for e in &update.events {
+            match &e.event {
+                Event::Sat { seat, player } => {
+                    *next.seat_mut(*seat)? = Some(player.clone());
+                }
+                Event::Stood { seat } => *next.seat_mut(*seat)? = None,
+                Event::Moved { mv, .. } => {
+                    let board = update.board.as_ref().ok_or_else(|| {
+                        UpdateError::Mismatch("a move without its board".to_owned())
+                    })?;
+                    next.board
+                        .advance(mv, board)
+                        .map_err(UpdateError::Mismatch)?;
+                }
+                Event::Ended {
+                    outcome,
+                    winner_seats,
+                    ..
+                } => {
+                    next.outcome = Some(outcome.clone());
+                    next.winner_seats.clone_from(winner_seats);
+                }
+                Event::Created { .. }
+                | Event::Started
+                | Event::DrawOffered { .. }
+                | Event::DrawDeclined { .. } => {}
+            }
+        }
+        next.version = update.version;
+        next.table.version = update.version;
+        next.table.phase = update.phase;
+        next.you = update.you;
+        next.to_move = update.to_move;
+        next.check.clone_from(&update.check);
+        next.clocks.clone_from(&update.clocks);
+        next.draw_offer = update.draw_offer;
+        if let Some(connected) = &update.connected {
+            next.connected.clone_from(connected);
+        }
+        next.legal_moves.clone_from(&update.legal_moves);
+        next.capture_moves.clone_from(&update.capture_moves);
+        *self = next;
+        Ok(())
+    }
+
+    fn seat_mut(&mut self, seat: Seat) -> Result<&mut Option<SeatPlayer>, UpdateError> {
+        self.table
+            .seats
+            .get_mut(seat.index())
+            .ok_or_else(|| UpdateError::Mismatch(format!("no seat {seat}")))
+    }
 }
 
 /// A message from the client over the table's WebSocket.
@@ -293,8 +465,12 @@ pub enum ServerMessage {
         /// What happened.
         event: Event,
     },
-    /// The table as the receiver may see it (boxed: it is much larger than the others).
+    /// The table as the receiver may see it (boxed: it is much larger than the others): sent
+    /// on connecting and after `sync` only.
     State(Box<State>),
+    /// What a change changed, after every change (shared: the same update goes to every
+    /// connection of one seat, and of the spectators).
+    Update(Arc<Update>),
     /// A presence change: a seated person connected or disconnected (not versioned).
     Presence {
         /// The seat.

@@ -135,6 +135,72 @@ pub enum BoardView {
     },
 }
 
+/// The board after a move without its move list: what a live `update` carries (constant size,
+/// whatever the ply), tagged by variant on the wire like [`BoardView`]. The receiver replaces the
+/// fields of its [`BoardView`] with these and appends the `moved` event's move to its `moves`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "variant", rename_all = "lowercase")]
+pub enum BoardPosition {
+    /// Standard xiangqi.
+    Xiangqi {
+        /// The position after the move, as FEN (as [`BoardView::Xiangqi`]).
+        fen: String,
+    },
+    /// Sanguo.
+    Sanguo {
+        /// The position text after the move (as [`BoardView::Sanguo`]).
+        position: String,
+    },
+    /// Banqi: the public view only.
+    Banqi {
+        /// The public view text after the move (as [`BoardView::Banqi`]).
+        view: String,
+        /// Per seat, its colour once the first flip decided it.
+        colors: Vec<Option<Side>>,
+        /// The pieces captured so far (as [`BoardView::Banqi`]).
+        captured: String,
+    },
+}
+
+impl BoardView {
+    /// Puts `position` (the board after `record`, the move just played) into this view.
+    ///
+    /// # Errors
+    /// `position` is of another variant than the view: the view is unchanged.
+    pub fn advance(&mut self, record: &str, position: &BoardPosition) -> Result<(), String> {
+        match (self, position) {
+            (BoardView::Xiangqi { fen, moves }, BoardPosition::Xiangqi { fen: next }) => {
+                fen.clone_from(next);
+                moves.push(record.to_owned());
+            }
+            (BoardView::Sanguo { position, moves }, BoardPosition::Sanguo { position: next }) => {
+                position.clone_from(next);
+                moves.push(record.to_owned());
+            }
+            (
+                BoardView::Banqi {
+                    view,
+                    moves,
+                    colors,
+                    captured,
+                },
+                BoardPosition::Banqi {
+                    view: next,
+                    colors: next_colors,
+                    captured: next_captured,
+                },
+            ) => {
+                view.clone_from(next);
+                colors.clone_from(next_colors);
+                captured.clone_from(next_captured);
+                moves.push(record.to_owned());
+            }
+            _ => return Err("a board position of another variant".to_owned()),
+        }
+        Ok(())
+    }
+}
+
 /// One position of a game's record, as everyone may see it (`GET /api/tables/{id}/positions`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {
@@ -719,6 +785,24 @@ impl AnyGame {
             Inner::Banqi(g) => BoardView::Banqi {
                 view: g.view().to_string(),
                 moves: self.records.clone(),
+                colors: Seat::all(2).map(|s| self.seat_side(s)).collect(),
+                captured: g.view().captured().to_string(),
+            },
+        }
+    }
+
+    /// The board's position without the move list ([`BoardPosition`]): what changes with a
+    /// move, as everyone may see it.
+    pub fn position_view(&self) -> BoardPosition {
+        match &self.inner {
+            Inner::Xiangqi(g) => BoardPosition::Xiangqi {
+                fen: g.position().to_string(),
+            },
+            Inner::Sanguo(g) => BoardPosition::Sanguo {
+                position: g.position().to_string(),
+            },
+            Inner::Banqi(g) => BoardPosition::Banqi {
+                view: g.view().to_string(),
                 colors: Seat::all(2).map(|s| self.seat_side(s)).collect(),
                 captured: g.view().captured().to_string(),
             },

@@ -45,8 +45,14 @@ fn fixtures_parse_and_print_back() {
         } else if name.starts_with("server.") {
             let m: ServerMessage = round_trip(name, &text);
             server_types.insert(tag(&m, "type"));
-            if let ServerMessage::Event { event, .. } = &m {
-                event_kinds.insert(tag(event, "kind"));
+            match &m {
+                ServerMessage::Event { event, .. } => drop(event_kinds.insert(tag(event, "kind"))),
+                ServerMessage::Update(u) => {
+                    for e in &u.events {
+                        event_kinds.insert(tag(&e.event, "kind"));
+                    }
+                }
+                _ => {}
             }
         } else if let Some(kind) = name.strip_prefix("http.") {
             let kind = kind.trim_end_matches(".json");
@@ -86,7 +92,7 @@ fn fixtures_parse_and_print_back() {
     );
     assert_eq!(
         server_types,
-        set(&["error", "event", "pong", "presence", "state"])
+        set(&["error", "event", "pong", "presence", "state", "update"])
     );
     assert_eq!(
         event_kinds,
@@ -102,7 +108,7 @@ fn fixtures_parse_and_print_back() {
         ])
     );
     assert_eq!(http.len(), 8);
-    assert_eq!(names.len(), 42);
+    assert_eq!(names.len(), 46);
 }
 
 #[test]

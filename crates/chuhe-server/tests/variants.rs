@@ -34,6 +34,7 @@ async fn next_state(client: &mut Client, scan: &mut impl FnMut(&str)) -> State {
         scan(&text);
         match serde_json::from_str(&text).unwrap() {
             ServerMessage::State(s) => return *s,
+            ServerMessage::Update(_) => return client.current().clone(),
             ServerMessage::Error { code, message } => panic!("refused: {code:?} {message}"),
             _ => {}
         }

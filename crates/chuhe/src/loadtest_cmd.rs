@@ -8,10 +8,10 @@
 //! When a game ends a new one starts, so `--games` games run until `--duration` is over.
 //!
 //! Two latencies are measured per move, from the moment the move's frame is written:
-//! - **ack**: until the mover's own connection receives the `moved` event of that move (the
-//!   server sends it only after the move is durable in the store);
+//! - **ack**: until the mover's own connection receives the `moved` event of that move, in the
+//!   move's `update` (the server sends it only after the move is durable in the store);
 //! - **hand-over**: until the connection of the seat to move next receives its legal moves (what a
-//!   player needs to answer).
+//!   player needs to answer), in the same `update`, which carries them only to that seat.
 //!
 //! Every acknowledged move is remembered; at the end each table's stored events are read back
 //! (`GET /api/tables/{id}/events`, which reads the store) and every acknowledged move must be
@@ -139,12 +139,26 @@ enum Incoming {
         legal_moves: Vec<String>,
         table: IncomingTable,
     },
+    /// What a change changed (after every change; the full state comes only on connecting).
+    Update {
+        version: u64,
+        events: Vec<IncomingVersioned>,
+        #[serde(default)]
+        legal_moves: Vec<String>,
+    },
     Error {
         code: String,
         message: String,
     },
     #[serde(other)]
     Other,
+}
+
+/// An event of an update, with its version.
+#[derive(Debug, Deserialize)]
+struct IncomingVersioned {
+    version: u64,
+    event: IncomingEvent,
 }
 
 #[derive(Debug, Deserialize)]
@@ -154,6 +168,12 @@ enum IncomingEvent {
         seat: usize,
         #[serde(rename = "move")]
         mv: String,
+    },
+    Sat {
+        seat: usize,
+    },
+    Stood {
+        seat: usize,
     },
     Ended {},
     #[serde(other)]
@@ -366,6 +386,8 @@ async fn play_game(
     }
     totals.games_started.fetch_add(1, Ordering::Relaxed);
     let mut started = false;
+    // Seat 0's view of which seats are taken (from its state, then the `sat`/`stood` events).
+    let mut seated: Vec<bool> = Vec::new();
     // Per seat, its move not yet acknowledged (each seat's own connection acknowledges it).
     let mut pending: Vec<Option<Pending>> = (0..seats).map(|_| None).collect();
     // The last move sent, until the next seat to move receives its legal moves.
@@ -395,8 +417,39 @@ async fn play_game(
         let Some((seat, at, msg)) = next else {
             return Err("connection closed by the server".to_owned());
         };
-        match msg {
-            Incoming::Event { version, event } => match event {
+        // An update carries the change's events and the legal moves of the seat to move; a
+        // replayed event and the state on connecting carry one of the two.
+        let (events, legal_moves, version) = match msg {
+            Incoming::Event { version, event } => (vec![(version, event)], Vec::new(), version),
+            Incoming::Update {
+                version,
+                events,
+                legal_moves,
+            } => (
+                events.into_iter().map(|e| (e.version, e.event)).collect(),
+                legal_moves,
+                version,
+            ),
+            Incoming::State {
+                version,
+                legal_moves,
+                table: summary,
+            } => {
+                if seat == 0 {
+                    seated = summary.seats.iter().map(Option::is_some).collect();
+                    started |= summary.phase != "open";
+                }
+                (Vec::new(), legal_moves, version)
+            }
+            Incoming::Error { code, message } => {
+                totals.error(format!("{code}: {message}"));
+                pending[seat] = None;
+                continue;
+            }
+            Incoming::Other => continue,
+        };
+        for (version, event) in events {
+            match event {
                 IncomingEvent::Moved { seat: mover, mv } => {
                     // The version and the seat name the move: the event carries its record (a
                     // banqi flip `flip c2` is recorded as `c2=R`).
@@ -414,49 +467,42 @@ async fn play_game(
                         }
                     }
                 }
-                IncomingEvent::Ended {} => {
-                    if seat == 0 {
-                        totals.games_ended.fetch_add(1, Ordering::Relaxed);
-                        return Ok(());
+                IncomingEvent::Sat { seat: taken } if seat == 0 => {
+                    if let Some(s) = seated.get_mut(taken) {
+                        *s = true;
                     }
                 }
-                IncomingEvent::Other => {}
-            },
-            Incoming::State {
-                version,
-                legal_moves,
-                table: summary,
-            } => {
-                if !started
-                    && seat == 0
-                    && summary.phase == "open"
-                    && summary.seats.iter().all(Option::is_some)
-                {
-                    started = true;
-                    send(&mut writers[0], serde_json::json!({"type": "start"})).await?;
-                }
-                if legal_moves.is_empty() {
-                    continue;
-                }
-                if handover.as_ref().is_some_and(|p| version > p.version) {
-                    if let Some(p) = handover.take() {
-                        lock(&totals.handover).0.push(micros(at - p.sent));
+                IncomingEvent::Stood { seat: freed } if seat == 0 => {
+                    if let Some(s) = seated.get_mut(freed) {
+                        *s = false;
                     }
                 }
-                let think = if settings.think_ms.1 == 0 {
-                    0
-                } else {
-                    rng.gen_range(settings.think_ms.0..=settings.think_ms.1)
-                };
-                let mv = legal_moves[rng.gen_range(0..legal_moves.len())].clone();
-                scheduled = Some((at + Duration::from_millis(think), seat, version, mv));
+                IncomingEvent::Ended {} if seat == 0 => {
+                    totals.games_ended.fetch_add(1, Ordering::Relaxed);
+                    return Ok(());
+                }
+                _ => {}
             }
-            Incoming::Error { code, message } => {
-                totals.error(format!("{code}: {message}"));
-                pending[seat] = None;
-            }
-            Incoming::Other => {}
         }
+        if !started && seat == 0 && !seated.is_empty() && seated.iter().all(|s| *s) {
+            started = true;
+            send(&mut writers[0], serde_json::json!({"type": "start"})).await?;
+        }
+        if legal_moves.is_empty() {
+            continue;
+        }
+        if handover.as_ref().is_some_and(|p| version > p.version) {
+            if let Some(p) = handover.take() {
+                lock(&totals.handover).0.push(micros(at - p.sent));
+            }
+        }
+        let think = if settings.think_ms.1 == 0 {
+            0
+        } else {
+            rng.gen_range(settings.think_ms.0..=settings.think_ms.1)
+        };
+        let mv = legal_moves[rng.gen_range(0..legal_moves.len())].clone();
+        scheduled = Some((at + Duration::from_millis(think), seat, version, mv));
     }
 }
 
@@ -655,4 +701,49 @@ async fn run_async(settings: LoadSettings, out: &mut impl std::io::Write) -> Res
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> Incoming {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/protocol");
+        let text = std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    /// The load test reads what it needs from the server's updates: the events with their
+    /// versions (a move to acknowledge, seats taken) and the legal moves of the seat to move.
+    #[test]
+    fn updates_are_read() {
+        let Incoming::Update {
+            version,
+            events,
+            legal_moves,
+        } = fixture("server.update.banqi.json")
+        else {
+            panic!("not an update");
+        };
+        assert_eq!(version, 7);
+        assert_eq!(legal_moves.len(), 5);
+        assert!(matches!(
+            &events[..],
+            [IncomingVersioned { version: 7, event: IncomingEvent::Moved { seat: 1, mv } }] if mv == "d3=c"
+        ));
+        let Incoming::Update { events, .. } = fixture("server.update.sat.json") else {
+            panic!("not an update");
+        };
+        assert!(matches!(
+            &events[..],
+            [IncomingVersioned {
+                event: IncomingEvent::Sat { seat: 1 },
+                ..
+            }]
+        ));
+        let Incoming::Update { events, .. } = fixture("server.update.ended.json") else {
+            panic!("not an update");
+        };
+        assert!(matches!(events[1].event, IncomingEvent::Ended {}));
+    }
 }

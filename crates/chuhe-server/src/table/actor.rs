@@ -1,7 +1,8 @@
 //! The actor shell around the table core: one task per table that owns its [`TableState`],
 //! runs its timers (flag, abandonment, vacated seats, idle ended tables), keeps its connections
 //! and their presence, writes what the core decides to the store and only then acknowledges it
-//! and sends it to every connection.
+//! and sends it to every connection: a full state on connecting and on `sync`, and after every
+//! change an [`Update`] (what changed, of a size that does not grow with the game).
 
 use super::core::{self, Caller, Decision, TableState};
 use super::{Person, TableHandle, TableNotice, TableSettings};
@@ -9,7 +10,8 @@ use crate::clock::Clocks;
 use crate::computer;
 use crate::error::ServerError;
 use crate::protocol::{
-    ClientMessage, Event, FinishedGame, Phase, Seat, SeatPlayer, ServerMessage, State, TableSummary,
+    ClientMessage, Event, FinishedGame, Phase, Seat, SeatPlayer, ServerMessage, State,
+    TableSummary, Update, VersionedEvent,
 };
 use crate::rating::{rate_game, Rating};
 use crate::store::{RatingRow, Store};
@@ -371,6 +373,25 @@ impl Table {
         self.conns.retain(|_, c| c.out.send(msg.clone()).is_ok());
     }
 
+    /// Sends every connection the [`Update`] of `events` (just applied and stored): the shared
+    /// part is built once, and once more per seat that has a connection (its seat number, and
+    /// the legal moves for the seat to move); connections of one seat, and all spectators,
+    /// share one message.
+    fn send_update(&mut self, events: Vec<VersionedEvent>) {
+        let shared = Arc::new(self.state.update(events, self.connected(), Instant::now()));
+        let mut per_seat: Vec<Option<Arc<Update>>> = vec![None; self.state.seats.len()];
+        let state = &self.state;
+        self.conns.retain(|_, c| {
+            let update = match c.person.as_ref().and_then(|p| state.seat_of(p)) {
+                None => shared.clone(),
+                Some(seat) => per_seat[seat.index()]
+                    .get_or_insert_with(|| Arc::new(state.update_for(&shared, seat)))
+                    .clone(),
+            };
+            c.out.send(ServerMessage::Update(update)).is_ok()
+        });
+    }
+
     /// Per seat: whether someone is connected for it (computers always are).
     fn connected(&self) -> Vec<bool> {
         Seat::all(self.state.seats.len())
@@ -436,25 +457,16 @@ impl Table {
                 }
             }
         }
-        for (i, e) in events.iter().enumerate() {
-            self.send_all(&ServerMessage::Event {
+        let versioned = events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| VersionedEvent {
                 version: version + 1 + i as u64,
                 event: e.clone(),
-            });
-        }
-        self.log.extend(events);
-        let views: Vec<(u64, State)> = self
-            .conns
-            .iter()
-            .map(|(id, c)| (*id, self.view(c.person.as_ref())))
+            })
             .collect();
-        for (id, view) in views {
-            if let Some(c) = self.conns.get(&id) {
-                if c.out.send(ServerMessage::State(Box::new(view))).is_err() {
-                    self.conns.remove(&id);
-                }
-            }
-        }
+        self.log.extend(events);
+        self.send_update(versioned);
         self.maybe_think();
         Ok(())
     }

@@ -14,7 +14,8 @@ use crate::clock::Clocks;
 use crate::computer;
 use crate::error::ServerError;
 use crate::protocol::{
-    ClientMessage, Event, Phase, Seat, SeatPlayer, State, TableOptions, TableSummary,
+    ClientMessage, Event, Phase, Seat, SeatPlayer, State, TableOptions, TableSummary, Update,
+    VersionedEvent,
 };
 use crate::store::TableRow;
 use crate::variant::{AnyGame, AnyMove, MoveError};
@@ -263,6 +264,51 @@ impl TableState {
                 Vec::new()
             },
         }
+    }
+
+    /// The part of the update after `events` (just applied) that every connection shares, at
+    /// `now`: no seat (`you` is `null`) and no legal moves, which [`TableState::update_for`]
+    /// adds per seat. The board comes only after a move, `connected` only after a seat changed.
+    pub(crate) fn update(
+        &self,
+        events: Vec<VersionedEvent>,
+        connected: Vec<bool>,
+        now: Instant,
+    ) -> Update {
+        let moved = events
+            .iter()
+            .any(|e| matches!(e.event, Event::Moved { .. }));
+        let seated = events
+            .iter()
+            .any(|e| matches!(e.event, Event::Sat { .. } | Event::Stood { .. }));
+        Update {
+            version: self.version,
+            events,
+            you: None,
+            phase: self.phase,
+            to_move: self.to_move(),
+            check: self.game.check_seats(),
+            clocks: self.clocks.as_ref().map(|c| c.view(now)),
+            draw_offer: self.draw_offer,
+            board: moved.then(|| self.game.position_view()),
+            connected: seated.then_some(connected),
+            legal_moves: Vec::new(),
+            capture_moves: Vec::new(),
+        }
+    }
+
+    /// The shared update `shared` as the connections of `you` receive it: with their seat, and
+    /// the legal moves when that seat is to move.
+    pub(crate) fn update_for(&self, shared: &Update, you: Seat) -> Update {
+        let mut update = Update {
+            you: Some(you),
+            ..shared.clone()
+        };
+        if self.to_move() == Some(you) {
+            update.legal_moves = self.game.legal_moves();
+            update.capture_moves = self.game.capture_moves();
+        }
+        update
     }
 
     fn running(&self) -> Result<(), ServerError> {

@@ -24,6 +24,7 @@ use chuhe_server::protocol::{ClientMessage, ErrorCode, Event, Seat, ServerMessag
 use chuhe_server::store::Store;
 use chuhe_server::{AppState, Settings};
 use futures_util::{SinkExt, StreamExt};
+use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -202,6 +203,9 @@ impl Server {
         Client {
             socket,
             cookie: cookie.map(str::to_owned),
+            last: None,
+            queue: VecDeque::new(),
+            received_bytes: 0,
         }
     }
 }
@@ -279,11 +283,20 @@ fn dechunk(mut s: &str) -> String {
     out
 }
 
-/// A WebSocket client of one table.
+/// A WebSocket client of one table. It keeps the last state up to date as the web client does
+/// (each `update` applied to it, `presence` too), and hands the tests what the server used to
+/// send before updates existed: each update comes out of [`Client::next`] as its events, then
+/// the state it leads to, so that scenarios wait for states and events as before.
 pub struct Client {
     /// The session cookie it connected with.
     pub cookie: Option<String>,
     socket: tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>,
+    /// The last state, with every update and presence since applied.
+    last: Option<State>,
+    /// Messages made from an update and not yet handed out.
+    queue: VecDeque<ServerMessage>,
+    /// Bytes of text frames received so far.
+    pub received_bytes: usize,
 }
 
 impl Client {
@@ -301,11 +314,40 @@ impl Client {
             .unwrap();
     }
 
-    /// The next server message (presence messages included); panics when the socket closes.
+    /// The next server message (presence messages included); an update comes out as its
+    /// events, then the state it leads to. Panics when the socket closes or an update does not
+    /// apply to the last state.
     pub async fn next(&mut self) -> ServerMessage {
+        if let Some(m) = self.queue.pop_front() {
+            return m;
+        }
+        let text = self.next_text().await;
+        match serde_json::from_str(&text).unwrap() {
+            ServerMessage::Update(u) => {
+                for e in &u.events {
+                    self.queue.push_back(ServerMessage::Event {
+                        version: e.version,
+                        event: e.event.clone(),
+                    });
+                }
+                self.queue
+                    .push_back(ServerMessage::State(Box::new(self.current().clone())));
+                self.queue.pop_front().unwrap()
+            }
+            other => other,
+        }
+    }
+
+    /// The next text frame, raw (the last state is kept up to date with it all the same).
+    pub async fn next_text(&mut self) -> String {
         loop {
             match self.socket.next().await {
-                Some(Ok(Message::Text(t))) => return serde_json::from_str(&t).unwrap(),
+                Some(Ok(Message::Text(t))) => {
+                    self.received_bytes += t.len();
+                    let text = t.to_string();
+                    self.track(&text);
+                    return text;
+                }
                 Some(Ok(Message::Close(_))) | None => panic!("socket closed"),
                 Some(Ok(_)) => continue,
                 Some(Err(e)) => panic!("socket error: {e}"),
@@ -313,16 +355,30 @@ impl Client {
         }
     }
 
-    /// The next text frame, raw.
-    pub async fn next_text(&mut self) -> String {
-        loop {
-            match self.socket.next().await {
-                Some(Ok(Message::Text(t))) => return t.to_string(),
-                Some(Ok(Message::Close(_))) | None => panic!("socket closed"),
-                Some(Ok(_)) => continue,
-                Some(Err(e)) => panic!("socket error: {e}"),
+    /// Applies a received frame to the last state.
+    fn track(&mut self, text: &str) {
+        match serde_json::from_str(text).unwrap() {
+            ServerMessage::State(s) => self.last = Some(*s),
+            ServerMessage::Update(u) => {
+                let state = self.last.as_mut().expect("an update before any state");
+                state.apply(&u).unwrap_or_else(|e| panic!("{e}: {text}"));
             }
+            ServerMessage::Presence { seat, connected } => {
+                if let Some(c) = self
+                    .last
+                    .as_mut()
+                    .and_then(|s| s.connected.get_mut(seat.index()))
+                {
+                    *c = connected;
+                }
+            }
+            _ => {}
         }
+    }
+
+    /// The last state with every update since applied; panics before the first state.
+    pub fn current(&self) -> &State {
+        self.last.as_ref().expect("no state yet")
     }
 
     /// Whether the server closed the socket (anything else received first is skipped).
