@@ -51,6 +51,10 @@ pub enum ServerError {
     MethodNotAllowed,
     /// The game cannot start yet: a seated person is not connected.
     NotReady,
+    /// A request from a page of another site (its `Origin` is not this site's nor allowed).
+    CrossSite,
+    /// A request body not declared as JSON.
+    NotJson,
     /// A failure inside the server; the text is logged, not sent.
     Internal(String),
     /// A failure of the store (the database, or stored data that do not read); logged with
@@ -78,6 +82,8 @@ impl ServerError {
             ServerError::IllegalMove(_) => ErrorCode::IllegalMove,
             ServerError::NotAllowed(_) => ErrorCode::NotAllowed,
             ServerError::NotReady => ErrorCode::NotReady,
+            ServerError::CrossSite => ErrorCode::Forbidden,
+            ServerError::NotJson => ErrorCode::BadMessage,
             ServerError::MethodNotAllowed => ErrorCode::MethodNotAllowed,
             ServerError::Internal(_) | ServerError::Store(_) | ServerError::Config(_) => {
                 ErrorCode::Internal
@@ -91,6 +97,8 @@ impl ServerError {
             ServerError::BadMessage(_) | ServerError::IllegalMove(_) => StatusCode::BAD_REQUEST,
             ServerError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ServerError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ServerError::CrossSite => StatusCode::FORBIDDEN,
+            ServerError::NotJson => StatusCode::BAD_REQUEST,
             ServerError::RateLimited | ServerError::TooManyRequests { .. } => {
                 StatusCode::TOO_MANY_REQUESTS
             }
@@ -158,6 +166,8 @@ impl fmt::Display for ServerError {
             ServerError::IllegalMove(m) => write!(f, "illegal move: {m}"),
             ServerError::NotAllowed(m) => f.write_str(m),
             ServerError::NotReady => f.write_str("a seated player is not connected"),
+            ServerError::CrossSite => f.write_str("requests from another site are refused"),
+            ServerError::NotJson => f.write_str("the body must be sent as application/json"),
             ServerError::MethodNotAllowed => f.write_str("method not allowed for this route"),
             ServerError::Internal(m) => write!(f, "internal error: {m}"),
             ServerError::Store(e) => write!(f, "internal error: {e}"),

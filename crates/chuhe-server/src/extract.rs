@@ -4,8 +4,9 @@
 //! - [`Person`]: the person behind the request's session cookie; refuses with `unauthorized`
 //!   (`no session`) when there is none. `Option<Person>` never refuses for a missing or
 //!   unknown session (only when the database fails).
-//! - [`JsonBody`]: a request body read as JSON; refuses with `too_large` over the body limit
-//!   and with `bad_message` (serde's text) for a body that does not read.
+//! - [`JsonBody`]: a request body read as JSON; refuses with `bad_message` when it is not sent
+//!   as `application/json`, `too_large` over the body limit and `bad_message` (serde's text)
+//!   for a body that does not read.
 //!
 //! The session cookie itself (its name, reading it, the digest the database keeps of a token)
 //! lives here too, so that the HTTP routes, the WebSocket upgrade and
@@ -112,6 +113,9 @@ where
     type Rejection = ServerError;
 
     async fn from_request(request: Request, state: &S) -> Result<JsonBody<T>, ServerError> {
+        if !is_json(request.headers()) {
+            return Err(ServerError::NotJson);
+        }
         let bytes = Bytes::from_request(request, state).await?;
         serde_json::from_slice(&bytes)
             .map(JsonBody)
@@ -119,10 +123,35 @@ where
     }
 }
 
+/// Whether the request's `Content-Type` is `application/json` (any parameters, any case). A page
+/// of another site can send a `text/plain` body without the browser asking chuhe first, never an
+/// `application/json` one; see [`crate::origin`].
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{session_token, token_digest};
+    use super::{is_json, session_token, token_digest};
     use axum::http::{header, HeaderMap, HeaderValue};
+
+    #[test]
+    fn only_json_bodies_are_read() {
+        let with = |t: &str| {
+            let mut h = HeaderMap::new();
+            h.insert(header::CONTENT_TYPE, HeaderValue::from_str(t).unwrap());
+            is_json(&h)
+        };
+        assert!(with("application/json"));
+        assert!(with("Application/JSON; charset=utf-8"));
+        assert!(!with("text/plain"));
+        assert!(!with("application/x-www-form-urlencoded"));
+        assert!(!is_json(&HeaderMap::new()));
+    }
 
     #[test]
     fn token_digest_is_sha256() {

@@ -45,6 +45,10 @@ pub fn app(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
+            crate::origin::check,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
             crate::limit::limit,
         ))
         .layer(tower_http::trace::TraceLayer::new_for_http())

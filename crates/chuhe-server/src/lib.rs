@@ -25,6 +25,7 @@ pub mod extract;
 mod http;
 pub mod limit;
 pub mod names;
+pub mod origin;
 pub mod password;
 pub mod pgn;
 pub mod protocol;
@@ -50,7 +51,7 @@ use tokio::sync::{mpsc, watch, Mutex};
 pub use http::app;
 
 /// Server settings.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Settings {
     /// How long a seated person may stay disconnected from a running game before losing by
     /// abandonment (default 60 s).
@@ -75,6 +76,9 @@ pub struct Settings {
     /// the client address in its `X-Forwarded-For` header rather than by the proxy's (default
     /// `false`: the header is ignored).
     pub trust_forwarded_for: bool,
+    /// Origins besides the site's own whose pages may act for a player (`https://host[:port]`
+    /// as a browser writes it in `Origin`; default none). See [`origin`].
+    pub allowed_origins: Vec<String>,
 }
 
 impl Default for Settings {
@@ -88,6 +92,7 @@ impl Default for Settings {
             max_ended_tables: 500,
             http_limits: HttpLimits::default(),
             trust_forwarded_for: false,
+            allowed_origins: Vec::new(),
         }
     }
 }
@@ -192,13 +197,14 @@ impl AppState {
     pub async fn new(store: Store, settings: Settings) -> Result<AppState, ServerError> {
         let (shutdown, _) = watch::channel(false);
         let (notices, notices_rx) = mpsc::unbounded_channel();
+        let limiter = limit::HttpLimiter::new(settings.http_limits, settings.trust_forwarded_for);
         let state = AppState(Arc::new(Inner {
             store,
             settings,
             tables: Mutex::new(Tables::default()),
             shutdown,
             notices,
-            limiter: limit::HttpLimiter::new(settings.http_limits, settings.trust_forwarded_for),
+            limiter,
             passwords: password::Passwords::for_this_machine()?,
         }));
         tokio::spawn(follow_notices(Arc::downgrade(&state.0), notices_rx));
@@ -324,7 +330,12 @@ impl AppState {
     }
 
     fn settings(&self) -> Settings {
-        self.0.settings
+        self.0.settings.clone()
+    }
+
+    /// The server's settings, borrowed.
+    fn settings_ref(&self) -> &Settings {
+        &self.0.settings
     }
 
     fn http_limiter(&self) -> &limit::HttpLimiter {

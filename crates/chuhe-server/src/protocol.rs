@@ -450,6 +450,8 @@ pub enum ErrorCode {
     NotReady,
     /// The route does not take this HTTP method.
     MethodNotAllowed,
+    /// A request from a page of another site.
+    Forbidden,
     /// Something failed inside the server (details are logged, not sent).
     Internal,
 }

@@ -95,6 +95,15 @@ pub enum Command {
         /// Off by default (the header is ignored and the peer address counts).
         #[arg(long, env = "CHUHE_TRUST_FORWARDED_FOR")]
         trust_forwarded_for: bool,
+        /// An origin besides the site's own (its Host) whose pages may act for a player, as a
+        /// browser writes it: https://host[:port]. Repeat the flag, or separate with commas in
+        /// CHUHE_ALLOWED_ORIGINS. Requests from other sites' pages are refused (403 forbidden).
+        #[arg(
+            long = "allowed-origin",
+            env = "CHUHE_ALLOWED_ORIGINS",
+            value_delimiter = ','
+        )]
+        allowed_origins: Vec<String>,
     },
     /// Play many games at once against a running chuhe serve and report moves/s, latencies,
     /// errors and memory; every acknowledged move is then checked in the store (docs/performance.md).
@@ -102,11 +111,12 @@ pub enum Command {
         /// The server's base URL.
         #[arg(long, default_value = "http://127.0.0.1:8080")]
         url: String,
-        /// Games played at the same time (each game: one guest and one WebSocket per seat).
-        #[arg(long, default_value_t = 100)]
-        games: usize,
-        /// How long to play, in seconds.
-        #[arg(long, default_value_t = 60)]
+        /// Games played at the same time (each game: one guest and one WebSocket per seat),
+        /// 1 to 100000.
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        games: u32,
+        /// How long to play, in seconds (1 to 86400).
+        #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
         duration: u64,
         /// Think time per move in milliseconds, MIN-MAX (uniform) or one number; 0 answers at
         /// once (as fast as the server answers).
@@ -248,7 +258,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             bind,
             database,
             trust_forwarded_for,
-        } => crate::serve_cmd::serve(&bind, &database, trust_forwarded_for)?,
+            allowed_origins,
+        } => crate::serve_cmd::serve(&bind, &database, trust_forwarded_for, allowed_origins)?,
         Command::Loadtest {
             url,
             games,
@@ -261,8 +272,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             seed,
         } => {
             let settings = crate::loadtest_cmd::LoadSettings {
-                url,
-                games,
+                url: crate::loadtest_cmd::base_url(&url)?,
+                games: games as usize,
                 duration: std::time::Duration::from_secs(duration),
                 think_ms: parse_range(&think_ms)?,
                 variants: parse_variants(&variants)?,
@@ -311,6 +322,12 @@ fn parse_time(text: &str) -> Result<(u64, u64), CliError> {
     let (initial, increment) = text.split_once('+').ok_or_else(bad)?;
     let initial: u64 = initial.trim().parse().map_err(|_| bad())?;
     let increment: u64 = increment.trim().parse().map_err(|_| bad())?;
+    // The server's bounds for a table's time control (docs/protocol.md, TableOptions).
+    if !(1..=10_800).contains(&initial) || increment > 600 {
+        return Err(CliError::input(format!(
+            "bad --time {text:?}: the initial time is 1 to 10800 s and the increment at most 600 s"
+        )));
+    }
     Ok((initial * 1000, increment * 1000))
 }
 
@@ -371,10 +388,12 @@ mod tests {
     fn serve_trusts_forwarded_for_only_when_asked() {
         // The environment could set it: these checks need it unset.
         assert!(std::env::var_os("CHUHE_TRUST_FORWARDED_FOR").is_none());
+        assert!(std::env::var_os("CHUHE_ALLOWED_ORIGINS").is_none());
         let Command::Serve {
             bind,
             database,
             trust_forwarded_for,
+            allowed_origins,
         } = serve(&[])
         else {
             panic!("not serve");
@@ -382,6 +401,26 @@ mod tests {
         assert_eq!(bind, "127.0.0.1:8080");
         assert_eq!(database, "sqlite://chuhe.db");
         assert!(!trust_forwarded_for);
+        assert!(allowed_origins.is_empty());
+        let Command::Serve {
+            allowed_origins, ..
+        } = serve(&[
+            "--allowed-origin",
+            "https://a.example,https://b.example",
+            "--allowed-origin",
+            "http://c.example:8080",
+        ])
+        else {
+            panic!("not serve");
+        };
+        assert_eq!(
+            allowed_origins,
+            [
+                "https://a.example",
+                "https://b.example",
+                "http://c.example:8080"
+            ]
+        );
         let Command::Serve {
             trust_forwarded_for,
             ..

@@ -38,6 +38,24 @@ use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
 
+/// The server's base URL as given by `--url`, without a trailing slash.
+///
+/// # Errors
+/// An input error for anything but `http://HOST[:PORT]` (no path: the routes are added here).
+pub fn base_url(url: &str) -> Result<String, CliError> {
+    let bad = || {
+        CliError::input(format!(
+            "bad --url {url:?}: expected the server's address as http://HOST:PORT"
+        ))
+    };
+    let rest = url.strip_prefix("http://").ok_or_else(bad)?;
+    let authority = rest.trim_end_matches('/');
+    if authority.is_empty() || authority.contains('/') || authority.contains(char::is_whitespace) {
+        return Err(bad());
+    }
+    Ok(format!("http://{authority}"))
+}
+
 /// What `chuhe loadtest` was asked to do.
 #[derive(Debug, Clone)]
 pub struct LoadSettings {
@@ -244,7 +262,9 @@ async fn new_table(
         .await
         .map_err(|e| format!("create table: {e}"))?;
     if !response.status().is_success() {
-        return Err(format!("create table: http {}", response.status().as_u16()));
+        let status = response.status().as_u16();
+        let body = response.text().await.unwrap_or_default();
+        return Err(format!("create table: http {status} {body}"));
     }
     let summary: serde_json::Value = response
         .json()
@@ -325,6 +345,11 @@ async fn connect(
     Ok(writer)
 }
 
+/// The least time between two moves of one connection: the server lets a connection send 10
+/// messages a second after a burst of 20 (`docs/protocol.md`, "Limits"), so a closed loop
+/// (`--think-ms 0`) stays just under that rate instead of being refused with `rate_limited`.
+const MIN_GAP: Duration = Duration::from_millis(105);
+
 /// A move sent and not yet acknowledged.
 struct Pending {
     /// The version the move was sent against; its `moved` event has the next one.
@@ -394,6 +419,8 @@ async fn play_game(
     let mut handover: Option<Pending> = None;
     // The move to send, when its think time is over: (at, seat, version, move).
     let mut scheduled: Option<(Instant, usize, u64, String)> = None;
+    // When each seat's connection last sent a move: the next one waits MIN_GAP after it.
+    let mut last_sent: Vec<Option<Instant>> = vec![None; seats];
     loop {
         let wake = scheduled.as_ref().map_or(deadline, |s| s.0.min(deadline));
         let next = tokio::select! {
@@ -409,6 +436,7 @@ async fn play_game(
                 let sent = Instant::now();
                 let msg = serde_json::json!({"type": "move", "version": version, "move": mv});
                 send(&mut writers[seat], msg).await?;
+                last_sent[seat] = Some(sent);
                 pending[seat] = Some(Pending { version, sent });
                 handover = Some(Pending { version, sent });
             }
@@ -502,7 +530,10 @@ async fn play_game(
             rng.gen_range(settings.think_ms.0..=settings.think_ms.1)
         };
         let mv = legal_moves[rng.gen_range(0..legal_moves.len())].clone();
-        scheduled = Some((at + Duration::from_millis(think), seat, version, mv));
+        // A player never sends faster than the server's message rate lets one connection.
+        let due =
+            (at + Duration::from_millis(think)).max(last_sent[seat].map_or(at, |t| t + MIN_GAP));
+        scheduled = Some((due, seat, version, mv));
     }
 }
 
@@ -611,7 +642,12 @@ async fn run_async(settings: LoadSettings, out: &mut impl std::io::Write) -> Res
             health.status().as_u16()
         )));
     }
-    let rss_before = settings.server_pid.and_then(rss_kib);
+    let rss_before = match settings.server_pid {
+        None => None,
+        Some(pid) => Some(rss_kib(pid).ok_or_else(|| {
+            CliError::input(format!("--server-pid {pid}: no such process to measure"))
+        })?),
+    };
     let begin = Instant::now();
     let deadline = begin + settings.duration;
     let mut tasks = Vec::with_capacity(settings.games);
@@ -634,12 +670,18 @@ async fn run_async(settings: LoadSettings, out: &mut impl std::io::Write) -> Res
         tokio::spawn(async move {
             let mut peak = 0u64;
             let mut loads = Vec::new();
-            while Instant::now() + Duration::from_secs(5) < deadline {
-                tokio::time::sleep(Duration::from_secs(5)).await;
+            // Every 5 s, and once at the end of a shorter run.
+            loop {
+                let wait =
+                    Duration::from_secs(5).min(deadline.saturating_duration_since(Instant::now()));
+                tokio::time::sleep(wait).await;
                 if let Some(kib) = pid.and_then(rss_kib) {
                     peak = peak.max(kib);
                 }
                 loads.push(load_average());
+                if Instant::now() + Duration::from_millis(100) >= deadline {
+                    break;
+                }
             }
             (peak, loads)
         })
@@ -697,6 +739,12 @@ async fn run_async(settings: LoadSettings, out: &mut impl std::io::Write) -> Res
             message: format!(
                 "{missing} acknowledged moves missing and {doubled} doubled in the store"
             ),
+            status: 1,
+        });
+    }
+    if total_errors > 0 {
+        return Err(CliError {
+            message: format!("{total_errors} errors (listed above)"),
             status: 1,
         });
     }

@@ -437,7 +437,17 @@ pub(crate) fn decide(
         }
         ClientMessage::Start => {
             caller.seat(state)?;
-            state.open()?;
+            match state.phase {
+                Phase::Open => {}
+                Phase::Running => {
+                    return Err(ServerError::NotAllowed(
+                        "the game has already started".to_owned(),
+                    ))
+                }
+                Phase::Ended => {
+                    return Err(ServerError::NotAllowed("the game has ended".to_owned()))
+                }
+            }
             if state.seats.iter().any(Option::is_none) {
                 return Err(ServerError::NotAllowed(
                     "every seat must be taken to start".to_owned(),
@@ -966,7 +976,7 @@ mod tests {
         );
         assert_eq!(
             refused(ask(&state, Some(&a), ClientMessage::Start)),
-            not_allowed("seats change only before the start")
+            not_allowed("the game has already started")
         );
     }
 

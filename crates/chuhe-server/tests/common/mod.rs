@@ -234,7 +234,8 @@ pub async fn http(
     http_with(addr, method, path, cookie.as_slice(), body).await
 }
 
-/// [`http`] with any extra header lines (`name`, `value`).
+/// [`http`] with any extra header lines (`name`, `value`); `Content-Type: application/json`
+/// unless they name a content type.
 pub async fn http_with(
     addr: SocketAddr,
     method: &str,
@@ -245,9 +246,16 @@ pub async fn http_with(
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let body = body.unwrap_or("");
     let mut req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
         body.len()
     );
+    // JSON unless the caller names another type.
+    if !headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("content-type"))
+    {
+        req.push_str("Content-Type: application/json\r\n");
+    }
     for (name, value) in headers {
         req.push_str(&format!("{name}: {value}\r\n"));
     }
