@@ -11,11 +11,15 @@
 //! table row, and when the game ends its finished-game row and new ratings) through
 //! [`Store::write`]. The writer takes every job that is pending, up to 256 table writes, and
 //! commits the table writes in **one transaction** (multi-row `INSERT`s of the events and the
-//! finished games, one multi-row `UPDATE` of the rows): the commit, and its fsync, is shared
+//! finished games, multi-row `UPDATE`s of the rows, up to 200 rows a statement; ratings one
+//! upsert each): the commit, and its fsync, is shared
 //! by every table in the group, and a table's answer comes only after that commit, so an
 //! acknowledged move is durable. While one group commits, the next one gathers; there is no
 //! timer and no wait for a group to fill. Sessions, players and new tables are written by the
-//! same writer, each in a transaction of its own, in the order they arrive.
+//! same writer, each in a transaction of its own, in the order they arrive. The writer owns its
+//! connection (no pool, so no acquire timeout) and opens a new one after an error that may have
+//! broken it. A [`TableWrite`] names its table and its versions, so that idempotent retries by
+//! `(table, version)` and ownership fencing can be checked where it is committed.
 //!
 //! When a group's transaction fails (one table's write breaks a constraint, say an event of a
 //! version already stored: the events' primary key is `(table_id, version)`), it is rolled back
