@@ -16,15 +16,16 @@
 //! by every table in the group, and a table's answer comes only after that commit, so an
 //! acknowledged move is durable. While one group commits, the next one gathers; there is no
 //! timer and no wait for a group to fill. Sessions, players and new tables are written by the
-//! same writer, each in a transaction of its own, in the order they arrive. The writer owns its
+//! same writer, in the same transaction, before the table writes of the group (a taken account
+//! name is refused without failing the group). The writer owns its
 //! connection (no pool, so no acquire timeout) and opens a new one after an error that may have
 //! broken it. A [`TableWrite`] names its table and its versions, so that idempotent retries by
 //! `(table, version)` and ownership fencing can be checked where it is committed.
 //!
 //! When a group's transaction fails (one table's write breaks a constraint, say an event of a
 //! version already stored: the events' primary key is `(table_id, version)`), it is rolled back
-//! and its table writes are written again one by one, each in a transaction of its own, so only
-//! the faulty one gets the error. A table appears at most once in a group.
+//! and its writes are written again one by one, each in a transaction of its own, so only the
+//! faulty one gets the error. A table appears at most once in a group.
 //!
 //! On SQLite, with one write connection and nothing else writing, `database is locked` cannot
 //! happen: the database is in WAL mode (`journal_mode=WAL`), where readers never block the

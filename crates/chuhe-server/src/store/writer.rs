@@ -1,9 +1,9 @@
 //! The store's writer: one task per store, the only user of the store's one write connection.
 //! Callers hand it jobs through a channel, each with a oneshot for its result; it takes every
-//! job that is pending (up to [`MAX_GROUP`] table writes) and commits the table writes among
-//! them in one transaction, with multi-row statements, then answers each caller. When that
-//! transaction fails, it writes the same table writes again one by one, each in a transaction
-//! of its own, so that only the faulty one gets an error.
+//! job that is pending (up to [`MAX_GROUP`]) and commits them in one transaction (the other
+//! writes first, then the table writes with multi-row statements), then answers each caller.
+//! When that transaction fails, it writes the same jobs again one by one, each in a
+//! transaction of its own, so that only the faulty one gets an error.
 
 use super::StoreError;
 use sqlx::any::AnyConnectOptions;
@@ -11,7 +11,7 @@ use sqlx::{Any, AnyConnection, ConnectOptions, Connection, Executor, Transaction
 use std::collections::HashSet;
 use tokio::sync::{mpsc, oneshot};
 
-/// At most this many table writes are committed in one transaction.
+/// At most this many jobs are committed in one transaction.
 pub(super) const MAX_GROUP: usize = 256;
 
 /// At most this many rows in one multi-row statement (4 or 5 parameters each: far below
@@ -53,7 +53,8 @@ pub(super) struct PreparedTable {
     pub(super) now_ms: i64,
 }
 
-/// A write that is not grouped: each runs in its own transaction, in the order received.
+/// A write other than a table's: in the group's transaction, before the table writes, in the
+/// order received.
 #[derive(Debug)]
 pub(super) enum Single {
     /// A new table row (every column bound, in the order of the `INSERT`) and its first event.
@@ -161,22 +162,34 @@ impl Writer {
         }
     }
 
-    async fn write_tables(&mut self, writes: &[PreparedTable]) -> Result<(), StoreError> {
+    /// Everything in one transaction: the singles (in order), then the table writes. Answers
+    /// the singles' results (a taken name is a result, not a failure of the group).
+    async fn group(
+        &mut self,
+        singles: &[Single],
+        tables: &[PreparedTable],
+    ) -> Result<Vec<Result<u64, StoreError>>, StoreError> {
         let result = match self.conn().await {
-            Ok(conn) => write_tables(conn, writes).await,
+            Ok(conn) => write_group(conn, singles, tables).await,
             Err(e) => Err(e.into()),
         };
         self.check(&result);
         result
     }
 
-    async fn run_single(&mut self, single: &Single) -> Result<u64, StoreError> {
-        let result = match self.conn().await {
-            Ok(conn) => run_single(conn, single).await,
-            Err(e) => Err(e.into()),
-        };
-        self.check(&result);
-        result
+    /// One single alone, in its own transaction.
+    async fn single_alone(&mut self, single: &Single) -> Result<u64, StoreError> {
+        match self.group(std::slice::from_ref(single), &[]).await {
+            Ok(mut results) => results.pop().unwrap_or(Ok(0)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// One table write alone, in its own transaction.
+    async fn table_alone(&mut self, write: &PreparedTable) -> Result<(), StoreError> {
+        self.group(&[], std::slice::from_ref(write))
+            .await
+            .map(|_| ())
     }
 }
 
@@ -200,27 +213,27 @@ pub(super) async fn run(mut writer: Writer, mut jobs: mpsc::Receiver<Job>) {
                 }
             }
         }
-        let mut group = Vec::new();
-        let mut answers = Vec::new();
+        let mut round = Round::default();
         let mut ids = HashSet::new();
         let mut closed = None;
         for job in pending.drain(..) {
             match job {
                 Job::Single(single, answer) => {
-                    let _ = answer.send(writer.run_single(&single).await);
+                    round.singles.push(single);
+                    round.single_answers.push(answer);
                 }
                 Job::Close(answer) => closed = Some(answer),
                 Job::Table(write, answer) => {
                     if ids.insert(write.id.clone()) {
-                        group.push(write);
-                        answers.push(answer);
+                        round.tables.push(write);
+                        round.table_answers.push(answer);
                     } else {
                         later.push(Job::Table(write, answer));
                     }
                 }
             }
         }
-        commit_group(&mut writer, &group, answers).await;
+        commit_round(&mut writer, round).await;
         if let Some(answer) = closed {
             writer.close().await;
             let _ = answer.send(());
@@ -229,30 +242,69 @@ pub(super) async fn run(mut writer: Writer, mut jobs: mpsc::Receiver<Job>) {
     }
 }
 
-/// Commits `group` in one transaction and answers each; on failure, writes them one by one.
-async fn commit_group(
-    writer: &mut Writer,
-    group: &[PreparedTable],
-    answers: Vec<oneshot::Sender<Result<(), StoreError>>>,
-) {
-    if group.len() > 1 {
-        match writer.write_tables(group).await {
-            Ok(()) => {
-                for answer in answers {
+/// The jobs of one round.
+#[derive(Default)]
+struct Round {
+    singles: Vec<Single>,
+    single_answers: Vec<oneshot::Sender<Result<u64, StoreError>>>,
+    tables: Vec<PreparedTable>,
+    table_answers: Vec<oneshot::Sender<Result<(), StoreError>>>,
+}
+
+/// Commits a round in one transaction and answers each job; when that fails, writes the jobs
+/// one by one, each in its own transaction, so only a faulty one gets an error.
+async fn commit_round(writer: &mut Writer, round: Round) {
+    let count = round.singles.len() + round.tables.len();
+    if count == 0 {
+        return;
+    }
+    if count > 1 {
+        match writer.group(&round.singles, &round.tables).await {
+            Ok(results) => {
+                for (answer, result) in round.single_answers.into_iter().zip(results) {
+                    let _ = answer.send(result);
+                }
+                for answer in round.table_answers {
                     let _ = answer.send(Ok(()));
                 }
                 return;
             }
             Err(e) => tracing::warn!(
-                tables = group.len(),
+                writes = count,
                 error = %e,
-                "a group commit failed: writing its tables one by one"
+                "a group commit failed: writing its writes one by one"
             ),
         }
     }
-    for (write, answer) in group.iter().zip(answers) {
-        let _ = answer.send(writer.write_tables(std::slice::from_ref(write)).await);
+    for (single, answer) in round.singles.iter().zip(round.single_answers) {
+        let _ = answer.send(writer.single_alone(single).await);
     }
+    for (write, answer) in round.tables.iter().zip(round.table_answers) {
+        let _ = answer.send(writer.table_alone(write).await);
+    }
+}
+
+/// Writes singles, then table writes, in one transaction; returns each single's result.
+async fn write_group(
+    conn: &mut AnyConnection,
+    singles: &[Single],
+    tables: &[PreparedTable],
+) -> Result<Vec<Result<u64, StoreError>>, StoreError> {
+    let mut tx = conn.begin().await?;
+    let mut results = Vec::with_capacity(singles.len());
+    for single in singles {
+        match run_single(&mut tx, single).await {
+            // A refusal that wrote nothing: the transaction goes on.
+            Err(e @ StoreError::NameTaken(_)) => results.push(Err(e)),
+            Err(e) => return Err(e),
+            Ok(n) => results.push(Ok(n)),
+        }
+    }
+    if !tables.is_empty() {
+        write_tables(&mut tx, tables).await?;
+    }
+    tx.commit().await?;
+    Ok(results)
 }
 
 /// `INSERT`'s `VALUES` list of `rows` rows of `columns` numbered parameters each.
@@ -275,10 +327,9 @@ fn values(rows: usize, columns: usize) -> String {
 /// Writes table writes in one transaction: their events in multi-row inserts, their rows in
 /// multi-row updates, their finished games and ratings.
 async fn write_tables(
-    conn: &mut AnyConnection,
+    tx: &mut Transaction<'_, Any>,
     writes: &[PreparedTable],
 ) -> Result<(), StoreError> {
-    let mut tx = conn.begin().await?;
     let events: Vec<(&str, i64, &str, i64)> = writes
         .iter()
         .flat_map(|w| {
@@ -296,7 +347,7 @@ async fn write_tables(
         for &(id, version, body, now) in chunk {
             query = query.bind(id).bind(version).bind(body).bind(now);
         }
-        query.execute(&mut *tx).await?;
+        query.execute(&mut **tx).await?;
     }
     for chunk in writes.chunks(ROWS_PER_STATEMENT) {
         // `VALUES` columns are `column1`, `column2`... in both SQLite and PostgreSQL.
@@ -315,11 +366,11 @@ async fn write_tables(
                 .bind(w.clocks.as_deref())
                 .bind(w.now_ms);
         }
-        query.execute(&mut *tx).await?;
+        query.execute(&mut **tx).await?;
     }
     let finished: Vec<&FinishedRow> = writes.iter().filter_map(|w| w.finished.as_ref()).collect();
     for chunk in finished.chunks(ROWS_PER_STATEMENT) {
-        insert_finished(&mut tx, chunk).await?;
+        insert_finished(tx, chunk).await?;
     }
     // Ratings one statement each: two games of one player may end in one group, and an upsert
     // may not touch a row twice.
@@ -336,10 +387,9 @@ async fn write_tables(
         .bind(r.deviation)
         .bind(r.volatility)
         .bind(r.games)
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await?;
     }
-    tx.commit().await?;
     Ok(())
 }
 
@@ -364,8 +414,7 @@ async fn insert_finished(
 }
 
 /// Runs one ungrouped write in its own transaction.
-async fn run_single(conn: &mut AnyConnection, single: &Single) -> Result<u64, StoreError> {
-    let mut tx = conn.begin().await?;
+async fn run_single(tx: &mut Transaction<'_, Any>, single: &Single) -> Result<u64, StoreError> {
     let affected = match single {
         Single::CreateTable {
             id,
@@ -391,7 +440,7 @@ async fn run_single(conn: &mut AnyConnection, single: &Single) -> Result<u64, St
             .bind(clocks.as_deref())
             .bind(secret.as_deref())
             .bind(*created_ms)
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await?;
             sqlx::query(
                 "INSERT INTO table_events (table_id, version, body, created_ms) \
@@ -401,7 +450,7 @@ async fn run_single(conn: &mut AnyConnection, single: &Single) -> Result<u64, St
             .bind(*version)
             .bind(first_event.as_str())
             .bind(*created_ms)
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await?
             .rows_affected()
         }
@@ -418,7 +467,7 @@ async fn run_single(conn: &mut AnyConnection, single: &Single) -> Result<u64, St
                     "SELECT id FROM players WHERE name = $1 AND password_hash IS NOT NULL",
                 )
                 .bind(name.as_str())
-                .fetch_optional(&mut *tx)
+                .fetch_optional(&mut **tx)
                 .await?;
                 if taken.is_some() {
                     return Err(StoreError::NameTaken(name.clone()));
@@ -432,7 +481,7 @@ async fn run_single(conn: &mut AnyConnection, single: &Single) -> Result<u64, St
             .bind(name.as_str())
             .bind(password_hash.as_deref())
             .bind(*now_ms)
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await?
             .rows_affected()
         }
@@ -444,20 +493,19 @@ async fn run_single(conn: &mut AnyConnection, single: &Single) -> Result<u64, St
             .bind(token.as_str())
             .bind(player_id.as_str())
             .bind(*now_ms)
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await?
             .rows_affected(),
         Single::EndSession { token } => sqlx::query("DELETE FROM sessions WHERE token = $1")
             .bind(token.as_str())
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await?
             .rows_affected(),
         Single::Finished(row) => {
-            insert_finished(&mut tx, &[row]).await?;
+            insert_finished(tx, &[row]).await?;
             1
         }
     };
-    tx.commit().await?;
     Ok(affected)
 }
 
