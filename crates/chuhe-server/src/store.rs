@@ -1,20 +1,61 @@
 //! Storage through sqlx on SQLite or PostgreSQL (one schema, one set of queries, chosen by the
-//! database URL). Every table event is written, with the table row, in one transaction that
+//! database URL). Every table event is written, with the table row, in a transaction that
 //! commits before the event is sent to anybody.
+//!
+//! # One writer, group commit
+//!
+//! Each store has one write connection, owned by one task, the writer (`store/writer.rs`);
+//! reads go to a pool of their own (4 connections on SQLite, 8 on PostgreSQL). Every write goes
+//! through the writer: a caller hands it a job with a oneshot for the answer and awaits it. A
+//! table actor hands it a [`TableWrite`] (its events, numbered up to the row's version, the
+//! table row, and when the game ends its finished-game row and new ratings) through
+//! [`Store::write`]. The writer takes every job that is pending, up to 256 table writes, and
+//! commits the table writes in **one transaction** (multi-row `INSERT`s of the events and the
+//! finished games, multi-row `UPDATE`s of the rows, up to 200 rows a statement; ratings one
+//! upsert each): the commit, and its fsync, is shared
+//! by every table in the group, and a table's answer comes only after that commit, so an
+//! acknowledged move is durable. While one group commits, the next one gathers; there is no
+//! timer and no wait for a group to fill. Sessions, players and new tables are written by the
+//! same writer, in the same transaction, before the table writes of the group (a taken account
+//! name is refused without failing the group). The writer owns its
+//! connection (no pool, so no acquire timeout) and opens a new one after an error that may have
+//! broken it. A [`TableWrite`] names its table and its versions, so that idempotent retries by
+//! `(table, version)` and ownership fencing can be checked where it is committed.
+//!
+//! When a group's transaction fails (one table's write breaks a constraint, say an event of a
+//! version already stored: the events' primary key is `(table_id, version)`), it is rolled back
+//! and its writes are written again one by one, each in a transaction of its own, so only the
+//! faulty one gets the error. A table appears at most once in a group.
+//!
+//! On SQLite, with one write connection and nothing else writing, `database is locked` cannot
+//! happen: the database is in WAL mode (`journal_mode=WAL`), where readers never block the
+//! writer nor it them, and the read connections are `query_only`. The write connection runs
+//! `synchronous=FULL`: a commit returns once the write-ahead log is fsynced, so an acknowledged
+//! move survives `kill -9` of the server and a power loss or OS crash too (NORMAL would survive
+//! `kill -9` but could lose the last commits on power loss; with group commit the fsync is paid
+//! once per group, not per move). sqlx's busy timeout (5 s) stays as a safety net. Foreign keys
+//! are on, as sqlx sets them. On PostgreSQL the writer is one connection too, and commits
+//! are durable by PostgreSQL's own default (`synchronous_commit=on`).
 //!
 //! The store takes and gives typed values ([`Event`], [`TableOptions`], [`ClockSnapshot`],
 //! [`FinishedGame`]) and keeps them as JSON texts (`serde_json`'s compact form) in its text
 //! columns; the texts are the same as when the callers wrote them, so existing databases read.
+//! The JSON texts are made by the caller, before the job reaches the writer.
+
+mod writer;
 
 use crate::clock::ClockSnapshot;
 use crate::protocol::{Event, FinishedGame, TableOptions};
 use futures_util::future::BoxFuture;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
-use sqlx::{AnyPool, Row};
+use sqlx::{AnyPool, Executor, Row};
 use std::borrow::Cow;
 use std::fmt;
+use std::ops::RangeInclusive;
 use std::time::{SystemTime, UNIX_EPOCH};
+use tokio::sync::{mpsc, oneshot};
+use writer::{FinishedRow, Job, PreparedTable, RatingBind, Single};
 
 /// The migrations, embedded in the binary, applied in order at start-up.
 const MIGRATIONS: &[(i64, &str, &str)] = &[
@@ -90,6 +131,8 @@ pub enum StoreError {
         /// The row's version, which the last event takes.
         last: u64,
     },
+    /// The store's writer has stopped (the store was closed): nothing more is written.
+    WriterStopped,
 }
 
 impl fmt::Display for StoreError {
@@ -110,6 +153,7 @@ impl fmt::Display for StoreError {
             StoreError::EventVersions { count, last } => {
                 write!(f, "{count} events cannot end at version {last}")
             }
+            StoreError::WriterStopped => write!(f, "the store's writer has stopped"),
         }
     }
 }
@@ -198,10 +242,85 @@ pub struct RatingRow {
     pub games: u64,
 }
 
-/// The database.
+/// One table's write, as its actor hands it to the store's writer ([`Store::write`]): the
+/// events, numbered so that the last one is `row.version`, the table row, and, when the events
+/// end the game, its finished-game row and the new ratings. All of it is committed together.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableWrite {
+    /// The table row after the events (its `id` names the table, its `version` is the last
+    /// event's).
+    pub row: TableRow,
+    /// The new events, in order (none to save the row alone).
+    pub events: Vec<Event>,
+    /// New ratings of the players, when the events end a rated game.
+    pub ratings: Vec<RatingRow>,
+    /// The finished-game row, when the events end the game.
+    pub finished: Option<FinishedGame>,
+}
+
+impl TableWrite {
+    /// The versions the events take: up to `row.version`, one each (empty when there are no
+    /// events).
+    ///
+    /// # Errors
+    /// [`StoreError::EventVersions`] when there are more events than `row.version`.
+    pub fn versions(&self) -> Result<RangeInclusive<u64>, StoreError> {
+        let first = first_version(self.row.version, self.events.len())?;
+        Ok(first..=self.row.version)
+    }
+
+    /// Makes the JSON texts and the bound values (before the job reaches the writer).
+    fn prepare(&self, now_ms: i64) -> Result<PreparedTable, StoreError> {
+        let versions = self.versions()?;
+        let events = versions
+            .zip(&self.events)
+            .map(|(v, e)| Ok((v as i64, serde_json::to_string(e)?)))
+            .collect::<Result<_, StoreError>>()?;
+        Ok(PreparedTable {
+            id: self.row.id.clone(),
+            phase: self.row.phase.clone(),
+            version: self.row.version as i64,
+            clocks: clocks_text(&self.row)?,
+            events,
+            finished: self.finished.as_ref().map(finished_row).transpose()?,
+            ratings: self
+                .ratings
+                .iter()
+                .map(|r| RatingBind {
+                    player_id: r.player_id.clone(),
+                    variant: r.variant.clone(),
+                    rating: r.rating.rating,
+                    deviation: r.rating.deviation,
+                    volatility: r.rating.volatility,
+                    games: r.games as i64,
+                })
+                .collect(),
+            now_ms,
+        })
+    }
+}
+
+fn clocks_text(row: &TableRow) -> Result<Option<String>, StoreError> {
+    Ok(row.clocks.as_ref().map(serde_json::to_string).transpose()?)
+}
+
+fn finished_row(game: &FinishedGame) -> Result<FinishedRow, StoreError> {
+    Ok(FinishedRow {
+        table_id: game.id.clone(),
+        ended_ms: game.ended_ms,
+        reason: game.outcome.reason.as_str(),
+        summary: serde_json::to_string(game)?,
+    })
+}
+
+/// The database: a pool of read connections and the writer task, which owns the one write
+/// connection (see the module documentation). Clones share both.
 #[derive(Debug, Clone)]
 pub struct Store {
+    /// Reads only (on SQLite the connections are `query_only`).
     pool: AnyPool,
+    /// Jobs for the writer task, which owns the one write connection.
+    jobs: mpsc::Sender<Job>,
 }
 
 /// Adds `mode=rwc` to a SQLite URL that has no mode, so a missing file is created.
@@ -215,8 +334,9 @@ fn normalize_url(url: &str) -> String {
 }
 
 impl Store {
-    /// Connects to `url` (`sqlite://FILE`, `postgres://...`) and applies the migrations; a
-    /// SQLite file is created when missing.
+    /// Connects to `url` (`sqlite://FILE`, `postgres://...`), applies the migrations and starts
+    /// the writer task (on the current tokio runtime); a SQLite file is created when missing
+    /// and put in WAL mode.
     ///
     /// # Errors
     /// A URL of another kind, a failed connection or a failed migration.
@@ -226,6 +346,17 @@ impl Store {
         if !is_sqlite && !url.starts_with("postgres:") && !url.starts_with("postgresql:") {
             return Err(StoreError::UnsupportedUrl(url.to_owned()));
         }
+        let open_error = |source| StoreError::Open {
+            url: url.to_owned(),
+            source,
+        };
+        let mut writer = writer::Writer::open(&normalize_url(url), is_sqlite)
+            .await
+            .map_err(open_error)?;
+        let migrator = Migrator::new(Embedded).await?;
+        migrator
+            .run(writer.conn().await.map_err(open_error)?)
+            .await?;
         // No timers in the pool beyond the acquire timeout, and no ping before each use: the
         // server's clocks may run on a paused test clock, which jumps to the next timer whenever
         // the runtime waits (for a database answer too).
@@ -235,20 +366,59 @@ impl Store {
             .idle_timeout(None)
             .max_lifetime(None)
             .test_before_acquire(false)
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if is_sqlite {
+                        // Every write goes through the writer: a read connection that tried
+                        // one would fail at once rather than wait for a lock.
+                        conn.execute("PRAGMA query_only = ON").await?;
+                    }
+                    Ok(())
+                })
+            })
             .connect(&normalize_url(url))
             .await
-            .map_err(|source| StoreError::Open {
-                url: url.to_owned(),
-                source,
-            })?;
-        let migrator = Migrator::new(Embedded).await?;
-        migrator.run(&pool).await?;
-        Ok(Store { pool })
+            .map_err(open_error)?;
+        let (jobs, received) = mpsc::channel(writer::MAX_GROUP * 4);
+        tokio::spawn(writer::run(writer, received));
+        Ok(Store { pool, jobs })
     }
 
-    /// Closes every connection.
+    /// Closes every connection: the reads' at once, the writer's once the jobs handed to it
+    /// before are done; later writes fail with [`StoreError::WriterStopped`].
     pub async fn close(&self) {
         self.pool.close().await;
+        let (answer, answered) = oneshot::channel();
+        if self.jobs.send(Job::Close(answer)).await.is_ok() {
+            let _ = answered.await;
+        }
+    }
+
+    /// Hands a table write to the writer and waits until it is committed (durable), in one
+    /// transaction with the other table writes pending at the time.
+    ///
+    /// # Errors
+    /// More events than `write.row.version`, an event of a version already stored, a database
+    /// failure (of this write: a group that fails is written again one table at a time), a
+    /// stopped writer.
+    pub async fn write(&self, write: &TableWrite) -> Result<(), StoreError> {
+        let prepared = write.prepare(now_ms())?;
+        let (answer, answered) = oneshot::channel();
+        self.jobs
+            .send(Job::Table(prepared, answer))
+            .await
+            .map_err(|_| StoreError::WriterStopped)?;
+        answered.await.map_err(|_| StoreError::WriterStopped)?
+    }
+
+    /// Hands an ungrouped write to the writer and waits for the rows it affected.
+    async fn write_single(&self, single: Single) -> Result<u64, StoreError> {
+        let (answer, answered) = oneshot::channel();
+        self.jobs
+            .send(Job::Single(single, answer))
+            .await
+            .map_err(|_| StoreError::WriterStopped)?;
+        answered.await.map_err(|_| StoreError::WriterStopped)?
     }
 
     /// Creates a player (a guest when `password_hash` is `None`).
@@ -256,17 +426,12 @@ impl Store {
     /// # Errors
     /// [`StoreError::NameTaken`] when an account of that name exists.
     pub async fn create_player(&self, player: &PlayerRow) -> Result<(), StoreError> {
-        if player.password_hash.is_some() && self.account_by_name(&player.name).await?.is_some() {
-            return Err(StoreError::NameTaken(player.name.clone()));
-        }
-        sqlx::query(
-            "INSERT INTO players (id, name, password_hash, created_ms) VALUES ($1, $2, $3, $4)",
-        )
-        .bind(&player.id)
-        .bind(&player.name)
-        .bind(&player.password_hash)
-        .bind(now_ms())
-        .execute(&self.pool)
+        self.write_single(Single::Player {
+            id: player.id.clone(),
+            name: player.name.clone(),
+            password_hash: player.password_hash.clone(),
+            now_ms: now_ms(),
+        })
         .await?;
         Ok(())
     }
@@ -293,22 +458,23 @@ impl Store {
 
     /// Records a session for a player, by the digest of its token.
     pub async fn create_session(&self, token: &str, player_id: &str) -> Result<(), StoreError> {
-        sqlx::query("INSERT INTO sessions (token, player_id, created_ms) VALUES ($1, $2, $3)")
-            .bind(token)
-            .bind(player_id)
-            .bind(now_ms())
-            .execute(&self.pool)
-            .await?;
+        self.write_single(Single::Session {
+            token: token.to_owned(),
+            player_id: player_id.to_owned(),
+            now_ms: now_ms(),
+        })
+        .await?;
         Ok(())
     }
 
     /// Ends a session, by the digest of its token; returns whether one existed.
     pub async fn delete_session(&self, token: &str) -> Result<bool, StoreError> {
-        let done = sqlx::query("DELETE FROM sessions WHERE token = $1")
-            .bind(token)
-            .execute(&self.pool)
+        let gone = self
+            .write_single(Single::EndSession {
+                token: token.to_owned(),
+            })
             .await?;
-        Ok(done.rows_affected() > 0)
+        Ok(gone > 0)
     }
 
     /// The player behind a session, by the digest of its token.
@@ -330,113 +496,17 @@ impl Store {
         row: &TableRow,
         first_event: &Event,
     ) -> Result<(), StoreError> {
-        let now = row.created_ms;
-        let options = serde_json::to_string(&row.options)?;
-        let clocks = row.clocks.as_ref().map(serde_json::to_string).transpose()?;
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO game_tables \
-             (id, variant, options, phase, version, clocks, secret, created_ms, updated_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        )
-        .bind(&row.id)
-        .bind(row.options.variant.as_str())
-        .bind(options)
-        .bind(&row.phase)
-        .bind(row.version as i64)
-        .bind(clocks)
-        .bind(&row.secret)
-        .bind(now)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        Self::insert_event(&mut tx, &row.id, row.version, first_event, now).await?;
-        tx.commit().await?;
-        Ok(())
-    }
-
-    async fn insert_event(
-        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-        table_id: &str,
-        version: u64,
-        event: &Event,
-        now: i64,
-    ) -> Result<(), StoreError> {
-        let body = serde_json::to_string(event)?;
-        sqlx::query(
-            "INSERT INTO table_events (table_id, version, body, created_ms) \
-             VALUES ($1, $2, $3, $4)",
-        )
-        .bind(table_id)
-        .bind(version as i64)
-        .bind(body)
-        .bind(now)
-        .execute(&mut **tx)
-        .await?;
-        Ok(())
-    }
-
-    /// Appends `events`, numbered so that the last one is `row.version` (the first is
-    /// `row.version - events.len() + 1`), and updates the table row, in one transaction with the
-    /// new ratings and, when the events end the game, its finished-game row; returns once it is
-    /// committed (durable).
-    ///
-    /// # Errors
-    /// A database failure, an event of a version already stored, or more events than
-    /// `row.version`.
-    pub async fn append_events(
-        &self,
-        row: &TableRow,
-        events: &[Event],
-        ratings: &[RatingRow],
-        finished: Option<&FinishedGame>,
-    ) -> Result<(), StoreError> {
-        let now = now_ms();
-        let first = first_version(row.version, events.len())?;
-        let mut tx = self.pool.begin().await?;
-        for (version, event) in (first..).zip(events) {
-            Self::insert_event(&mut tx, &row.id, version, event, now).await?;
-        }
-        Self::update_row(&mut tx, row, now).await?;
-        if let Some(game) = finished {
-            Self::insert_finished(&mut tx, game).await?;
-        }
-        for r in ratings {
-            sqlx::query(
-                "INSERT INTO ratings (player_id, variant, rating, deviation, volatility, games) \
-                 VALUES ($1, $2, $3, $4, $5, $6) \
-                 ON CONFLICT (player_id, variant) DO UPDATE SET rating = $3, deviation = $4, \
-                 volatility = $5, games = $6",
-            )
-            .bind(&r.player_id)
-            .bind(&r.variant)
-            .bind(r.rating.rating)
-            .bind(r.rating.deviation)
-            .bind(r.rating.volatility)
-            .bind(r.games as i64)
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(())
-    }
-
-    async fn update_row(
-        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-        row: &TableRow,
-        now: i64,
-    ) -> Result<(), StoreError> {
-        let clocks = row.clocks.as_ref().map(serde_json::to_string).transpose()?;
-        sqlx::query(
-            "UPDATE game_tables SET phase = $1, version = $2, clocks = $3, updated_ms = $4 \
-             WHERE id = $5",
-        )
-        .bind(&row.phase)
-        .bind(row.version as i64)
-        .bind(clocks)
-        .bind(now)
-        .bind(&row.id)
-        .execute(&mut **tx)
+        self.write_single(Single::CreateTable {
+            id: row.id.clone(),
+            variant: row.options.variant.as_str(),
+            options: serde_json::to_string(&row.options)?,
+            phase: row.phase.clone(),
+            version: row.version as i64,
+            clocks: clocks_text(row)?,
+            secret: row.secret.clone(),
+            created_ms: row.created_ms,
+            first_event: serde_json::to_string(first_event)?,
+        })
         .await?;
         Ok(())
     }
@@ -482,23 +552,6 @@ impl Store {
             }))
     }
 
-    async fn insert_finished(
-        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-        game: &FinishedGame,
-    ) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO finished_games (table_id, ended_ms, reason, summary) \
-             VALUES ($1, $2, $3, $4)",
-        )
-        .bind(&game.id)
-        .bind(game.ended_ms)
-        .bind(game.outcome.reason.as_str())
-        .bind(serde_json::to_string(game)?)
-        .execute(&mut **tx)
-        .await?;
-        Ok(())
-    }
-
     /// Adds the finished-game row of every ended table that has none (tables that ended
     /// before the `finished_games` migration), from its events; the end time is the row's last
     /// update. Returns how many were added.
@@ -523,9 +576,8 @@ impl Store {
                 tracing::warn!(table = %id, "an ended table without an ended event");
                 continue;
             };
-            let mut tx = self.pool.begin().await?;
-            Self::insert_finished(&mut tx, &game).await?;
-            tx.commit().await?;
+            self.write_single(Single::Finished(finished_row(&game)?))
+                .await?;
             added += 1;
         }
         Ok(added)
@@ -583,12 +635,16 @@ impl Store {
             .collect()
     }
 
-    /// Saves the table row alone (the clock snapshot at shutdown).
+    /// Saves the table row alone (the clock snapshot at shutdown), as a [`TableWrite`] without
+    /// events.
     pub async fn save_row(&self, row: &TableRow) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        Self::update_row(&mut tx, row, now_ms()).await?;
-        tx.commit().await?;
-        Ok(())
+        self.write(&TableWrite {
+            row: row.clone(),
+            events: Vec::new(),
+            ratings: Vec::new(),
+            finished: None,
+        })
+        .await
     }
 
     fn table_of(row: &AnyRow) -> Result<TableRow, StoreError> {
@@ -677,7 +733,7 @@ fn first_version(last: u64, count: usize) -> Result<u64, StoreError> {
 
 #[cfg(test)]
 mod tests {
-    use super::{first_version, normalize_url, now_ms, Store, TableRow};
+    use super::{first_version, normalize_url, now_ms, Store, TableRow, TableWrite};
     use crate::clock::ClockSnapshot;
     use crate::protocol::{Event, TableOptions};
     use sqlx::Row;
@@ -721,7 +777,15 @@ mod tests {
         row.phase = "running".to_owned();
         row.version = 3;
         row.clocks = Some(serde_json::from_str::<ClockSnapshot>(CLOCKS).unwrap());
-        store.append_events(&row, &later, &[], None).await.unwrap();
+        store
+            .write(&TableWrite {
+                row: row.clone(),
+                events: later.clone(),
+                ratings: Vec::new(),
+                finished: None,
+            })
+            .await
+            .unwrap();
 
         let bodies: Vec<(i64, String)> = sqlx::query(
             "SELECT version, body FROM table_events WHERE table_id = $1 ORDER BY version",

@@ -571,10 +571,13 @@ async fn check_stored(
     spread: bool,
 ) -> Result<(u64, u64, u64), String> {
     let (mut checked, mut missing, mut wrong) = (0, 0, 0);
+    let mut client = http_client(None)?;
     for (i, (table, moves)) in acked.iter().enumerate() {
-        // Spread the reads too: the per-address request limit applies to them.
-        let address = (spread && i % 50 == 0).then(|| next_address(addresses));
-        let client = http_client(address)?;
+        // Spread the reads too: the per-address request limit applies to them (a new address
+        // for every 50 tables, well within its burst).
+        if spread && i % 50 == 0 {
+            client = http_client(Some(next_address(addresses)))?;
+        }
         let events: Vec<serde_json::Value> = client
             .get(format!("{url}/api/tables/{table}/events"))
             .send()

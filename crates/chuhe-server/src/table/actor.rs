@@ -14,7 +14,7 @@ use crate::protocol::{
     TableSummary, Update, VersionedEvent,
 };
 use crate::rating::{rate_game, Rating};
-use crate::store::{RatingRow, Store};
+use crate::store::{RatingRow, Store, TableWrite};
 use crate::variant::AnyMove;
 use chuhe_rules::outcome::EndReason;
 use std::collections::HashMap;
@@ -491,7 +491,12 @@ impl Table {
             None
         };
         self.store
-            .append_events(&self.state.row(at), events, &ratings, finished.as_ref())
+            .write(&TableWrite {
+                row: self.state.row(at),
+                events: events.to_vec(),
+                ratings,
+                finished,
+            })
             .await?;
         Ok(())
     }

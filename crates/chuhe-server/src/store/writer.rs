@@ -1,0 +1,521 @@
+//! The store's writer: one task per store, the only user of the store's one write connection.
+//! Callers hand it jobs through a channel, each with a oneshot for its result; it takes every
+//! job that is pending (up to [`MAX_GROUP`]) and commits them in one transaction (the other
+//! writes first, then the table writes with multi-row statements), then answers each caller.
+//! When that transaction fails, it writes the same jobs again one by one, each in a
+//! transaction of its own, so that only the faulty one gets an error.
+
+use super::StoreError;
+use sqlx::any::AnyConnectOptions;
+use sqlx::{Any, AnyConnection, ConnectOptions, Connection, Executor, Transaction};
+use std::collections::HashSet;
+use tokio::sync::{mpsc, oneshot};
+
+/// At most this many jobs are committed in one transaction.
+pub(super) const MAX_GROUP: usize = 256;
+
+/// At most this many rows in one multi-row statement (4 or 5 parameters each: far below
+/// SQLite's 32,766 and PostgreSQL's 65,535 parameters per statement).
+const ROWS_PER_STATEMENT: usize = 200;
+
+/// A finished-game row, ready to bind.
+#[derive(Debug)]
+pub(super) struct FinishedRow {
+    pub(super) table_id: String,
+    pub(super) ended_ms: i64,
+    pub(super) reason: &'static str,
+    pub(super) summary: String,
+}
+
+/// A rating row, ready to bind.
+#[derive(Debug)]
+pub(super) struct RatingBind {
+    pub(super) player_id: String,
+    pub(super) variant: String,
+    pub(super) rating: f64,
+    pub(super) deviation: f64,
+    pub(super) volatility: f64,
+    pub(super) games: i64,
+}
+
+/// One table write with its JSON texts made (by the caller, so the writer only runs SQL).
+#[derive(Debug)]
+pub(super) struct PreparedTable {
+    pub(super) id: String,
+    pub(super) phase: String,
+    pub(super) version: i64,
+    pub(super) clocks: Option<String>,
+    /// `(version, body)` in version order, the last at `version`.
+    pub(super) events: Vec<(i64, String)>,
+    pub(super) finished: Option<FinishedRow>,
+    pub(super) ratings: Vec<RatingBind>,
+    /// When it was handed over, milliseconds since the Unix epoch.
+    pub(super) now_ms: i64,
+}
+
+/// A write other than a table's: in the group's transaction, before the table writes, in the
+/// order received.
+#[derive(Debug)]
+pub(super) enum Single {
+    /// A new table row (every column bound, in the order of the `INSERT`) and its first event.
+    CreateTable {
+        id: String,
+        variant: &'static str,
+        options: String,
+        phase: String,
+        version: i64,
+        clocks: Option<String>,
+        secret: Option<String>,
+        created_ms: i64,
+        first_event: String,
+    },
+    /// A player; an account (with a hash) is refused when an account of its name exists.
+    Player {
+        id: String,
+        name: String,
+        password_hash: Option<String>,
+        now_ms: i64,
+    },
+    /// A session by the digest of its token.
+    Session {
+        token: String,
+        player_id: String,
+        now_ms: i64,
+    },
+    /// The end of a session; answers how many rows went.
+    EndSession { token: String },
+    /// A finished-game row added after the fact.
+    Finished(FinishedRow),
+}
+
+/// What the writer is handed.
+#[derive(Debug)]
+pub(super) enum Job {
+    /// A table write, grouped with the others pending.
+    Table(PreparedTable, oneshot::Sender<Result<(), StoreError>>),
+    /// Any other write; answers the rows it affected.
+    Single(Single, oneshot::Sender<Result<u64, StoreError>>),
+    /// Stop after the jobs received before: close the connection, then answer.
+    Close(oneshot::Sender<()>),
+}
+
+/// The one write connection, opened again after it broke.
+#[derive(Debug)]
+pub(super) struct Writer {
+    options: AnyConnectOptions,
+    is_sqlite: bool,
+    conn: Option<AnyConnection>,
+}
+
+impl Writer {
+    /// Opens the write connection to `url` (with `mode=rwc` already added for SQLite).
+    ///
+    /// # Errors
+    /// A bad URL or a failed connection.
+    pub(super) async fn open(url: &str, is_sqlite: bool) -> Result<Writer, sqlx::Error> {
+        let options: AnyConnectOptions = url.parse()?;
+        let mut writer = Writer {
+            options,
+            is_sqlite,
+            conn: None,
+        };
+        writer.conn().await?;
+        Ok(writer)
+    }
+
+    /// The connection, opened (SQLite: in WAL mode, fsync at every commit) when there is none.
+    pub(super) async fn conn(&mut self) -> Result<&mut AnyConnection, sqlx::Error> {
+        if self.conn.is_none() {
+            // No pool: a pool's acquire timeout would be a timer that a paused test clock
+            // jumps to while the writer waits for the database.
+            let mut conn = self.options.connect().await?;
+            if self.is_sqlite {
+                conn.execute("PRAGMA journal_mode = WAL").await?;
+                conn.execute("PRAGMA synchronous = FULL").await?;
+            }
+            self.conn = Some(conn);
+        }
+        // Set just above.
+        Ok(self.conn.as_mut().expect("a write connection"))
+    }
+
+    /// Forgets the connection after an error that may have broken it (the next job opens a
+    /// new one).
+    fn check<T>(&mut self, result: &Result<T, StoreError>) {
+        if let Err(StoreError::Database(e)) = result {
+            if matches!(
+                e,
+                sqlx::Error::Io(_)
+                    | sqlx::Error::Tls(_)
+                    | sqlx::Error::Protocol(_)
+                    | sqlx::Error::WorkerCrashed
+                    | sqlx::Error::PoolClosed
+            ) {
+                self.conn = None;
+            }
+        }
+    }
+
+    async fn close(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            let _ = conn.close().await;
+        }
+    }
+
+    /// Everything in one transaction: the singles (in order), then the table writes. Answers
+    /// the singles' results (a taken name is a result, not a failure of the group).
+    async fn group(
+        &mut self,
+        singles: &[Single],
+        tables: &[PreparedTable],
+    ) -> Result<Vec<Result<u64, StoreError>>, StoreError> {
+        let result = match self.conn().await {
+            Ok(conn) => write_group(conn, singles, tables).await,
+            Err(e) => Err(e.into()),
+        };
+        self.check(&result);
+        result
+    }
+
+    /// One single alone, in its own transaction.
+    async fn single_alone(&mut self, single: &Single) -> Result<u64, StoreError> {
+        match self.group(std::slice::from_ref(single), &[]).await {
+            Ok(mut results) => results.pop().unwrap_or(Ok(0)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// One table write alone, in its own transaction.
+    async fn table_alone(&mut self, write: &PreparedTable) -> Result<(), StoreError> {
+        self.group(&[], std::slice::from_ref(write))
+            .await
+            .map(|_| ())
+    }
+}
+
+/// The writer's loop: runs until every sender of `jobs` is dropped or a [`Job::Close`].
+pub(super) async fn run(mut writer: Writer, mut jobs: mpsc::Receiver<Job>) {
+    let mut pending: Vec<Job> = Vec::with_capacity(MAX_GROUP);
+    // A table's second write in one group waits for the next one (one row per table in a
+    // multi-row update); an actor never has two writes pending, so this stays empty in practice.
+    let mut later: Vec<Job> = Vec::new();
+    loop {
+        pending.append(&mut later);
+        if pending.is_empty() {
+            if jobs.recv_many(&mut pending, MAX_GROUP).await == 0 {
+                break;
+            }
+        } else {
+            while pending.len() < MAX_GROUP {
+                match jobs.try_recv() {
+                    Ok(job) => pending.push(job),
+                    Err(_) => break,
+                }
+            }
+        }
+        let mut round = Round::default();
+        let mut ids = HashSet::new();
+        let mut closed = None;
+        for job in pending.drain(..) {
+            match job {
+                Job::Single(single, answer) => {
+                    round.singles.push(single);
+                    round.single_answers.push(answer);
+                }
+                Job::Close(answer) => closed = Some(answer),
+                Job::Table(write, answer) => {
+                    if ids.insert(write.id.clone()) {
+                        round.tables.push(write);
+                        round.table_answers.push(answer);
+                    } else {
+                        later.push(Job::Table(write, answer));
+                    }
+                }
+            }
+        }
+        commit_round(&mut writer, round).await;
+        if let Some(answer) = closed {
+            writer.close().await;
+            let _ = answer.send(());
+            break;
+        }
+    }
+}
+
+/// The jobs of one round.
+#[derive(Default)]
+struct Round {
+    singles: Vec<Single>,
+    single_answers: Vec<oneshot::Sender<Result<u64, StoreError>>>,
+    tables: Vec<PreparedTable>,
+    table_answers: Vec<oneshot::Sender<Result<(), StoreError>>>,
+}
+
+/// Commits a round in one transaction and answers each job; when that fails, writes the jobs
+/// one by one, each in its own transaction, so only a faulty one gets an error.
+async fn commit_round(writer: &mut Writer, round: Round) {
+    let count = round.singles.len() + round.tables.len();
+    if count == 0 {
+        return;
+    }
+    if count > 1 {
+        match writer.group(&round.singles, &round.tables).await {
+            Ok(results) => {
+                for (answer, result) in round.single_answers.into_iter().zip(results) {
+                    let _ = answer.send(result);
+                }
+                for answer in round.table_answers {
+                    let _ = answer.send(Ok(()));
+                }
+                return;
+            }
+            Err(e) => tracing::warn!(
+                writes = count,
+                error = %e,
+                "a group commit failed: writing its writes one by one"
+            ),
+        }
+    }
+    for (single, answer) in round.singles.iter().zip(round.single_answers) {
+        let _ = answer.send(writer.single_alone(single).await);
+    }
+    for (write, answer) in round.tables.iter().zip(round.table_answers) {
+        let _ = answer.send(writer.table_alone(write).await);
+    }
+}
+
+/// Writes singles, then table writes, in one transaction; returns each single's result.
+async fn write_group(
+    conn: &mut AnyConnection,
+    singles: &[Single],
+    tables: &[PreparedTable],
+) -> Result<Vec<Result<u64, StoreError>>, StoreError> {
+    let mut tx = conn.begin().await?;
+    let mut results = Vec::with_capacity(singles.len());
+    for single in singles {
+        match run_single(&mut tx, single).await {
+            // A refusal that wrote nothing: the transaction goes on.
+            Err(e @ StoreError::NameTaken(_)) => results.push(Err(e)),
+            Err(e) => return Err(e),
+            Ok(n) => results.push(Ok(n)),
+        }
+    }
+    if !tables.is_empty() {
+        write_tables(&mut tx, tables).await?;
+    }
+    tx.commit().await?;
+    Ok(results)
+}
+
+/// `INSERT`'s `VALUES` list of `rows` rows of `columns` numbered parameters each.
+fn values(rows: usize, columns: usize) -> String {
+    let mut sql = String::with_capacity(rows * columns * 5);
+    for r in 0..rows {
+        sql.push_str(if r == 0 { "(" } else { ", (" });
+        for c in 0..columns {
+            if c > 0 {
+                sql.push_str(", ");
+            }
+            sql.push('$');
+            sql.push_str(&(r * columns + c + 1).to_string());
+        }
+        sql.push(')');
+    }
+    sql
+}
+
+/// Writes table writes in one transaction: their events in multi-row inserts, their rows in
+/// multi-row updates, their finished games and ratings.
+async fn write_tables(
+    tx: &mut Transaction<'_, Any>,
+    writes: &[PreparedTable],
+) -> Result<(), StoreError> {
+    let events: Vec<(&str, i64, &str, i64)> = writes
+        .iter()
+        .flat_map(|w| {
+            w.events
+                .iter()
+                .map(move |(v, body)| (w.id.as_str(), *v, body.as_str(), w.now_ms))
+        })
+        .collect();
+    for chunk in events.chunks(ROWS_PER_STATEMENT) {
+        let sql = format!(
+            "INSERT INTO table_events (table_id, version, body, created_ms) VALUES {}",
+            values(chunk.len(), 4)
+        );
+        let mut query = sqlx::query(&sql).persistent(false);
+        for &(id, version, body, now) in chunk {
+            query = query.bind(id).bind(version).bind(body).bind(now);
+        }
+        query.execute(&mut **tx).await?;
+    }
+    for chunk in writes.chunks(ROWS_PER_STATEMENT) {
+        // `VALUES` columns are `column1`, `column2`... in both SQLite and PostgreSQL.
+        let sql = format!(
+            "UPDATE game_tables SET phase = v.column2, version = v.column3, \
+             clocks = v.column4, updated_ms = v.column5 \
+             FROM (VALUES {}) AS v WHERE game_tables.id = v.column1",
+            values(chunk.len(), 5)
+        );
+        let mut query = sqlx::query(&sql).persistent(false);
+        for w in chunk {
+            query = query
+                .bind(w.id.as_str())
+                .bind(w.phase.as_str())
+                .bind(w.version)
+                .bind(w.clocks.as_deref())
+                .bind(w.now_ms);
+        }
+        query.execute(&mut **tx).await?;
+    }
+    let finished: Vec<&FinishedRow> = writes.iter().filter_map(|w| w.finished.as_ref()).collect();
+    for chunk in finished.chunks(ROWS_PER_STATEMENT) {
+        insert_finished(tx, chunk).await?;
+    }
+    // Ratings one statement each: two games of one player may end in one group, and an upsert
+    // may not touch a row twice.
+    for r in writes.iter().flat_map(|w| &w.ratings) {
+        sqlx::query(
+            "INSERT INTO ratings (player_id, variant, rating, deviation, volatility, games) \
+             VALUES ($1, $2, $3, $4, $5, $6) \
+             ON CONFLICT (player_id, variant) DO UPDATE SET rating = $3, deviation = $4, \
+             volatility = $5, games = $6",
+        )
+        .bind(r.player_id.as_str())
+        .bind(r.variant.as_str())
+        .bind(r.rating)
+        .bind(r.deviation)
+        .bind(r.volatility)
+        .bind(r.games)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}
+
+async fn insert_finished(
+    tx: &mut Transaction<'_, Any>,
+    rows: &[&FinishedRow],
+) -> Result<(), StoreError> {
+    let sql = format!(
+        "INSERT INTO finished_games (table_id, ended_ms, reason, summary) VALUES {}",
+        values(rows.len(), 4)
+    );
+    let mut query = sqlx::query(&sql).persistent(rows.len() == 1);
+    for f in rows {
+        query = query
+            .bind(f.table_id.as_str())
+            .bind(f.ended_ms)
+            .bind(f.reason)
+            .bind(f.summary.as_str());
+    }
+    query.execute(&mut **tx).await?;
+    Ok(())
+}
+
+/// Runs one ungrouped write in its own transaction.
+async fn run_single(tx: &mut Transaction<'_, Any>, single: &Single) -> Result<u64, StoreError> {
+    let affected = match single {
+        Single::CreateTable {
+            id,
+            variant,
+            options,
+            phase,
+            version,
+            clocks,
+            secret,
+            created_ms,
+            first_event,
+        } => {
+            sqlx::query(
+                "INSERT INTO game_tables \
+                 (id, variant, options, phase, version, clocks, secret, created_ms, updated_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
+            )
+            .bind(id.as_str())
+            .bind(*variant)
+            .bind(options.as_str())
+            .bind(phase.as_str())
+            .bind(*version)
+            .bind(clocks.as_deref())
+            .bind(secret.as_deref())
+            .bind(*created_ms)
+            .execute(&mut **tx)
+            .await?;
+            sqlx::query(
+                "INSERT INTO table_events (table_id, version, body, created_ms) \
+                 VALUES ($1, $2, $3, $4)",
+            )
+            .bind(id.as_str())
+            .bind(*version)
+            .bind(first_event.as_str())
+            .bind(*created_ms)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected()
+        }
+        Single::Player {
+            id,
+            name,
+            password_hash,
+            now_ms,
+        } => {
+            // Checked on the write connection: no other write can come between the check and
+            // the insert.
+            if password_hash.is_some() {
+                let taken = sqlx::query(
+                    "SELECT id FROM players WHERE name = $1 AND password_hash IS NOT NULL",
+                )
+                .bind(name.as_str())
+                .fetch_optional(&mut **tx)
+                .await?;
+                if taken.is_some() {
+                    return Err(StoreError::NameTaken(name.clone()));
+                }
+            }
+            sqlx::query(
+                "INSERT INTO players (id, name, password_hash, created_ms) \
+                 VALUES ($1, $2, $3, $4)",
+            )
+            .bind(id.as_str())
+            .bind(name.as_str())
+            .bind(password_hash.as_deref())
+            .bind(*now_ms)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected()
+        }
+        Single::Session {
+            token,
+            player_id,
+            now_ms,
+        } => sqlx::query("INSERT INTO sessions (token, player_id, created_ms) VALUES ($1, $2, $3)")
+            .bind(token.as_str())
+            .bind(player_id.as_str())
+            .bind(*now_ms)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected(),
+        Single::EndSession { token } => sqlx::query("DELETE FROM sessions WHERE token = $1")
+            .bind(token.as_str())
+            .execute(&mut **tx)
+            .await?
+            .rows_affected(),
+        Single::Finished(row) => {
+            insert_finished(tx, &[row]).await?;
+            1
+        }
+    };
+    Ok(affected)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::values;
+
+    #[test]
+    fn values_number_the_parameters_row_by_row() {
+        assert_eq!(values(1, 2), "($1, $2)");
+        assert_eq!(values(2, 3), "($1, $2, $3), ($4, $5, $6)");
+    }
+}

@@ -1,0 +1,175 @@
+//! The store's writer with group commit, through the store's interface, on SQLite and on
+//! PostgreSQL: many tables writing at once all get their events stored exactly once at the
+//! right versions; a write that fails (an event of a version already stored) fails alone, and
+//! the writes committed with it in its group are kept.
+
+#[macro_use]
+mod common;
+
+use chuhe_server::protocol::{Event, TableOptions};
+use chuhe_server::store::{Store, StoreError, TableRow, TableWrite};
+use common::*;
+
+const OPTIONS: &str =
+    r#"{"variant":"xiangqi","time":null,"rated":false,"no_capture_limit":60,"flag_bearers":null}"#;
+
+/// Tables at once: more than the writer takes in one group (256), so groups follow each other.
+const TABLES: usize = 300;
+
+/// A move event of ply `ply` (the move text tells the table and the ply apart).
+fn moved(table: usize, ply: usize) -> Event {
+    serde_json::from_str(&format!(
+        r#"{{"kind":"moved","seat":{},"move":"t{table}p{ply}","ply":{ply},"clocks_ms":null}}"#,
+        (ply + 1) % 2
+    ))
+    .unwrap()
+}
+
+fn row(id: &str, version: u64) -> TableRow {
+    TableRow {
+        id: id.to_owned(),
+        options: serde_json::from_str(OPTIONS).unwrap(),
+        phase: if version == 1 { "open" } else { "running" }.to_owned(),
+        version,
+        clocks: None,
+        secret: None,
+        created_ms: 1,
+    }
+}
+
+/// Creates tables `t0`, `t1`... with their `created` event (version 1).
+async fn create_tables(store: &Store, n: usize) {
+    let options: TableOptions = serde_json::from_str(OPTIONS).unwrap();
+    for t in 0..n {
+        let created = Event::Created {
+            options: options.clone(),
+        };
+        store
+            .create_table(&row(&format!("t{t}"), 1), &created)
+            .await
+            .unwrap();
+    }
+}
+
+/// One write per table, all handed over at once; returns each table's result.
+async fn write_all(
+    store: &Store,
+    writes: impl IntoIterator<Item = TableWrite>,
+) -> Vec<Result<(), StoreError>> {
+    let tasks: Vec<_> = writes
+        .into_iter()
+        .map(|w| {
+            let store = store.clone();
+            tokio::spawn(async move { store.write(&w).await })
+        })
+        .collect();
+    let mut results = Vec::new();
+    for t in tasks {
+        results.push(t.await.unwrap());
+    }
+    results
+}
+
+/// The write that takes table `t` from version `from` to `from + plies` with moves.
+fn moves(t: usize, from: u64, plies: usize) -> TableWrite {
+    let first_ply = from as usize; // version 2 is ply 1 (version 1 is `created`)
+    TableWrite {
+        row: row(&format!("t{t}"), from + plies as u64),
+        events: (first_ply..first_ply + plies)
+            .map(|p| moved(t, p))
+            .collect(),
+        ratings: Vec::new(),
+        finished: None,
+    }
+}
+
+async fn many_tables_at_once_are_stored_exactly_once(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let store = Store::connect(&db.url).await.unwrap();
+    create_tables(&store, TABLES).await;
+    // Three rounds; each round every table writes at once, one to three events each.
+    let mut version = vec![1u64; TABLES];
+    for round in 0..3 {
+        let writes: Vec<TableWrite> = (0..TABLES)
+            .map(|t| moves(t, version[t], 1 + (t + round) % 3))
+            .collect();
+        for (t, w) in writes.iter().enumerate() {
+            version[t] = w.row.version;
+        }
+        for (t, result) in write_all(&store, writes).await.into_iter().enumerate() {
+            assert!(result.is_ok(), "table t{t}: {result:?}");
+        }
+    }
+    for (t, &last) in version.iter().enumerate() {
+        let id = format!("t{t}");
+        let events = store.events(&id).await.unwrap();
+        let versions: Vec<u64> = events.iter().map(|(v, _)| *v).collect();
+        assert_eq!(versions, (1..=last).collect::<Vec<_>>(), "table {id}");
+        for (v, e) in &events[1..] {
+            assert_eq!(*e, moved(t, *v as usize - 1), "table {id} version {v}");
+        }
+        let stored = store.table(&id).await.unwrap().unwrap();
+        assert_eq!((stored.version, stored.phase.as_str()), (last, "running"));
+    }
+    store.close().await;
+}
+on_both!(many_tables_at_once_are_stored_exactly_once);
+
+async fn a_failing_write_fails_alone(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let store = Store::connect(&db.url).await.unwrap();
+    create_tables(&store, TABLES).await;
+    // Every table has its version 2.
+    for result in write_all(&store, (0..TABLES).map(|t| moves(t, 1, 1))).await {
+        result.unwrap();
+    }
+    // Then all at once: every table writes version 3, except the faulty ones, which write
+    // version 2 again (its primary key is taken) with a different move.
+    let faulty = [7usize, 150, 299];
+    let writes = (0..TABLES).map(|t| {
+        if faulty.contains(&t) {
+            let mut w = moves(t, 1, 1);
+            w.events = vec![moved(t, 99)];
+            w
+        } else {
+            moves(t, 2, 1)
+        }
+    });
+    for (t, result) in write_all(&store, writes).await.into_iter().enumerate() {
+        if faulty.contains(&t) {
+            assert!(
+                matches!(result, Err(StoreError::Database(_))),
+                "table t{t}: {result:?}"
+            );
+        } else {
+            assert!(result.is_ok(), "table t{t}: {result:?}");
+        }
+    }
+    for t in 0..TABLES {
+        let id = format!("t{t}");
+        let events = store.events(&id).await.unwrap();
+        let last = if faulty.contains(&t) { 2 } else { 3 };
+        assert_eq!(
+            events.iter().map(|(v, _)| *v).collect::<Vec<_>>(),
+            (1..=last).collect::<Vec<_>>(),
+            "table {id}"
+        );
+        // The faulty write changed nothing: neither its event nor its row.
+        assert_eq!(events[1].1, moved(t, 1), "table {id}");
+        assert_eq!(store.table(&id).await.unwrap().unwrap().version, last);
+    }
+    // More events than the row's version is refused before it reaches the writer.
+    let mut bad = moves(0, 3, 1);
+    bad.row.version = 0;
+    assert!(matches!(
+        store.write(&bad).await,
+        Err(StoreError::EventVersions { count: 1, last: 0 })
+    ));
+    // After close, writes are refused.
+    store.close().await;
+    assert!(matches!(
+        store.write(&moves(0, 3, 1)).await,
+        Err(StoreError::WriterStopped)
+    ));
+}
+on_both!(a_failing_write_fails_alone);

@@ -1,0 +1,167 @@
+//! Durability with group commit in the loop: a real `chuhe serve` process, `chuhe loadtest`
+//! playing games as fast as the server answers from many connections, the server killed with
+//! SIGKILL in the middle and started again on the same database and port; at the end the load
+//! test reads every table's events back from the restarted server, and every move that was
+//! acknowledged before or after the kill must be stored exactly once, at its version (the load
+//! test exits with status 1 otherwise). On SQLite and on PostgreSQL (a database of its own,
+//! made with `createdb`).
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const CHUHE: &str = env!("CARGO_BIN_EXE_chuhe");
+
+/// A free loopback port (free when asked; the server binds it with `SO_REUSEADDR`).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn serve(database: &str, port: u16, log: &Path) -> Child {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .unwrap();
+    Command::new(CHUHE)
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+        .args(["--database", database])
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until `GET /api/health` answers 200 (up to 30 s).
+fn wait_healthy(port: u16, server: &mut Child) {
+    let until = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < until {
+        assert!(
+            server.try_wait().unwrap().is_none(),
+            "chuhe serve exited before answering"
+        );
+        if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
+            let _ = s.write_all(b"GET /api/health HTTP/1.0\r\nHost: x\r\n\r\n");
+            let mut answer = String::new();
+            let _ = s.read_to_string(&mut answer);
+            if answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200") {
+                return;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("no 200 from /api/health within 30 s");
+}
+
+/// Plays for 9 s with the server killed after 3 s, restarted at once; checks the load test's
+/// verdict and that moves were acknowledged.
+fn acknowledged_moves_survive_kill(database: &str, dir: &Path) {
+    let port = free_port();
+    let log = dir.join("serve.log");
+    let mut server = serve(database, port, &log);
+    wait_healthy(port, &mut server);
+    let load = Command::new(CHUHE)
+        .args(["loadtest", "--url", &format!("http://127.0.0.1:{port}")])
+        .args(["--games", "12", "--duration", "9", "--think-ms", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    // `Child::kill` is SIGKILL on Unix: no shutdown, no clock save, no flush.
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let mut server = serve(database, port, &log);
+    wait_healthy(port, &mut server);
+    let out = load.wait_with_output().unwrap();
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{database}:\n{report}");
+    let log_text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        out.status.success(),
+        "loadtest failed:\n{report}\n{}\nserver log:\n{log_text}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stored = report
+        .lines()
+        .find(|l| l.starts_with("stored: "))
+        .unwrap_or_else(|| panic!("no stored line in:\n{report}"));
+    let checked: u64 = stored["stored: ".len()..]
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("cannot read {stored:?}"));
+    assert!(checked >= 20, "too few moves to tell:\n{report}");
+    assert!(
+        stored.ends_with(", 0 missing, 0 doubled"),
+        "{stored}\n{report}"
+    );
+}
+
+/// A fresh temporary folder, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("chuhe-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn sqlite_keeps_every_acknowledged_move_across_kill_9() {
+    let dir = TempDir::new("kill-sqlite");
+    let database = format!("sqlite://{}", dir.0.join("chuhe.db").display());
+    acknowledged_moves_survive_kill(&database, &dir.0);
+}
+
+/// A PostgreSQL database of its own, dropped on drop (`CHUHE_TEST_POSTGRES_HOST`, default the
+/// local server, user `postgres`, trust authentication).
+struct PgDatabase(String);
+
+impl PgDatabase {
+    fn new() -> PgDatabase {
+        let name = format!("chuhe_kill_{}", std::process::id());
+        let _ = Command::new("dropdb")
+            .args(["-h", "127.0.0.1", "-U", "postgres", "--if-exists", &name])
+            .status();
+        let made = Command::new("createdb")
+            .args(["-h", "127.0.0.1", "-U", "postgres", &name])
+            .status()
+            .expect("createdb (PostgreSQL's client) is needed");
+        assert!(made.success(), "createdb {name} failed");
+        PgDatabase(name)
+    }
+}
+
+impl Drop for PgDatabase {
+    fn drop(&mut self) {
+        let _ = Command::new("dropdb")
+            .args(["-h", "127.0.0.1", "-U", "postgres", "--force", &self.0])
+            .status();
+    }
+}
+
+#[test]
+fn postgres_keeps_every_acknowledged_move_across_kill_9() {
+    let dir = TempDir::new("kill-postgres");
+    let db = PgDatabase::new();
+    let database = format!("postgres://postgres@127.0.0.1:5432/{}", db.0);
+    acknowledged_moves_survive_kill(&database, &dir.0);
+}
