@@ -138,6 +138,10 @@ pub enum Command {
         /// Seed of the random moves and think times.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Seconds at the start whose moves are left out of the latency percentiles (while the
+        /// sessions, tables and connections of the games are being set up).
+        #[arg(long, default_value_t = 0)]
+        warmup: u64,
     },
 }
 
@@ -270,6 +274,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             no_spread,
             server_pid,
             seed,
+            warmup,
         } => {
             let settings = crate::loadtest_cmd::LoadSettings {
                 url: crate::loadtest_cmd::base_url(&url)?,
@@ -281,6 +286,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 spread: !no_spread,
                 server_pid,
                 seed,
+                warmup: std::time::Duration::from_secs(warmup),
             };
             crate::loadtest_cmd::run(settings, &mut out)?
         }

@@ -79,6 +79,9 @@ pub struct LoadSettings {
     pub server_pid: Option<u32>,
     /// Seed of the move choices and think times.
     pub seed: u64,
+    /// Latencies of moves sent in the first `warmup` of the run (sessions, tables and
+    /// connections being set up) are left out of the percentiles.
+    pub warmup: Duration,
 }
 
 /// The latencies of one kind, in microseconds.
@@ -119,9 +122,16 @@ struct Totals {
     moves: AtomicU64,
     games_started: AtomicU64,
     games_ended: AtomicU64,
+    /// Latencies count for moves sent from this moment on (after the warm-up).
+    measure_from: std::sync::OnceLock<Instant>,
 }
 
 impl Totals {
+    /// Whether a move sent at `sent` counts in the latencies.
+    fn measured(&self, sent: Instant) -> bool {
+        self.measure_from.get().is_none_or(|&from| sent >= from)
+    }
+
     fn error(&self, what: impl Into<String>) {
         *lock(&self.errors).entry(what.into()).or_default() += 1;
     }
@@ -486,7 +496,9 @@ async fn play_game(
                         .is_some_and(|p| mover == seat && version == p.version + 1);
                     if mine {
                         if let Some(p) = pending[seat].take() {
-                            lock(&totals.ack).0.push(micros(at - p.sent));
+                            if totals.measured(p.sent) {
+                                lock(&totals.ack).0.push(micros(at - p.sent));
+                            }
                             lock(&totals.acked)
                                 .entry(table.clone())
                                 .or_default()
@@ -521,7 +533,9 @@ async fn play_game(
         }
         if handover.as_ref().is_some_and(|p| version > p.version) {
             if let Some(p) = handover.take() {
-                lock(&totals.handover).0.push(micros(at - p.sent));
+                if totals.measured(p.sent) {
+                    lock(&totals.handover).0.push(micros(at - p.sent));
+                }
             }
         }
         let think = if settings.think_ms.1 == 0 {
@@ -653,6 +667,7 @@ async fn run_async(settings: LoadSettings, out: &mut impl std::io::Write) -> Res
     };
     let begin = Instant::now();
     let deadline = begin + settings.duration;
+    let _ = totals.measure_from.set(begin + settings.warmup);
     let mut tasks = Vec::with_capacity(settings.games);
     for slot in 0..settings.games {
         tasks.push(tokio::spawn(game_slot(
@@ -714,6 +729,13 @@ async fn run_async(settings: LoadSettings, out: &mut impl std::io::Write) -> Res
         "moves: {moves} acknowledged in {elapsed:.1} s: {:.1} moves/s",
         moves as f64 / elapsed
     )?;
+    if !settings.warmup.is_zero() {
+        writeln!(
+            out,
+            "latencies of the moves sent after the first {} s:",
+            settings.warmup.as_secs()
+        )?;
+    }
     writeln!(out, "ack: {}", lock(&totals.ack).summary())?;
     writeln!(out, "hand-over: {}", lock(&totals.handover).summary())?;
     let errors = lock(&totals.errors);
