@@ -373,7 +373,9 @@ impl State {
     }
 }
 
-/// A message from the client over the table's WebSocket.
+/// A message from the client over the table's WebSocket. Every variant is a struct (the ones
+/// without fields too: `Stand {}`), so that `deny_unknown_fields` refuses an unknown field on
+/// any message (`{"type":"start","x":1}` is a `bad_message`, never a start).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClientMessage {
@@ -395,9 +397,9 @@ pub enum ClientMessage {
         level: u8,
     },
     /// Leaves the caller's seat (open tables only).
-    Stand,
+    Stand {},
     /// Starts the game once every seat is taken (any seated player).
-    Start,
+    Start {},
     /// Plays a move for the caller's seat.
     Move {
         /// The version of the state the move answers; anything else is refused as stale.
@@ -407,17 +409,17 @@ pub enum ClientMessage {
         mv: String,
     },
     /// Resigns the caller's seat.
-    Resign,
+    Resign {},
     /// Offers a draw (xiangqi and banqi).
-    OfferDraw,
+    OfferDraw {},
     /// Accepts the opponent's pending draw offer.
-    AcceptDraw,
+    AcceptDraw {},
     /// Declines the opponent's pending draw offer.
-    DeclineDraw,
+    DeclineDraw {},
     /// Aborts the game before its first move (a seated player).
-    Abort,
+    Abort {},
     /// Keep-alive; answered by `pong`.
-    Ping,
+    Ping {},
 }
 
 /// Why a request or a message was refused: a stable machine code.

@@ -222,7 +222,7 @@ async fn connection(socket: WebSocket, table: TableHandle, ctx: Context) {
                         Err(ServerError::RateLimited)
                     } else {
                         match serde_json::from_str::<ClientMessage>(&text) {
-                            Ok(ClientMessage::Ping) => {
+                            Ok(ClientMessage::Ping {}) => {
                                 let _ = out.send(ServerMessage::Pong);
                                 Ok(())
                             }

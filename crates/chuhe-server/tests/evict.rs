@@ -35,11 +35,11 @@ async fn ended_in_memory(server: &Server) -> Vec<String> {
 /// A timed xiangqi game of two moves that Red resigns (version 7); both players have left.
 async fn resigned_game(server: &Server) -> String {
     let (mut red, mut black, table) = seated_pair(server, TIMED).await;
-    red.act(&ClientMessage::Start, 4).await;
+    red.act(&ClientMessage::Start {}, 4).await;
     black.state_at(4).await;
     red.act(&mv(4, "h2e2"), 5).await;
     black.act(&mv(5, "h9g7"), 6).await;
-    red.act(&ClientMessage::Resign, 7).await;
+    red.act(&ClientMessage::Resign {}, 7).await;
     black.state_at(7).await;
     red.close().await;
     black.close().await;
@@ -148,7 +148,7 @@ async fn live_tables_never_leave() {
     h.close().await;
     // Running, untimed, both players connected.
     let (mut red, mut black, running) = seated_pair(&server, UNTIMED).await;
-    red.act(&ClientMessage::Start, 4).await;
+    red.act(&ClientMessage::Start {}, 4).await;
     black.state_at(4).await;
     let ended = resigned_game(&server).await;
 

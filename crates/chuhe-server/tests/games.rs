@@ -42,7 +42,7 @@ async fn play_to_mate(server: &Server) -> String {
     let (mut red, mut black, table) = seated_pair(server, TIMED).await;
     let mut watcher = server.ws(&table, None, None).await;
     watcher.state_at(3).await;
-    let start = red.act(&ClientMessage::Start, 4).await;
+    let start = red.act(&ClientMessage::Start {}, 4).await;
     assert!(start.check.is_empty());
     let line: Vec<&str> = MATE.split_whitespace().collect();
     let mut checks = 0;
@@ -88,17 +88,17 @@ async fn finished_games_listed(backend: Backend) {
     // A resigned game, ended after the mate (a few milliseconds later at least).
     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     let (mut red, mut black, resigned) = seated_pair(&server, UNTIMED).await;
-    red.act(&ClientMessage::Start, 4).await;
+    red.act(&ClientMessage::Start {}, 4).await;
     red.act(&mv(4, "h2e2"), 5).await;
     black.act(&mv(5, "h9g7"), 6).await;
-    black.act(&ClientMessage::Resign, 7).await;
+    black.act(&ClientMessage::Resign {}, 7).await;
     // An aborted game and a running one are not listed.
     // (The Black clients stay connected: a game does not start against an absent player.)
     let (mut red, _black, aborted) = seated_pair(&server, UNTIMED).await;
-    red.act(&ClientMessage::Start, 4).await;
-    red.act(&ClientMessage::Abort, 5).await;
+    red.act(&ClientMessage::Start {}, 4).await;
+    red.act(&ClientMessage::Abort {}, 5).await;
     let (mut red, _black, running) = seated_pair(&server, UNTIMED).await;
-    red.act(&ClientMessage::Start, 4).await;
+    red.act(&ClientMessage::Start {}, 4).await;
 
     let page: FinishedPage = get_json(&server, "/api/games").await;
     let ids: Vec<&str> = page.games.iter().map(|g| g.id.as_str()).collect();

@@ -18,7 +18,7 @@ async fn timeout_on_paused_time() {
     let server = Server::start(&db, settings(Settings::default().grace)).await;
     let options = r#"{"variant":"xiangqi","time":{"initial_ms":5000,"increment_ms":0}}"#;
     let (mut red, mut black, _) = seated_pair(&server, options).await;
-    red.act(&ClientMessage::Start, 4).await;
+    red.act(&ClientMessage::Start {}, 4).await;
     black.state_at(4).await;
     tokio::time::pause();
     let paused_at = Instant::now();
@@ -67,7 +67,7 @@ async fn abandonment_after_the_grace_period() {
     let db = fresh_db(Backend::Sqlite).await;
     let server = Server::start(&db, settings(Duration::from_secs(20))).await;
     let (mut red, mut black, _) = seated_pair(&server, r#"{"variant":"xiangqi"}"#).await;
-    red.act(&ClientMessage::Start, 4).await;
+    red.act(&ClientMessage::Start {}, 4).await;
     black.state_at(4).await;
     tokio::time::pause();
     let paused_at = Instant::now();
@@ -125,7 +125,7 @@ async fn absent_at_the_start() {
             connected: false
         }
     );
-    red.send(&ClientMessage::Start).await;
+    red.send(&ClientMessage::Start {}).await;
     assert_eq!(
         red.error().await,
         (
@@ -162,7 +162,7 @@ async fn reconnecting_keeps_the_open_seat() {
         red.idle(Duration::from_secs(3)),
         black.idle(Duration::from_secs(3))
     );
-    let state = red.act(&ClientMessage::Start, 4).await;
+    let state = red.act(&ClientMessage::Start {}, 4).await;
     assert_eq!(state.connected, vec![true, true]);
     assert_eq!(state.to_move, Some(Seat::new(0)));
     assert_eq!(black.event().await, (4, Event::Started));
@@ -192,7 +192,7 @@ async fn a_silent_connection_is_closed() {
     };
     let server = Server::start(&db, short).await;
     let (mut red, mut black, _) = seated_pair(&server, r#"{"variant":"xiangqi"}"#).await;
-    red.act(&ClientMessage::Start, 4).await;
+    red.act(&ClientMessage::Start {}, 4).await;
     let started = Instant::now();
     loop {
         match red.next().await {
@@ -210,7 +210,7 @@ async fn a_silent_connection_is_closed() {
     assert!(waited <= Duration::from_millis(2000), "{waited:?}");
     assert!(black.closed().await);
     red.idle(Duration::from_secs(1)).await;
-    red.send(&ClientMessage::Ping).await;
+    red.send(&ClientMessage::Ping {}).await;
     assert_eq!(red.next().await, ServerMessage::Pong);
     server.stop().await;
 }
@@ -271,7 +271,7 @@ async fn rate_limit() {
     c.state_at(1).await;
     tokio::time::pause();
     for _ in 0..30 {
-        c.send(&ClientMessage::Ping).await;
+        c.send(&ClientMessage::Ping {}).await;
     }
     let (mut pongs, mut limited) = (0, 0);
     for _ in 0..30 {
@@ -297,13 +297,13 @@ async fn resign_draw_and_abort() {
 
     // Abort before the first move: no result; after a move it is refused.
     let (mut red, mut black, _) = seated_pair(&server, untimed).await;
-    red.act(&ClientMessage::Start, 4).await;
-    let state = black.act(&ClientMessage::Abort, 5).await;
+    red.act(&ClientMessage::Start {}, 4).await;
+    let state = black.act(&ClientMessage::Abort {}, 5).await;
     assert_eq!(state.outcome, Some(Outcome::draw(EndReason::Aborted)));
     let (mut red2, _black2, _) = seated_pair(&server, untimed).await;
-    red2.act(&ClientMessage::Start, 4).await;
+    red2.act(&ClientMessage::Start {}, 4).await;
     red2.act(&mv(4, "h2e2"), 5).await;
-    red2.send(&ClientMessage::Abort).await;
+    red2.send(&ClientMessage::Abort {}).await;
     assert_eq!(
         red2.error().await,
         (
@@ -315,8 +315,8 @@ async fn resign_draw_and_abort() {
 
     // Resignation: Red resigns, Black wins.
     let (mut red, mut black, _) = seated_pair(&server, untimed).await;
-    red.act(&ClientMessage::Start, 4).await;
-    red.act(&ClientMessage::Resign, 5).await;
+    red.act(&ClientMessage::Start {}, 4).await;
+    red.act(&ClientMessage::Resign {}, 5).await;
     let (_, event) = black.event().await;
     assert_eq!(event, Event::Started);
     assert_eq!(
@@ -333,9 +333,9 @@ async fn resign_draw_and_abort() {
 
     // Draw offers: declined, offered twice (refused), then accepted.
     let (mut red, mut black, _) = seated_pair(&server, untimed).await;
-    red.act(&ClientMessage::Start, 4).await;
-    red.act(&ClientMessage::OfferDraw, 5).await;
-    red.send(&ClientMessage::OfferDraw).await;
+    red.act(&ClientMessage::Start {}, 4).await;
+    red.act(&ClientMessage::OfferDraw {}, 5).await;
+    red.send(&ClientMessage::OfferDraw {}).await;
     assert_eq!(
         red.error().await,
         (
@@ -343,7 +343,7 @@ async fn resign_draw_and_abort() {
             "you already offered a draw".to_owned()
         )
     );
-    red.send(&ClientMessage::AcceptDraw).await;
+    red.send(&ClientMessage::AcceptDraw {}).await;
     assert_eq!(
         red.error().await,
         (
@@ -351,10 +351,10 @@ async fn resign_draw_and_abort() {
             "there is no draw offer to answer".to_owned()
         )
     );
-    let state = black.act(&ClientMessage::DeclineDraw, 6).await;
+    let state = black.act(&ClientMessage::DeclineDraw {}, 6).await;
     assert_eq!(state.draw_offer, None);
-    black.act(&ClientMessage::OfferDraw, 7).await;
-    let state = red.act(&ClientMessage::AcceptDraw, 8).await;
+    black.act(&ClientMessage::OfferDraw {}, 7).await;
+    let state = red.act(&ClientMessage::AcceptDraw {}, 8).await;
     assert_eq!(state.outcome, Some(Outcome::draw(EndReason::Agreement)));
     assert_eq!(
         black.event().await,
@@ -417,7 +417,7 @@ async fn computer_answers() {
         3,
     )
     .await;
-    let mut state = me.act(&ClientMessage::Start, 4).await;
+    let mut state = me.act(&ClientMessage::Start {}, 4).await;
     assert_eq!(state.connected, vec![true, true]);
     let mut game = chuhe_rules::xiangqi::Game::new(
         chuhe_rules::xiangqi::Position::start(),
@@ -648,9 +648,9 @@ async fn rated_game(backend: Backend) {
     black
         .act(&ClientMessage::Sit { seat: Seat::new(1) }, 3)
         .await;
-    red.act(&ClientMessage::Start, 4).await;
+    red.act(&ClientMessage::Start {}, 4).await;
     red.act(&mv(4, "h2e2"), 5).await;
-    red.act(&ClientMessage::Resign, 6).await;
+    red.act(&ClientMessage::Resign {}, 6).await;
     let ratings = |body: &str| -> Vec<(String, i64, i64, u64)> {
         let v: Vec<serde_json::Value> = serde_json::from_str(body).unwrap();
         v.iter()

@@ -174,3 +174,34 @@ fn seats_are_plain_numbers() {
         assert_eq!(e.to_string(), error, "{text}");
     }
 }
+
+/// A message without fields refuses an unknown field too (`docs/protocol.md`: unknown fields are
+/// a `bad_message`): `{"type":"start","x":1}` must never start a game.
+#[test]
+fn field_less_messages_refuse_unknown_fields() {
+    use chuhe_server::protocol::ClientMessage;
+    for kind in [
+        "stand",
+        "start",
+        "resign",
+        "offer_draw",
+        "accept_draw",
+        "decline_draw",
+        "abort",
+        "ping",
+    ] {
+        let plain: ClientMessage = serde_json::from_str(&format!(r#"{{"type":"{kind}"}}"#))
+            .unwrap_or_else(|e| panic!("{kind}: {e}"));
+        assert_eq!(
+            serde_json::to_string(&plain).unwrap(),
+            format!(r#"{{"type":"{kind}"}}"#)
+        );
+        let extra = serde_json::from_str::<ClientMessage>(&format!(r#"{{"type":"{kind}","x":1}}"#))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            extra.starts_with("unknown field `x`, there are no fields"),
+            "{kind}: {extra}"
+        );
+    }
+}

@@ -53,7 +53,7 @@ async fn full_games(backend: Backend) {
         let mut anonymous = server.ws(&table, None, None).await;
         assert_eq!(watcher.state_at(3).await.you, None);
         let mut states = [
-            red.act(&ClientMessage::Start, 4).await,
+            red.act(&ClientMessage::Start {}, 4).await,
             black.state_at(4).await,
         ];
         let mut game = Game::new(Position::start(), GameOptions::default());
@@ -193,7 +193,7 @@ async fn refused_messages(backend: Backend) {
         red.error().await,
         (ErrorCode::NotAllowed, "the game has not started".to_owned())
     );
-    red.act(&ClientMessage::Start, 4).await;
+    red.act(&ClientMessage::Start {}, 4).await;
     for client in [&mut black, &mut watcher, &mut anonymous] {
         client.state_at(4).await;
     }
@@ -362,11 +362,11 @@ async fn reconnect_replays(backend: Backend) {
     black
         .act(&ClientMessage::Sit { seat: Seat::new(1) }, 3)
         .await;
-    red.act(&ClientMessage::Start, 4).await;
+    red.act(&ClientMessage::Start {}, 4).await;
     black.state_at(4).await;
     black.close().await;
     red.act(&mv(4, "h2e2"), 5).await;
-    red.act(&ClientMessage::OfferDraw, 6).await;
+    red.act(&ClientMessage::OfferDraw {}, 6).await;
 
     let mut black = server.ws(&table, Some(&black_cookie), Some(3)).await;
     let mut got = Vec::new();
@@ -439,7 +439,7 @@ async fn restart_keeps_games(backend: Backend) {
     let db = fresh_db(backend).await;
     let server = Server::start(&db, Settings::default()).await;
     let (mut red, mut black, table) = seated_pair(&server, TIMED).await;
-    red.act(&ClientMessage::Start, 4).await;
+    red.act(&ClientMessage::Start {}, 4).await;
     red.act(&mv(4, "h2e2"), 5).await;
     let before = black.act(&mv(5, "h9g7"), 6).await;
     red.state_at(6).await;

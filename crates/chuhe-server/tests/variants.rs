@@ -71,7 +71,7 @@ async fn sanguo_to_the_end() {
         4,
     )
     .await;
-    let mut state = me.act(&ClientMessage::Start, 5).await;
+    let mut state = me.act(&ClientMessage::Start {}, 5).await;
     assert_eq!(state.clocks.as_ref().unwrap().len(), 3);
     let mut rng = StdRng::seed_from_u64(3);
     let mut states = 0;
@@ -151,7 +151,7 @@ async fn banqi_to_the_end_without_leaks() {
     clients[1]
         .act(&ClientMessage::Sit { seat: Seat::new(1) }, 3)
         .await;
-    let started = clients[0].act(&ClientMessage::Start, 4).await;
+    let started = clients[0].act(&ClientMessage::Start {}, 4).await;
     let mut flips_seen = 0usize;
     let mut frames = 0usize;
     let scan = |text: &str, flips: usize| {

@@ -30,7 +30,7 @@ async fn bytes_per_move_do_not_grow_with_the_ply() {
         seated_pair(&server, r#"{"variant":"xiangqi","no_capture_limit":0}"#).await;
     let mut watcher = server.ws(&table, None, None).await;
     watcher.state_at(3).await;
-    red.act(&ClientMessage::Start, 4).await;
+    red.act(&ClientMessage::Start {}, 4).await;
     black.state_at(4).await;
     watcher.state_at(4).await;
     let full_at_start = full_state_bytes(&watcher);

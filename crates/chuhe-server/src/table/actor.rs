@@ -588,7 +588,7 @@ impl Table {
     async fn message(&mut self, conn: u64, msg: ClientMessage) -> Result<(), ServerError> {
         let at = Instant::now();
         match msg {
-            ClientMessage::Ping => return Ok(()),
+            ClientMessage::Ping {} => return Ok(()),
             ClientMessage::Sync { since } => {
                 let c = self
                     .conns

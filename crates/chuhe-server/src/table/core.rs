@@ -382,7 +382,7 @@ pub(crate) fn decide(
 ) -> Result<Decision, ServerError> {
     let one = |e: Event| Ok(Decision::Events(vec![e]));
     match msg {
-        ClientMessage::Ping | ClientMessage::Sync { .. } => Ok(Decision::Events(Vec::new())),
+        ClientMessage::Ping {} | ClientMessage::Sync { .. } => Ok(Decision::Events(Vec::new())),
         ClientMessage::Sit { seat } => {
             let person = caller
                 .person
@@ -430,12 +430,12 @@ pub(crate) fn decide(
                 player,
             })
         }
-        ClientMessage::Stand => {
+        ClientMessage::Stand {} => {
             let seat = caller.seat(state)?;
             state.open()?;
             one(Event::Stood { seat })
         }
-        ClientMessage::Start => {
+        ClientMessage::Start {} => {
             caller.seat(state)?;
             match state.phase {
                 Phase::Open => {}
@@ -476,7 +476,7 @@ pub(crate) fn decide(
                 .map_err(|e| ServerError::IllegalMove(move_error_text(mv, e)))?;
             Ok(move_or_flag(state, seat, m, now))
         }
-        ClientMessage::Resign => {
+        ClientMessage::Resign {} => {
             let seat = caller.seat(state)?;
             state.running()?;
             let (outcome, winners) = state
@@ -487,7 +487,7 @@ pub(crate) fn decide(
                 })?;
             one(ended(outcome, winners))
         }
-        ClientMessage::OfferDraw => {
+        ClientMessage::OfferDraw {} => {
             let seat = caller.seat(state)?;
             state.running()?;
             state.draw_variant()?;
@@ -500,12 +500,12 @@ pub(crate) fn decide(
                 None => one(Event::DrawOffered { seat }),
             }
         }
-        ClientMessage::AcceptDraw | ClientMessage::DeclineDraw => {
+        ClientMessage::AcceptDraw {} | ClientMessage::DeclineDraw {} => {
             let seat = caller.seat(state)?;
             state.running()?;
             state.draw_variant()?;
             match state.draw_offer {
-                Some(s) if s != seat => one(if *msg == ClientMessage::AcceptDraw {
+                Some(s) if s != seat => one(if matches!(msg, ClientMessage::AcceptDraw {}) {
                     ended(Outcome::draw(EndReason::Agreement), Vec::new())
                 } else {
                     Event::DrawDeclined { seat }
@@ -515,7 +515,7 @@ pub(crate) fn decide(
                 )),
             }
         }
-        ClientMessage::Abort => {
+        ClientMessage::Abort {} => {
             caller.seat(state)?;
             state.running()?;
             if state.game.ply() > 0 {
@@ -904,7 +904,7 @@ mod tests {
         let mut state = open(Variant::Xiangqi, None, false);
         let a = person("a", false);
         assert_eq!(
-            refused(ask(&state, Some(&a), ClientMessage::Stand)),
+            refused(ask(&state, Some(&a), ClientMessage::Stand {})),
             ServerError::NotSeated
         );
         apply_all(
@@ -914,14 +914,14 @@ mod tests {
                 player: seated(&a),
             }],
         );
-        let stood = events(ask(&state, Some(&a), ClientMessage::Stand));
+        let stood = events(ask(&state, Some(&a), ClientMessage::Stand {}));
         assert_eq!(stood, vec![Event::Stood { seat: Seat::new(1) }]);
         apply_all(&mut state, &stood);
         assert_eq!(state.seats, vec![None, None]);
         assert_eq!(state.version, 3);
         let (state, players) = running(Variant::Xiangqi, None, Instant::now());
         assert_eq!(
-            refused(ask(&state, Some(&players[0]), ClientMessage::Stand)),
+            refused(ask(&state, Some(&players[0]), ClientMessage::Stand {})),
             not_allowed("seats change only before the start")
         );
     }
@@ -944,7 +944,7 @@ mod tests {
             ],
         );
         assert_eq!(
-            refused(ask(&state, Some(&a), ClientMessage::Start)),
+            refused(ask(&state, Some(&a), ClientMessage::Start {})),
             not_allowed("every seat must be taken to start")
         );
         let b = person("b", false);
@@ -960,14 +960,18 @@ mod tests {
             connected: &[true, true, false],
         };
         assert_eq!(
-            decide(&state, away, &ClientMessage::Start, Instant::now()),
+            decide(&state, away, &ClientMessage::Start {}, Instant::now()),
             Err(ServerError::NotReady)
         );
         assert_eq!(
-            refused(ask(&state, Some(&person("x", false)), ClientMessage::Start)),
+            refused(ask(
+                &state,
+                Some(&person("x", false)),
+                ClientMessage::Start {}
+            )),
             ServerError::NotSeated
         );
-        let started = events(ask(&state, Some(&b), ClientMessage::Start));
+        let started = events(ask(&state, Some(&b), ClientMessage::Start {}));
         assert_eq!(started, vec![Event::Started]);
         apply_all(&mut state, &started);
         assert_eq!(
@@ -975,7 +979,7 @@ mod tests {
             (Phase::Running, Some(Seat::new(0)))
         );
         assert_eq!(
-            refused(ask(&state, Some(&a), ClientMessage::Start)),
+            refused(ask(&state, Some(&a), ClientMessage::Start {})),
             not_allowed("the game has already started")
         );
     }
@@ -1067,7 +1071,7 @@ mod tests {
             refused(ask(&state, Some(red), mv(4, "zz"))),
             ServerError::IllegalMove("not a move: \"zz\" (expected ICCS such as h2e2)".to_owned())
         );
-        let resigned = events(ask(&state, Some(red), ClientMessage::Resign));
+        let resigned = events(ask(&state, Some(red), ClientMessage::Resign {}));
         apply_all(&mut state, &resigned);
         assert_eq!(
             refused(ask(&state, Some(black), mv(5, "h7e7"))),
@@ -1115,7 +1119,7 @@ mod tests {
     fn resignation_ends_the_game_for_the_other_side() {
         let (state, players) = running(Variant::Xiangqi, None, Instant::now());
         assert_eq!(
-            events(ask(&state, Some(&players[0]), ClientMessage::Resign)),
+            events(ask(&state, Some(&players[0]), ClientMessage::Resign {})),
             vec![Event::Ended {
                 outcome: Outcome::win(Side::Black, EndReason::Resignation),
                 result: Some("0-1".to_owned()),
@@ -1129,19 +1133,19 @@ mod tests {
         let (mut state, players) = running(Variant::Xiangqi, None, Instant::now());
         let (red, black) = (&players[0], &players[1]);
         assert_eq!(
-            refused(ask(&state, Some(black), ClientMessage::AcceptDraw)),
+            refused(ask(&state, Some(black), ClientMessage::AcceptDraw {})),
             not_allowed("there is no draw offer to answer")
         );
-        let offered = events(ask(&state, Some(red), ClientMessage::OfferDraw));
+        let offered = events(ask(&state, Some(red), ClientMessage::OfferDraw {}));
         assert_eq!(offered, vec![Event::DrawOffered { seat: Seat::new(0) }]);
         apply_all(&mut state, &offered);
         assert_eq!(state.draw_offer, Some(Seat::new(0)));
         assert_eq!(
-            refused(ask(&state, Some(red), ClientMessage::OfferDraw)),
+            refused(ask(&state, Some(red), ClientMessage::OfferDraw {})),
             not_allowed("you already offered a draw")
         );
         assert_eq!(
-            refused(ask(&state, Some(red), ClientMessage::AcceptDraw)),
+            refused(ask(&state, Some(red), ClientMessage::AcceptDraw {})),
             not_allowed("there is no draw offer to answer")
         );
         let agreed = vec![Event::Ended {
@@ -1150,15 +1154,15 @@ mod tests {
             winner_seats: vec![],
         }];
         assert_eq!(
-            events(ask(&state, Some(black), ClientMessage::AcceptDraw)),
+            events(ask(&state, Some(black), ClientMessage::AcceptDraw {})),
             agreed
         );
         // An offer that meets the other's offer is an agreement too.
         assert_eq!(
-            events(ask(&state, Some(black), ClientMessage::OfferDraw)),
+            events(ask(&state, Some(black), ClientMessage::OfferDraw {})),
             agreed
         );
-        let declined = events(ask(&state, Some(black), ClientMessage::DeclineDraw));
+        let declined = events(ask(&state, Some(black), ClientMessage::DeclineDraw {}));
         assert_eq!(declined, vec![Event::DrawDeclined { seat: Seat::new(1) }]);
         apply_all(&mut state, &declined);
         assert_eq!(state.draw_offer, None);
@@ -1169,7 +1173,7 @@ mod tests {
 
         let (sanguo, players) = running(Variant::Sanguo, None, Instant::now());
         assert_eq!(
-            refused(ask(&sanguo, Some(&players[0]), ClientMessage::OfferDraw)),
+            refused(ask(&sanguo, Some(&players[0]), ClientMessage::OfferDraw {})),
             not_allowed("this game has no draw offers")
         );
     }
@@ -1178,7 +1182,7 @@ mod tests {
     fn abort_only_before_the_first_move() {
         let (mut state, players) = running(Variant::Xiangqi, None, Instant::now());
         assert_eq!(
-            events(ask(&state, Some(&players[1]), ClientMessage::Abort)),
+            events(ask(&state, Some(&players[1]), ClientMessage::Abort {})),
             vec![Event::Ended {
                 outcome: Outcome::draw(EndReason::Aborted),
                 result: None,
@@ -1187,7 +1191,7 @@ mod tests {
         );
         play_move(&mut state, &players[0], "h2e2", Instant::now());
         assert_eq!(
-            refused(ask(&state, Some(&players[1]), ClientMessage::Abort)),
+            refused(ask(&state, Some(&players[1]), ClientMessage::Abort {})),
             not_allowed("a game can be aborted only before its first move")
         );
     }
@@ -1296,7 +1300,7 @@ mod tests {
     fn an_ended_table_stops_the_clocks_and_refuses_play() {
         let t0 = Instant::now();
         let (mut state, players) = running(Variant::Xiangqi, MINUTE, t0);
-        let resign = events(ask(&state, Some(&players[1]), ClientMessage::Resign));
+        let resign = events(ask(&state, Some(&players[1]), ClientMessage::Resign {}));
         state
             .apply(&resign[0], t0 + Duration::from_secs(10))
             .unwrap();
@@ -1308,9 +1312,9 @@ mod tests {
             vec![50_000, 60_000]
         );
         for msg in [
-            ClientMessage::Resign,
-            ClientMessage::OfferDraw,
-            ClientMessage::Abort,
+            ClientMessage::Resign {},
+            ClientMessage::OfferDraw {},
+            ClientMessage::Abort {},
         ] {
             assert_eq!(
                 refused(ask(&state, Some(&players[0]), msg)),
@@ -1326,7 +1330,7 @@ mod tests {
     #[test]
     fn ping_and_sync_change_nothing() {
         let state = open(Variant::Xiangqi, None, false);
-        assert_eq!(events(ask(&state, None, ClientMessage::Ping)), vec![]);
+        assert_eq!(events(ask(&state, None, ClientMessage::Ping {})), vec![]);
         assert_eq!(
             events(ask(&state, None, ClientMessage::Sync { since: None })),
             vec![]
