@@ -116,6 +116,7 @@ pub fn analyse(request: &AnalysisRequest) -> Result<Analysis, ServerError> {
     let seat = game.seat_to_move();
     // The same check as a table's state (`AnyGame::check_seats`), as General points.
     let checked = game.check_seats();
+    let (legal_moves, capture_moves) = game.moves_and_captures();
     Ok(Analysis {
         board: game.view(None),
         to_move: outcome.is_none().then_some(seat),
@@ -124,8 +125,8 @@ pub fn analyse(request: &AnalysisRequest) -> Result<Analysis, ServerError> {
         } else {
             None
         },
-        legal_moves: game.legal_moves(),
-        capture_moves: game.capture_moves(),
+        legal_moves,
+        capture_moves,
         in_check: checked.contains(&seat),
         check: checked
             .iter()

@@ -549,55 +549,45 @@ impl AnyGame {
 
     /// The legal moves of the seat to move as wire texts, sorted bytewise; empty once over.
     pub fn legal_moves(&self) -> Vec<String> {
-        if self.outcome().is_some() {
-            return Vec::new();
-        }
-        let mut out: Vec<String> = match &self.inner {
-            Inner::Xiangqi(g) => g.legal_moves().iter().map(ToString::to_string).collect(),
-            Inner::Sanguo(g) => g
-                .legal_moves()
-                .into_iter()
-                .map(|m| g.position().move_text(m))
-                .collect(),
-            Inner::Banqi(g) => g.legal_moves().iter().map(ToString::to_string).collect(),
-        };
-        out.sort();
-        out
+        self.moves_and_captures().0
     }
 
-    /// The moves of [`AnyGame::legal_moves`] that capture a piece, as wire texts sorted
-    /// bytewise; the rules decide (a xiangqi or sanguo move whose to-point holds a piece, a banqi
-    /// capture action).
-    pub fn capture_moves(&self) -> Vec<String> {
+    /// The legal moves of the seat to move, and those of them that capture a piece, both as
+    /// wire texts sorted bytewise, from one move generation; both empty once over. The rules
+    /// decide what captures: a xiangqi or sanguo move whose to-point holds a piece, a banqi
+    /// capture action.
+    pub fn moves_and_captures(&self) -> (Vec<String>, Vec<String>) {
         if self.outcome().is_some() {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         }
-        let mut out: Vec<String> = match &self.inner {
+        let mut moves: Vec<(String, bool)> = match &self.inner {
             Inner::Xiangqi(g) => {
                 let p = g.position();
                 g.legal_moves()
                     .into_iter()
-                    .filter(|&m| p.is_capture(m))
-                    .map(|m| m.to_string())
+                    .map(|m| (m.to_string(), p.is_capture(m)))
                     .collect()
             }
             Inner::Sanguo(g) => {
                 let p = g.position();
                 g.legal_moves()
                     .into_iter()
-                    .filter(|m| p.piece_at(m.to).is_some())
-                    .map(|m| p.move_text(m))
+                    .map(|m| (p.move_text(m), p.piece_at(m.to).is_some()))
                     .collect()
             }
             Inner::Banqi(g) => g
                 .legal_moves()
                 .into_iter()
-                .filter(|a| matches!(a, banqi::Action::Capture { .. }))
-                .map(|a| a.to_string())
+                .map(|a| (a.to_string(), matches!(a, banqi::Action::Capture { .. })))
                 .collect(),
         };
-        out.sort();
-        out
+        moves.sort_unstable();
+        let captures = moves
+            .iter()
+            .filter(|(_, capture)| *capture)
+            .map(|(m, _)| m.clone())
+            .collect();
+        (moves.into_iter().map(|(m, _)| m).collect(), captures)
     }
 
     /// How the game ended, or `None` while it goes on.

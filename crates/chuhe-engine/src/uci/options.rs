@@ -442,8 +442,13 @@ pub(super) fn parse_uci(args: &[&str]) -> Result<Parsed, Refused> {
     };
     let flags = [("true", true), ("false", false)];
     let v = value(spec.ty, text.as_deref(), &flags, None);
-    let detail = format!("{name} {}", text.unwrap_or_default());
-    match v {
+    parsed(spec, v, format!("{name} {}", text.unwrap_or_default()))
+}
+
+/// The setting of `spec` to `value`, or `bad-option-value` when the text gave none; `detail`
+/// names the option and the text for the reply.
+fn parsed(spec: &Spec, value: Option<Value>, detail: String) -> Result<Parsed, Refused> {
+    match value {
         Some(value) => Ok(Parsed {
             setting: spec.setting,
             value,
@@ -481,18 +486,7 @@ pub(super) fn parse_ucci(args: &[&str]) -> Result<Option<Parsed>, Refused> {
         _ => None,
     };
     let v = value(spec.ty, Some(&text), &flags, zero);
-    let detail = format!("{name} {text}");
-    match v {
-        Some(value) => Ok(Some(Parsed {
-            setting: spec.setting,
-            value,
-            detail,
-        })),
-        None => Err(Refused {
-            code: "bad-option-value",
-            detail,
-        }),
-    }
+    parsed(spec, v, format!("{name} {text}")).map(Some)
 }
 
 impl<W: Write + Send + 'static> Session<W> {

@@ -236,6 +236,11 @@ impl TableState {
     pub(crate) fn view(&self, you: Option<Seat>, connected: Vec<bool>, now: Instant) -> State {
         let to_move = self.to_move();
         let ended = self.phase == Phase::Ended;
+        let (legal_moves, capture_moves) = if you.is_some() && you == to_move {
+            self.game.moves_and_captures()
+        } else {
+            (Vec::new(), Vec::new())
+        };
         State {
             version: self.version,
             table: self.summary(),
@@ -243,16 +248,8 @@ impl TableState {
             board: self.game.view(you),
             to_move,
             check: self.game.check_seats(),
-            legal_moves: if you.is_some() && you == to_move {
-                self.game.legal_moves()
-            } else {
-                Vec::new()
-            },
-            capture_moves: if you.is_some() && you == to_move {
-                self.game.capture_moves()
-            } else {
-                Vec::new()
-            },
+            legal_moves,
+            capture_moves,
             clocks: self.clocks.as_ref().map(|c| c.view(now)),
             draw_offers: self.options.variant.has_draw_offers(),
             draw_offer: self.draw_offer,
@@ -305,8 +302,7 @@ impl TableState {
             ..shared.clone()
         };
         if self.to_move() == Some(you) {
-            update.legal_moves = self.game.legal_moves();
-            update.capture_moves = self.game.capture_moves();
+            (update.legal_moves, update.capture_moves) = self.game.moves_and_captures();
         }
         update
     }
@@ -657,6 +653,18 @@ mod tests {
         TableState::replay("t".to_owned(), options, 0, [&created], Instant::now()).unwrap()
     }
 
+    /// `sit` in seat `n`.
+    fn sit(n: usize) -> ClientMessage {
+        ClientMessage::Sit { seat: Seat::new(n) }
+    }
+
+    /// The `sat` event of `p` in seat `n`.
+    fn sat(n: usize, p: &Person) -> Event {
+        Event::Sat {
+            seat: Seat::new(n),
+            player: seated(p),
+        }
+    }
     fn seated(p: &Person) -> SeatPlayer {
         SeatPlayer::Person {
             id: p.id.clone(),
@@ -755,61 +763,35 @@ mod tests {
     fn sit_takes_a_free_seat() {
         let state = open(Variant::Xiangqi, None, false);
         let a = person("a", false);
-        let got = events(ask(
-            &state,
-            Some(&a),
-            ClientMessage::Sit { seat: Seat::new(1) },
-        ));
-        assert_eq!(
-            got,
-            vec![Event::Sat {
-                seat: Seat::new(1),
-                player: seated(&a)
-            }]
-        );
+        let got = events(ask(&state, Some(&a), sit(1)));
+        assert_eq!(got, vec![sat(1, &a)]);
     }
 
     #[test]
     fn sit_refuses_a_taken_seat_a_bad_seat_a_second_seat_and_no_session() {
         let mut state = open(Variant::Xiangqi, None, false);
         let (a, b) = (person("a", false), person("b", false));
-        apply_all(
-            &mut state,
-            &[Event::Sat {
-                seat: Seat::new(0),
-                player: seated(&a),
-            }],
-        );
+        apply_all(&mut state, &[sat(0, &a)]);
         assert_eq!(
-            refused(ask(
-                &state,
-                Some(&b),
-                ClientMessage::Sit { seat: Seat::new(0) }
-            )),
+            refused(ask(&state, Some(&b), sit(0))),
             ServerError::Conflict("seat 0 is taken".to_owned())
         );
         for (seat, text) in [
             (2, "seat 2 does not exist (seats 0 to 1)"),
             (300, "seat 300 does not exist (seats 0 to 1)"),
         ] {
-            let sit = ClientMessage::Sit {
-                seat: Seat::new(seat),
-            };
+            let sit = sit(seat);
             assert_eq!(
                 refused(ask(&state, Some(&b), sit)),
                 ServerError::BadMessage(text.to_owned())
             );
         }
         assert_eq!(
-            refused(ask(
-                &state,
-                Some(&a),
-                ClientMessage::Sit { seat: Seat::new(1) }
-            )),
+            refused(ask(&state, Some(&a), sit(1))),
             ServerError::Conflict("you already sit at this table".to_owned())
         );
         assert_eq!(
-            refused(ask(&state, None, ClientMessage::Sit { seat: Seat::new(1) })),
+            refused(ask(&state, None, sit(1))),
             ServerError::Unauthorized("sitting needs a session".to_owned())
         );
     }
@@ -818,24 +800,13 @@ mod tests {
     fn a_rated_table_seats_account_holders_only() {
         let state = open(Variant::Xiangqi, None, true);
         assert_eq!(
-            refused(ask(
-                &state,
-                Some(&person("g", false)),
-                ClientMessage::Sit { seat: Seat::new(0) }
-            )),
+            refused(ask(&state, Some(&person("g", false)), sit(0))),
             ServerError::Unauthorized("rated tables are for account holders".to_owned())
         );
         let holder = person("h", true);
         assert_eq!(
-            events(ask(
-                &state,
-                Some(&holder),
-                ClientMessage::Sit { seat: Seat::new(0) }
-            )),
-            vec![Event::Sat {
-                seat: Seat::new(0),
-                player: seated(&holder)
-            }]
+            events(ask(&state, Some(&holder), sit(0))),
+            vec![sat(0, &holder)]
         );
     }
 
@@ -851,13 +822,7 @@ mod tests {
             refused(ask(&state, Some(&a), computer(3))),
             ServerError::NotSeated
         );
-        apply_all(
-            &mut state,
-            &[Event::Sat {
-                seat: Seat::new(0),
-                player: seated(&a),
-            }],
-        );
+        apply_all(&mut state, &[sat(0, &a)]);
         for level in [0, 9] {
             assert_eq!(
                 refused(ask(&state, Some(&a), computer(level))),
@@ -886,13 +851,7 @@ mod tests {
         );
         let mut rated = open(Variant::Xiangqi, None, true);
         let h = person("h", true);
-        apply_all(
-            &mut rated,
-            &[Event::Sat {
-                seat: Seat::new(0),
-                player: seated(&h),
-            }],
-        );
+        apply_all(&mut rated, &[sat(0, &h)]);
         assert_eq!(
             refused(ask(&rated, Some(&h), computer(3))),
             not_allowed("the computer does not play rated games")
@@ -907,13 +866,7 @@ mod tests {
             refused(ask(&state, Some(&a), ClientMessage::Stand {})),
             ServerError::NotSeated
         );
-        apply_all(
-            &mut state,
-            &[Event::Sat {
-                seat: Seat::new(1),
-                player: seated(&a),
-            }],
-        );
+        apply_all(&mut state, &[sat(1, &a)]);
         let stood = events(ask(&state, Some(&a), ClientMessage::Stand {}));
         assert_eq!(stood, vec![Event::Stood { seat: Seat::new(1) }]);
         apply_all(&mut state, &stood);
@@ -933,10 +886,7 @@ mod tests {
         apply_all(
             &mut state,
             &[
-                Event::Sat {
-                    seat: Seat::new(0),
-                    player: seated(&a),
-                },
+                sat(0, &a),
                 Event::Sat {
                     seat: Seat::new(1),
                     player: SeatPlayer::Computer { level: 1 },
@@ -948,13 +898,7 @@ mod tests {
             not_allowed("every seat must be taken to start")
         );
         let b = person("b", false);
-        apply_all(
-            &mut state,
-            &[Event::Sat {
-                seat: Seat::new(2),
-                player: seated(&b),
-            }],
-        );
+        apply_all(&mut state, &[sat(2, &b)]);
         let away = Caller {
             person: Some(&a),
             connected: &[true, true, false],
@@ -1032,13 +976,7 @@ mod tests {
     fn moves_are_refused_out_of_turn_stale_illegal_unreadable_and_outside_the_game() {
         let mut state = open(Variant::Xiangqi, None, false);
         let a = person("a", false);
-        apply_all(
-            &mut state,
-            &[Event::Sat {
-                seat: Seat::new(0),
-                player: seated(&a),
-            }],
-        );
+        apply_all(&mut state, &[sat(0, &a)]);
         assert_eq!(
             refused(ask(&state, Some(&a), mv(2, "h2e2"))),
             not_allowed("the game has not started")
