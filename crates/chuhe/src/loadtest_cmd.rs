@@ -124,12 +124,53 @@ struct Totals {
     games_ended: AtomicU64,
     /// Latencies count for moves sent from this moment on (after the warm-up).
     measure_from: std::sync::OnceLock<Instant>,
+    /// Acks slower than [`SLOW_ACK_MICROS`], counted by the whole second (since the run began)
+    /// in which their move was sent: one stall shows as many in one second, a queue that
+    /// builds up as a few in every second.
+    slow_by_second: Mutex<std::collections::BTreeMap<u64, u64>>,
+    /// When the run began (set once, before the games start).
+    began: std::sync::OnceLock<Instant>,
 }
+
+/// An ack slower than this (50 ms, the latency goal) is counted in
+/// [`Totals::slow_by_second`].
+const SLOW_ACK_MICROS: u64 = 50_000;
 
 impl Totals {
     /// Whether a move sent at `sent` counts in the latencies.
     fn measured(&self, sent: Instant) -> bool {
         self.measure_from.get().is_none_or(|&from| sent >= from)
+    }
+
+    /// Counts a slow ack of a move sent at `sent`.
+    fn slow(&self, sent: Instant) {
+        let second = self
+            .began
+            .get()
+            .map_or(0, |&b| sent.saturating_duration_since(b).as_secs());
+        *lock(&self.slow_by_second).entry(second).or_default() += 1;
+    }
+
+    /// `N in S seconds; worst: 12 s: 40, 31 s: 7, ...` (the five seconds with the most), or
+    /// `none`.
+    fn slow_summary(&self) -> String {
+        let by_second = lock(&self.slow_by_second);
+        if by_second.is_empty() {
+            return "none".to_owned();
+        }
+        let total: u64 = by_second.values().sum();
+        let mut worst: Vec<(u64, u64)> = by_second.iter().map(|(&s, &n)| (s, n)).collect();
+        worst.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let worst: Vec<String> = worst
+            .iter()
+            .take(5)
+            .map(|(s, n)| format!("{s} s: {n}"))
+            .collect();
+        format!(
+            "{total} in {} seconds; worst: {}",
+            by_second.len(),
+            worst.join(", ")
+        )
     }
 
     fn error(&self, what: impl Into<String>) {
@@ -497,7 +538,11 @@ async fn play_game(
                     if mine {
                         if let Some(p) = pending[seat].take() {
                             if totals.measured(p.sent) {
-                                lock(&totals.ack).0.push(micros(at - p.sent));
+                                let took = micros(at - p.sent);
+                                lock(&totals.ack).0.push(took);
+                                if took > SLOW_ACK_MICROS {
+                                    totals.slow(p.sent);
+                                }
                             }
                             lock(&totals.acked)
                                 .entry(table.clone())
@@ -668,6 +713,7 @@ async fn run_async(settings: LoadSettings, out: &mut impl std::io::Write) -> Res
     let begin = Instant::now();
     let deadline = begin + settings.duration;
     let _ = totals.measure_from.set(begin + settings.warmup);
+    let _ = totals.began.set(begin);
     let mut tasks = Vec::with_capacity(settings.games);
     for slot in 0..settings.games {
         tasks.push(tokio::spawn(game_slot(
@@ -738,6 +784,12 @@ async fn run_async(settings: LoadSettings, out: &mut impl std::io::Write) -> Res
     }
     writeln!(out, "ack: {}", lock(&totals.ack).summary())?;
     writeln!(out, "hand-over: {}", lock(&totals.handover).summary())?;
+    writeln!(
+        out,
+        "acks over {} ms, by the second their move was sent: {}",
+        SLOW_ACK_MICROS / 1000,
+        totals.slow_summary()
+    )?;
     let errors = lock(&totals.errors);
     let mut errors: Vec<_> = errors.iter().collect();
     errors.sort();
@@ -788,6 +840,21 @@ mod tests {
 
     /// The load test reads what it needs from the server's updates: the events with their
     /// versions (a move to acknowledge, seats taken) and the legal moves of the seat to move.
+    #[test]
+    fn slow_acks_are_counted_by_second() {
+        let totals = Totals::default();
+        assert_eq!(totals.slow_summary(), "none");
+        let begin = Instant::now();
+        let _ = totals.began.set(begin);
+        for ms in [200, 1_100, 1_300, 1_900, 7_000] {
+            totals.slow(begin + Duration::from_millis(ms));
+        }
+        assert_eq!(
+            totals.slow_summary(),
+            "5 in 3 seconds; worst: 1 s: 3, 0 s: 1, 7 s: 1"
+        );
+    }
+
     #[test]
     fn updates_are_read() {
         let Incoming::Update {
