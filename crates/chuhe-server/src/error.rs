@@ -109,6 +109,9 @@ impl ServerError {
             | ServerError::StaleVersion { .. }
             | ServerError::NotAllowed(_)
             | ServerError::NotReady => StatusCode::CONFLICT,
+            ServerError::Store(e) if matches!(**e, StoreError::Timeout(_)) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             ServerError::Internal(_) | ServerError::Store(_) | ServerError::Config(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
@@ -118,6 +121,9 @@ impl ServerError {
     /// The text the client sees: the message, except for internal errors.
     pub fn public_message(&self) -> String {
         match self {
+            ServerError::Store(e) if matches!(**e, StoreError::Timeout(_)) => {
+                "the database did not answer in time, try again".to_owned()
+            }
             ServerError::Internal(_) | ServerError::Store(_) | ServerError::Config(_) => {
                 "internal error".to_owned()
             }
@@ -186,7 +192,7 @@ impl From<StoreError> for ServerError {
         match e {
             StoreError::NameTaken(_) => ServerError::Conflict(e.to_string()),
             StoreError::NoFinishedGame(_) => ServerError::BadMessage(e.to_string()),
-            StoreError::UnsupportedUrl(_) | StoreError::Open { .. } => {
+            StoreError::UnsupportedUrl(_) | StoreError::Open { .. } | StoreError::InUse(_) => {
                 ServerError::Config(e.to_string())
             }
             e => ServerError::Store(Arc::new(e)),

@@ -77,8 +77,25 @@ fn check_name(name: &str) -> Result<String, ServerError> {
     crate::names::normalize(name).map_err(|e| ServerError::BadMessage(e.to_string()))
 }
 
-async fn health() -> Json<serde_json::Value> {
-    Json(serde_json::json!({ "status": "ok" }))
+/// `GET /api/health`: 200 `{"status":"ok","database":"ok"}` when the database answers a
+/// trivial query within the store's time limit, else 503
+/// `{"status":"unavailable","database":REASON}` (the cause is logged).
+async fn health(State(state): State<AppState>) -> Response {
+    match state.store().ping().await {
+        Ok(()) => Json(serde_json::json!({ "status": "ok", "database": "ok" })).into_response(),
+        Err(e) => {
+            tracing::warn!(error = %e, "health check: the database does not answer");
+            let reason = match e {
+                crate::store::StoreError::Timeout(_) => e.to_string(),
+                _ => "the database cannot be reached".to_owned(),
+            };
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                Json(serde_json::json!({ "status": "unavailable", "database": reason })),
+            )
+                .into_response()
+        }
+    }
 }
 
 /// Files of the embedded web client for GET requests outside `/api/`; 404 for everything else.
@@ -208,17 +225,15 @@ async fn me(p: Person) -> Json<PlayerInfo> {
 async fn list_tables(
     State(state): State<AppState>,
 ) -> Result<Json<Vec<TableSummary>>, ServerError> {
-    let mut out = Vec::new();
-    for t in state.tables().await {
-        if t.is_ended() {
-            continue;
-        }
-        if let Ok(s) = t.summary().await {
-            if s.phase != Phase::Ended {
-                out.push(s);
-            }
-        }
-    }
+    // Each table's last published summary: no actor is asked, so none can hold the list up.
+    let mut out: Vec<TableSummary> = state
+        .tables()
+        .await
+        .iter()
+        .filter(|t| !t.is_ended())
+        .map(|t| t.listed())
+        .filter(|s| s.phase != Phase::Ended)
+        .collect();
     out.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(Json(out))
 }

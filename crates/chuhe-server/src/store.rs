@@ -18,8 +18,7 @@
 //! timer and no wait for a group to fill. Sessions, players and new tables are written by the
 //! same writer, in the same transaction, before the table writes of the group (a taken account
 //! name is refused without failing the group). The writer owns its
-//! connection (no pool, so no acquire timeout) and opens a new one after an error that may have
-//! broken it. A [`TableWrite`] names its table and its versions, so that idempotent retries by
+//! connection (no pool) and opens a new one after an error that may have broken it. A [`TableWrite`] names its table and its versions, so that idempotent retries by
 //! `(table, version)` and ownership fencing can be checked where it is committed.
 //!
 //! When a group's transaction fails (one table's write breaks a constraint, say an event of a
@@ -37,6 +36,25 @@
 //! are on, as sqlx sets them. On PostgreSQL the writer is one connection too, and commits
 //! are durable by PostgreSQL's own default (`synchronous_commit=on`).
 //!
+//! # Failures
+//!
+//! A failed transaction may have committed all the same (the connection cut after `COMMIT`
+//! was sent): the writer asks the store whether each write of it landed (by `(table, version)`
+//! and the stored event's text) before trying it again, so a retry never meets its own primary
+//! key, and answers `Ok` for one that landed (`store/writer.rs`). When even that check fails,
+//! the table actor reads its stored version before its next action and applies what landed.
+//!
+//! Every wait has a limit ([`StoreOptions`], 5 s by default): each statement (PostgreSQL's
+//! `statement_timeout`, SQLite's `busy_timeout`), each transaction of the writer, each
+//! caller's write, the pool's connections. The limits run on the wall clock (a runtime of their
+//! own), not on the server's tokio clock, which tests pause. A caller past its limit gets
+//! [`StoreError::Timeout`]; the players see "the database did not answer in time, try again".
+//!
+//! On PostgreSQL the store holds an advisory lock for its schema (keys
+//! `(0x63687568, hashtext(current_schema()))`) on a connection of its own, for as long as it
+//! is open: a second server on the same database is refused ([`StoreError::InUse`]). On SQLite
+//! `chuhe serve` locks a file beside the database (its canonical path).
+//!
 //! The store takes and gives typed values ([`Event`], [`TableOptions`], [`ClockSnapshot`],
 //! [`FinishedGame`]) and keeps them as JSON texts (`serde_json`'s compact form) in its text
 //! columns; the texts are the same as when the callers wrote them, so existing databases read.
@@ -49,11 +67,12 @@ use crate::protocol::{Event, FinishedGame, TableOptions};
 use futures_util::future::BoxFuture;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
-use sqlx::{AnyPool, Executor, Row};
+use sqlx::{AnyConnection, AnyPool, ConnectOptions, Connection, Executor, Row};
 use std::borrow::Cow;
 use std::fmt;
 use std::ops::RangeInclusive;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::{mpsc, oneshot};
 use writer::{FinishedRow, Job, PreparedTable, RatingBind, Single};
 
@@ -133,6 +152,13 @@ pub enum StoreError {
     },
     /// The store's writer has stopped (the store was closed): nothing more is written.
     WriterStopped,
+    /// The database did not answer within the store's time limit
+    /// ([`StoreOptions::statement_timeout`]); whether a write landed is then resolved from the
+    /// store (see the module documentation).
+    Timeout(std::time::Duration),
+    /// Another chuhe server holds this database (a PostgreSQL advisory lock taken at start-up
+    /// and held for the life of the process).
+    InUse(String),
 }
 
 impl fmt::Display for StoreError {
@@ -154,6 +180,12 @@ impl fmt::Display for StoreError {
                 write!(f, "{count} events cannot end at version {last}")
             }
             StoreError::WriterStopped => write!(f, "the store's writer has stopped"),
+            StoreError::Timeout(limit) => write!(
+                f,
+                "the database did not answer within {} ms",
+                limit.as_millis()
+            ),
+            StoreError::InUse(what) => write!(f, "{what}"),
         }
     }
 }
@@ -313,6 +345,131 @@ fn finished_row(game: &FinishedGame) -> Result<FinishedRow, StoreError> {
     })
 }
 
+/// Time limits of a store (see [`Store::connect_with`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreOptions {
+    /// Longest wait for one statement, one transaction of the writer, or one caller's write or
+    /// read (default 5 s). On PostgreSQL it is also the server-side `statement_timeout` of
+    /// every connection; on SQLite it is the `busy_timeout` (the wait for a lock another
+    /// process holds). A caller that waited this long gets [`StoreError::Timeout`].
+    pub statement_timeout: Duration,
+    /// Longest wait for a read connection from the pool, and for opening a connection
+    /// (default 5 s).
+    pub acquire_timeout: Duration,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        StoreOptions {
+            statement_timeout: Duration::from_secs(5),
+            acquire_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// A failure the writer fakes on its next transactions, to test what follows a database
+/// failure ([`Store::inject_fault`]). Never set outside tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// The transaction commits, then the answer is lost, as when the connection is cut after
+    /// `COMMIT` was sent: the writer sees an I/O error and drops the connection.
+    LostCommitAnswer,
+    /// The transaction fails before `COMMIT` (an outage): nothing is written.
+    Outage,
+    /// The writer's check of whether a failed write landed fails (the database is still
+    /// away when the writer asks).
+    CheckFails,
+}
+
+/// The faults waiting to be faked, shared by a store's clones and its writer.
+#[derive(Debug, Default)]
+pub(crate) struct Faults(std::sync::Mutex<std::collections::VecDeque<Fault>>);
+
+impl Faults {
+    /// Takes the next fault if it is `kind`.
+    fn take(&self, kind: Fault) -> bool {
+        let Ok(mut queue) = self.0.lock() else {
+            return false;
+        };
+        if queue.front() == Some(&kind) {
+            queue.pop_front();
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// The injected I/O error of a fault.
+fn injected(what: &str) -> StoreError {
+    StoreError::Database(sqlx::Error::Io(std::io::Error::new(
+        std::io::ErrorKind::ConnectionReset,
+        format!("injected fault: {what}"),
+    )))
+}
+
+/// A tokio runtime of its own, on a thread of its own, whose timers run on the wall clock:
+/// the store's time limits must not fire early when a test pauses the server's clock (a paused
+/// clock jumps to the next timer whenever the runtime waits, a database answer too).
+fn wall_timers() -> Option<&'static tokio::runtime::Handle> {
+    static TIMERS: std::sync::OnceLock<Option<tokio::runtime::Handle>> = std::sync::OnceLock::new();
+    TIMERS
+        .get_or_init(|| {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .ok()?;
+            let handle = runtime.handle().clone();
+            std::thread::Builder::new()
+                .name("chuhe-store-timers".to_owned())
+                .spawn(move || runtime.block_on(std::future::pending::<()>()))
+                .ok()?;
+            Some(handle)
+        })
+        .as_ref()
+}
+
+/// Runs `work`, or fails with [`StoreError::Timeout`] when it takes longer than `limit` of
+/// wall-clock time (without a timer thread, `work` runs without a limit).
+pub(crate) async fn within<T>(
+    limit: Duration,
+    work: impl std::future::Future<Output = Result<T, StoreError>>,
+) -> Result<T, StoreError> {
+    let Some(timers) = wall_timers() else {
+        return work.await;
+    };
+    let (fire, fired) = oneshot::channel::<()>();
+    let timer = timers.spawn(async move {
+        tokio::time::sleep(limit).await;
+        let _ = fire.send(());
+    });
+    tokio::pin!(work);
+    let result = tokio::select! {
+        result = &mut work => result,
+        Ok(()) = fired => Err(StoreError::Timeout(limit)),
+    };
+    timer.abort();
+    match result {
+        Err(StoreError::Database(e)) if is_timeout(&e) => Err(StoreError::Timeout(limit)),
+        other => other,
+    }
+}
+
+/// Whether a database error is a time limit reached: the pool's wait for a connection,
+/// PostgreSQL's `statement_timeout` (57014, `query_canceled`) or `lock_timeout` (55P03), SQLite's
+/// `busy_timeout` (`SQLITE_BUSY` and `SQLITE_LOCKED`, 5 and 6, with their extended codes).
+fn is_timeout(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::PoolTimedOut => true,
+        sqlx::Error::Database(db) => match db.code().as_deref() {
+            Some("57014" | "55P03") => true,
+            Some(code) => code.parse::<u32>().is_ok_and(|n| matches!(n & 0xff, 5 | 6)),
+            None => false,
+        },
+        _ => false,
+    }
+}
+
 /// The database: a pool of read connections and the writer task, which owns the one write
 /// connection (see the module documentation). Clones share both.
 #[derive(Debug, Clone)]
@@ -321,6 +478,13 @@ pub struct Store {
     pool: AnyPool,
     /// Jobs for the writer task, which owns the one write connection.
     jobs: mpsc::Sender<Job>,
+    /// The time limits.
+    options: StoreOptions,
+    /// Faults for the writer to fake (tests only).
+    faults: Arc<Faults>,
+    /// On PostgreSQL, the connection that holds the advisory lock of this database for the
+    /// life of the store (closed by [`Store::close`]).
+    lock: Arc<tokio::sync::Mutex<Option<AnyConnection>>>,
 }
 
 /// Adds `mode=rwc` to a SQLite URL that has no mode, so a missing file is created.
@@ -333,14 +497,42 @@ fn normalize_url(url: &str) -> String {
     }
 }
 
+/// The first key of chuhe's PostgreSQL advisory lock (`chuh` in ASCII); the second is the
+/// hash of the schema, so that servers on different schemas of one database do not exclude
+/// each other.
+const ADVISORY_LOCK_KEY: i32 = 0x6368_7568;
+
+/// The statements that set a new connection's time limit: PostgreSQL's `statement_timeout`,
+/// SQLite's `busy_timeout`, in milliseconds.
+fn timeout_statement(is_sqlite: bool, limit: Duration) -> String {
+    let ms = limit.as_millis().clamp(1, i32::MAX as u128);
+    if is_sqlite {
+        format!("PRAGMA busy_timeout = {ms}")
+    } else {
+        format!("SET statement_timeout = {ms}")
+    }
+}
+
 impl Store {
-    /// Connects to `url` (`sqlite://FILE`, `postgres://...`), applies the migrations and starts
-    /// the writer task (on the current tokio runtime); a SQLite file is created when missing
-    /// and put in WAL mode.
+    /// Connects to `url` (`sqlite://FILE`, `postgres://...`) with the default time limits,
+    /// as [`Store::connect_with`].
     ///
     /// # Errors
-    /// A URL of another kind, a failed connection or a failed migration.
+    /// As [`Store::connect_with`].
     pub async fn connect(url: &str) -> Result<Store, StoreError> {
+        Store::connect_with(url, StoreOptions::default()).await
+    }
+
+    /// Connects to `url` (`sqlite://FILE`, `postgres://...`), applies the migrations and starts
+    /// the writer task (on the current tokio runtime); a SQLite file is created when missing
+    /// and put in WAL mode. On PostgreSQL it first takes the database's advisory lock (per
+    /// schema) on a connection of its own and holds it until [`Store::close`] or the end of
+    /// the process: a second server on the same database is refused.
+    ///
+    /// # Errors
+    /// A URL of another kind, a failed connection or a failed migration;
+    /// [`StoreError::InUse`] when another server holds the PostgreSQL database.
+    pub async fn connect_with(url: &str, options: StoreOptions) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         let is_sqlite = url.starts_with("sqlite:");
         if !is_sqlite && !url.starts_with("postgres:") && !url.starts_with("postgresql:") {
@@ -350,9 +542,25 @@ impl Store {
             url: url.to_owned(),
             source,
         };
-        let mut writer = writer::Writer::open(&normalize_url(url), is_sqlite)
+        let lock = if is_sqlite {
+            None
+        } else {
+            Some(take_advisory_lock(url, options).await?)
+        };
+        let setup = timeout_statement(is_sqlite, options.statement_timeout);
+        let faults = Arc::new(Faults::default());
+        let mut writer = within(options.acquire_timeout, async {
+            writer::Writer::open(
+                &normalize_url(url),
+                is_sqlite,
+                setup.clone(),
+                options.statement_timeout,
+                faults.clone(),
+            )
             .await
-            .map_err(open_error)?;
+            .map_err(open_error)
+        })
+        .await?;
         let migrator = Migrator::new(Embedded).await?;
         migrator
             .run(writer.conn().await.map_err(open_error)?)
@@ -363,16 +571,19 @@ impl Store {
         let pool = AnyPoolOptions::new()
             .max_connections(if is_sqlite { 4 } else { 8 })
             .min_connections(if is_sqlite { 4 } else { 1 })
+            .acquire_timeout(options.acquire_timeout)
             .idle_timeout(None)
             .max_lifetime(None)
             .test_before_acquire(false)
             .after_connect(move |conn, _| {
+                let setup = setup.clone();
                 Box::pin(async move {
                     if is_sqlite {
                         // Every write goes through the writer: a read connection that tried
                         // one would fail at once rather than wait for a lock.
                         conn.execute("PRAGMA query_only = ON").await?;
                     }
+                    conn.execute(setup.as_str()).await?;
                     Ok(())
                 })
             })
@@ -381,13 +592,52 @@ impl Store {
             .map_err(open_error)?;
         let (jobs, received) = mpsc::channel(writer::MAX_GROUP * 4);
         tokio::spawn(writer::run(writer, received));
-        Ok(Store { pool, jobs })
+        Ok(Store {
+            pool,
+            jobs,
+            options,
+            faults,
+            lock: Arc::new(tokio::sync::Mutex::new(lock)),
+        })
+    }
+
+    /// Makes the writer fake `fault` on its next `times` transactions (or checks, for
+    /// [`Fault::CheckFails`]), after the faults already queued. For tests of what follows a
+    /// database failure; nothing calls it in the server.
+    pub fn inject_fault(&self, fault: Fault, times: usize) {
+        if let Ok(mut queue) = self.faults.0.lock() {
+            queue.extend(std::iter::repeat_n(fault, times));
+        }
+    }
+
+    /// Whether the database answers a trivial query within the time limit (for the health
+    /// check).
+    ///
+    /// # Errors
+    /// Why it does not.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        self.timed(async {
+            sqlx::query("SELECT 1").fetch_one(&self.pool).await?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Runs a read within the store's statement time limit.
+    async fn timed<T>(
+        &self,
+        work: impl std::future::Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        within(self.options.statement_timeout, work).await
     }
 
     /// Closes every connection: the reads' at once, the writer's once the jobs handed to it
     /// before are done; later writes fail with [`StoreError::WriterStopped`].
     pub async fn close(&self) {
         self.pool.close().await;
+        if let Some(conn) = self.lock.lock().await.take() {
+            let _ = conn.close().await;
+        }
         let (answer, answered) = oneshot::channel();
         if self.jobs.send(Job::Close(answer)).await.is_ok() {
             let _ = answered.await;
@@ -404,21 +654,27 @@ impl Store {
     pub async fn write(&self, write: &TableWrite) -> Result<(), StoreError> {
         let prepared = write.prepare(now_ms())?;
         let (answer, answered) = oneshot::channel();
-        self.jobs
-            .send(Job::Table(prepared, answer))
-            .await
-            .map_err(|_| StoreError::WriterStopped)?;
-        answered.await.map_err(|_| StoreError::WriterStopped)?
+        self.timed(async {
+            self.jobs
+                .send(Job::Table(prepared, answer))
+                .await
+                .map_err(|_| StoreError::WriterStopped)?;
+            answered.await.map_err(|_| StoreError::WriterStopped)?
+        })
+        .await
     }
 
     /// Hands an ungrouped write to the writer and waits for the rows it affected.
     async fn write_single(&self, single: Single) -> Result<u64, StoreError> {
         let (answer, answered) = oneshot::channel();
-        self.jobs
-            .send(Job::Single(single, answer))
-            .await
-            .map_err(|_| StoreError::WriterStopped)?;
-        answered.await.map_err(|_| StoreError::WriterStopped)?
+        self.timed(async {
+            self.jobs
+                .send(Job::Single(single, answer))
+                .await
+                .map_err(|_| StoreError::WriterStopped)?;
+            answered.await.map_err(|_| StoreError::WriterStopped)?
+        })
+        .await
     }
 
     /// Creates a player (a guest when `password_hash` is `None`).
@@ -721,6 +977,44 @@ impl Store {
             .map(|(_, event)| event)
             .collect())
     }
+}
+
+/// Takes chuhe's advisory lock of the PostgreSQL database at `url` (for its current schema) on
+/// a new connection, and returns that connection: the lock lasts as long as it stays open.
+///
+/// # Errors
+/// [`StoreError::InUse`] when another session holds the lock; a failed connection.
+async fn take_advisory_lock(url: &str, options: StoreOptions) -> Result<AnyConnection, StoreError> {
+    let open_error = |source| StoreError::Open {
+        url: url.to_owned(),
+        source,
+    };
+    let connect_options: sqlx::any::AnyConnectOptions = url.parse().map_err(open_error)?;
+    let mut conn = within(options.acquire_timeout, async {
+        connect_options.connect().await.map_err(open_error)
+    })
+    .await?;
+    let row = within(options.statement_timeout, async {
+        Ok(sqlx::query(
+            "SELECT pg_try_advisory_lock($1, hashtext(current_schema())) AS locked, \
+             current_database()::text AS db, current_schema()::text AS schema",
+        )
+        .bind(ADVISORY_LOCK_KEY)
+        .fetch_one(&mut conn)
+        .await?)
+    })
+    .await?;
+    let locked: bool = row.try_get("locked")?;
+    if !locked {
+        let db: String = row.try_get("db")?;
+        let schema: String = row.try_get("schema")?;
+        let _ = conn.close().await;
+        return Err(StoreError::InUse(format!(
+            "the database {db:?} (schema {schema:?}) is in use by another chuhe serve \
+             (it holds PostgreSQL advisory lock ({ADVISORY_LOCK_KEY}, hashtext({schema:?})))"
+        )));
+    }
+    Ok(conn)
 }
 
 /// The version of the first of `count` events whose last one is `last` (versions count from 1).

@@ -510,7 +510,10 @@ async fn http_errors() {
     let db = fresh_db(Backend::Sqlite).await;
     let server = Server::start(&db, Settings::default()).await;
     let (status, _, body) = server.http("GET", "/api/health", None, None).await;
-    assert_eq!((status, body.as_str()), (200, r#"{"status":"ok"}"#));
+    assert_eq!(
+        (status, body.as_str()),
+        (200, r#"{"database":"ok","status":"ok"}"#)
+    );
     let cookie = server.guest("host").await;
     let cases = [
         (

@@ -173,3 +173,33 @@ async fn a_failing_write_fails_alone(backend: Backend) {
     ));
 }
 on_both!(a_failing_write_fails_alone);
+
+/// A group's COMMIT succeeds but its answer is lost (the connection cut): the writer checks the
+/// stored versions, so every write of the group is answered `Ok` and stored once (none is
+/// written again into its own primary key). Then an outage: nothing of the group is stored,
+/// each write is tried again alone, and all land.
+async fn a_lost_group_commit_is_resolved_by_version(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let store = Store::connect(&db.url).await.unwrap();
+    create_tables(&store, TABLES).await;
+    store.inject_fault(chuhe_server::store::Fault::LostCommitAnswer, 1);
+    let results = write_all(&store, (0..TABLES).map(|t| moves(t, 1, 2))).await;
+    assert_eq!(results.iter().filter(|r| r.is_ok()).count(), TABLES);
+    store.inject_fault(chuhe_server::store::Fault::Outage, 1);
+    let results = write_all(&store, (0..TABLES).map(|t| moves(t, 3, 1))).await;
+    assert_eq!(results.iter().filter(|r| r.is_ok()).count(), TABLES);
+    for t in 0..TABLES {
+        let id = format!("t{t}");
+        let versions: Vec<u64> = store
+            .events(&id)
+            .await
+            .unwrap()
+            .iter()
+            .map(|(v, _)| *v)
+            .collect();
+        assert_eq!(versions, [1, 2, 3, 4], "table {id}");
+        assert_eq!(store.table(&id).await.unwrap().unwrap().version, 4);
+    }
+    store.close().await;
+}
+on_both!(a_lost_group_commit_is_resolved_by_version);

@@ -14,7 +14,30 @@ fn sqlite_file(database: &str) -> Option<&str> {
     (!path.is_empty() && path != ":memory:").then_some(path)
 }
 
-/// Takes an exclusive lock on `FILE.lock` beside an SQLite database, so that a second
+/// The path of `path` with every symbolic link and `.`/`..` resolved, so that one database
+/// reached through a link, a relative path or another spelling has one lock file: the file's
+/// own when it exists, else its (existing) folder's joined with its name.
+///
+/// # Errors
+/// The folder does not exist or cannot be read.
+fn canonical_path(path: &str) -> std::io::Result<std::path::PathBuf> {
+    let path = std::path::Path::new(path);
+    match std::fs::canonicalize(path) {
+        Ok(p) => Ok(p),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let name = path.file_name().ok_or(e)?;
+            let parent = match path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => std::path::Path::new("."),
+            };
+            Ok(std::fs::canonicalize(parent)?.join(name))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Takes an exclusive lock on `FILE.lock` beside an SQLite database (`FILE` canonicalised:
+/// a symbolic link to the database locks the same file), so that a second
 /// `chuhe serve` on the same file stops at once instead of running the same tables' clocks and
 /// writing the same events. The lock lasts as long as the returned file is open (the process);
 /// the operating system releases it when the process ends, however it ends.
@@ -23,7 +46,9 @@ fn sqlite_file(database: &str) -> Option<&str> {
 /// An input error (status 2) when another process holds the lock; an I/O error when the lock
 /// file cannot be created.
 fn lock_sqlite(path: &str) -> Result<File, CliError> {
-    let lock_path = format!("{path}.lock");
+    let canonical = canonical_path(path)
+        .map_err(|e| CliError::input(format!("cannot resolve the database path {path}: {e}")))?;
+    let lock_path = format!("{}.lock", canonical.display());
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -103,12 +128,42 @@ mod tests {
         let first = lock_sqlite(db).unwrap();
         let err = lock_sqlite(db).unwrap_err();
         assert_eq!(err.status, 2);
+        let canonical = std::fs::canonicalize(&dir).unwrap().join("chuhe.db");
         assert_eq!(
             err.message,
-            format!("the database {db} is in use by another chuhe serve (lock {db}.lock)")
+            format!(
+                "the database {db} is in use by another chuhe serve (lock {}.lock)",
+                canonical.display()
+            )
         );
         drop(first);
         assert!(lock_sqlite(db).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A symbolic link to a locked database, and a path through `..`, are refused: the lock
+    /// is taken on the file the link points to.
+    #[cfg(unix)]
+    #[test]
+    fn a_link_to_a_locked_database_is_refused() {
+        let dir = std::env::temp_dir().join(format!("chuhe-link-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        let db = dir.join("chuhe.db");
+        std::fs::write(&db, b"").unwrap();
+        let link = dir.join("sub").join("other-name.db");
+        std::os::unix::fs::symlink(&db, &link).unwrap();
+        let first = lock_sqlite(db.to_str().unwrap()).unwrap();
+        let err = lock_sqlite(link.to_str().unwrap()).unwrap_err();
+        assert_eq!(err.status, 2);
+        assert!(
+            err.message.contains("is in use by another chuhe serve"),
+            "{}",
+            err.message
+        );
+        let dotted = dir.join("sub").join("..").join("chuhe.db");
+        assert_eq!(lock_sqlite(dotted.to_str().unwrap()).unwrap_err().status, 2);
+        drop(first);
+        assert!(lock_sqlite(link.to_str().unwrap()).is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -4,11 +4,23 @@
 //! writes first, then the table writes with multi-row statements), then answers each caller.
 //! When that transaction fails, it writes the same jobs again one by one, each in a
 //! transaction of its own, so that only the faulty one gets an error.
+//!
+//! A failed transaction may still have committed (the connection cut after `COMMIT` was sent,
+//! a time limit reached while the answer was on its way): before a write is tried again, and
+//! after it failed again, the writer asks the store whether it landed. A table write with
+//! events landed when the table row holds its version (events and row are written in one
+//! transaction, and the events' primary key is `(table_id, version)`); a new player, session,
+//! table or finished game when its row exists. A write that landed is answered `Ok`, so a
+//! retry never meets the primary key of its own events. When the store cannot tell (it is
+//! still away), the caller gets the error, and the table actor settles the question from the
+//! store before its next write (`table/actor.rs`).
 
-use super::StoreError;
+use super::{injected, within, Fault, Faults, StoreError};
 use sqlx::any::AnyConnectOptions;
-use sqlx::{Any, AnyConnection, ConnectOptions, Connection, Executor, Transaction};
+use sqlx::{Any, AnyConnection, ConnectOptions, Connection, Executor, Row, Transaction};
 use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 /// At most this many jobs are committed in one transaction.
@@ -88,6 +100,13 @@ pub(super) enum Single {
     Finished(FinishedRow),
 }
 
+/// A job whose outcome is being checked.
+#[derive(Clone, Copy)]
+enum Pending<'a> {
+    Table(&'a PreparedTable),
+    Single(&'a Single),
+}
+
 /// What the writer is handed.
 #[derive(Debug)]
 pub(super) enum Job {
@@ -104,6 +123,11 @@ pub(super) enum Job {
 pub(super) struct Writer {
     options: AnyConnectOptions,
     is_sqlite: bool,
+    /// The statement that sets a new connection's time limit.
+    setup: String,
+    /// The longest a transaction (or a check) may take before the connection is dropped.
+    limit: Duration,
+    faults: Arc<Faults>,
     conn: Option<AnyConnection>,
 }
 
@@ -112,11 +136,20 @@ impl Writer {
     ///
     /// # Errors
     /// A bad URL or a failed connection.
-    pub(super) async fn open(url: &str, is_sqlite: bool) -> Result<Writer, sqlx::Error> {
+    pub(super) async fn open(
+        url: &str,
+        is_sqlite: bool,
+        setup: String,
+        limit: Duration,
+        faults: Arc<Faults>,
+    ) -> Result<Writer, sqlx::Error> {
         let options: AnyConnectOptions = url.parse()?;
         let mut writer = Writer {
             options,
             is_sqlite,
+            setup,
+            limit,
+            faults,
             conn: None,
         };
         writer.conn().await?;
@@ -133,6 +166,7 @@ impl Writer {
                 conn.execute("PRAGMA journal_mode = WAL").await?;
                 conn.execute("PRAGMA synchronous = FULL").await?;
             }
+            conn.execute(self.setup.as_str()).await?;
             self.conn = Some(conn);
         }
         // Set just above.
@@ -142,6 +176,10 @@ impl Writer {
     /// Forgets the connection after an error that may have broken it (the next job opens a
     /// new one).
     fn check<T>(&mut self, result: &Result<T, StoreError>) {
+        if let Err(StoreError::Timeout(_)) = result {
+            // Cut off in the middle of a statement: the connection's state is unknown.
+            self.conn = None;
+        }
         if let Err(StoreError::Database(e)) = result {
             if matches!(
                 e,
@@ -169,27 +207,127 @@ impl Writer {
         singles: &[Single],
         tables: &[PreparedTable],
     ) -> Result<Vec<Result<u64, StoreError>>, StoreError> {
-        let result = match self.conn().await {
-            Ok(conn) => write_group(conn, singles, tables).await,
-            Err(e) => Err(e.into()),
-        };
+        let limit = self.limit;
+        let faults = self.faults.clone();
+        let result = within(limit, async {
+            match self.conn().await {
+                Ok(conn) => write_group(conn, singles, tables, &faults).await,
+                Err(e) => Err(e.into()),
+            }
+        })
+        .await;
         self.check(&result);
         result
     }
 
-    /// One single alone, in its own transaction.
-    async fn single_alone(&mut self, single: &Single) -> Result<u64, StoreError> {
-        match self.group(std::slice::from_ref(single), &[]).await {
-            Ok(mut results) => results.pop().unwrap_or(Ok(0)),
-            Err(e) => Err(e),
+    /// Whether a write that failed has landed after all: `Some(true)` when its rows are in the
+    /// store, `None` when the store cannot tell (a row-only table write and the end of a
+    /// session never count as landed: writing them again is harmless).
+    async fn landed(&mut self, job: Pending<'_>) -> Option<bool> {
+        if self.faults.take(Fault::CheckFails) {
+            return None;
+        }
+        // A table write landed when its last event is stored, as this write has it (a stale
+        // write of a version already taken by another event did not).
+        let (sql, key, version, body) = match job {
+            Pending::Table(w) => match w.events.last() {
+                None => return Some(false),
+                Some((v, body)) => (
+                    "SELECT body AS v FROM table_events WHERE table_id = $1 AND version = $2",
+                    w.id.as_str(),
+                    *v,
+                    Some(body.as_str()),
+                ),
+            },
+            Pending::Single(Single::CreateTable { id, .. }) => (
+                "SELECT id AS v FROM game_tables WHERE id = $1 AND $2 = $2",
+                id.as_str(),
+                0,
+                None,
+            ),
+            Pending::Single(Single::Player { id, .. }) => (
+                "SELECT id AS v FROM players WHERE id = $1 AND $2 = $2",
+                id.as_str(),
+                0,
+                None,
+            ),
+            Pending::Single(Single::Session { token, .. }) => (
+                "SELECT token AS v FROM sessions WHERE token = $1 AND $2 = $2",
+                token.as_str(),
+                0,
+                None,
+            ),
+            Pending::Single(Single::Finished(row)) => (
+                "SELECT table_id AS v FROM finished_games WHERE table_id = $1 AND $2 = $2",
+                row.table_id.as_str(),
+                0,
+                None,
+            ),
+            Pending::Single(Single::EndSession { .. }) => return Some(false),
+        };
+        let limit = self.limit;
+        let result = within(limit, async {
+            let conn = self.conn().await?;
+            let row = sqlx::query(sql)
+                .bind(key)
+                .bind(version)
+                .fetch_optional(conn)
+                .await?;
+            Ok(match (row, body) {
+                (None, _) => false,
+                (Some(_), None) => true,
+                (Some(r), Some(body)) => r.try_get::<String, _>("v")? == body,
+            })
+        })
+        .await;
+        self.check(&result);
+        match result {
+            Ok(landed) => Some(landed),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot tell whether a failed write landed");
+                None
+            }
         }
     }
 
-    /// One table write alone, in its own transaction.
-    async fn table_alone(&mut self, write: &PreparedTable) -> Result<(), StoreError> {
-        self.group(&[], std::slice::from_ref(write))
-            .await
-            .map(|_| ())
+    /// One single alone, in its own transaction, after a failed attempt when `tried`: it is
+    /// written only when it has not landed, and a failure that landed after all is a success.
+    async fn single_alone(&mut self, single: &Single, tried: bool) -> Result<u64, StoreError> {
+        if tried && self.landed(Pending::Single(single)).await == Some(true) {
+            return Ok(1);
+        }
+        let result = match self.group(std::slice::from_ref(single), &[]).await {
+            Ok(mut results) => results.pop().unwrap_or(Ok(0)),
+            Err(e) => Err(e),
+        };
+        match result {
+            Err(e) if !matches!(e, StoreError::NameTaken(_)) => {
+                if self.landed(Pending::Single(single)).await == Some(true) {
+                    Ok(1)
+                } else {
+                    Err(e)
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// One table write alone, in its own transaction, after a failed attempt when `tried`:
+    /// written only when it has not landed, and a failure that landed after all is a success.
+    async fn table_alone(&mut self, write: &PreparedTable, tried: bool) -> Result<(), StoreError> {
+        if tried && self.landed(Pending::Table(write)).await == Some(true) {
+            return Ok(());
+        }
+        match self.group(&[], std::slice::from_ref(write)).await {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                if self.landed(Pending::Table(write)).await == Some(true) {
+                    Ok(())
+                } else {
+                    Err(e)
+                }
+            }
+        }
     }
 }
 
@@ -258,7 +396,8 @@ async fn commit_round(writer: &mut Writer, round: Round) {
     if count == 0 {
         return;
     }
-    if count > 1 {
+    let tried = count > 1;
+    if tried {
         match writer.group(&round.singles, &round.tables).await {
             Ok(results) => {
                 for (answer, result) in round.single_answers.into_iter().zip(results) {
@@ -277,10 +416,10 @@ async fn commit_round(writer: &mut Writer, round: Round) {
         }
     }
     for (single, answer) in round.singles.iter().zip(round.single_answers) {
-        let _ = answer.send(writer.single_alone(single).await);
+        let _ = answer.send(writer.single_alone(single, tried).await);
     }
     for (write, answer) in round.tables.iter().zip(round.table_answers) {
-        let _ = answer.send(writer.table_alone(write).await);
+        let _ = answer.send(writer.table_alone(write, tried).await);
     }
 }
 
@@ -289,6 +428,7 @@ async fn write_group(
     conn: &mut AnyConnection,
     singles: &[Single],
     tables: &[PreparedTable],
+    faults: &Faults,
 ) -> Result<Vec<Result<u64, StoreError>>, StoreError> {
     let mut tx = conn.begin().await?;
     let mut results = Vec::with_capacity(singles.len());
@@ -303,7 +443,14 @@ async fn write_group(
     if !tables.is_empty() {
         write_tables(&mut tx, tables).await?;
     }
+    if faults.take(Fault::Outage) {
+        // Dropped without COMMIT: rolled back.
+        return Err(injected("the database went away before COMMIT"));
+    }
     tx.commit().await?;
+    if faults.take(Fault::LostCommitAnswer) {
+        return Err(injected("the connection was cut after COMMIT was sent"));
+    }
     Ok(results)
 }
 
@@ -354,7 +501,8 @@ async fn write_tables(
         let sql = format!(
             "UPDATE game_tables SET phase = v.column2, version = v.column3, \
              clocks = v.column4, updated_ms = v.column5 \
-             FROM (VALUES {}) AS v WHERE game_tables.id = v.column1",
+             FROM (VALUES {}) AS v WHERE game_tables.id = v.column1 \
+             AND game_tables.version <= v.column3",
             values(chunk.len(), 5)
         );
         let mut query = sqlx::query(&sql).persistent(false);

@@ -80,11 +80,24 @@ struct Table {
     idle_reported: bool,
     /// Shared with the handles: set once the table has ended.
     ended: Arc<AtomicBool>,
+    /// Shared with the handles: the table as listed, after its last stored change (the lobby
+    /// reads it without asking the actor).
+    listed: tokio::sync::watch::Sender<TableSummary>,
     thinking_for: Option<u64>,
+    /// Set when a write failed: it may have landed all the same (the connection cut after
+    /// `COMMIT`, a time limit reached), so the stored version is read before the next action
+    /// ([`Table::settle`]).
+    unsure: bool,
+    /// After a timer's write failed, no timer is acted on before this time (the timer stays
+    /// due and is tried again then).
+    retry_at: Option<Instant>,
     store: Store,
     settings: TableSettings,
     tx: mpsc::Sender<Command>,
 }
+
+/// The wait before a timer whose write failed is tried again.
+const TIMER_RETRY: Duration = Duration::from_secs(1);
 
 pub(crate) fn spawn(
     state: TableState,
@@ -104,10 +117,12 @@ pub(crate) fn spawn(
         })
         .collect();
     let ended = Arc::new(AtomicBool::new(state.phase == Phase::Ended));
+    let (listed, listing) = tokio::sync::watch::channel(state.summary());
     let handle = TableHandle {
         id: state.id.clone(),
         tx: tx.clone(),
         ended: ended.clone(),
+        listed: listing,
     };
     let table = Table {
         state,
@@ -118,7 +133,10 @@ pub(crate) fn spawn(
         idle_since: None,
         idle_reported: false,
         ended,
+        listed,
         thinking_for: None,
+        unsure: false,
+        retry_at: None,
         store,
         settings,
         tx,
@@ -189,6 +207,14 @@ impl Table {
     }
 
     fn next_due(&self) -> Option<(Instant, Due)> {
+        let due = self.timer_due()?;
+        match self.retry_at {
+            Some(retry) if retry > due.0 => Some((retry, due.1)),
+            _ => Some(due),
+        }
+    }
+
+    fn timer_due(&self) -> Option<(Instant, Due)> {
         if self.state.phase == Phase::Ended {
             return self
                 .idle_since
@@ -219,12 +245,19 @@ impl Table {
         best
     }
 
+    /// Acts on a due timer. The timer is cleared only once its event is stored: when the write
+    /// fails, it stays due and is tried again after [`TIMER_RETRY`], until it is recorded.
     async fn on_due(&mut self, due: Due) {
+        if let Err(e) = self.settle().await {
+            e.log();
+            self.retry_at = Some(Instant::now() + TIMER_RETRY);
+            return;
+        }
         let now = Instant::now();
         let event = match due {
             Due::Flag(seat) => core::flag(&self.state, seat, now),
             Due::Abandoned(seat) => {
-                if self.absent_since[seat.index()].take().is_none() {
+                if self.absent_since[seat.index()].is_none() {
                     return;
                 }
                 core::abandon(&self.state, seat)
@@ -245,15 +278,69 @@ impl Table {
             }
         };
         if let Some(event) = event {
-            if let Err(e) = self.commit(Decision::Events(vec![event]), now).await {
-                // The timer is due again at once: wait a little before the next try.
-                e.log();
-                tokio::time::sleep(Duration::from_secs(1)).await;
+            match self.commit(Decision::Events(vec![event]), now).await {
+                Ok(()) => {
+                    self.retry_at = None;
+                    if let Due::Abandoned(seat) = due {
+                        self.absent_since[seat.index()] = None;
+                    }
+                }
+                Err(e) => {
+                    // The timer is still due: try again a little later.
+                    e.log();
+                    tracing::warn!(table = %self.state.id, "a timer's event was not stored: trying again");
+                    self.retry_at = Some(Instant::now() + TIMER_RETRY);
+                }
             }
         }
     }
 
-    async fn save_clocks(&self) {
+    /// Settles a write whose outcome was unknown ([`Table::unsure`]): reads the table's stored
+    /// version, and when it is ahead of the state (the write landed), applies the stored
+    /// events after the state's version and sends them, as a write that succeeded would.
+    ///
+    /// # Errors
+    /// The store cannot be read (the question stays open for the next action).
+    async fn settle(&mut self) -> Result<(), ServerError> {
+        if !self.unsure {
+            return Ok(());
+        }
+        let id = self.state.id.clone();
+        let stored = self.store.table(&id).await?.map_or(0, |row| row.version);
+        if stored > self.state.version {
+            let from = self.state.version;
+            let phase = self.state.phase;
+            let now = Instant::now();
+            let mut landed = Vec::new();
+            for (version, event) in self.store.events(&id).await? {
+                if version <= from {
+                    continue;
+                }
+                self.state.apply(&event, now).map_err(|detail| {
+                    ServerError::Internal(format!(
+                        "table {id}: stored event {version} does not apply: {detail}"
+                    ))
+                })?;
+                landed.push(VersionedEvent { version, event });
+            }
+            tracing::warn!(
+                table = %id,
+                from,
+                to = self.state.version,
+                "a write reported as failed had landed: its events are applied and sent"
+            );
+            self.after_stored(phase, landed);
+        }
+        self.unsure = false;
+        Ok(())
+    }
+
+    async fn save_clocks(&mut self) {
+        if let Err(e) = self.settle().await {
+            // The row is not written over: the stored events may be ahead of this state.
+            e.log();
+            return;
+        }
         if self.state.clocks.is_some() && self.state.phase == Phase::Running {
             if let Err(e) = self.store.save_row(&self.state.row(Instant::now())).await {
                 ServerError::from(e).log();
@@ -279,7 +366,10 @@ impl Table {
                 }
             }
             Command::Message { conn, msg, reply } => {
-                let result = self.message(conn, msg).await;
+                let result = match self.settle().await {
+                    Ok(()) => self.message(conn, msg).await,
+                    Err(e) => Err(e),
+                };
                 let _ = reply.send(result);
             }
             Command::Summary { reply } => {
@@ -287,7 +377,9 @@ impl Table {
             }
             Command::ComputerMoved { version, mv } => {
                 self.thinking_for = None;
-                if version == self.state.version {
+                if let Err(e) = self.settle().await {
+                    e.log();
+                } else if version == self.state.version {
                     if let Some(seat) = self.state.to_move() {
                         let now = Instant::now();
                         let decision = core::move_or_flag(&self.state, seat, mv, now);
@@ -431,8 +523,27 @@ impl Table {
         let ends = phase != Phase::Ended && self.state.phase == Phase::Ended;
         if let Err(e) = self.write(&events, ends, at).await {
             self.rebuild(clocks);
+            // It may have landed all the same: the next action reads the store first.
+            self.unsure = true;
             return Err(e);
         }
+        let versioned = events
+            .into_iter()
+            .enumerate()
+            .map(|(i, event)| VersionedEvent {
+                version: version + 1 + i as u64,
+                event,
+            })
+            .collect();
+        self.after_stored(phase, versioned);
+        Ok(())
+    }
+
+    /// What follows stored events (applied to the state, which was in `phase` before them):
+    /// the timers and the table's notices follow the new state, the events join the log, and
+    /// every connection gets the update.
+    fn after_stored(&mut self, phase: Phase, versioned: Vec<VersionedEvent>) {
+        let ends = phase != Phase::Ended && self.state.phase == Phase::Ended;
         let started = phase == Phase::Open && self.state.phase == Phase::Running;
         // A freed seat has nobody to wait for.
         for (seat, s) in self.state.seats.iter().enumerate() {
@@ -457,18 +568,10 @@ impl Table {
                 }
             }
         }
-        let versioned = events
-            .iter()
-            .enumerate()
-            .map(|(i, e)| VersionedEvent {
-                version: version + 1 + i as u64,
-                event: e.clone(),
-            })
-            .collect();
-        self.log.extend(events);
+        self.log.extend(versioned.iter().map(|v| v.event.clone()));
+        self.listed.send_replace(self.state.summary());
         self.send_update(versioned);
         self.maybe_think();
-        Ok(())
     }
 
     /// Writes `events` (already applied: the last is the row's version) with the table row at

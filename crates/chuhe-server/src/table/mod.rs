@@ -74,6 +74,8 @@ pub struct TableHandle {
     tx: mpsc::Sender<Command>,
     /// Set by the actor once the table has ended (it never goes back).
     ended: Arc<AtomicBool>,
+    /// The table as listed, published by the actor after every stored change.
+    listed: tokio::sync::watch::Receiver<TableSummary>,
 }
 
 fn gone() -> ServerError {
@@ -146,6 +148,12 @@ impl TableHandle {
             .await
             .map_err(|_| gone())?;
         rx.await.map_err(|_| gone())
+    }
+
+    /// The table as listed after its last stored change, without asking the actor (so a
+    /// table whose actor is busy, say waiting for the database, never holds up the lobby).
+    pub fn listed(&self) -> TableSummary {
+        self.listed.borrow().clone()
     }
 
     /// Whether the table has ended (its `ended` event is stored).
@@ -282,10 +290,16 @@ pub async fn load(
         log.push(event);
     }
     if state.version != row.version {
-        return Err(ServerError::Internal(format!(
-            "table {id}: {} events stored, row says {}",
-            state.version, row.version
-        )));
+        // The event log is the truth (a row and its events are written in one transaction, so
+        // this is damage from elsewhere, or from before that was so): start from the events
+        // and repair the row rather than refuse to start.
+        tracing::warn!(
+            table = %id,
+            events = state.version,
+            row = row.version,
+            "the table row's version disagrees with its events: repaired from the event log"
+        );
+        store.save_row(&state.row(now)).await?;
     }
     let increment = state.increment();
     if let (Some(c), Some(snap)) = (&mut state.clocks, row.clocks) {

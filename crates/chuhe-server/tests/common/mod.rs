@@ -135,6 +135,11 @@ impl Server {
     /// Starts a server on 127.0.0.1:0 over `db`.
     pub async fn start(db: &Db, settings: Settings) -> Server {
         let store = Store::connect(&db.url).await.unwrap();
+        Server::start_on(store, settings).await
+    }
+
+    /// Starts a server on 127.0.0.1:0 over an open store.
+    pub async fn start_on(store: Store, settings: Settings) -> Server {
         let state = AppState::new(store, settings).await.unwrap();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();

@@ -1,0 +1,316 @@
+//! Database failures, faked by the store's writer ([`Fault`]), on both databases: a commit
+//! whose answer is lost, an outage, a check that fails; what the players see, what is stored,
+//! and that a restart finds the table and the store agreeing.
+
+#[macro_use]
+mod common;
+
+use chuhe_rules::outcome::{EndReason, Outcome, Side};
+use chuhe_server::protocol::{ClientMessage, ErrorCode, Event, Seat, ServerMessage};
+use chuhe_server::store::Fault;
+use common::*;
+use std::time::Duration;
+
+/// The stored versions of a table's events and its row's version.
+async fn stored(server: &Server, table: &str) -> (Vec<u64>, u64) {
+    let store = server.state.store();
+    let versions = store
+        .events(table)
+        .await
+        .unwrap()
+        .iter()
+        .map(|(v, _)| *v)
+        .collect();
+    let row = store.table(table).await.unwrap().unwrap().version;
+    (versions, row)
+}
+
+/// A started untimed game: (red, black, table id), at version 4.
+async fn started(server: &Server) -> (Client, Client, String) {
+    let (mut red, mut black, table) = seated_pair(server, UNTIMED).await;
+    red.act(&ClientMessage::Start {}, 4).await;
+    black.state_at(4).await;
+    (red, black, table)
+}
+
+/// The connection is cut after COMMIT: the writer finds the move stored and acknowledges it;
+/// the game goes on, and a restart finds 6 events and a row at 6.
+async fn a_lost_commit_answer_is_resolved_from_the_store(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, settings(Duration::from_secs(60))).await;
+    let (mut red, mut black, table) = started(&server).await;
+    server
+        .state
+        .store()
+        .inject_fault(Fault::LostCommitAnswer, 1);
+    red.act(&mv(4, "h2e2"), 5).await;
+    black.state_at(5).await;
+    black.act(&mv(5, "h9g7"), 6).await;
+    red.state_at(6).await;
+    assert_eq!(stored(&server, &table).await, ((1..=6).collect(), 6));
+    server.stop().await;
+    let server = Server::start(&db, settings(Duration::from_secs(60))).await;
+    assert_eq!(stored(&server, &table).await, ((1..=6).collect(), 6));
+    let summary = server.state.table_summary(&table).await.unwrap();
+    assert_eq!(summary.version, 6);
+    server.stop().await;
+}
+on_both!(a_lost_commit_answer_is_resolved_from_the_store);
+
+/// The commit's answer is lost and the database is still away when the writer checks: Red is
+/// told `internal`, but the move is stored. Black's answer to it is played: the table reads
+/// the stored version first, applies and sends Red's move, then Black's. A clean stop and a
+/// restart find 6 events and a row at 6 (the stop did not write the row back to 4).
+async fn an_unknown_outcome_is_settled_before_the_next_action(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, settings(Duration::from_secs(60))).await;
+    let (mut red, mut black, table) = started(&server).await;
+    let store = server.state.store();
+    store.inject_fault(Fault::LostCommitAnswer, 1);
+    store.inject_fault(Fault::CheckFails, 1);
+    red.send(&mv(4, "h2e2")).await;
+    assert_eq!(
+        red.error().await,
+        (ErrorCode::Internal, "internal error".to_owned())
+    );
+    assert_eq!(stored(&server, &table).await, ((1..=5).collect(), 5));
+    black.send(&mv(5, "h9g7")).await;
+    let (version, event) = black.event().await;
+    assert_eq!(version, 5);
+    assert!(matches!(event, Event::Moved { ref mv, .. } if mv == "h2e2"));
+    black.state_at(6).await;
+    assert_eq!(red.state_at(6).await.to_move, Some(Seat::new(0)));
+    server.stop().await;
+    let server = Server::start(&db, settings(Duration::from_secs(60))).await;
+    assert_eq!(stored(&server, &table).await, ((1..=6).collect(), 6));
+    server.stop().await;
+}
+on_both!(an_unknown_outcome_is_settled_before_the_next_action);
+
+/// An outage before COMMIT: the move fails, nothing is stored, and the same move sent again
+/// is played (no primary-key error from the first try).
+async fn an_outage_stores_nothing_and_the_move_can_be_sent_again(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, settings(Duration::from_secs(60))).await;
+    let (mut red, mut black, table) = started(&server).await;
+    server.state.store().inject_fault(Fault::Outage, 1);
+    red.send(&mv(4, "h2e2")).await;
+    assert_eq!(
+        red.error().await,
+        (ErrorCode::Internal, "internal error".to_owned())
+    );
+    assert_eq!(stored(&server, &table).await, ((1..=4).collect(), 4));
+    red.act(&mv(4, "h2e2"), 5).await;
+    black.state_at(5).await;
+    assert_eq!(stored(&server, &table).await, ((1..=5).collect(), 5));
+    server.stop().await;
+}
+on_both!(an_outage_stores_nothing_and_the_move_can_be_sent_again);
+
+/// Black leaves during an outage: the abandonment's first three writes fail, and the timer
+/// tries again (paused time, one second apart) until it is stored: Black loses by
+/// abandonment, 3 s after the grace period.
+async fn an_abandonment_during_an_outage_is_recorded_when_it_ends(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, settings(Duration::from_secs(20))).await;
+    let (mut red, black, table) = started(&server).await;
+    tokio::time::pause();
+    let paused_at = tokio::time::Instant::now();
+    server.state.store().inject_fault(Fault::Outage, 3);
+    black.close().await;
+    assert_eq!(
+        red.next().await,
+        ServerMessage::Presence {
+            seat: Seat::new(1),
+            connected: false
+        }
+    );
+    let (version, event) = red.event().await;
+    let waited = paused_at.elapsed();
+    assert_eq!(version, 5);
+    assert_eq!(
+        event,
+        Event::Ended {
+            outcome: Outcome::win(Side::Red, EndReason::Abandonment),
+            result: Some("1-0".to_owned()),
+            winner_seats: vec![Seat::new(0)],
+        }
+    );
+    assert!(
+        waited >= Duration::from_secs(23) && waited < Duration::from_secs(24),
+        "{waited:?}"
+    );
+    assert_eq!(stored(&server, &table).await, ((1..=5).collect(), 5));
+    server.stop().await;
+}
+on_both!(an_abandonment_during_an_outage_is_recorded_when_it_ends);
+
+/// Black's flag falls during an outage: the flag's first two writes fail; it is stored on the
+/// third try, and Red wins on time.
+async fn a_flag_during_an_outage_is_recorded_when_it_ends(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, settings(Duration::from_secs(600))).await;
+    let options = r#"{"variant":"xiangqi","time":{"initial_ms":5000,"increment_ms":0}}"#;
+    let (mut red, mut black, table) = seated_pair(&server, options).await;
+    red.act(&ClientMessage::Start {}, 4).await;
+    black.state_at(4).await;
+    tokio::time::pause();
+    red.act(&mv(4, "h2e2"), 5).await;
+    black.state_at(5).await;
+    server.state.store().inject_fault(Fault::Outage, 2);
+    let (version, event) = red.event().await;
+    assert_eq!(version, 6);
+    assert_eq!(
+        event,
+        Event::Ended {
+            outcome: Outcome::win(Side::Red, EndReason::Timeout),
+            result: Some("1-0".to_owned()),
+            winner_seats: vec![Seat::new(0)],
+        }
+    );
+    assert_eq!(stored(&server, &table).await, ((1..=6).collect(), 6));
+    server.stop().await;
+}
+on_both!(a_flag_during_an_outage_is_recorded_when_it_ends);
+
+/// A table row whose version disagrees with its events (damage from before the row and its
+/// events were written together) does not stop the server: the table starts from its events and
+/// the row is repaired.
+async fn a_row_behind_its_events_is_repaired_at_start(backend: Backend) {
+    use sqlx::Connection;
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, settings(Duration::from_secs(60))).await;
+    let (mut red, _black, table) = started(&server).await;
+    red.act(&mv(4, "h2e2"), 5).await;
+    server.stop().await;
+    let mut conn = sqlx::AnyConnection::connect(&db.url).await.unwrap();
+    sqlx::query("UPDATE game_tables SET version = 4 WHERE id = $1")
+        .bind(table.as_str())
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    conn.close().await.unwrap();
+    let server = Server::start(&db, settings(Duration::from_secs(60))).await;
+    assert_eq!(stored(&server, &table).await, ((1..=5).collect(), 5));
+    assert_eq!(server.state.table_summary(&table).await.unwrap().version, 5);
+    server.stop().await;
+}
+on_both!(a_row_behind_its_events_is_repaired_at_start);
+
+/// A second server on the same PostgreSQL database (and schema) is refused while the first
+/// holds it, with a message that says so; once the first has closed, it starts. A server on
+/// another schema of the same database is not affected.
+#[tokio::test]
+async fn a_second_server_on_one_postgres_database_is_refused() {
+    use chuhe_server::store::{Store, StoreError};
+    let db = fresh_db(Backend::Postgres).await;
+    let other = fresh_db(Backend::Postgres).await;
+    let first = Store::connect(&db.url).await.unwrap();
+    let beside = Store::connect(&other.url).await.unwrap();
+    let err = Store::connect(&db.url).await.unwrap_err();
+    assert!(matches!(err, StoreError::InUse(_)), "{err:?}");
+    let message = err.to_string();
+    assert!(
+        message.starts_with("the database \"test\" (schema \"t_")
+            && message.contains("is in use by another chuhe serve"),
+        "{message}"
+    );
+    first.close().await;
+    let second = Store::connect(&db.url).await.unwrap();
+    second.close().await;
+    beside.close().await;
+}
+
+/// Holds the database's write lock from another connection until dropped: on SQLite an
+/// immediate transaction, on PostgreSQL `LOCK TABLE game_tables` in a transaction.
+async fn hold_write_lock(backend: Backend, url: &str) -> sqlx::AnyConnection {
+    use sqlx::Connection;
+    let mut conn = sqlx::AnyConnection::connect(url).await.unwrap();
+    let statements: &[&str] = match backend {
+        Backend::Sqlite => &["BEGIN IMMEDIATE"],
+        Backend::Postgres => &["BEGIN", "LOCK TABLE game_tables IN ACCESS EXCLUSIVE MODE"],
+    };
+    for s in statements {
+        sqlx::query(s).execute(&mut conn).await.unwrap();
+    }
+    conn
+}
+
+/// The database hangs (its write lock held by another connection): with a 1 s limit, Red's
+/// move gets a clear error (and nothing is played); once the lock is gone the same move is
+/// played.
+async fn a_hanging_database_fails_a_move_with_a_clear_error(backend: Backend) {
+    use chuhe_server::store::{Store, StoreOptions};
+    let db = fresh_db(backend).await;
+    let options = StoreOptions {
+        statement_timeout: Duration::from_secs(1),
+        ..StoreOptions::default()
+    };
+    let store = Store::connect_with(&db.url, options).await.unwrap();
+    let server = Server::start_on(store, settings(Duration::from_secs(60))).await;
+    let (mut red, mut black, table) = started(&server).await;
+    let lock = hold_write_lock(backend, &db.url).await;
+    red.send(&mv(4, "h2e2")).await;
+    assert_eq!(
+        red.error().await,
+        (
+            ErrorCode::Internal,
+            "the database did not answer in time, try again".to_owned()
+        )
+    );
+    drop(lock);
+    red.act(&mv(4, "h2e2"), 5).await;
+    black.state_at(5).await;
+    assert_eq!(stored(&server, &table).await, ((1..=5).collect(), 5));
+    server.stop().await;
+}
+on_both!(a_hanging_database_fails_a_move_with_a_clear_error);
+
+/// While a table's actor waits for a hanging database, the lobby's list still answers at once
+/// (it reads each table's last published summary, not the actor), and shows the table as it
+/// was stored; when the lock goes, the move is played.
+async fn a_stuck_table_does_not_hold_up_the_lobby(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, settings(Duration::from_secs(60))).await;
+    let (mut red, mut black, table) = started(&server).await;
+    let lock = hold_write_lock(backend, &db.url).await;
+    red.send(&mv(4, "h2e2")).await;
+    let listed = tokio::time::timeout(
+        Duration::from_secs(30),
+        server.http("GET", "/api/tables", None, None),
+    )
+    .await
+    .expect("the lobby waited for the stuck table");
+    assert_eq!(listed.0, 200);
+    let list: serde_json::Value = serde_json::from_str(&listed.2).unwrap();
+    assert_eq!(list[0]["id"], table.as_str());
+    assert_eq!(list[0]["version"], 4);
+    drop(lock);
+    red.state_at(5).await;
+    black.state_at(5).await;
+    server.stop().await;
+}
+on_both!(a_stuck_table_does_not_hold_up_the_lobby);
+
+/// `/api/health` reports the database: 200 with `"database":"ok"` while it answers, 503 with a
+/// reason once it cannot be reached (here: its connections closed).
+async fn the_health_check_reports_the_database(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, settings(Duration::from_secs(60))).await;
+    let (status, _, body) = server.http("GET", "/api/health", None, None).await;
+    assert_eq!(
+        (status, body.as_str()),
+        (200, r#"{"database":"ok","status":"ok"}"#)
+    );
+    server.state.store().close().await;
+    let (status, _, body) = server.http("GET", "/api/health", None, None).await;
+    assert_eq!(
+        (status, body.as_str()),
+        (
+            503,
+            r#"{"database":"the database cannot be reached","status":"unavailable"}"#
+        )
+    );
+    server.stop().await;
+}
+on_both!(the_health_check_reports_the_database);
