@@ -9,7 +9,7 @@
 //! thread in [`super::threads`].
 
 use super::{options, Flow, Session};
-use crate::search::{Info, Limits, Score, MATE, MATE_BOUND};
+use crate::search::{CurrMove, Info, Limits, Score, MATE, MATE_BOUND};
 use crate::tt::Bound;
 use chuhe_rules::xiangqi::{perft_divide, Color, Move, Position};
 use std::io::{self, Write};
@@ -473,6 +473,18 @@ pub(super) fn info_lines(dialect: Dialect, show_wdl: bool, info: &Info) -> Vec<S
         info.time_ms,
         pv.join(" ")
     )]
+}
+
+/// The line for the root move being searched: UCI `info depth D currmove M currmovenumber N`
+/// (Stockfish's form), UCCI `info currmove M currmovenumber N`.
+pub(super) fn currmove_line(dialect: Dialect, c: &CurrMove) -> String {
+    match dialect {
+        Dialect::Uci => format!(
+            "info depth {} currmove {} currmovenumber {}",
+            c.depth, c.mv, c.number
+        ),
+        Dialect::Ucci => format!("info currmove {} currmovenumber {}", c.mv, c.number),
+    }
 }
 
 /// The `bestmove` line: `bestmove M [ponder P]`, in UCCI with ` draw` when a draw was offered and

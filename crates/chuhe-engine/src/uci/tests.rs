@@ -427,3 +427,62 @@ fn ucci_session() {
     assert!(probe.starts_with("pophash bestmove "), "{probe}");
     assert_eq!(&lines[lines.len() - 2..], &["nobestmove", "bye"]);
 }
+
+/// Issue 18: a long search reports the root move it searches (`currmove`, as Stockfish does
+/// after a second), in each dialect's form; the numbers count the start position's 44 moves.
+#[test]
+fn long_searches_report_currmove() {
+    for (dialect, prefix) in [("uci", "info depth "), ("ucci", "info currmove ")] {
+        let mut s = Session::new(Vec::new());
+        s.handle(dialect).unwrap();
+        s.handle("position startpos").unwrap();
+        s.handle("go infinite").unwrap();
+        let seen = |s: &Session<Vec<u8>>| {
+            s.with_output(|o| String::from_utf8_lossy(o).contains(" currmovenumber "))
+        };
+        // Polls without a deadline of its own: the search reports once it has run a second.
+        while !seen(&s) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        s.handle("stop").unwrap();
+        let out = s.with_output(|o| String::from_utf8(o.clone()).unwrap());
+        let lines: Vec<&str> = out.lines().filter(|l| l.contains(" currmove ")).collect();
+        assert!(!lines.is_empty());
+        for l in lines {
+            assert!(l.starts_with(prefix), "{l}");
+            let t: Vec<&str> = l.split_whitespace().collect();
+            let at = t.iter().position(|&w| w == "currmove").unwrap();
+            let m: Move = t[at + 1].parse().unwrap();
+            assert!(Position::start().is_legal(m), "{l}");
+            assert_eq!(t[at + 2], "currmovenumber", "{l}");
+            let n: usize = t[at + 3].parse().unwrap();
+            assert!((1..=44).contains(&n), "{l}");
+            assert_eq!(t.len(), at + 4, "{l}");
+        }
+    }
+}
+
+/// Issue 18: UCCI check options take `1`/`0` (uci2wb sends `setoption ponder 0`) as well as
+/// `true`/`false` and `on`/`off`; UCI keeps `true`/`false`.
+#[test]
+fn ucci_check_options_accept_one_and_zero() {
+    let mut s = Session::new(Vec::new());
+    s.handle("ucci").unwrap();
+    s.handle("setoption ponder 1").unwrap();
+    assert!(s.options().ponder);
+    s.handle("setoption ponder 0").unwrap();
+    assert!(!s.options().ponder);
+    s.handle("setoption usemillisec 1").unwrap();
+    assert!(s.options().use_millisec);
+    s.handle("setoption usemillisec 2").unwrap();
+    assert!(s.options().use_millisec);
+    let mut u = Session::new(Vec::new());
+    u.handle("setoption name Ponder value 1").unwrap();
+    let out = s.with_output(|o| String::from_utf8(o.clone()).unwrap());
+    assert_eq!(
+        out.lines().last(),
+        Some("info message error bad-option-value usemillisec 2")
+    );
+    let out = u.with_output(|o| String::from_utf8(o.clone()).unwrap());
+    assert_eq!(out, "info string error bad-option-value Ponder 1\n");
+}

@@ -205,6 +205,11 @@ impl<W: Write + Send + 'static> Job<W> {
             settings,
             limits.clone(),
         );
+        let currmove_sink = Arc::clone(&self.sink);
+        let dialect = self.dialect;
+        searcher.report_currmove(Box::new(move |c| {
+            let _ = currmove_sink.line(&protocol::currmove_line(dialect, &c));
+        }));
         let mut report = |info: &Info| {
             if info.multipv > user_multi_pv || self.ctl.silent.load(Ordering::SeqCst) {
                 return;
