@@ -199,8 +199,9 @@ pub struct TimeBudget {
 /// The time budget for a move, or `None` when no clock or movetime applies.
 pub fn time_budget(limits: &Limits, side: Color, overhead_ms: u64) -> Option<TimeBudget> {
     if let Some(mt) = limits.movetime {
-        // A fixed time per move is used in full: the soft target lies past the hard stop.
-        let t = mt.saturating_sub(overhead_ms).max(1);
+        // A fixed time per move is used in full, as in Pikafish (`Move Overhead` is kept only
+        // from a clock): the soft target lies past the hard stop.
+        let t = mt.max(1);
         return Some(TimeBudget {
             soft_ms: t * 2,
             hard_ms: t,
@@ -221,8 +222,28 @@ pub fn time_budget(limits: &Limits, side: Color, overhead_ms: u64) -> Option<Tim
     })
 }
 
+/// How long a search runs before it reports the root move it is searching (`currmove`), as
+/// Stockfish and Pikafish do for long searches; GUIs such as XBoard show it.
+pub const CURRMOVE_AFTER: Duration = Duration::from_secs(1);
+
+/// The root move being searched, reported after [`CURRMOVE_AFTER`] (UCI `info depth D currmove
+/// M currmovenumber N`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CurrMove {
+    /// The iteration's depth.
+    pub depth: i32,
+    /// The root move.
+    pub mv: Move,
+    /// Its number in the iteration's order, 1-based.
+    pub number: usize,
+}
+
+/// Receives [`CurrMove`] reports (see [`Searcher::report_currmove`]).
+pub type CurrMoveReport<'a> = Box<dyn FnMut(CurrMove) + Send + 'a>;
+
 /// One search thread's state.
 pub struct Searcher<'a> {
+    currmove: Option<CurrMoveReport<'a>>,
     pos: Position,
     path: Path,
     root: usize,
@@ -264,6 +285,7 @@ impl<'a> Searcher<'a> {
         let budget = time_budget(&limits, pos.side_to_move(), settings.move_overhead_ms);
         let was_pondering = limits.ponder;
         Searcher {
+            currmove: None,
             pos,
             path,
             root,
@@ -284,6 +306,13 @@ impl<'a> Searcher<'a> {
             main: true,
             first_depth: 1,
         }
+    }
+
+    /// Sends `report` the root move being searched once the search has run for
+    /// [`CURRMOVE_AFTER`] (main thread only). The reports depend on time, never change the
+    /// search: nodes, scores and moves stay the same.
+    pub fn report_currmove(&mut self, report: CurrMoveReport<'a>) {
+        self.currmove = Some(report);
     }
 
     /// Makes this a silent helper thread (lazy SMP): it searches deeper first on odd ids and
@@ -701,6 +730,15 @@ impl<'a> Searcher<'a> {
         #[allow(clippy::needless_range_loop)]
         for i in pv_idx..rms.len() {
             let m = rms[i].mv;
+            if self.main && self.currmove.is_some() && self.start.elapsed() >= CURRMOVE_AFTER {
+                if let Some(report) = self.currmove.as_mut() {
+                    report(CurrMove {
+                        depth,
+                        mv: m,
+                        number: i + 1,
+                    });
+                }
+            }
             let capture = self.pos.is_capture(m);
             self.seldepth = 0;
             self.make(m);
@@ -1042,8 +1080,8 @@ mod tests {
         assert_eq!(
             time_budget(&l, Color::Black, 10),
             Some(TimeBudget {
-                soft_ms: 180,
-                hard_ms: 90
+                soft_ms: 200,
+                hard_ms: 100
             })
         );
         assert_eq!(time_budget(&Limits::default(), Color::Red, 10), None);

@@ -70,6 +70,26 @@ fn uci_no_legal_move_and_end_of_input() {
     assert!(out.ends_with("uciok\n"));
 }
 
+/// Issue 18: `printf 'position startpos\ngo depth 5\n' | chuhe uci` prints a `bestmove` (end of
+/// input stops the search, which writes its move first, as in Pikafish); so does `quit`.
+#[test]
+fn end_of_input_during_a_search_prints_bestmove() {
+    for input in [
+        "position startpos\ngo depth 5\n",
+        "position startpos\ngo infinite\nquit\n",
+    ] {
+        let (out, status) = chuhe(&["uci"], input);
+        assert_eq!(status, 0);
+        let last = out.lines().last().unwrap_or("");
+        assert!(last.starts_with("bestmove "), "{input:?}: {out}");
+        assert_eq!(
+            last.split_whitespace().nth(1).map(str::len),
+            Some(4),
+            "{out}"
+        );
+    }
+}
+
 #[test]
 fn ucci_says_bye() {
     let (out, status) = chuhe(&["uci"], "ucci\nstop\nquit\n");

@@ -3,13 +3,14 @@
 //!
 //! A [`Session`] owns the current position and its move history, the options and the
 //! transposition table. `go` starts the search in its own thread, so `isready`, `stop` and
-//! `ponderhit` are answered while it runs; every output line is written whole and flushed at once
+//! `ponderhit` are answered while it runs (`go`, `setoption` and `ucinewgame` wait for it to end,
+//! `position` sets the next position); every output line is written whole and flushed at once
 //! through a shared sink. Every bad command prints one `info string error <code> <detail>` line
 //! (UCCI: `info message error …`) and leaves the state as it was.
 //!
 //! | module | what |
 //! |---|---|
-//! | `mod.rs` | the [`Session`] and its state, [`run`] over a reader and a writer, the busy rule |
+//! | `mod.rs` | the [`Session`] and its state, [`run`] over a reader and a writer, which commands wait for a running search |
 //! | `protocol.rs` | the two dialects: reading `position`, `go`, `banmoves`, `probe`, `d`, `go perft`; formatting `info`, `bestmove`, scores |
 //! | `options.rs` | every option once, in one table: the `option` lines of both dialects and `setoption` in both |
 //! | `threads.rs` | the search thread and its helpers, `stop`, `ponderhit`, `quit`, and the move choice through [`crate::skill::Strength`] |
@@ -149,13 +150,13 @@ impl<W: Write + Send + 'static> Session<W> {
                 self.dialect = Dialect::Ucci;
             }
         }
-        if matches!(
-            cmd,
-            "position" | "setoption" | "ucinewgame" | "go" | "banmoves"
-        ) && self.is_searching()
-        {
-            self.error("busy", cmd)?;
-            return Ok(Flow::Continue);
+        // As in Pikafish: `go`, `setoption` and `ucinewgame` (UCCI `setoption newgame`) wait
+        // until a running search has written its `bestmove`, so that a piped script gives the
+        // answers of one typed slowly; `position` and `banmoves` set what the next `go` searches
+        // (the running search keeps its own copy); `stop`, `ponderhit`, `isready` and `quit` act
+        // at once.
+        if matches!(cmd, "go" | "setoption" | "ucinewgame") {
+            self.wait();
         }
         match self.dialect {
             Dialect::Uci => self.handle_uci(cmd, args),
@@ -164,7 +165,8 @@ impl<W: Write + Send + 'static> Session<W> {
     }
 }
 
-/// Runs a session on `input` and `output` until `quit` or end of input (which acts as `quit`).
+/// Runs a session on `input` and `output` until `quit` or end of input (which acts as `quit`:
+/// a running search is stopped and writes its `bestmove` first).
 ///
 /// # Errors
 /// I/O errors of reading or writing.

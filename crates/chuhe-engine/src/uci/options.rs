@@ -475,11 +475,15 @@ pub(super) fn parse_ucci(args: &[&str]) -> Result<Option<Parsed>, Refused> {
     }) else {
         return Ok(None);
     };
+    // UCCI GUIs and adapters write check values as true/false, on/off or 1/0 (XBoard's
+    // `uci2wb` sends `setoption ponder 0`).
     let flags = [
         ("true", true),
         ("on", true),
+        ("1", true),
         ("false", false),
         ("off", false),
+        ("0", false),
     ];
     let zero = match spec.ty {
         Type::Spin { default, .. } if face.zero_is_default => Some(default),

@@ -9,7 +9,7 @@
 //! thread in [`super::threads`].
 
 use super::{options, Flow, Session};
-use crate::search::{Info, Limits, Score, MATE, MATE_BOUND};
+use crate::search::{CurrMove, Info, Limits, Score, MATE, MATE_BOUND};
 use crate::tt::Bound;
 use chuhe_rules::xiangqi::{perft_divide, Color, Move, Position};
 use std::io::{self, Write};
@@ -49,6 +49,7 @@ impl<W: Write + Send + 'static> Session<W> {
             "isready" => self.line("readyok")?,
             "ucinewgame" => self.new_game(),
             "position" => self.cmd_position(args)?,
+            "fen" => self.cmd_xboard_fen(args)?,
             "setoption" => self.cmd_setoption(args)?,
             "go" => self.cmd_go(args)?,
             "stop" => self.stop(),
@@ -71,6 +72,7 @@ impl<W: Write + Send + 'static> Session<W> {
             "position" => {
                 self.cmd_position(args)?;
             }
+            "fen" => self.cmd_xboard_fen(args)?,
             "banmoves" => self.cmd_banmoves(args)?,
             "setoption" => self.cmd_setoption(args)?,
             "go" => self.cmd_ucci_go(args)?,
@@ -152,6 +154,15 @@ impl<W: Write + Send + 'static> Session<W> {
             }
             Err((code, detail)) => self.error(&code, &detail),
         }
+    }
+
+    /// `fen <FEN fields> [moves …]`, the line XBoard's adapter `uci2wb` sends for a position
+    /// (without the word `position`): the same as `position fen <FEN fields> [moves …]`.
+    fn cmd_xboard_fen(&mut self, args: &[&str]) -> io::Result<()> {
+        let mut full = Vec::with_capacity(args.len() + 1);
+        full.push("fen");
+        full.extend_from_slice(args);
+        self.cmd_position(&full)
     }
 
     /// UCCI `banmoves …`: moves the next `go` must not play (until the next `position`).
@@ -462,6 +473,18 @@ pub(super) fn info_lines(dialect: Dialect, show_wdl: bool, info: &Info) -> Vec<S
         info.time_ms,
         pv.join(" ")
     )]
+}
+
+/// The line for the root move being searched: UCI `info depth D currmove M currmovenumber N`
+/// (Stockfish's form), UCCI `info currmove M currmovenumber N`.
+pub(super) fn currmove_line(dialect: Dialect, c: &CurrMove) -> String {
+    match dialect {
+        Dialect::Uci => format!(
+            "info depth {} currmove {} currmovenumber {}",
+            c.depth, c.mv, c.number
+        ),
+        Dialect::Ucci => format!("info currmove {} currmovenumber {}", c.mv, c.number),
+    }
 }
 
 /// The `bestmove` line: `bestmove M [ponder P]`, in UCCI with ` draw` when a draw was offered and

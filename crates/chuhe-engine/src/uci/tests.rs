@@ -2,6 +2,8 @@
 
 use super::*;
 use crate::search::MATE;
+use std::io::{self, Write};
+use std::sync::{Arc, Mutex};
 
 /// Runs the lines as a GUI would: after each `go` that ends by itself, waits for `bestmove`.
 fn transcript(input: &str) -> String {
@@ -137,8 +139,11 @@ fn perpetual_check_is_not_completed() {
     assert_ne!(last.split_whitespace().nth(1), Some("a9a8"), "{out}");
 }
 
+/// The output without `time` and `nps` fields and without the `currmove` lines (written after
+/// a second of search, so their count depends on the machine).
 fn strip_timing(out: &str) -> String {
     out.lines()
+        .filter(|l| !l.contains(" currmove "))
         .map(|l| {
             let t: Vec<&str> = l.split_whitespace().collect();
             let mut kept = Vec::new();
@@ -183,29 +188,151 @@ fn fixed_depth_and_nodes_searches_repeat_exactly() {
     );
 }
 
+/// §2: during a search, `position` sets the next position at once, `isready` and `stop` act at
+/// once, and `setoption` waits until the search has written its `bestmove`.
 #[test]
-fn busy_isready_and_stop_while_searching() {
+fn position_isready_and_stop_while_searching_setoption_waits() {
     let mut s = Session::new(Vec::new());
     s.handle("position startpos").unwrap();
     s.handle("go infinite").unwrap();
     s.handle("position startpos moves h2e2").unwrap();
-    s.handle("setoption name Hash value 8").unwrap();
     s.handle("isready").unwrap();
+    assert!(s.is_searching());
     s.handle("stop").unwrap();
     s.handle("stop").unwrap();
-    s.handle("position startpos moves h2e2").unwrap();
+    s.handle("go depth 3").unwrap();
+    s.handle("setoption name Hash value 8").unwrap();
+    assert!(!s.is_searching(), "setoption waited for the search");
+    assert_eq!(s.options().hash_mib, 8);
     let out = s.with_output(|o| String::from_utf8(o.clone()).unwrap());
     let lines = lines_without_search_info(&out);
-    assert_eq!(lines.len(), 4, "{out}");
-    assert_eq!(lines[0], "info string error busy position");
-    assert_eq!(lines[1], "info string error busy setoption");
-    assert_eq!(lines[2], "readyok");
-    assert!(lines[3].starts_with("bestmove "), "{out}");
-    assert_eq!(
-        s.position().to_string(),
-        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1"
-    );
-    assert_eq!(s.options().hash_mib, 16);
+    assert_eq!(lines.len(), 3, "{out}");
+    assert_eq!(lines[0], "readyok");
+    assert!(lines[1].starts_with("bestmove "), "{out}");
+    // The second search was of the position set during the first: Black to move after h2e2.
+    let second: Move = lines[2]["bestmove ".len()..][..4].parse().unwrap();
+    let after =
+        Position::from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1")
+            .unwrap();
+    assert!(after.is_legal(second), "{out}");
+    assert_eq!(s.position(), &after);
+}
+
+/// Runs `input` as a pipe delivers it: every line at once, no waiting for `bestmove`.
+fn piped(input: &str) -> String {
+    let mut out = SharedOut::default();
+    run(input.as_bytes(), out.clone()).unwrap();
+    out.text()
+}
+
+/// A writer whose bytes the test can read after [`run`] took it by value.
+#[derive(Clone, Default)]
+struct SharedOut(Arc<Mutex<Vec<u8>>>);
+
+impl SharedOut {
+    fn text(&mut self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+}
+
+impl Write for SharedOut {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// §2: a piped session gives exactly the answers of one typed slowly (one thread, fixed depths
+/// and nodes; `time`, `nps` and the timed `currmove` lines aside). The final `ucinewgame` waits
+/// for the last search, as it does in Pikafish.
+#[test]
+fn a_piped_session_answers_as_one_typed_slowly() {
+    let script = "uci\nucinewgame\nposition startpos\ngo depth 5\nposition startpos moves h2e2\ngo depth 5\nisready\nsetoption name MultiPV value 2\nposition startpos moves h2e2 h9g7\ngo nodes 3000\nposition fen rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1\ngo depth 4\nucinewgame\n";
+    let slow = strip_timing(&transcript(script));
+    let fast = strip_timing(&piped(script));
+    let best = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.starts_with("bestmove "))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(best(&slow).len(), 4, "{slow}");
+    assert_eq!(best(&fast), best(&slow));
+    let without_readyok = |t: &str| -> String {
+        t.lines()
+            .filter(|l| *l != "readyok")
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    // `isready` answers at once when piped (during the second search), after it when typed.
+    assert_eq!(without_readyok(&fast), without_readyok(&slow));
+    assert_eq!(fast.lines().filter(|l| *l == "readyok").count(), 1);
+}
+
+/// §4 and issue 18: end of input or `quit` during a search stops it and writes its `bestmove`.
+#[test]
+fn end_of_input_and_quit_during_a_search_write_bestmove() {
+    for script in [
+        "position startpos\ngo depth 5\n",
+        "position startpos\ngo depth 60\n",
+        "position startpos\ngo infinite\nquit\nisready\n",
+        "go ponder\nquit\n",
+    ] {
+        let out = piped(script);
+        let last = out.lines().last().unwrap_or("");
+        let m: Move = last
+            .strip_prefix("bestmove ")
+            .unwrap_or_else(|| panic!("{script:?}: {out}"))[..4]
+            .parse()
+            .unwrap();
+        assert!(Position::start().is_legal(m), "{out}");
+        assert!(!out.contains("readyok"), "nothing after quit: {out}");
+    }
+    let out = piped("ucci\nposition startpos\ngo infinite\nquit\n");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[lines.len() - 1], "bye", "{out}");
+    assert!(lines[lines.len() - 2].starts_with("bestmove "), "{out}");
+}
+
+/// Issue 18: XBoard's adapter `uci2wb` sends `fen <FEN> moves …` without `position`.
+#[test]
+fn xboard_fen_line_is_a_position_command() {
+    for dialect in ["uci", "ucci"] {
+        let mut s = Session::new(Vec::new());
+        s.handle(dialect).unwrap();
+        s.handle(
+            "fen rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1 moves h9g7",
+        )
+        .unwrap();
+        assert_eq!(
+            s.position().to_string(),
+            "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2"
+        );
+        s.handle("fen 9/9/9/9/9/9/9/9/9/4K4 w").unwrap();
+        s.handle("fen").unwrap();
+        s.quit();
+        let out = s.with_output(|o| String::from_utf8(o.clone()).unwrap());
+        let prefix = if dialect == "uci" {
+            "info string error"
+        } else {
+            "info message error"
+        };
+        let errors: Vec<&str> = out.lines().filter(|l| l.contains(" error ")).collect();
+        assert_eq!(
+            errors,
+            [
+                format!("{prefix} bad-fen general-count"),
+                format!("{prefix} bad-fen bad-rank-count"),
+            ]
+        );
+        assert_eq!(
+            s.position().to_string(),
+            "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2"
+        );
+    }
 }
 
 #[test]
@@ -299,4 +426,63 @@ fn ucci_session() {
     let probe = lines.iter().find(|l| l.starts_with("pophash")).unwrap();
     assert!(probe.starts_with("pophash bestmove "), "{probe}");
     assert_eq!(&lines[lines.len() - 2..], &["nobestmove", "bye"]);
+}
+
+/// Issue 18: a long search reports the root move it searches (`currmove`, as Stockfish does
+/// after a second), in each dialect's form; the numbers count the start position's 44 moves.
+#[test]
+fn long_searches_report_currmove() {
+    for (dialect, prefix) in [("uci", "info depth "), ("ucci", "info currmove ")] {
+        let mut s = Session::new(Vec::new());
+        s.handle(dialect).unwrap();
+        s.handle("position startpos").unwrap();
+        s.handle("go infinite").unwrap();
+        let seen = |s: &Session<Vec<u8>>| {
+            s.with_output(|o| String::from_utf8_lossy(o).contains(" currmovenumber "))
+        };
+        // Polls without a deadline of its own: the search reports once it has run a second.
+        while !seen(&s) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        s.handle("stop").unwrap();
+        let out = s.with_output(|o| String::from_utf8(o.clone()).unwrap());
+        let lines: Vec<&str> = out.lines().filter(|l| l.contains(" currmove ")).collect();
+        assert!(!lines.is_empty());
+        for l in lines {
+            assert!(l.starts_with(prefix), "{l}");
+            let t: Vec<&str> = l.split_whitespace().collect();
+            let at = t.iter().position(|&w| w == "currmove").unwrap();
+            let m: Move = t[at + 1].parse().unwrap();
+            assert!(Position::start().is_legal(m), "{l}");
+            assert_eq!(t[at + 2], "currmovenumber", "{l}");
+            let n: usize = t[at + 3].parse().unwrap();
+            assert!((1..=44).contains(&n), "{l}");
+            assert_eq!(t.len(), at + 4, "{l}");
+        }
+    }
+}
+
+/// Issue 18: UCCI check options take `1`/`0` (uci2wb sends `setoption ponder 0`) as well as
+/// `true`/`false` and `on`/`off`; UCI keeps `true`/`false`.
+#[test]
+fn ucci_check_options_accept_one_and_zero() {
+    let mut s = Session::new(Vec::new());
+    s.handle("ucci").unwrap();
+    s.handle("setoption ponder 1").unwrap();
+    assert!(s.options().ponder);
+    s.handle("setoption ponder 0").unwrap();
+    assert!(!s.options().ponder);
+    s.handle("setoption usemillisec 1").unwrap();
+    assert!(s.options().use_millisec);
+    s.handle("setoption usemillisec 2").unwrap();
+    assert!(s.options().use_millisec);
+    let mut u = Session::new(Vec::new());
+    u.handle("setoption name Ponder value 1").unwrap();
+    let out = s.with_output(|o| String::from_utf8(o.clone()).unwrap());
+    assert_eq!(
+        out.lines().last(),
+        Some("info message error bad-option-value usemillisec 2")
+    );
+    let out = u.with_output(|o| String::from_utf8(o.clone()).unwrap());
+    assert_eq!(out, "info string error bad-option-value Ponder 1\n");
 }

@@ -1,7 +1,7 @@
 //! The search thread (`spec/engine-protocol.md` §1, §5): `go` starts the search in its own thread
-//! so that the session keeps answering `isready`, `stop`, `ponderhit` (and `busy` for commands
-//! that would change the state); helpers for `Threads` > 1 (lazy SMP); `ponder` and `infinite`
-//! held until `ponderhit` or `stop`; `quit` silences and ends a running search.
+//! so that the session keeps answering `isready`, `stop`, `ponderhit` and `position` while it
+//! runs; helpers for `Threads` > 1 (lazy SMP); `ponder` and `infinite` held until `ponderhit` or
+//! `stop`; `quit` stops a running search, which writes its `bestmove` before the session ends.
 //!
 //! The move is chosen through the engine's one strength pipeline ([`crate::skill::Strength`]),
 //! the same as the game server's computer player.
@@ -74,13 +74,11 @@ impl<W: Write + Send + 'static> Session<W> {
         }
     }
 
-    /// Ends any search without letting it print (`quit`, end of input).
+    /// `quit` and end of input: stops any running search (pondering and infinite ones too) and
+    /// waits until it has written its `bestmove`, as Pikafish does, so that a one-line script
+    /// such as `printf 'position startpos\ngo depth 5\n' | chuhe uci` always gets a move.
     pub fn quit(&mut self) {
-        if let Some(r) = &self.running {
-            r.ctl.silent.store(true, Ordering::SeqCst);
-            r.ctl.stop.store(true, Ordering::SeqCst);
-        }
-        self.wait();
+        self.stop();
     }
 
     /// Starts the search of the current position with `limits` in its own thread; `draw`: the
@@ -207,6 +205,11 @@ impl<W: Write + Send + 'static> Job<W> {
             settings,
             limits.clone(),
         );
+        let currmove_sink = Arc::clone(&self.sink);
+        let dialect = self.dialect;
+        searcher.report_currmove(Box::new(move |c| {
+            let _ = currmove_sink.line(&protocol::currmove_line(dialect, &c));
+        }));
         let mut report = |info: &Info| {
             if info.multipv > user_multi_pv || self.ctl.silent.load(Ordering::SeqCst) {
                 return;
