@@ -10,11 +10,15 @@
 //! - [`bench`]: the fixed positions of `chuhe bench` and its node signature.
 #![deny(missing_docs)]
 
+pub mod arena;
+pub mod banqi;
 pub mod bench;
 pub mod eval;
+pub mod levels;
 pub mod movepick;
 pub mod player;
 pub mod rules;
+pub mod sanguo;
 pub mod search;
 pub mod skill;
 pub mod tt;

@@ -4,7 +4,8 @@
 //! grows with the level, so a level costs about the same on any machine and plays the same way
 //! for the same seed. The move is chosen by the engine's one strength pipeline
 //! ([`crate::skill::Strength`]), the same as the UCI `Skill Level`; level 8 is the full search
-//! within its node budget.
+//! within its node budget. Every level also keeps the time budget of its [`crate::levels::Level`]
+//! (the search stops by then even on a slow machine).
 
 use crate::search::{Control, Limits, Searcher, Settings};
 use crate::skill::{Strength, MAX_SKILL_LEVEL};
@@ -12,7 +13,7 @@ use crate::tt::Table;
 use chuhe_rules::xiangqi::{Move, Position};
 
 /// The highest level.
-pub const MAX_LEVEL: u8 = 8;
+pub const MAX_LEVEL: u8 = crate::levels::MAX_LEVEL;
 
 /// Nodes searched per move at levels 1–8.
 pub const NODES_BY_LEVEL: [u64; 8] = [
@@ -45,6 +46,34 @@ pub fn choose_move(
     seed: u64,
 ) -> Option<Move> {
     let level = level.clamp(1, MAX_LEVEL);
+    let nodes = NODES_BY_LEVEL[usize::from(level) - 1];
+    let time = crate::levels::Level::get(level).time_budget();
+    choose_move_with(
+        start,
+        moves,
+        level,
+        no_capture_limit,
+        seed,
+        nodes,
+        Some(time),
+    )
+}
+
+/// [`choose_move`] with an explicit node budget and time limit (`None`: nodes only, so the same
+/// inputs always give the same move), for match runs with short budgets.
+///
+/// # Panics
+/// If a move of `moves` is not legal in turn.
+pub fn choose_move_with(
+    start: &Position,
+    moves: &[Move],
+    level: u8,
+    no_capture_limit: u16,
+    seed: u64,
+    nodes: u64,
+    time: Option<std::time::Duration>,
+) -> Option<Move> {
+    let level = level.clamp(1, MAX_LEVEL);
     let skill = skill_level(level);
     let Ok(table) = Table::new(TABLE_MIB) else {
         return None;
@@ -52,7 +81,8 @@ pub fn choose_move(
     let ctl = Control::default();
     let strength = Strength::from_skill_level(skill);
     let mut limits = Limits {
-        nodes: Some(NODES_BY_LEVEL[usize::from(level) - 1]),
+        nodes: Some(nodes),
+        movetime: time.map(|t| t.as_millis().max(1) as u64),
         ..Limits::default()
     };
     let mut settings = Settings {

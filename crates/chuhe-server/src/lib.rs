@@ -79,6 +79,11 @@ pub struct Settings {
     /// Origins besides the site's own whose pages may act for a player (`https://host[:port]`
     /// as a browser writes it in `Origin`; default none). See [`origin`].
     pub allowed_origins: Vec<String>,
+    /// Computer searches that run at once on their own blocking threads (default 2, at least
+    /// 1); more wait in turn ([`computer`]).
+    pub computer_threads: usize,
+    /// The shortest time a computer takes to answer, so a person can follow (default 0.5 s).
+    pub computer_pause: Duration,
 }
 
 impl Default for Settings {
@@ -93,6 +98,8 @@ impl Default for Settings {
             http_limits: HttpLimits::default(),
             trust_forwarded_for: false,
             allowed_origins: Vec::new(),
+            computer_threads: computer::DEFAULT_THREADS,
+            computer_pause: computer::DEFAULT_PAUSE,
         }
     }
 }
@@ -198,6 +205,7 @@ impl AppState {
         let (shutdown, _) = watch::channel(false);
         let (notices, notices_rx) = mpsc::unbounded_channel();
         let limiter = limit::HttpLimiter::new(settings.http_limits, settings.trust_forwarded_for);
+        computer::configure(settings.computer_threads, settings.computer_pause);
         let state = AppState(Arc::new(Inner {
             store,
             settings,

@@ -82,6 +82,45 @@ pub enum Command {
         #[arg(long, default_value_t = chuhe_engine::bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(i32).range(1..=60))]
         depth: i32,
     },
+    /// Run a computer player (xiangqi, sanguo or banqi) over a line protocol on standard input
+    /// and output: position, go level|movetime|nodes, isready, quit (docs/players.md).
+    Play {
+        /// The game.
+        #[arg(long, value_parser = variant_parser(), default_value = "xiangqi")]
+        variant: Variant,
+        /// Table options as KEY=VALUE pairs: sanguo `flag_bearers=on|off` (the start position).
+        #[arg(long)]
+        options: Option<String>,
+        /// Varies the choices of levels below 8; the same seed gives the same answers.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Play computer players against each other with seats rotated and print the first
+    /// player's wins, shared wins, draws and losses (docs/players.md, strength figures).
+    #[command(hide = true)]
+    Match {
+        /// The game.
+        #[arg(long, value_parser = variant_parser(), default_value = "banqi")]
+        variant: Variant,
+        /// The measured player: greedy or a level 1-8.
+        #[arg(long)]
+        a: String,
+        /// Its opponent (sanguo: both rivals): greedy or a level 1-8.
+        #[arg(long)]
+        b: String,
+        /// Games to play.
+        #[arg(long, default_value_t = 200)]
+        games: u32,
+        /// Multiplies every level's node budget (short budgets for quick figures).
+        #[arg(long, default_value_t = 1.0)]
+        scale: f64,
+        /// Seed of the first game (game i uses seed + i).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Table options: sanguo `flag_bearers=on|off`.
+        #[arg(long)]
+        options: Option<String>,
+    },
     /// Run the game server (HTTP and WebSocket; see docs/protocol.md) until SIGINT or SIGTERM.
     Serve {
         /// Address to listen on.
@@ -104,6 +143,11 @@ pub enum Command {
             value_delimiter = ','
         )]
         allowed_origins: Vec<String>,
+        /// Computer searches that run at once, each on its own thread (1 to 256); more computer
+        /// turns wait in line. About the number of cores the server may spend on computers.
+        #[arg(long, env = "CHUHE_COMPUTER_THREADS", default_value_t = 2,
+              value_parser = clap::value_parser!(u16).range(1..=256))]
+        computer_threads: u16,
     },
     /// Play many games at once against a running chuhe serve and report moves/s, latencies,
     /// errors and memory; every acknowledged move is then checked in the store (docs/performance.md).
@@ -258,12 +302,44 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             Variant::Banqi => crate::banqi_cmd::replay(&rules, &moves, json, &mut out)?,
         },
         Command::Records { action } => crate::records_cmd::run(action, &mut out)?,
+        Command::Play {
+            variant,
+            options,
+            seed,
+        } => crate::play_cmd::play(variant, options.as_deref(), seed)?,
+        Command::Match {
+            variant,
+            a,
+            b,
+            games,
+            scale,
+            seed,
+            options,
+        } => crate::play_cmd::run_match(
+            crate::play_cmd::MatchArgs {
+                variant,
+                a,
+                b,
+                games,
+                scale,
+                seed,
+                options,
+            },
+            &mut out,
+        )?,
         Command::Serve {
             bind,
             database,
             trust_forwarded_for,
             allowed_origins,
-        } => crate::serve_cmd::serve(&bind, &database, trust_forwarded_for, allowed_origins)?,
+            computer_threads,
+        } => crate::serve_cmd::serve(
+            &bind,
+            &database,
+            trust_forwarded_for,
+            allowed_origins,
+            usize::from(computer_threads),
+        )?,
         Command::Loadtest {
             url,
             games,
@@ -400,6 +476,7 @@ mod tests {
             database,
             trust_forwarded_for,
             allowed_origins,
+            ..
         } = serve(&[])
         else {
             panic!("not serve");
@@ -437,5 +514,20 @@ mod tests {
         assert!(trust_forwarded_for);
         let e = Cli::try_parse_from(["chuhe", "serve", "--trust-forwarded-for=maybe"]).unwrap_err();
         assert_eq!(e.kind(), clap::error::ErrorKind::TooManyValues);
+    }
+
+    #[test]
+    fn serve_takes_the_computer_threads() {
+        assert!(std::env::var_os("CHUHE_COMPUTER_THREADS").is_none());
+        let threads = |args: &[&str]| match serve(args) {
+            Command::Serve {
+                computer_threads, ..
+            } => computer_threads,
+            _ => panic!("not serve"),
+        };
+        assert_eq!(threads(&[]), 2);
+        assert_eq!(threads(&["--computer-threads", "6"]), 6);
+        let e = Cli::try_parse_from(["chuhe", "serve", "--computer-threads", "0"]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
     }
 }

@@ -3,6 +3,7 @@
 mod banqi_cmd;
 mod cli;
 mod loadtest_cmd;
+mod play_cmd;
 mod records_cmd;
 mod sanguo_cmd;
 mod serve_cmd;

@@ -69,12 +69,14 @@ fn lock_sqlite(path: &str) -> Result<File, CliError> {
 /// Runs the game server on `bind` with the database at `database` until SIGINT or SIGTERM;
 /// with `trust_forwarded_for`, requests from loopback are rate-limited by their
 /// `X-Forwarded-For` address; pages of `allowed_origins` may act for players besides the site's
-/// own. Logs go to standard error; `RUST_LOG` filters them (default `info`).
+/// own; `computer_threads` computer searches run at once. Logs go to standard error; `RUST_LOG`
+/// filters them (default `info`).
 pub fn serve(
     bind: &str,
     database: &str,
     trust_forwarded_for: bool,
     allowed_origins: Vec<String>,
+    computer_threads: usize,
 ) -> Result<(), CliError> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
@@ -94,6 +96,7 @@ pub fn serve(
             chuhe_server::Settings {
                 trust_forwarded_for,
                 allowed_origins,
+                computer_threads,
                 ..chuhe_server::Settings::default()
             },
         ))

@@ -678,11 +678,10 @@ impl Table {
             return;
         };
         let tx = self.tx.clone();
+        let seed = rand::random();
         tokio::spawn(async move {
-            let found =
-                tokio::task::spawn_blocking(move || problem.choose(level, &mut rand::thread_rng()))
-                    .await;
-            if let Ok(Some(mv)) = found {
+            // On the bounded pool, answering after the pause at the earliest.
+            if let Some(mv) = computer::think(problem, level, seed).await {
                 let _ = tx.send(Command::ComputerMoved { version, mv }).await;
             }
         });

@@ -1,0 +1,297 @@
+//! Matches between computer players, for the strength figures of `docs/players.md`: whole games
+//! under every end-of-game rule, seats rotated, results counted as wins, shared wins, draws and
+//! losses of the first contender.
+//!
+//! Budgets are node counts (the level's node budget times a scale), never time, so a match is
+//! the same on every machine and for the same seed. Banqi flips are drawn from a generator seeded
+//! per game.
+
+use crate::banqi;
+use crate::levels::{Budget, Rng};
+use crate::player;
+use crate::sanguo;
+use chuhe_rules::outcome::{Outcome, Side};
+use chuhe_rules::sanguo::Kingdom;
+use chuhe_rules::{banqi as rb, sanguo as rs, xiangqi as rx};
+use rand::SeedableRng;
+use std::fmt;
+use std::str::FromStr;
+
+/// A player in a match: the greedy one-ply player or a level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contender {
+    /// The greedy one-ply player (sanguo and banqi).
+    Greedy,
+    /// A level 1–8.
+    Level(u8),
+}
+
+impl FromStr for Contender {
+    type Err = String;
+
+    /// `greedy` or a level `1` … `8` (also `L1` … `L8`).
+    fn from_str(s: &str) -> Result<Contender, String> {
+        if s == "greedy" {
+            return Ok(Contender::Greedy);
+        }
+        let n = s.trim_start_matches(['L', 'l']);
+        match n.parse::<u8>() {
+            Ok(l) if (1..=8).contains(&l) => Ok(Contender::Level(l)),
+            _ => Err(format!("bad player {s:?}: expected greedy or a level 1-8")),
+        }
+    }
+}
+
+impl fmt::Display for Contender {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Contender::Greedy => f.write_str("greedy"),
+            Contender::Level(l) => write!(f, "L{l}"),
+        }
+    }
+}
+
+/// The first contender's result in one game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Result1 {
+    /// It alone won.
+    Win,
+    /// It won together with another kingdom (sanguo table endings only).
+    Shared,
+    /// Nobody won.
+    Draw,
+    /// Another player won.
+    Loss,
+}
+
+/// Counts of results.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Games won alone.
+    pub wins: u32,
+    /// Games won jointly.
+    pub shared: u32,
+    /// Draws.
+    pub draws: u32,
+    /// Losses.
+    pub losses: u32,
+}
+
+impl Tally {
+    /// Adds one result.
+    pub fn add(&mut self, r: Result1) {
+        match r {
+            Result1::Win => self.wins += 1,
+            Result1::Shared => self.shared += 1,
+            Result1::Draw => self.draws += 1,
+            Result1::Loss => self.losses += 1,
+        }
+    }
+
+    /// Games counted.
+    pub fn games(&self) -> u32 {
+        self.wins + self.shared + self.draws + self.losses
+    }
+
+    /// The score in percent: a win 1, a shared win or a draw ½.
+    pub fn score_percent(&self) -> f64 {
+        let g = self.games().max(1);
+        100.0 * (f64::from(self.wins) + 0.5 * f64::from(self.shared + self.draws)) / f64::from(g)
+    }
+}
+
+impl fmt::Display for Tally {
+    /// `W/shared/D/L = 150/0/30/20 (82.5 %)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "W/shared/D/L = {}/{}/{}/{} of {} ({:.1} %)",
+            self.wins,
+            self.shared,
+            self.draws,
+            self.losses,
+            self.games(),
+            self.score_percent()
+        )
+    }
+}
+
+fn result_of(outcome: &Outcome, me: Side) -> Result1 {
+    if outcome.winners.is_empty() {
+        Result1::Draw
+    } else if outcome.winners.contains(&me) {
+        if outcome.winners.len() == 1 {
+            Result1::Win
+        } else {
+            Result1::Shared
+        }
+    } else {
+        Result1::Loss
+    }
+}
+
+/// A match's common settings: the node scale applied to every level's node budget.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Match {
+    /// Multiplies each level's node budget (1.0 = the server's budgets; at least 100 nodes).
+    pub scale: f64,
+}
+
+impl Match {
+    fn budget(&self, nodes: u64) -> Budget {
+        Budget::nodes(((nodes as f64 * self.scale) as u64).max(100))
+    }
+
+    fn banqi_move(&self, c: Contender, p: &banqi::Problem, seed: u64) -> Option<rb::Action> {
+        match c {
+            Contender::Greedy => banqi::greedy(p, seed),
+            Contender::Level(l) => {
+                let mut s = banqi::Settings::level(l);
+                s.budget = self.budget(s.budget.nodes);
+                banqi::choose_with(p, s, seed)
+            }
+        }
+    }
+
+    fn sanguo_move(&self, c: Contender, p: &sanguo::Problem, seed: u64) -> Option<rs::Move> {
+        match c {
+            Contender::Greedy => sanguo::greedy(p, seed),
+            Contender::Level(l) => {
+                let mut s = sanguo::Settings::level(l);
+                s.budget = self.budget(s.budget.nodes);
+                sanguo::choose_with(p, s, seed)
+            }
+        }
+    }
+
+    /// One banqi game: `a` takes the first seat when `a_first`, else the second; `seed` draws
+    /// the flips and varies the players.
+    pub fn banqi_game(&self, a: Contender, b: Contender, a_first: bool, seed: u64) -> Result1 {
+        let rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let Ok(start) = rb::START_TEXT.parse::<rb::Truth>() else {
+            return Result1::Draw;
+        };
+        let mut game = rb::Game::with_rng(start, rng);
+        let mut seeds = Rng::new(seed ^ 0x5EED);
+        loop {
+            match game.status() {
+                rb::Status::Ongoing => {}
+                rb::Status::Ended(o) => {
+                    let seat = if a_first {
+                        rb::Seat::First
+                    } else {
+                        rb::Seat::Second
+                    };
+                    return match game.seat_colour(seat) {
+                        Some(c) => result_of(o, c.side()),
+                        None => Result1::Draw,
+                    };
+                }
+                rb::Status::EndedBySeat { .. } => return Result1::Draw,
+            }
+            let a_moves = (game.seat_to_move() == rb::Seat::First) == a_first;
+            let problem = match banqi::Problem::replay(game.start_view(), game.records()) {
+                Ok(p) => p,
+                Err(_) => return Result1::Draw,
+            };
+            let who = if a_moves { a } else { b };
+            let Some(action) = self.banqi_move(who, &problem, seeds.next_u64()) else {
+                return Result1::Draw;
+            };
+            if game.play(action).is_err() {
+                return Result1::Draw;
+            }
+        }
+    }
+
+    /// One sanguo game: `a` plays `a_seat`, `b` the two other kingdoms.
+    pub fn sanguo_game(
+        &self,
+        a: Contender,
+        b: Contender,
+        a_seat: Kingdom,
+        flags: bool,
+        seed: u64,
+    ) -> Result1 {
+        let mut game = rs::Game::new(rs::Position::start(flags));
+        let mut seeds = Rng::new(seed);
+        loop {
+            if let rs::Status::Ended(o) = game.status() {
+                return result_of(o, a_seat.side());
+            }
+            let who = if game.side_to_move() == a_seat { a } else { b };
+            let problem = sanguo::Problem::of(&game);
+            let Some(m) = self.sanguo_move(who, &problem, seeds.next_u64()) else {
+                return Result1::Draw;
+            };
+            if game.play(m).is_err() {
+                return Result1::Draw;
+            }
+        }
+    }
+
+    /// One xiangqi game between two levels: `a` plays Red when `a_red`.
+    pub fn xiangqi_game(&self, a: u8, b: u8, a_red: bool, seed: u64) -> Result1 {
+        let start = rx::Position::start();
+        let options = rx::GameOptions::default();
+        let mut game = rx::Game::new(start.clone(), options);
+        let mut seeds = Rng::new(seed);
+        loop {
+            if let Some(o) = game.status().outcome() {
+                let side = if a_red { Side::Red } else { Side::Black };
+                return result_of(o, side);
+            }
+            let red = game.side_to_move() == rx::Color::Red;
+            let level = if red == a_red { a } else { b };
+            let nodes = player::NODES_BY_LEVEL[usize::from(level.clamp(1, 8)) - 1];
+            let nodes = ((nodes as f64 * self.scale) as u64).max(100);
+            let m = player::choose_move_with(
+                &start,
+                &game.moves(),
+                level,
+                options.no_capture_limit,
+                seeds.next_u64(),
+                nodes,
+                None,
+            );
+            let Some(m) = m else {
+                return Result1::Draw;
+            };
+            if game.play(m).is_err() {
+                return Result1::Draw;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contenders_parse() {
+        assert_eq!("greedy".parse(), Ok(Contender::Greedy));
+        assert_eq!("L8".parse(), Ok(Contender::Level(8)));
+        assert_eq!("3".parse(), Ok(Contender::Level(3)));
+        assert_eq!(
+            "9".parse::<Contender>(),
+            Err("bad player \"9\": expected greedy or a level 1-8".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_tally_scores_and_prints() {
+        let mut t = Tally::default();
+        for r in [Result1::Win, Result1::Win, Result1::Draw, Result1::Loss] {
+            t.add(r);
+        }
+        assert_eq!(t.to_string(), "W/shared/D/L = 2/0/1/1 of 4 (62.5 %)");
+    }
+
+    #[test]
+    fn short_games_finish() {
+        let m = Match { scale: 0.05 };
+        let r = m.banqi_game(Contender::Level(2), Contender::Greedy, true, 1);
+        assert!(matches!(r, Result1::Win | Result1::Draw | Result1::Loss));
+    }
+}

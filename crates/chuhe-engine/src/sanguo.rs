@@ -1,0 +1,525 @@
+//! The Three Kingdoms xiangqi (sanguo) computer player: a paranoid alpha-beta search.
+//!
+//! The kingdom to move (the *root* kingdom) maximises its evaluation and assumes both rivals
+//! minimise it together (*paranoid* search): a round of play is three plies, so a depth-3 search
+//! sees every rival's answer to its move. Iterative deepening, a transposition table, captures
+//! first (most valuable victim, least valuable attacker) and a capture-only quiescence search in
+//! which every kingdom may stand pat.
+//!
+//! The evaluation (root kingdom's view, centipawns) knows:
+//! - material by owner, so an army that passes to an heir counts for the heir at once: when a
+//!   rival takes the other rival's General, the root kingdom sees the heir's whole new army;
+//! - soldiers across a river arm are worth more;
+//! - mobility of chariots, horses, cannons and flag bearers, and attacks on rival pieces across
+//!   the river arms and the triangle;
+//! - the danger to each General from both rivals (rival moves into its palace, a General under
+//!   attack);
+//! - with two rivals active, its own strength minus the mean of theirs; with one, minus its and
+//!   plus a bonus for the rival gone.
+//!
+//! End rules: a defeated root kingdom scores a loss, the last kingdom standing a win, 180 quiet
+//! moves and a position seen again since the last capture or defeat a draw (0).
+
+use crate::levels::{pick, Budget, Level, Rng};
+use chuhe_rules::sanguo::{Game, Kind, Kingdom, Move, Point, Position, QUIET_LIMIT};
+
+/// The score of a win at the root.
+pub const WIN: i32 = 30_000;
+const INF: i32 = 32_000;
+
+/// What the player is asked: the position and the search keys of the positions since the last
+/// capture or defeat (for the repetition rule).
+#[derive(Debug, Clone)]
+pub struct Problem {
+    /// The position, its kingdom to move the one that plays.
+    pub position: Position,
+    stretch: Vec<u64>,
+}
+
+impl Problem {
+    /// The problem of the kingdom to move in `game`.
+    pub fn of(game: &Game) -> Problem {
+        Problem::replay(game.start(), game.moves())
+    }
+
+    /// The problem after playing `moves` (legal in turn) from `start`; a move that is not legal
+    /// stops the replay there.
+    pub fn replay(start: &Position, moves: &[Move]) -> Problem {
+        let mut pos = start.clone();
+        pos.resolve_start();
+        let mut stretch = vec![pos.key()];
+        for &m in moves {
+            if !pos.is_legal(m) {
+                break;
+            }
+            pos.play_unchecked(m);
+            if pos.quiet() == 0 {
+                stretch.clear();
+            }
+            stretch.push(pos.key());
+        }
+        Problem {
+            position: pos,
+            stretch,
+        }
+    }
+
+    /// A problem from a position alone (no earlier positions known).
+    pub fn from_position(position: Position) -> Problem {
+        let stretch = vec![position.key()];
+        Problem { position, stretch }
+    }
+}
+
+/// Depth cap (plies), node budget and noise (centipawns) of levels 1–8.
+const DEPTH_CAP: [i32; 8] = [1, 1, 2, 2, 3, 3, 4, 64];
+const NODES: [u64; 8] = [
+    1_500, 3_000, 6_000, 12_000, 25_000, 50_000, 100_000, 200_000,
+];
+const NOISE: [i32; 8] = [400, 260, 170, 110, 70, 40, 15, 0];
+
+/// The search limits of a level: depth cap, node budget and noise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// Deepest iteration, plies.
+    pub depth: i32,
+    /// When to stop.
+    pub budget: Budget,
+    /// Largest error added to a root move's score ([`pick`]).
+    pub noise: i32,
+}
+
+impl Settings {
+    /// The settings of `level` (1–8, clamped), the deadline its time budget.
+    pub fn level(level: u8) -> Settings {
+        let l = Level::get(level);
+        let i = usize::from(l.number) - 1;
+        Settings {
+            depth: DEPTH_CAP[i],
+            budget: Budget::nodes(NODES[i]).capped(l.time_budget()),
+            noise: NOISE[i],
+        }
+    }
+
+    /// Full strength with `budget`.
+    pub fn full(budget: Budget) -> Settings {
+        Settings {
+            depth: 64,
+            budget,
+            noise: 0,
+        }
+    }
+}
+
+/// The move of the player at `level` for the kingdom to move; `None` when it has none.
+pub fn choose(problem: &Problem, level: u8, seed: u64) -> Option<Move> {
+    choose_with(problem, Settings::level(level), seed)
+}
+
+/// The move with explicit [`Settings`].
+pub fn choose_with(problem: &Problem, settings: Settings, seed: u64) -> Option<Move> {
+    let pos = &problem.position;
+    let mut s = Search::new(pos.side_to_move(), settings.budget, &problem.stretch);
+    let scored = s.root(pos, settings.depth, settings.noise);
+    pick(&scored, settings.noise, &mut Rng::new(seed))
+}
+
+/// The greedy one-ply player (for comparisons): the move whose resulting position evaluates best
+/// for the mover without looking at any reply; ties broken by `seed`.
+pub fn greedy(problem: &Problem, seed: u64) -> Option<Move> {
+    let pos = &problem.position;
+    let me = pos.side_to_move();
+    let scored: Vec<(Move, i32)> = pos
+        .legal_moves()
+        .into_iter()
+        .map(|m| {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            (m, evaluate(&child, me))
+        })
+        .collect();
+    pick(&scored, 1, &mut Rng::new(seed))
+}
+
+/// What a fallen rival is worth beyond the army that passed to its heir: one opponent fewer on
+/// the way to being the last kingdom standing.
+const RIVAL_GONE: i32 = 1500;
+
+/// Value of a piece kind (the General is not counted: a kingdom without one is defeated).
+fn value(kind: Kind, crossed: bool) -> i32 {
+    match kind {
+        Kind::General => 0,
+        Kind::Advisor | Kind::Elephant => 110,
+        Kind::Horse => 400,
+        Kind::Chariot => 900,
+        Kind::Cannon => 430,
+        Kind::Soldier if crossed => 190,
+        Kind::Soldier => 100,
+        Kind::FlagBearer => 380,
+    }
+}
+
+/// The evaluation of `pos` for `me` (centipawns; wins and losses are terminal, not here).
+pub fn evaluate(pos: &Position, me: Kingdom) -> i32 {
+    if pos.is_defeated(me) {
+        return -WIN;
+    }
+    if pos.active_count() == 1 {
+        return WIN;
+    }
+    let mut strength = [0i32; 3];
+    let mut danger = [0i32; 3];
+    for p in Point::all() {
+        let Some(q) = pos.piece_at(p) else {
+            continue;
+        };
+        let o = q.owner.index();
+        let crossed = p.half() != q.origin;
+        strength[o] += value(q.kind, crossed);
+        if matches!(
+            q.kind,
+            Kind::Chariot | Kind::Horse | Kind::Cannon | Kind::FlagBearer | Kind::Soldier
+        ) {
+            let targets = pos.targets(p);
+            let mobility_weight = match q.kind {
+                Kind::Horse | Kind::FlagBearer => 4,
+                Kind::Soldier => 0,
+                _ => 2,
+            };
+            strength[o] += mobility_weight * targets.len() as i32;
+            for t in targets {
+                if let Some(v) = pos.piece_at(t) {
+                    if v.owner != q.owner {
+                        // An attack on a rival piece: worth a little, more on a General.
+                        strength[o] += if v.kind == Kind::General { 40 } else { 6 };
+                        if v.kind == Kind::General {
+                            danger[v.owner.index()] += 60;
+                        }
+                    }
+                } else if t.in_palace() {
+                    // A rival's reach into a palace threatens that kingdom's General.
+                    let h = t.half().index();
+                    if h != o && pos.general(t.half()).is_some() {
+                        danger[h] += 10;
+                    }
+                }
+            }
+        }
+    }
+    for k in Kingdom::ALL {
+        if pos.is_defeated(k) {
+            strength[k.index()] = 0;
+        } else {
+            strength[k.index()] -= danger[k.index()];
+        }
+    }
+    let mine = strength[me.index()];
+    let rivals: Vec<i32> = Kingdom::ALL
+        .into_iter()
+        .filter(|&k| k != me && !pos.is_defeated(k))
+        .map(|k| strength[k.index()])
+        .collect();
+    match rivals.as_slice() {
+        [a, b] => mine - (a + b) / 2,
+        [a] => mine - a + RIVAL_GONE,
+        _ => mine,
+    }
+}
+
+const TT_BITS: usize = 16;
+const EXACT: u8 = 0;
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Entry {
+    key: u64,
+    depth: i8,
+    flag: u8,
+    score: i32,
+    mv: Option<Move>,
+}
+
+struct Search {
+    me: Kingdom,
+    budget: Budget,
+    nodes: u64,
+    stopped: bool,
+    tt: Vec<Entry>,
+    path: Vec<u64>,
+}
+
+impl Search {
+    fn new(me: Kingdom, budget: Budget, stretch: &[u64]) -> Search {
+        Search {
+            me,
+            budget,
+            nodes: 0,
+            stopped: false,
+            tt: vec![Entry::default(); 1 << TT_BITS],
+            path: stretch.to_vec(),
+        }
+    }
+
+    fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes & 63 == 0 && self.budget.exhausted(self.nodes) {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    fn root(&mut self, pos: &Position, max_depth: i32, noise: i32) -> Vec<(Move, i32)> {
+        let mut moves = pos.legal_moves();
+        order(pos, &mut moves, None);
+        let mut scored: Vec<(Move, i32)> = moves.iter().map(|&m| (m, -INF)).collect();
+        for depth in 1..=max_depth.max(1) {
+            let mut iter = Vec::with_capacity(scored.len());
+            let mut best = -INF;
+            for &(m, _) in &scored {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                let alpha = best - noise - 1;
+                let v = self.search(&child, depth - 1, alpha.max(-INF), INF, 1);
+                if self.stopped {
+                    break;
+                }
+                best = best.max(v);
+                iter.push((m, v));
+            }
+            if self.stopped && iter.len() < scored.len() {
+                for (m, v) in iter {
+                    if let Some(e) = scored.iter_mut().find(|e| e.0 == m) {
+                        if depth == 1 || v > e.1 {
+                            e.1 = v;
+                        }
+                    }
+                }
+                break;
+            }
+            scored = iter;
+            scored.sort_by(|a, b| b.1.cmp(&a.1));
+            if self.stopped || best.abs() >= WIN - 100 {
+                break;
+            }
+        }
+        let out: Vec<(Move, i32)> = scored.iter().copied().filter(|e| e.1 > -INF).collect();
+        if out.is_empty() {
+            return moves.first().map(|&m| vec![(m, 0)]).unwrap_or_default();
+        }
+        out
+    }
+
+    /// The paranoid value of `pos` for the root kingdom.
+    fn search(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: i32,
+    ) -> i32 {
+        if self.tick() {
+            return 0;
+        }
+        if pos.is_defeated(self.me) {
+            return -(WIN - ply);
+        }
+        if pos.active_count() == 1 {
+            return WIN - ply;
+        }
+        if pos.quiet() >= QUIET_LIMIT {
+            return 0;
+        }
+        let key = pos.key();
+        if pos.quiet() > 0
+            && self
+                .path
+                .iter()
+                .rev()
+                .take(usize::from(pos.quiet()) + 1)
+                .any(|&k| k == key)
+        {
+            return 0;
+        }
+        if depth <= 0 {
+            return self.quiesce(pos, alpha, beta, ply, 0);
+        }
+        let slot = (key as usize) & ((1 << TT_BITS) - 1);
+        let e = self.tt[slot];
+        let mut tt_move = None;
+        if e.key == key {
+            tt_move = e.mv;
+            if i32::from(e.depth) >= depth {
+                match e.flag {
+                    EXACT => return e.score,
+                    LOWER if e.score >= beta => return e.score,
+                    UPPER if e.score <= alpha => return e.score,
+                    _ => {}
+                }
+            }
+        }
+        let mut moves = pos.legal_moves();
+        if moves.is_empty() {
+            return evaluate(pos, self.me);
+        }
+        order(pos, &mut moves, tt_move);
+        let maximise = pos.side_to_move() == self.me;
+        let (alpha0, beta0) = (alpha, beta);
+        let mut best = if maximise { -INF } else { INF };
+        let mut best_move = None;
+        self.path.push(key);
+        for m in moves {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let v = self.search(&child, depth - 1, alpha, beta, ply + 1);
+            if self.stopped {
+                self.path.pop();
+                return 0;
+            }
+            if maximise {
+                if v > best {
+                    best = v;
+                    best_move = Some(m);
+                }
+                alpha = alpha.max(v);
+            } else {
+                if v < best {
+                    best = v;
+                    best_move = Some(m);
+                }
+                beta = beta.min(v);
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        self.path.pop();
+        let flag = if best <= alpha0 {
+            UPPER
+        } else if best >= beta0 {
+            LOWER
+        } else {
+            EXACT
+        };
+        self.tt[slot] = Entry {
+            key,
+            depth: depth.min(100) as i8,
+            flag,
+            score: best,
+            mv: best_move.or(tt_move),
+        };
+        best
+    }
+
+    fn quiesce(&mut self, pos: &Position, mut alpha: i32, mut beta: i32, ply: i32, q: i32) -> i32 {
+        if self.tick() {
+            return 0;
+        }
+        if pos.is_defeated(self.me) {
+            return -(WIN - ply);
+        }
+        if pos.active_count() == 1 {
+            return WIN - ply;
+        }
+        let stand = evaluate(pos, self.me);
+        let maximise = pos.side_to_move() == self.me;
+        if q >= 4 {
+            return stand;
+        }
+        if maximise {
+            if stand >= beta {
+                return stand;
+            }
+            alpha = alpha.max(stand);
+        } else {
+            if stand <= alpha {
+                return stand;
+            }
+            beta = beta.min(stand);
+        }
+        let mut moves: Vec<Move> = pos
+            .legal_moves()
+            .into_iter()
+            .filter(|m| pos.piece_at(m.to).is_some())
+            .collect();
+        order(pos, &mut moves, None);
+        let mut best = stand;
+        for m in moves {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let v = self.quiesce(&child, alpha, beta, ply + 1, q + 1);
+            if self.stopped {
+                return 0;
+            }
+            if maximise {
+                best = best.max(v);
+                alpha = alpha.max(v);
+            } else {
+                best = best.min(v);
+                beta = beta.min(v);
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+}
+
+/// Captures first (a General first of all, then the most valuable victim by the least valuable
+/// attacker), the table's move before everything.
+fn order(pos: &Position, moves: &mut [Move], first: Option<Move>) {
+    moves.sort_by_cached_key(|&m| {
+        if Some(m) == first {
+            return i32::MIN;
+        }
+        match pos.piece_at(m.to) {
+            Some(v) if v.kind == Kind::General => i32::MIN + 1,
+            Some(v) => {
+                let a = pos.piece_at(m.from).map_or(0, |a| value(a.kind, false));
+                -(10 * value(v.kind, true) - a / 10)
+            }
+            None => 0,
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_level_plays_a_legal_move_with_and_without_flags() {
+        for flags in [true, false] {
+            let p = Problem::from_position(Position::start(flags));
+            for level in 1..=8 {
+                let m = choose(&p, level, u64::from(level)).expect("a move");
+                assert!(p.position.is_legal(m), "level {level}: {m:?}");
+            }
+            let g = greedy(&p, 1).expect("a move");
+            assert!(p.position.is_legal(g));
+        }
+    }
+
+    #[test]
+    fn takes_a_general_when_it_can() {
+        // Shu's chariot on Wu's e2 takes Wu's General on e1 (Shu's soldier screens Shu's own
+        // General, Wei's soldier Wei's, on the central files).
+        let pos = Position::from_text("9/4rP4/9/9/4rK4,9/9/9/4rR4/4gK4,9/4bP4/9/9/4bK4 R B - - 0")
+            .expect("a valid position");
+        let p = Problem::from_position(pos);
+        for level in [1, 4, 8] {
+            let m = choose(&p, level, 5).expect("a move");
+            assert_eq!(p.position.move_text(m), "Ge2xGe1", "level {level}");
+        }
+        let g = greedy(&p, 5).expect("a move");
+        assert_eq!(p.position.move_text(g), "Ge2xGe1");
+    }
+
+    #[test]
+    fn same_seed_same_move() {
+        let p = Problem::from_position(Position::start(true));
+        assert_eq!(choose(&p, 3, 11), choose(&p, 3, 11));
+    }
+}
