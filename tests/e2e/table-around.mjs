@@ -53,6 +53,16 @@ async function play(page, from, to) {
  * @param {string} shots
  */
 export async function tableChecks(b, base, shots) {
+  // 0. a Chinese page writes Chinese notation unless the player chose another; the favicon
+  const zh = await open(b, base, 'zh-CN', null, DESKTOP);
+  assert.equal(await zh.inputValue('#notation'), 'chinese');
+  assert.equal(await zh.getAttribute('link[rel=icon]', 'href'), '/favicon.svg');
+  const icon = await zh.request.get(`${base}/favicon.svg`);
+  assert.equal(icon.status(), 200);
+  assert.equal(icon.headers()['content-type'], 'image/svg+xml');
+  await zh.context().close();
+  console.log('ok a Chinese page defaults to Chinese notation; the favicon is served');
+
   // 1. a table link without a session: the guest name right at the table, then the seat
   const ana = await open(b, base, 'es-ES', 'Ana', DESKTOP);
   await ana.selectOption('#variant', 'xiangqi');
@@ -196,6 +206,8 @@ async function sanguoDefeats(b, base, shots) {
   ws.send(JSON.stringify(moveUpdate(12, 2, 'Ra1xRd1', 6, 1, '9/9/2gH4bC~r1/9/3bR5,9/9/9/9/3gK4gR,9/bP8/9/9/3bK5 G B R - 0',
     [{ seat: 0, reason: 'general-captured', heir: 2 }])));
   await page.waitForSelector('#defeat-notice');
+  // sanguo has one notation: no select for it in the header
+  assert.equal(await page.locator('#notation').count(), 0, 'no notation select on sanguo');
   assert.equal(await page.textContent('#defeat-notice'), 'Shu cae (general capturado): su ejército pasa a Wei');
   assert.equal(await page.textContent('[data-seat="0"] .defeated-badge'), 'derrotado');
   assert.equal(await page.locator('.seat.defeated').count(), 1);
