@@ -275,4 +275,38 @@ checks++;
 }
 checks++;
 
+// 7. the result lines name the loser's fault (issue 17): the side that gave perpetual check,
+// resigned, ran out of time or left; the winner's rule stays as it was; server refusals in the
+// page's language, never the server's English words
+{
+  const { resultLine, serverErrorText } = await import('../../web/js/format.js');
+  const { setLang } = await import('../../web/js/i18n.js');
+  const lines = {
+    es: ['Gana Negro · Rojo dio jaque perpetuo', 'Gana Rojo · Negro dejó la partida', 'Gana Negro · por jaque mate',
+      'Ganan Shu y Wei · Wu se quedó sin tiempo', 'Gana Segundo asiento · Primer asiento se rindió', 'Tablas · de mutuo acuerdo',
+      'Eso no se puede hacer ahora', 'La partida ya ha terminado'],
+    en: ['Black wins · Red gave perpetual check', 'Red wins · Black left the game', 'Black wins · by checkmate',
+      'Shu and Wei win · Wu ran out of time', 'Second seat wins · First seat resigned', 'Draw · by agreement',
+      'That cannot be done now', 'The game has ended'],
+    zh: ['黑方胜 · 红方长将', '红方胜 · 黑方离开了对局', '黑方胜 · 将死', '蜀和魏胜 · 吴超时', '后手胜 · 先手认输', '和棋 · 双方议和',
+      '现在不能这样做', '对局已结束'],
+  };
+  for (const l of /** @type {const} */ (['es', 'en', 'zh'])) {
+    setLang(l);
+    const got = [
+      resultLine('xiangqi', { winners: ['black'], reason: 'perpetual-check' }, [1]),
+      resultLine('xiangqi', { winners: ['red'], reason: 'abandonment' }, [0]),
+      resultLine('xiangqi', { winners: ['black'], reason: 'checkmate' }, [1]),
+      resultLine('sanguo', { winners: ['shu', 'wei'], reason: 'timeout' }, [0, 2]),
+      resultLine('banqi', { winners: [], reason: 'resignation' }, [1]),
+      resultLine('xiangqi', { winners: [], reason: 'agreement' }, []),
+      serverErrorText('not_allowed', 'some words the client does not know'),
+      serverErrorText('not_allowed', 'the game has ended'),
+    ];
+    assert.deepEqual(got, lines[l], l);
+  }
+  setLang('es');
+}
+checks++;
+
 console.log(`unit: ${checks} groups of checks passed`);

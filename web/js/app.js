@@ -13,15 +13,17 @@
 import { LANGS, LANG_NAMES, initLang, lang, setLang, t } from './i18n.js';
 import { api } from './net.js';
 import { currentPieceSet, setPieceSet } from './boards.js';
-import { h } from './dom.js';
+import { h, patch } from './dom.js';
 import { lobbyPage } from './lobby.js';
 import { tablePage } from './table-view.js';
 import { rulesPage } from './rules.js';
 
 /**
  * What the pages share: the session (who is signed in, the move list's notation) and `show`,
- * which puts a page under the header.
- * @typedef {{session: Session, show: (page: HTMLElement) => void}} Shell
+ * which puts a page under the header. A page whose `data-page` is the one shown (a table page
+ * drawn again) is patched in place (`patch` in dom.js): focus, typed text and open selects stay.
+ * `title` is the tab's title (default: the site's).
+ * @typedef {{session: Session, show: (page: HTMLElement, title?: string) => void}} Shell
  */
 /**
  * @typedef {{me: import('./protocol.js').PlayerInfo | null, notation: string}} Session
@@ -31,8 +33,15 @@ import { rulesPage } from './rules.js';
 
 /** @type {Session} */
 const session = { me: null, notation: 'iccs' };
-/** The current page: drawn again after a switch in the header, left on a route change. */
+/**
+ * The current page: drawn again after a switch in the header, left on a route change. A page
+ * with `leaving` is asked first: a question (a running game the receiver plays) is put to the
+ * player before the page goes.
+ * @type {{draw: () => void, leave: () => void, leaving?: () => string | null}}
+ */
 let page = { draw: () => {}, leave: () => {} };
+/** The hash of the page shown (to go back to when the player stays). */
+let shownHash = '';
 
 /** The piece sets the header offers, in its order. */
 const PIECE_SETS = /** @type {const} */ (['chinese', 'western', 'symbols']);
@@ -46,12 +55,20 @@ function pieceSetNamed(name) {
   return PIECE_SETS.find((p) => p === name) ?? 'chinese';
 }
 
-function header() {
+/**
+ * The header; `variant` is the game of the page shown (the notation select only where a
+ * xiangqi move list is: sanguo and banqi have one notation).
+ * @param {string} [variant]
+ */
+function header(variant) {
   const select = h('select', {
     id: 'lang', 'aria-label': t('app.language'),
     onchange: (/** @type {Event} */ e) => {
       setLang(/** @type {any} */ (/** @type {HTMLSelectElement} */ (e.target).value));
       document.documentElement.lang = lang();
+      let chosen = null;
+      try { chosen = localStorage.getItem('chuhe.notation'); } catch { /* storage disabled */ }
+      if (!chosen) session.notation = lang() === 'zh' ? 'chinese' : 'iccs';
       page.draw();
     },
   }, ...LANGS.map((l) => h('option', { value: l, selected: l === lang() }, LANG_NAMES[l])));
@@ -80,7 +97,8 @@ function header() {
       session.me.account ? '' : ` (${t('session.guest')})`) : null,
     session.me ? h('button', { id: 'logout', class: 'small', onclick: logout }, t('session.logout')) : null,
     h('span', { class: 'settings' },
-      h('label', { class: 'lang' }, h('span', { class: 'label-text' }, t('app.notation')), ' ', notationSelect),
+      variant === 'sanguo' || variant === 'banqi' ? null
+        : h('label', { class: 'lang' }, h('span', { class: 'label-text' }, t('app.notation')), ' ', notationSelect),
       h('label', { class: 'lang' }, h('span', { class: 'label-text' }, t('app.pieces')), ' ', pieces),
       h('label', { class: 'lang' }, h('span', { class: 'label-text' }, t('app.language')), ' ', select)));
 }
@@ -96,16 +114,33 @@ async function logout() {
   route();
 }
 
-/** @param {HTMLElement} main */
-function show(main) {
-  document.title = t('app.title');
-  document.body.replaceChildren(header(), main);
+/**
+ * @param {HTMLElement} main
+ * @param {string} [title]
+ */
+function show(main, title) {
+  document.title = title ?? t('app.title');
+  const shown = document.body.querySelector(':scope > main');
+  const oldHeader = document.body.querySelector(':scope > header');
+  if (shown && oldHeader && main.dataset.page && shown.getAttribute('data-page') === main.dataset.page) {
+    patch(oldHeader, header(main.dataset.variant));
+    patch(shown, main);
+    return;
+  }
+  document.body.replaceChildren(header(main.dataset.variant), main);
 }
 
 /** @type {Shell} */
 const shell = { session, show };
 
 function route() {
+  const question = location.hash !== shownHash ? page.leaving?.() : null;
+  if (question && !confirm(question)) {
+    // stay: put the address back without routing again
+    history.replaceState(null, '', shownHash || '#/');
+    return;
+  }
+  shownHash = location.hash;
   page.leave();
   page = { draw: () => {}, leave: () => {} };
   const table = /^#\/t\/([a-z0-9]+)$/.exec(location.hash);
@@ -124,7 +159,9 @@ async function start() {
   try {
     setPieceSet(pieceSetNamed(localStorage.getItem('chuhe.pieces')));
     const saved = localStorage.getItem('chuhe.notation');
-    if (saved === 'wxf' || saved === 'chinese') session.notation = saved;
+    if (saved === 'wxf' || saved === 'chinese' || saved === 'iccs') session.notation = saved;
+    // a Chinese page writes Chinese notation unless the player chose another
+    else if (lang() === 'zh') session.notation = 'chinese';
   } catch { /* storage disabled */ }
   try {
     session.me = await api('GET', '/api/me');
@@ -132,6 +169,10 @@ async function start() {
     session.me = null;
   }
   window.addEventListener('hashchange', route);
+  // closing the tab or reloading during a game the player plays: the browser's own question
+  window.addEventListener('beforeunload', (e) => {
+    if (page.leaving?.()) e.preventDefault();
+  });
   route();
 }
 

@@ -289,12 +289,15 @@ function drawMarks(svg, points, r, marks) {
 }
 
 /**
+ * The selection, the targets and the pointer handling of a board.
  * @param {Element} svg
  * @param {Map<string, [number, number]>} points
- * @param {number} r
+ * @param {number} r the radius of a piece
  * @param {Marks} marks
+ * @param {number} [reach] how far from a point, in piece radii, a tap still picks it
+ * @param {number} [dot] the radius of a target dot, in piece radii
  */
-function drawOverlay(svg, points, r, marks) {
+function drawOverlay(svg, points, r, marks, reach = 1.6, dot = 0.28) {
   if (marks.selected) {
     const p = points.get(marks.selected);
     if (p) el('circle', { cx: p[0], cy: p[1], r: r * 1.08, class: 'mark-selected' }, svg);
@@ -303,20 +306,45 @@ function drawOverlay(svg, points, r, marks) {
     const p = points.get(sq);
     if (!p) continue;
     if (capture) el('circle', { cx: p[0], cy: p[1], r: r * 1.02, class: 'mark-target-capture' }, svg);
-    else el('circle', { cx: p[0], cy: p[1], r: r * 0.28, class: 'mark-target' }, svg);
+    else el('circle', { cx: p[0], cy: p[1], r: r * dot, class: 'mark-target' }, svg);
   }
-  for (const [sq, p] of points) {
-    const hit = el('circle', { cx: p[0], cy: p[1], r: r * 1.05, class: 'hit', 'data-square': sq }, svg);
-    hit.addEventListener('pointerdown', (e) => {
-      e.preventDefault();
-      marks.onPick(sq);
-    });
-  }
+  for (const [sq, p] of points) el('circle', { cx: p[0], cy: p[1], r: r * 1.05, class: 'hit', 'data-square': sq }, svg);
+  /**
+   * The point nearest to where the pointer is, within `reach` piece radii: every point owns the
+   * area closer to it than to any other (on sanguo's dense board a tap between two points goes
+   * to the nearer one instead of nowhere).
+   * @param {MouseEvent} e
+   */
+  const nearest = (e) => {
+    const ctm = /** @type {SVGGraphicsElement} */ (/** @type {unknown} */ (svg)).getScreenCTM?.();
+    if (!ctm) return /** @type {Element | null} */ (e.target)?.getAttribute?.('data-square') ?? null;
+    const inv = ctm.inverse();
+    const x = inv.a * e.clientX + inv.c * e.clientY + inv.e;
+    const y = inv.b * e.clientX + inv.d * e.clientY + inv.f;
+    let best = null;
+    let bestD = (r * reach) ** 2;
+    for (const [sq, p] of points) {
+      const d = (p[0] - x) ** 2 + (p[1] - y) ** 2;
+      if (d < bestD) {
+        bestD = d;
+        best = sq;
+      }
+    }
+    return best;
+  };
+  svg.addEventListener('pointerdown', (e) => {
+    const sq = nearest(/** @type {PointerEvent} */ (e));
+    if (!sq) return;
+    e.preventDefault();
+    marks.onPick(sq);
+  });
   // drag and drop: releasing the pointer over another point is a second pick
   svg.addEventListener('pointerup', (e) => {
     const { clientX, clientY } = /** @type {PointerEvent} */ (e);
-    const target = document.elementFromPoint(clientX, clientY);
-    const sq = target?.getAttribute('data-square');
+    // the board may have been drawn again since the pointer went down: ask the one shown now
+    const shown = document.elementFromPoint(clientX, clientY)?.closest('svg.board');
+    if (shown && shown !== svg) return;
+    const sq = nearest(/** @type {PointerEvent} */ (e));
     if (sq) marks.onDrop(sq);
   });
 }
@@ -506,6 +534,7 @@ export function sanguoBoard(position, bottom, toMove, marks) {
       : piece.kind === 'K' ? SANGUO_GLYPHS.K[piece.owner] : /** @type {string} */ (glyphs);
     disc(g, p[0], p[1], r, kindOf(piece.kind), text, KINGDOM_COLORS[piece.owner], `k${piece.owner}`);
   }
-  drawOverlay(svg, points, r, marks);
+  // sanguo's points are close together: bigger target dots, and each point owns its whole area
+  drawOverlay(svg, points, r, marks, 1.6, 0.42);
   return svg;
 }

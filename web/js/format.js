@@ -10,13 +10,46 @@ import { h } from './dom.js';
  * @param {unknown} e
  */
 export function errorText(e) {
-  if (e instanceof ApiError && e.code === 'conflict') return t('error.conflict');
-  if (e instanceof ApiError && e.code === 'not_ready') return t('error.not_ready');
   if (e instanceof ApiError && e.code === 'rate_limited') {
     return t('error.rate_limited', { seconds: String(e.retryAfterS ?? 1) });
   }
-  return t('error.generic', { message: e instanceof Error ? e.message : String(e) });
+  if (e instanceof ApiError) return serverErrorText(e.code, e.message);
+  // a request that did not reach the server
+  return t('error.network');
 }
+
+/**
+ * A refusal of the server in the page's language: a known message has its own words, else the
+ * code's (the server's English words are never shown; they stay in the console).
+ * @param {string} code
+ * @param {string} message
+ */
+export function serverErrorText(code, message) {
+  const known = SERVER_MESSAGES[message];
+  if (known) return t(known);
+  const key = `error.${code}`;
+  if (t(key) !== key) return t(key);
+  console.warn(`chuhe: ${code}: ${message}`);
+  return t('error.unknown');
+}
+
+/** The server's messages (docs/protocol.md) that have words of their own. */
+/** @type {Record<string, string>} */
+const SERVER_MESSAGES = {
+  'the game has ended': 'error.game_ended',
+  'the game has not started': 'error.not_started',
+  'the game has already started': 'error.already_started',
+  'seats change only before the start': 'error.seats_fixed',
+  'every seat must be taken to start': 'error.seats_empty',
+  'you already sit at this table': 'error.already_seated',
+  'you already offered a draw': 'error.already_offered',
+  'there is no draw offer to answer': 'error.no_offer',
+  'a game can be aborted only before its first move': 'error.abort_late',
+  'rated tables are for account holders': 'table.rated_guest',
+  'the computer does not play rated games': 'error.computer_rated',
+  'this game has no draw offers': 'error.no_draws',
+  'your side is already out of the game': 'error.out_of_game',
+};
 
 /**
  * The text of a refused login or registration: the server's code decides the words.
@@ -37,19 +70,39 @@ export function formatDate(ms) {
   return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(ms));
 }
 
+/** The sides of each game in seat order (banqi's colours are not seats). */
+const SIDES = { xiangqi: ['red', 'black'], banqi: ['red', 'black'], sanguo: ['shu', 'wu', 'wei'] };
+
 /**
- * The result line of an ended game: who won and by which rule, in the page's language.
+ * The reasons that are the loser's doing or misfortune: the line names the loser ("Red gave
+ * perpetual check", never only "by perpetual check" after the winner's name).
+ */
+const LOSER_REASONS = new Set(['stalemate', 'no-legal-move', 'general-captured', 'all-captured', 'perpetual-check',
+  'perpetual-chase', 'resignation', 'timeout', 'abandonment']);
+
+/**
+ * The result line of an ended game: who won, and by which rule; when the rule is something the
+ * loser did or suffered (perpetual check, resignation, time, leaving...), the loser is named.
  * @param {string} variant
  * @param {import('./protocol.js').Outcome} o
  * @param {number[]} [winnerSeats]
  */
 export function resultLine(variant, o, winnerSeats) {
   if (o.reason === 'aborted') return t('result.aborted');
-  const reason = t(`reason.${o.reason}`);
   let names = o.winners.map((w) => t(`winner.${w}`));
-  if (names.length === 0 && winnerSeats?.length) names = winnerSeats.map((i) => seatLabel(variant, i));
-  if (names.length === 0) return `${t('result.draw')} · ${reason}`;
+  /** @type {string[]} */
+  let losers = [];
+  const sides = SIDES[/** @type {'xiangqi'} */ (variant)] ?? [];
+  if (o.winners.length) losers = sides.filter((s) => !o.winners.includes(s)).map((s) => t(`winner.${s}`));
+  if (names.length === 0 && winnerSeats?.length) {
+    // banqi before the first flip: seats, no colours
+    names = winnerSeats.map((i) => seatLabel(variant, i));
+    losers = sides.map((_, i) => i).filter((i) => !winnerSeats.includes(i)).map((i) => seatLabel(variant, i));
+  }
+  if (names.length === 0) return `${t('result.draw')} · ${t(`reason.${o.reason}`)}`;
   const who = names.join(t('result.and'));
+  const reason = LOSER_REASONS.has(o.reason) && losers.length
+    ? t(`loss.${o.reason}`, { loser: losers.join(t('result.and')) }) : t(`reason.${o.reason}`);
   return `${t(names.length > 1 ? 'result.win_both' : 'result.wins', { who })} · ${reason}`;
 }
 

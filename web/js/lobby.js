@@ -38,6 +38,18 @@ export function lobbyPage(shell) {
     oninput: (/** @type {Event} */ e) => { typed[id] = /** @type {HTMLInputElement} */ (e.target).value; },
   });
 
+  /** @param {TableSummary} tb whether the signed-in player sits at `tb` */
+  const mine = (tb) => !!session.me && tb.seats.some((s) => s?.kind === 'person' && s.id === session.me?.id);
+
+  /** The player's running game (or open table), with the way back to it. */
+  const yourGameNode = () => {
+    const tb = tables.find((x) => x.phase === 'running' && mine(x));
+    if (!tb) return null;
+    return h('section', { class: 'card your-game', id: 'your-game', role: 'status' },
+      h('p', { class: 'lead' }, t('lobby.your_game', { variant: t(`variant.${tb.options.variant}`) })),
+      h('a', { class: 'button primary', id: 'back-to-game', href: `#/t/${tb.id}` }, t('lobby.back_to_game')));
+  };
+
   const listNode = () => {
     const rows = tables.map((tb) => {
       const free = tb.phase === 'open' && tb.seats.some((s) => s === null);
@@ -47,7 +59,8 @@ export function lobbyPage(shell) {
         h('td', { class: 'seats' }, ...tb.seats.map((s, i) => h('span', { class: `seat-chip${s ? '' : ' free'}`, title: occupant(s) },
           `${seatLabel(tb.options.variant, i)}: ${occupant(s)}`))),
         h('td', { 'data-label': t('lobby.phase') }, t(`phase.${tb.phase}`)),
-        h('td', {}, h('a', { class: 'button', href: `#/t/${tb.id}` }, free ? t('lobby.open_table') : t('lobby.watch'))));
+        h('td', {}, h('a', { class: `button${mine(tb) ? ' primary' : ''}`, href: `#/t/${tb.id}` },
+          mine(tb) ? t('lobby.resume') : free ? t('lobby.open_table') : t('lobby.watch'))));
     });
     return h('section', { class: 'card' }, h('h2', {}, t('lobby.tables')),
       tables.length === 0 ? h('p', { class: 'muted' }, t('lobby.none'))
@@ -99,7 +112,9 @@ export function lobbyPage(shell) {
   const finishedBox = h('div', { id: 'finished-box' });
   const ratingsBox = h('div', { id: 'ratings-box' });
   const messageBox = h('div', { id: 'lobby-message' });
+  const yourGameBox = h('div', { id: 'your-game-box' });
   const drawList = () => {
+    yourGameBox.replaceChildren(yourGameNode() ?? '');
     listBox.replaceChildren(listNode());
     finishedBox.replaceChildren(finishedNode());
     ratingsBox.replaceChildren(ratingsNode() ?? '');
@@ -209,7 +224,7 @@ export function lobbyPage(shell) {
     guest ? h('p', { class: 'muted hint', id: 'rated-hint' }, t('lobby.rated_needs_account')) : null,
     h('button', { type: 'submit', id: 'create', disabled: !session.me }, t('lobby.create_button')));
 
-    shell.show(h('main', { class: 'lobby' }, sessionCard, ratingsBox, messageBox, listBox, create, finishedBox, rulesLinks()));
+    shell.show(h('main', { class: 'lobby' }, yourGameBox, sessionCard, ratingsBox, messageBox, listBox, create, finishedBox, rulesLinks()));
     drawList();
   };
 

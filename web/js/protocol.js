@@ -25,13 +25,20 @@
  *   | {variant: 'sanguo', position: string, moves: string[]}} BoardView
  */
 /**
+ * A defeated sanguo kingdom (spec/sanguo.md §6.1): its seat, why (`general-captured`,
+ * `no-legal-move`), the seat that took over its army, and the moves played when it happened.
+ * @typedef {{seat: number, reason: string, heir: number, ply: number}} Defeat
+ */
+/**
  * A table's state. The table has as many seats as `table.seats` holds; `capture_moves` are the
- * moves of `legal_moves` that capture; `draw_offers` says whether the variant has draw offers.
+ * moves of `legal_moves` that capture; `draw_offers` says whether the variant has draw offers;
+ * `abandon_ms` per seat the milliseconds left before an absent seat loses (or, at an open table,
+ * is freed); `defeats` sanguo's defeated kingdoms in order.
  * @typedef {{type: 'state', version: number, table: TableSummary, you: number | null,
  *   board: BoardView, to_move: number | null, check: number[], legal_moves: string[],
  *   capture_moves: string[], clocks: ClockState[] | null, draw_offers: boolean,
- *   draw_offer: number | null, connected: boolean[], outcome: Outcome | null,
- *   winner_seats?: number[]}} StateMessage
+ *   draw_offer: number | null, connected: boolean[], abandon_ms?: (number | null)[],
+ *   outcome: Outcome | null, winner_seats?: number[], defeats?: Defeat[]}} StateMessage
  */
 /**
  * @typedef {{kind: 'created', options: TableOptions}
@@ -41,6 +48,7 @@
  *   | {kind: 'moved', seat: number, move: string, ply: number, clocks_ms: number[] | null}
  *   | {kind: 'draw_offered', seat: number}
  *   | {kind: 'draw_declined', seat: number}
+ *   | {kind: 'defeated', seat: number, reason: string, heir: number, ply: number}
  *   | {kind: 'ended', outcome: Outcome, result: string | null, winner_seats?: number[]}} TableEvent
  */
 /**
@@ -63,7 +71,7 @@
  * @typedef {StateMessage
  *   | UpdateMessage
  *   | {type: 'event', version: number, event: TableEvent}
- *   | {type: 'presence', seat: number, connected: boolean}
+ *   | {type: 'presence', seat: number, connected: boolean, abandon_ms?: number | null}
  *   | {type: 'error', code: string, message: string}
  *   | {type: 'pong'}} ServerMessage
  */
@@ -148,6 +156,7 @@ export function applyUpdate(state, update) {
   /** @type {BoardView} */
   let board = state.board;
   let { outcome, winner_seats: winners } = state;
+  const defeats = [...(state.defeats ?? [])];
   for (const { event } of events) {
     if (event.kind === 'sat' || event.kind === 'stood') {
       if (event.seat >= seats.length) return null;
@@ -158,6 +167,8 @@ export function applyUpdate(state, update) {
     } else if (event.kind === 'ended') {
       outcome = event.outcome;
       winners = event.winner_seats ?? [];
+    } else if (event.kind === 'defeated') {
+      defeats.push({ seat: event.seat, reason: event.reason, heir: event.heir, ply: event.ply });
     }
   }
   return {
@@ -175,6 +186,7 @@ export function applyUpdate(state, update) {
     connected: update.connected ?? state.connected,
     outcome,
     winner_seats: winners,
+    defeats,
   };
 }
 

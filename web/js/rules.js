@@ -7,7 +7,7 @@ import { t } from './i18n.js';
 import { api } from './net.js';
 import { moveEnds } from './protocol.js';
 import { h } from './dom.js';
-import { resultLine } from './format.js';
+import { errorText, resultLine } from './format.js';
 import { Selection } from './select.js';
 import { banqiBoard, currentPieceSet, kindOf, sanguoBoard, symbolIcon, xiangqiBoard } from './boards.js';
 
@@ -261,7 +261,7 @@ class Diagram {
       this.selection.setMoves(answer.legal_moves, answer.capture_moves);
     } catch (e) {
       if (asked !== this.asked) return;
-      this.error = t('error.generic', { message: e instanceof Error ? e.message : String(e) });
+      this.error = errorText(e);
     }
     this.node.removeAttribute('aria-busy');
     this.render();

@@ -6,29 +6,66 @@ import { lang, t } from './i18n.js';
 import { generalSquares, moveEnds, readPool, readSanguoPosition } from './protocol.js';
 import { KINGDOM_COLORS, banqiBoard, banqiPieceIcon, sanguoBoard, xiangqiBoard } from './boards.js';
 import { h } from './dom.js';
-import { errorText, formatClock, occupant, ratedBadge, resultLine, seatLabel, timeText } from './format.js';
+import { errorText, formatClock, serverErrorText, occupant, ratedBadge, resultLine, seatLabel, timeText } from './format.js';
 import { Table } from './table.js';
 
 /** @typedef {import('./protocol.js').StateMessage} StateMessage */
 
 /**
  * The table page of table `id`: `draw` draws it again (after a language switch), `leave` stops
- * its socket, its clock timer and its keys.
+ * its socket, its clock timer and its keys; `leaving` is the question to ask before leaving a
+ * game that the receiver is still playing (else `null`).
  * @param {import('./app.js').Shell} shell
  * @param {string} id
- * @returns {{draw: () => void, leave: () => void}}
+ * @returns {{draw: () => void, leave: () => void, leaving: () => string | null}}
  */
 export function tablePage(shell, id) {
   const table = new Table(id, () => draw());
+  /** sanguo on a phone: the board drawn larger than the screen, scrolled to the receiver's half */
+  let zoom = false;
+  let scrollZoom = false;
+  /** the guest name typed at a table opened without a session */
+  let guestName = '';
+  let guestError = '';
+
+  /** Whether the receiver plays in the running game (seated, and not a defeated kingdom). */
+  const playing = () => {
+    const s = table.state;
+    if (!s || s.you === null || s.table.phase !== 'running') return false;
+    return !(s.defeats ?? []).some((d) => d.seat === s.you);
+  };
+  /** The question before leaving a game the receiver still plays. */
+  const leaving = () => (playing() ? t('table.confirm_leave') : null);
+
+  /** @param {number} seat */
+  const isDefeated = (seat) => (table.state?.defeats ?? []).some((d) => d.seat === seat);
+
+  /** The words of a defeat: who fell, why, who took the army. @param {import('./protocol.js').Defeat} d */
+  const defeatText = (d) => t('table.defeat_line', {
+    seat: seatLabel('sanguo', d.seat), reason: t(`defeat.${d.reason}`), heir: seatLabel('sanguo', d.heir),
+  });
+
+  /**
+   * The countdown line of an absent seat, or '' when nobody is awaited there.
+   * @param {number} seat
+   */
+  const absentText = (seat) => {
+    const s = table.state;
+    const left = table.absentLeft(seat);
+    if (!s || left === null || s.connected[seat]) return '';
+    const who = occupant(s.table.seats[seat]);
+    const time = formatClock(left);
+    if (s.table.phase === 'open') return t('table.absent_open', { who, time });
+    // a seat that has not made its first move yet aborts the game (no loser)
+    return t(s.board.moves.length <= seat ? 'table.absent_abort' : 'table.absent_running', { who, time });
+  };
 
   /** The refusal or failure the page shows, in the page's language. */
   const noticeText = () => {
     const p = table.problem;
     if (!p) return '';
     if (p.type === 'failed') return errorText(p.error);
-    return p.code === 'not_your_turn' ? t('error.not_your_turn')
-      : p.code === 'not_ready' ? t('error.not_ready')
-        : t('error.generic', { message: p.message });
+    return serverErrorText(p.code, p.message);
   };
 
   /** The connection line: connecting, reconnecting, or nothing once connected. */
@@ -112,18 +149,56 @@ export function tablePage(shell, id) {
       const color = variant === 'sanguo' ? KINGDOM_COLORS[i] : side === 'red' ? '#b3261e' : side === 'black' ? '#1d1d1d' : '#b9ab95';
       // the seat to move: its border and a badge in its own colour (banqi before the first flip: blue)
       const turnColor = variant === 'banqi' && !side ? '#1565c0' : color;
-      return h('div', { class: `seat${toMove ? ' to-move' : ''}`, 'data-seat': i, style: toMove ? `border-color:${turnColor}` : undefined },
+      const defeated = isDefeated(i);
+      const absent = absentText(i);
+      return h('div', { class: `seat${toMove ? ' to-move' : ''}${defeated ? ' defeated' : ''}${absent ? ' absent' : ''}`, 'data-seat': i, style: toMove ? `border-color:${turnColor}` : undefined },
         h('span', { class: 'dot', style: `background:${color}` }),
         h('span', { class: 'seat-name' }, seatLabel(variant, i, colors)),
         toMove ? h('span', { class: 'turn-badge', style: `background:${turnColor}` }, t('table.moving')) : null,
+        defeated ? h('span', { class: 'defeated-badge', 'data-defeated': i }, t('table.defeated')) : null,
         h('span', { class: 'occupant', title: occupant(entry) }, occupant(entry), s.you === i ? ` (${t('table.you')})` : '',
           entry && !s.connected[i] && s.table.phase !== 'ended' ? ` · ${t('table.offline')}` : ''),
         clockNode(i),
+        absent ? h('span', { class: 'absent-line', 'data-absent': i, role: 'status' }, absent) : null,
         open && !entry && shell.session.me && !seated && ratedForGuest ? h('span', { class: 'muted sit-refused', 'data-no-sit': i }, t('table.rated_guest')) : null,
         open && !entry && shell.session.me && !seated && !ratedForGuest ? h('button', { class: 'sit', 'data-sit': i, onclick: () => table.send({ type: 'sit', seat: i }) }, t('table.sit')) : null,
         open && !entry && seated ? h('button', { class: 'computer', 'data-computer': i, onclick: () => table.send({ type: 'sit_computer', seat: i, level: table.level }) }, t('table.computer')) : null,
         open && s.you === i ? h('button', { class: 'stand', onclick: () => table.send({ type: 'stand' }) }, t('table.stand')) : null);
-    }));
+    }), guestSitNode());
+  };
+
+  /**
+   * A table link opened without a session: the guest name, right here, then the first free seat
+   * (an account holder logs in from the lobby; a rated table needs an account).
+   */
+  const guestSitNode = () => {
+    const s = table.state;
+    if (!s || shell.session.me || s.table.phase !== 'open') return null;
+    const free = s.table.seats.findIndex((x) => x === null);
+    if (free < 0) return null;
+    if (s.table.options.rated) return h('p', { class: 'muted', id: 'guest-sit' }, t('table.rated_guest'), ' ', h('a', { href: '#/' }, t('table.or_login')));
+    return h('form', {
+      class: 'guest-sit', id: 'guest-sit',
+      onsubmit: async (/** @type {Event} */ e) => {
+        e.preventDefault();
+        const seat = table.state?.table.seats.findIndex((x) => x === null) ?? -1;
+        if (seat < 0) return;
+        try {
+          shell.session.me = await table.enterAndSit(guestName.trim(), seat);
+          guestError = '';
+        } catch (err) {
+          guestError = errorText(err);
+        }
+        draw();
+      },
+    }, h('label', { for: 'guest-name' }, t('table.guest_sit')),
+    h('input', {
+      id: 'guest-name', required: true, maxlength: 24, value: guestName, placeholder: t('session.name'),
+      oninput: (/** @type {Event} */ e) => { guestName = /** @type {HTMLInputElement} */ (e.target).value; },
+    }),
+    h('button', { type: 'submit', class: 'primary', id: 'guest-sit-button' }, t('table.enter_and_sit')),
+    h('a', { href: '#/', class: 'muted small-link' }, t('table.or_login')),
+    guestError ? h('p', { class: 'error', role: 'alert' }, guestError) : null);
   };
 
   const resultText = () => {
@@ -166,20 +241,47 @@ export function tablePage(shell, id) {
   const movesNode = () => {
     if (!table.state) return h('div');
     const moves = table.movesIn(shell.session.notation);
-    // one row per round: as many moves as the table has seats
+    // one row per round, one column per seat: a defeated kingdom's column stays empty
     const per = table.state.table.seats.length;
     const current = table.review ? table.review.ply : moves.length;
+    const defeats = table.state.defeats ?? [];
+    /** @param {number} ply @param {string} m */
+    const cell = (ply, m) => h('span', {
+      class: `mv${ply === current ? ' current' : ''}`, 'data-ply': ply,
+      onclick: table.review ? () => table.goTo(ply) : undefined,
+    }, m);
+    /** @type {HTMLElement[]} */
     const rows = [];
-    for (let i = 0; i < moves.length; i += per) {
-      rows.push(h('li', {}, ...moves.slice(i, i + per).map((m, j) => {
-        const ply = i + j + 1;
-        return h('span', {
-          class: `mv${ply === current ? ' current' : ''}`, 'data-ply': ply,
-          onclick: table.review ? () => table.goTo(ply) : undefined,
-        }, m);
-      })));
-    }
-    const list = h('ol', { class: 'moves', id: 'moves' }, ...rows);
+    /** @type {(HTMLElement | null)[]} */
+    let row = [];
+    let round = 0;
+    const flush = () => {
+      if (row.length === 0) return;
+      round += 1;
+      rows.push(h('li', { 'data-round': round }, h('span', { class: 'no' }, `${round}.`),
+        ...row.map((c) => c ?? h('span', { class: 'mv-empty' }))));
+      row = [];
+    };
+    const out = new Set(/** @type {number[]} */ ([]));
+    let seat = 0;
+    moves.forEach((m, i) => {
+      const ply = i + 1;
+      if (seat < row.length) flush();
+      while (row.length < seat) row.push(null);
+      row.push(cell(ply, m));
+      const fell = defeats.filter((d) => d.ply === ply);
+      for (const d of fell) out.add(d.seat);
+      // the next seat in turn order that still plays
+      let next = (seat + 1) % per;
+      while (out.has(next) && out.size < per) next = (next + 1) % per;
+      if (fell.length) {
+        flush();
+        for (const d of fell) rows.push(h('li', { class: 'defeat-line', 'data-defeat': d.seat }, defeatText(d)));
+      }
+      seat = next;
+    });
+    flush();
+    const list = h('ol', { class: `moves per-${per}`, id: 'moves' }, ...rows);
     return h('section', { class: 'card moves-card' }, h('h3', {}, t('table.moves')), list);
   };
 
@@ -210,7 +312,10 @@ export function tablePage(shell, id) {
       const notation = lang() === 'zh' ? 'chinese' : 'wxf';
       buttons.push(h('a', { class: 'button', id: 'pgn', href: `/api/tables/${s.table.id}/pgn?notation=${notation}`, download: `chuhe-${s.table.id}.pgn` }, t('table.pgn')));
     }
-    buttons.push(h('a', { class: 'button', id: 'leave', href: '#/' }, t('table.leave')));
+    buttons.push(h('a', {
+      class: 'button', id: 'leave', href: '#/',
+      // app.js asks the same question for every way out of the page (leaving())
+    }, t('table.leave')));
     return h('div', { class: 'actions' }, ...buttons);
   };
 
@@ -240,11 +345,16 @@ export function tablePage(shell, id) {
       ? h('p', { class: 'offer' }, t('table.draw_offered', { seat: seatLabel(/** @type {string} */ (variant), s.draw_offer) })) : null;
     const toMoveColor = s && s.to_move !== null
       ? (variant === 'sanguo' ? KINGDOM_COLORS[s.to_move] : '') : '';
-    shell.show(h('main', { class: 'table-page', 'data-variant': variant ?? '' },
+    const lastDefeat = table.lastDefeat && s?.table.phase !== 'ended' ? table.lastDefeat : null;
+    shell.show(h('main', { class: 'table-page', 'data-variant': variant ?? '', 'data-page': `table:${id}` },
       h('div', { class: `board-col${table.review ? ' reviewing' : ''}` },
         connectionText() ? h('p', { class: 'connection', role: 'status' }, connectionText()) : null,
         s?.outcome ? h('div', { class: 'banner', id: 'result', role: 'status' }, resultText()) : null,
-        h('div', { class: 'board-wrap' }, boardNode()),
+        variant === 'sanguo' ? h('button', {
+          class: 'zoom-toggle small', id: 'zoom', 'aria-pressed': zoom ? 'true' : 'false',
+          onclick: () => { zoom = !zoom; scrollZoom = zoom; draw(); },
+        }, t(zoom ? 'table.zoom_out' : 'table.zoom_in')) : null,
+        h('div', { class: `board-wrap${zoom ? ' zoomed' : ''}`, id: 'board-wrap' }, boardNode()),
         replayNode(),
         capturedNode()),
       h('aside', { class: 'side-col' },
@@ -252,9 +362,17 @@ export function tablePage(shell, id) {
         statusText() ? h('p', { class: `status${s && s.to_move !== null && s.to_move === s.you ? ' yours' : ''}`, id: 'status', style: toMoveColor ? `border-color:${toMoveColor}` : undefined }, statusText()) : null,
         seatsNode(),
         offer,
+        lastDefeat ? h('p', { class: 'defeat-notice', id: 'defeat-notice', role: 'status' }, defeatText(lastDefeat)) : null,
         noticeText() ? h('p', { class: 'error', role: 'alert' }, noticeText()) : null,
         actionsNode(),
         movesNode())));
+    const wrap = document.getElementById('board-wrap');
+    if (wrap && scrollZoom) {
+      // the receiver's kingdom is at the bottom: show the middle of the bottom part
+      scrollZoom = false;
+      wrap.scrollLeft = (wrap.scrollWidth - wrap.clientWidth) / 2;
+      wrap.scrollTop = wrap.scrollHeight - wrap.clientHeight;
+    }
     const list = document.getElementById('moves');
     const current = list?.querySelector('.mv.current');
     if (list && current && table.review) {
@@ -271,7 +389,17 @@ export function tablePage(shell, id) {
       if (node) node.textContent = formatClock(c.running ? c.remaining_ms - elapsed : c.remaining_ms);
     });
   }, 100);
+  // the countdowns of absent seats
+  const absentTick = setInterval(() => {
+    document.querySelectorAll('[data-absent]').forEach((node) => {
+      const text = absentText(Number(node.getAttribute('data-absent')));
+      if (text && node.textContent !== text) node.textContent = text;
+    });
+  }, 250);
 
   draw();
-  return { draw, leave: () => { clearInterval(tick); table.close(); window.removeEventListener('keydown', onKey); } };
+  return {
+    draw, leaving,
+    leave: () => { clearInterval(tick); clearInterval(absentTick); table.close(); window.removeEventListener('keydown', onKey); },
+  };
 }

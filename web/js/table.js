@@ -49,13 +49,40 @@ export class Table {
     this.written = { key: '', moves: [] };
     /** whether a `sync` was asked for after an update that did not follow the state */
     this.resyncing = false;
+    /**
+     * Per seat: when (`performance.now()` ms) the absent person there loses by abandonment (or,
+     * at an open table, the seat), as the server counts it; `null` while present.
+     * @type {(number | null)[]}
+     */
+    this.absentUntil = [];
+    /** @type {number | null} the seat to take once the socket has reconnected with a new session */
+    this.sitAfterSync = null;
+    /** @type {import('./protocol.js').Defeat | null} the last defeat that happened while watching */
+    this.lastDefeat = null;
+    /** @type {((msg: import('./protocol.js').UpdateMessage, before: StateMessage) => void) | null} */
+    this.onUpdate = null;
     this.socket = new TableSocket(id, (msg) => {
       if (msg.type === 'state') {
         this.resyncing = false;
+        const now = performance.now();
+        this.absentUntil = (msg.abandon_ms ?? []).map((ms) => (ms === null || ms === undefined ? null : now + ms));
         this.setState(msg);
+        if (this.sitAfterSync !== null) {
+          const seat = this.sitAfterSync;
+          this.sitAfterSync = null;
+          if (msg.you === null && msg.table.phase === 'open' && msg.table.seats[seat] === null) this.send({ type: 'sit', seat });
+        }
       } else if (msg.type === 'update') {
-        const next = this.state && applyUpdate(this.state, msg);
-        if (next) {
+        const before = this.state;
+        const next = before && applyUpdate(before, msg);
+        if (next && before) {
+          for (const { event } of msg.events) {
+            if (event.kind === 'defeated') this.lastDefeat = { seat: event.seat, reason: event.reason, heir: event.heir, ply: event.ply };
+            // a seat freed or taken has nobody to wait for
+            if (event.kind === 'sat' || event.kind === 'stood') this.absentUntil[event.seat] = null;
+          }
+          if (next.table.phase === 'ended') this.absentUntil = [];
+          this.onUpdate?.(msg, before);
           this.setState(next);
         } else if (!this.resyncing) {
           // a version was missed: ask for the state (the updates until it arrives are dropped)
@@ -65,6 +92,8 @@ export class Table {
       } else if (msg.type === 'presence' && this.state) {
         const connected = [...this.state.connected];
         connected[msg.seat] = msg.connected;
+        const ms = msg.connected ? null : msg.abandon_ms ?? null;
+        this.absentUntil[msg.seat] = ms === null ? null : performance.now() + ms;
         this.state = { ...this.state, connected };
         expose('state', this.state);
         this.onChange();
@@ -94,6 +123,33 @@ export class Table {
     this.problem = null;
     if (state.table.phase === 'ended') this.loadPositions();
     this.onChange();
+  }
+
+  /**
+   * The milliseconds left before the absent person at `seat` loses (or is freed), or `null`.
+   * @param {number} seat
+   * @returns {number | null}
+   */
+  absentLeft(seat) {
+    const until = this.absentUntil[seat];
+    if (until === null || until === undefined || this.state?.table.phase === 'ended') return null;
+    return Math.max(0, until - performance.now());
+  }
+
+  /**
+   * Signs in as a guest named `name` and takes `seat` once the socket has come back with the
+   * new session (a table link opened without a session).
+   * @param {string} name
+   * @param {number} seat
+   * @returns {Promise<import('./protocol.js').PlayerInfo>}
+   */
+  async enterAndSit(name, seat) {
+    /** @type {import('./protocol.js').PlayerInfo} */
+    const me = await api('POST', '/api/session', { name });
+    this.sitAfterSync = seat;
+    // the server reads the session when the socket connects: connect again with it
+    this.socket.drop();
+    return me;
   }
 
   /** Stops the socket. */

@@ -40,7 +40,12 @@ pub fn app(state: AppState) -> Router {
         .route("/api/tables/{id}/positions", get(table_positions))
         .route("/api/games", get(finished_games))
         .route("/api/tables/{id}/ws", get(crate::ws::upgrade))
-        .fallback(not_found)
+        // the web client's files, gzip-compressed when the browser accepts it
+        .fallback_service(
+            Router::new()
+                .fallback(not_found)
+                .layer(tower_http::compression::CompressionLayer::new()),
+        )
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn_with_state(
@@ -103,9 +108,13 @@ async fn method_not_allowed() -> ServerError {
     ServerError::MethodNotAllowed
 }
 
-async fn not_found(method: axum::http::Method, uri: axum::http::Uri) -> Response {
+async fn not_found(
+    method: axum::http::Method,
+    uri: axum::http::Uri,
+    headers: axum::http::HeaderMap,
+) -> Response {
     if method == axum::http::Method::GET && !uri.path().starts_with("/api/") {
-        if let Some(response) = crate::web::serve(&uri) {
+        if let Some(response) = crate::web::serve(&uri, &headers) {
             return response;
         }
     }

@@ -81,7 +81,10 @@ pub fn export(
                 result = r.clone().unwrap_or_else(|| "*".to_owned());
                 termination = Some(outcome.reason.as_str());
             }
-            Event::Started | Event::DrawOffered { .. } | Event::DrawDeclined { .. } => {}
+            Event::Started
+            | Event::DrawOffered { .. }
+            | Event::DrawDeclined { .. }
+            | Event::Defeated { .. } => {}
         }
     }
     record.set_tag("Event", format!("chuhe table {id}"));

@@ -7,7 +7,7 @@
 
 pub use crate::variant::Seat;
 use crate::variant::{BoardPosition, BoardView, Variant};
-use chuhe_rules::outcome::Outcome;
+use chuhe_rules::outcome::{EndReason, Outcome};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -156,6 +156,21 @@ pub enum Event {
         /// The seat that declined.
         seat: Seat,
     },
+    /// A sanguo kingdom was defeated by the move just before this event (`spec/sanguo.md`
+    /// §6.1): its General was captured or it had no legal move at the start of its turn, and
+    /// its remaining pieces went to `heir`. The game goes on while two kingdoms remain (else an
+    /// `ended` event follows). Reproducible from the moves; stored and sent so that every
+    /// client can say it without rules.
+    Defeated {
+        /// The defeated kingdom's seat.
+        seat: Seat,
+        /// `general-captured` (C7) or `no-legal-move` (C8).
+        reason: EndReason,
+        /// The seat of the kingdom that took over the defeated army.
+        heir: Seat,
+        /// The moves played when it happened (the `ply` of the `moved` event before it).
+        ply: usize,
+    },
     /// The game ended.
     Ended {
         /// Winners and reason.
@@ -197,10 +212,33 @@ pub struct State {
     pub draw_offer: Option<Seat>,
     /// Per seat: whether a person is connected (computers always are).
     pub connected: Vec<bool>,
+    /// Per seat: while the person sitting there is away and the absence counts, the
+    /// milliseconds left (at sending) before the seat loses by abandonment (running game) or is
+    /// freed (open table); `null` otherwise. Absent from old fixtures: all `null`.
+    #[serde(default)]
+    pub abandon_ms: Vec<Option<u64>>,
     /// How the game ended, once it has.
     pub outcome: Option<Outcome>,
     /// The seats that won, once the game has ended (empty for a draw).
     pub winner_seats: Vec<Seat>,
+    /// Sanguo: every kingdom defeated so far, in order, as their `defeated` events told it
+    /// (empty in the other games). Absent from old fixtures: empty.
+    #[serde(default)]
+    pub defeats: Vec<Defeat>,
+}
+
+/// A defeated sanguo kingdom (`spec/sanguo.md` §6.1), as [`State::defeats`] lists it: the
+/// fields of its `defeated` event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Defeat {
+    /// The defeated kingdom's seat.
+    pub seat: Seat,
+    /// `general-captured` (C7) or `no-legal-move` (C8).
+    pub reason: EndReason,
+    /// The seat of the kingdom that took over the defeated army.
+    pub heir: Seat,
+    /// The moves played when it happened.
+    pub ply: usize,
 }
 
 /// An event with the version it made (`GET /api/tables/{id}/events`, and the events of an
@@ -342,6 +380,17 @@ impl State {
                     next.outcome = Some(outcome.clone());
                     next.winner_seats.clone_from(winner_seats);
                 }
+                Event::Defeated {
+                    seat,
+                    reason,
+                    heir,
+                    ply,
+                } => next.defeats.push(Defeat {
+                    seat: *seat,
+                    reason: *reason,
+                    heir: *heir,
+                    ply: *ply,
+                }),
                 Event::Created { .. }
                 | Event::Started
                 | Event::DrawOffered { .. }
@@ -481,6 +530,10 @@ pub enum ServerMessage {
         seat: Seat,
         /// Whether someone is connected for it now.
         connected: bool,
+        /// While the seat is away and its absence counts: the milliseconds left (at sending)
+        /// before it loses by abandonment (running game) or is freed (open table); else `null`.
+        #[serde(default)]
+        abandon_ms: Option<u64>,
     },
     /// A refused message; nothing changed.
     Error {
@@ -589,7 +642,10 @@ impl FinishedGame {
                     result,
                     winner_seats,
                 } => end = Some((outcome.clone(), result.clone(), winner_seats.clone())),
-                Event::Started | Event::DrawOffered { .. } | Event::DrawDeclined { .. } => {}
+                Event::Started
+                | Event::DrawOffered { .. }
+                | Event::DrawDeclined { .. }
+                | Event::Defeated { .. } => {}
             }
         }
         let (outcome, result, winner_seats) = end?;

@@ -73,16 +73,20 @@ async fn abandonment_after_the_grace_period() {
     let paused_at = Instant::now();
     red.act(&mv(4, "h2e2"), 5).await;
     black.state_at(5).await;
+    // Black has moved: its absence now loses (before its first move it would abort the game)
+    black.act(&mv(5, "h9g7"), 6).await;
+    red.state_at(6).await;
     black.close().await;
     assert_eq!(
         red.next().await,
         ServerMessage::Presence {
             seat: Seat::new(1),
-            connected: false
+            connected: false,
+            abandon_ms: Some(20_000),
         }
     );
     let (version, event) = red.event().await;
-    assert_eq!(version, 6);
+    assert_eq!(version, 7);
     assert_eq!(
         event,
         Event::Ended {
@@ -115,14 +119,16 @@ async fn absent_at_the_start() {
         red.next().await,
         ServerMessage::Presence {
             seat: Seat::new(1),
-            connected: true
+            connected: true,
+            abandon_ms: None,
         }
     );
     assert_eq!(
         red.next().await,
         ServerMessage::Presence {
             seat: Seat::new(1),
-            connected: false
+            connected: false,
+            abandon_ms: Some(30_000),
         }
     );
     red.send(&ClientMessage::Start {}).await;
@@ -199,6 +205,7 @@ async fn a_silent_connection_is_closed() {
             ServerMessage::Presence {
                 seat,
                 connected: false,
+                ..
             } if seat == Seat::new(1) => break,
             ServerMessage::Presence { .. }
             | ServerMessage::Event { .. }

@@ -98,6 +98,7 @@ fn fixtures_parse_and_print_back() {
         event_kinds,
         set(&[
             "created",
+            "defeated",
             "draw_declined",
             "draw_offered",
             "ended",
@@ -108,7 +109,7 @@ fn fixtures_parse_and_print_back() {
         ])
     );
     assert_eq!(http.len(), 8);
-    assert_eq!(names.len(), 46);
+    assert_eq!(names.len(), 47);
 }
 
 #[test]

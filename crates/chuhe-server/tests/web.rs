@@ -93,3 +93,88 @@ fn every_embedded_file_has_a_content_type_and_matches_the_disk() {
         Some("image/svg+xml")
     );
 }
+
+/// The header `name` of a response head, lower-cased name, value as sent.
+fn header_of(head: &str, name: &str) -> Option<String> {
+    head.lines().find_map(|l| {
+        let (n, v) = l.split_once(':')?;
+        n.trim()
+            .eq_ignore_ascii_case(name)
+            .then(|| v.trim().to_owned())
+    })
+}
+
+/// The web client's files are compressed for a browser that accepts gzip, carry an entity tag
+/// with `Cache-Control: no-cache`, and a request naming the current tag gets `304` without a
+/// body; the API's answers are not touched.
+#[tokio::test]
+async fn web_files_are_compressed_and_revalidated() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, settings(Duration::from_secs(60))).await;
+    let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web");
+    let size = std::fs::read(web.join("js/i18n.js")).unwrap().len();
+    // gzip: read the raw bytes (the body is not text)
+    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let req = format!(
+        "GET /js/i18n.js HTTP/1.1\r\nHost: {}\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n",
+        server.addr
+    );
+    stream.write_all(req.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(
+        header_of(&head, "content-encoding").as_deref(),
+        Some("gzip")
+    );
+    assert_eq!(
+        header_of(&head, "cache-control").as_deref(),
+        Some("no-cache")
+    );
+    let body = raw.len() - split - 4;
+    assert!(body * 2 < size, "{body} compressed bytes of {size}");
+    let etag = header_of(&head, "etag").expect("an entity tag");
+    assert!(
+        etag.starts_with('"') && etag.ends_with('"') && etag.len() > 10,
+        "{etag}"
+    );
+    // the same tag again: 304, no body
+    let (status, head, body) = common::http_with(
+        server.addr,
+        "GET",
+        "/js/i18n.js",
+        &[("If-None-Match", &etag)],
+        None,
+    )
+    .await;
+    assert_eq!(status, 304, "{head}");
+    assert_eq!(body, "");
+    assert_eq!(header_of(&head, "etag"), Some(etag.clone()));
+    // another file has another tag; an old tag gets the file
+    let (status, head, _) = common::http_with(
+        server.addr,
+        "GET",
+        "/style.css",
+        &[("If-None-Match", &etag)],
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_ne!(header_of(&head, "etag"), Some(etag));
+    // the API stays as it was: no entity tag, no compression
+    let (status, head, _) = common::http_with(
+        server.addr,
+        "GET",
+        "/api/health",
+        &[("Accept-Encoding", "gzip")],
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(header_of(&head, "content-encoding"), None);
+    assert_eq!(header_of(&head, "etag"), None);
+    server.stop().await;
+}

@@ -458,7 +458,25 @@ impl Table {
         } else if !was_absent && self.state.absence_counts(seat) {
             self.absent_since[i] = Some(Instant::now());
         }
-        self.send_all(&ServerMessage::Presence { seat, connected });
+        let abandon_ms = self.abandon_ms(Instant::now())[i];
+        self.send_all(&ServerMessage::Presence {
+            seat,
+            connected,
+            abandon_ms,
+        });
+    }
+
+    /// Per seat: the milliseconds left at `now` of a running grace period, else `None`.
+    fn abandon_ms(&self, now: Instant) -> Vec<Option<u64>> {
+        self.absent_since
+            .iter()
+            .map(|since| {
+                since.map(|s| {
+                    let left = (s + self.settings.grace).saturating_duration_since(now);
+                    u64::try_from(left.as_millis()).unwrap_or(u64::MAX)
+                })
+            })
+            .collect()
     }
 
     fn send_all(&mut self, msg: &ServerMessage) {
@@ -493,7 +511,11 @@ impl Table {
 
     fn view(&self, person: Option<&Person>) -> State {
         let you = person.and_then(|p| self.state.seat_of(p));
-        self.state.view(you, self.connected(), Instant::now())
+        let now = Instant::now();
+        State {
+            abandon_ms: self.abandon_ms(now),
+            ..self.state.view(you, self.connected(), now)
+        }
     }
 
     /// Carries out a decision of the core at `at`: applies its events to the live state in
@@ -565,6 +587,16 @@ impl Table {
             for seat in Seat::all(self.state.seats.len()) {
                 if !self.is_connected(seat) && self.state.game.is_active(seat) {
                     self.absent_since[seat.index()] = Some(now);
+                }
+            }
+            // tell everybody when the countdowns of the absent seats start
+            for (seat, ms) in Seat::all(self.state.seats.len()).zip(self.abandon_ms(now)) {
+                if ms.is_some() {
+                    self.send_all(&ServerMessage::Presence {
+                        seat,
+                        connected: false,
+                        abandon_ms: ms,
+                    });
                 }
             }
         }

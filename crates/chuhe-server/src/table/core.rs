@@ -14,8 +14,8 @@ use crate::clock::Clocks;
 use crate::computer;
 use crate::error::ServerError;
 use crate::protocol::{
-    ClientMessage, Event, Phase, Seat, SeatPlayer, State, TableOptions, TableSummary, Update,
-    VersionedEvent,
+    ClientMessage, Defeat, Event, Phase, Seat, SeatPlayer, State, TableOptions, TableSummary,
+    Update, VersionedEvent,
 };
 use crate::store::TableRow;
 use crate::variant::{AnyGame, AnyMove, MoveError};
@@ -132,6 +132,8 @@ impl TableState {
             }
             Event::DrawOffered { seat } => self.draw_offer = Some(*seat),
             Event::DrawDeclined { .. } => self.draw_offer = None,
+            // the move before it has already defeated the kingdom in the game
+            Event::Defeated { .. } => {}
             Event::Ended {
                 outcome,
                 winner_seats,
@@ -253,6 +255,7 @@ impl TableState {
             clocks: self.clocks.as_ref().map(|c| c.view(now)),
             draw_offers: self.options.variant.has_draw_offers(),
             draw_offer: self.draw_offer,
+            abandon_ms: vec![None; self.seats.len()],
             connected,
             outcome: self.game.outcome().filter(|_| ended),
             winner_seats: if ended {
@@ -260,6 +263,10 @@ impl TableState {
             } else {
                 Vec::new()
             },
+            defeats: self
+                .game
+                .as_sanguo()
+                .map_or_else(Vec::new, |g| g.defeats().iter().map(defeat_of).collect()),
         }
     }
 
@@ -534,7 +541,8 @@ pub(crate) fn move_or_flag(state: &TableState, seat: Seat, mv: AnyMove, now: Ins
 }
 
 /// Plays `mv` for `seat` on the live state at `at` and returns its `moved` event, followed by
-/// the `ended` event when the move ends the game; both are already applied.
+/// a `defeated` event per sanguo kingdom the move defeated (`spec/sanguo.md` §6.1, in the order
+/// they happened) and the `ended` event when the move ends the game; all already applied.
 ///
 /// # Errors
 /// [`ServerError::IllegalMove`] with the rule it breaks; the state is then unchanged.
@@ -553,18 +561,54 @@ pub(crate) fn play(
         c.remaining_ms(at)
     });
     state.after_move(clocks_ms.as_deref(), at);
+    let ply = state.game.ply();
     let mut events = vec![Event::Moved {
         seat,
         mv: record,
-        ply: state.game.ply(),
+        ply,
         clocks_ms,
     }];
+    for d in defeats_at(&state.game, ply) {
+        state.version += 1;
+        events.push(d);
+    }
     if let Some(outcome) = state.game.outcome() {
         let winners = state.game.winner_seats();
         state.end(outcome.clone(), &winners, at);
         events.push(ended(outcome, winners));
     }
     Ok(events)
+}
+
+/// The `defeated` events of the sanguo defeats that happened with move `ply` (none in the
+/// other games).
+fn defeats_at(game: &AnyGame, ply: usize) -> Vec<Event> {
+    let Some(g) = game.as_sanguo() else {
+        return Vec::new();
+    };
+    g.defeats()
+        .iter()
+        .filter(|d| d.ply == ply)
+        .map(|d| {
+            let d = defeat_of(d);
+            Event::Defeated {
+                seat: d.seat,
+                reason: d.reason,
+                heir: d.heir,
+                ply: d.ply,
+            }
+        })
+        .collect()
+}
+
+/// A defeat of the rules in the protocol's seats.
+fn defeat_of(d: &chuhe_rules::sanguo::DefeatEvent) -> Defeat {
+    Defeat {
+        seat: Seat::new(d.defeat.kingdom.index()),
+        reason: d.defeat.reason,
+        heir: Seat::new(d.defeat.heir.index()),
+        ply: d.ply,
+    }
 }
 
 /// The `ended` event when `seat`'s flag has fallen by `now` (it is the running clock and its
@@ -579,10 +623,15 @@ pub(crate) fn flag(state: &TableState, seat: Seat, now: Instant) -> Option<Event
 }
 
 /// The `ended` event when the person at `seat` has been away from the running game for the
-/// grace period, or `None` when that changes nothing (a defeated sanguo kingdom).
+/// grace period, or `None` when that changes nothing (a defeated sanguo kingdom). A seat that
+/// has not played its first move yet (every game starts with seat 0, then 1, then 2) aborts
+/// the game instead, as lichess does: nobody loses and no rating changes.
 pub(crate) fn abandon(state: &TableState, seat: Seat) -> Option<Event> {
     if state.phase != Phase::Running {
         return None;
+    }
+    if state.game.ply() <= seat.index() && state.game.is_active(seat) {
+        return Some(ended(Outcome::draw(EndReason::Aborted), Vec::new()));
     }
     let (outcome, winners) = state.game.table_ending(seat, EndReason::Abandonment)?;
     Some(ended(outcome, winners))
@@ -1160,9 +1209,21 @@ mod tests {
         assert_eq!(flag(&state, Seat::new(1), late), None);
     }
 
+    /// Plays `moves` in order for the seats to move, as the actor does.
+    fn play_all(state: &mut TableState, moves: &[&str]) -> Vec<Event> {
+        let mut events = Vec::new();
+        for text in moves {
+            let seat = state.to_move().expect("running");
+            let mv = state.game.parse_move(text).expect("a move");
+            events.extend(play(state, seat, mv, Instant::now()).expect("legal"));
+        }
+        events
+    }
+
     #[test]
-    fn abandonment_in_xiangqi_sanguo_and_banqi_before_the_first_flip() {
-        let (state, _) = running(Variant::Xiangqi, None, Instant::now());
+    fn abandonment_in_xiangqi_sanguo_and_banqi() {
+        let (mut state, _) = running(Variant::Xiangqi, None, Instant::now());
+        play_all(&mut state, &["h2e2", "h9g7"]);
         assert_eq!(
             abandon(&state, Seat::new(1)),
             Some(Event::Ended {
@@ -1172,7 +1233,11 @@ mod tests {
             })
         );
         // Sanguo: the two other kingdoms share the victory.
-        let (state, _) = running(Variant::Sanguo, None, Instant::now());
+        let (mut state, _) = running(Variant::Sanguo, None, Instant::now());
+        for _ in 0..2 {
+            let mv = state.game.legal_moves()[0].clone();
+            play_all(&mut state, &[&mv]);
+        }
         assert_eq!(
             abandon(&state, Seat::new(1)),
             Some(Event::Ended {
@@ -1184,18 +1249,77 @@ mod tests {
                 winner_seats: vec![Seat::new(0), Seat::new(2)],
             })
         );
-        // Banqi before the first flip: no colours yet, the other seat wins and no result text.
-        let (state, _) = running(Variant::Banqi, None, Instant::now());
+        let open = open(Variant::Xiangqi, None, false);
+        assert_eq!(abandon(&open, Seat::new(0)), None);
+    }
+
+    #[test]
+    fn a_seat_that_vanishes_before_its_first_move_aborts_the_game() {
+        let aborted = Some(Event::Ended {
+            outcome: Outcome::draw(EndReason::Aborted),
+            result: None,
+            winner_seats: Vec::new(),
+        });
+        // nobody moved: either seat's absence aborts (banqi before the first flip too)
+        for variant in [Variant::Xiangqi, Variant::Banqi, Variant::Sanguo] {
+            let (state, _) = running(variant, None, Instant::now());
+            assert_eq!(abandon(&state, Seat::new(0)), aborted, "{variant:?}");
+            assert_eq!(abandon(&state, Seat::new(1)), aborted, "{variant:?}");
+        }
+        // Red moved, Black never did: still aborted; Red vanishing now loses
+        let (mut state, _) = running(Variant::Xiangqi, None, Instant::now());
+        play_all(&mut state, &["h2e2"]);
+        assert_eq!(abandon(&state, Seat::new(1)), aborted);
         assert_eq!(
             abandon(&state, Seat::new(0)),
             Some(Event::Ended {
-                outcome: Outcome::draw(EndReason::Abandonment),
-                result: None,
+                outcome: Outcome::win(Side::Black, EndReason::Abandonment),
+                result: Some("0-1".to_owned()),
                 winner_seats: vec![Seat::new(1)],
             })
         );
-        let open = open(Variant::Xiangqi, None, false);
-        assert_eq!(abandon(&open, Seat::new(0)), None);
+    }
+
+    #[test]
+    fn a_sanguo_defeat_is_an_event_after_its_move() {
+        // tests/data/sanguo.md TK-11: Wei's chariot takes Shu's General; its army goes to Wei
+        let (mut state, _) = running(Variant::Sanguo, None, Instant::now());
+        state.game = AnyGame::from_position(
+            Variant::Sanguo,
+            "9/9/7rC1/9/bRgH1rK5,9/9/9/9/3gK4gR,9/bP8/9/9/3bK5 G - - - 0",
+            super::super::rule_options(&state.options),
+        )
+        .expect("TK-11");
+        let before = state.version;
+        let events = play_all(&mut state, &["Rb1-Rc3", "Ra1xRd1"]);
+        assert_eq!(events.len(), 3);
+        assert_eq!(
+            events[2],
+            Event::Defeated {
+                seat: Seat::new(0),
+                reason: EndReason::GeneralCaptured,
+                heir: Seat::new(2),
+                ply: 2,
+            }
+        );
+        let view = state.view(None, vec![true; 3], Instant::now());
+        assert_eq!(
+            view.defeats,
+            [Defeat {
+                seat: Seat::new(0),
+                reason: EndReason::GeneralCaptured,
+                heir: Seat::new(2),
+                ply: 2,
+            }]
+        );
+        assert_eq!(state.version, before + 3);
+        assert!(!state.game.is_active(Seat::new(0)));
+        assert_eq!(state.to_move(), Some(Seat::new(1)));
+        // the wire and store form (spec/sanguo.md §6.1: kingdom, reason, heir)
+        assert_eq!(
+            serde_json::to_string(&events[2]).unwrap(),
+            r#"{"kind":"defeated","seat":0,"reason":"general-captured","heir":2,"ply":2}"#
+        );
     }
 
     #[test]

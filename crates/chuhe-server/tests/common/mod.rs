@@ -376,7 +376,9 @@ impl Client {
                 let state = self.last.as_mut().expect("an update before any state");
                 state.apply(&u).unwrap_or_else(|e| panic!("{e}: {text}"));
             }
-            ServerMessage::Presence { seat, connected } => {
+            ServerMessage::Presence {
+                seat, connected, ..
+            } => {
                 if let Some(c) = self
                     .last
                     .as_mut()

@@ -1,0 +1,288 @@
+// Browser checks of the table around the board (issue 17): a table link opened without a session
+// asks for the guest name and sits; leaving a running game asks first, and the lobby then shows
+// the running game with the way back; the opponent sees the absent seat with the server's
+// countdown; sanguo's defeats (seat, move-list line, notice naming the heir, one column per
+// kingdom) from a scripted socket; sanguo played by tapping at 390 px. Called by browser.mjs
+// (and alone by one.mjs).
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 800 };
+
+/**
+ * A page of a new context with the test hooks; a guest named `name` unless `name` is null.
+ * @param {import('playwright-core').Browser} b
+ * @param {string} base
+ * @param {string} locale
+ * @param {string | null} name
+ * @param {{width: number, height: number}} viewport
+ * @param {boolean} [touch]
+ */
+async function open(b, base, locale, name, viewport, touch = false) {
+  const ctx = await b.newContext({ locale, viewport, hasTouch: touch, isMobile: touch });
+  await ctx.addInitScript(() => { /** @type {any} */ (window).chuheTest = {}; });
+  const page = await ctx.newPage();
+  page.on('pageerror', (e) => { throw new Error(`page error (${name}): ${e.message}`); });
+  await page.goto(`${base}/`);
+  if (name) {
+    await page.fill('#name', name);
+    await page.click('#enter');
+    await page.waitForSelector('#me');
+  }
+  return page;
+}
+
+/**
+ * Plays `from`-`to` by two clicks on the board.
+ * @param {import('playwright-core').Page} page
+ * @param {string} from
+ * @param {string} to
+ */
+async function play(page, from, to) {
+  await page.waitForSelector('#status.yours', { timeout: 15000 });
+  const before = await page.locator('#moves .mv[data-ply]').count();
+  await page.click(`[data-square="${from}"]`);
+  await page.click(`[data-square="${to}"]`);
+  await page.waitForFunction((n) => document.querySelectorAll('#moves .mv[data-ply]').length > n, before);
+}
+
+/**
+ * @param {import('playwright-core').Browser} b
+ * @param {string} base
+ * @param {string} shots
+ */
+export async function tableChecks(b, base, shots) {
+  // 0. a Chinese page writes Chinese notation unless the player chose another; the favicon
+  const zh = await open(b, base, 'zh-CN', null, DESKTOP);
+  assert.equal(await zh.inputValue('#notation'), 'chinese');
+  assert.equal(await zh.getAttribute('link[rel=icon]', 'href'), '/favicon.svg');
+  const icon = await zh.request.get(`${base}/favicon.svg`);
+  assert.equal(icon.status(), 200);
+  assert.equal(icon.headers()['content-type'], 'image/svg+xml');
+  await zh.context().close();
+  console.log('ok a Chinese page defaults to Chinese notation; the favicon is served');
+
+  // 1. a table link without a session: the guest name right at the table, then the seat
+  const ana = await open(b, base, 'es-ES', 'Ana', DESKTOP);
+  await ana.selectOption('#variant', 'xiangqi');
+  await ana.check('#untimed');
+  await ana.click('#create');
+  await ana.waitForURL(/#\/t\/[a-z0-9]+$/);
+  await ana.click('[data-sit="0"]');
+  await ana.waitForSelector('[data-seat="0"] .stand');
+  const id = ana.url().split('/').pop();
+  const beto = await open(b, base, 'es-ES', null, PHONE);
+  await beto.goto(`${base}/#/t/${id}`);
+  await beto.waitForSelector('#guest-sit');
+  assert.equal(await beto.textContent('#guest-sit label'), 'Para sentarte, escribe tu nombre de invitado:');
+  await beto.screenshot({ path: join(shots, 'table-guest-sit-phone.png') });
+  await beto.fill('#guest-name', 'Beto');
+  await beto.click('#guest-sit-button');
+  await beto.waitForSelector('[data-seat="1"] .stand');
+  assert.match(await beto.textContent('[data-seat="1"] .occupant') ?? '', /^Beto \(tú\)/);
+  assert.match(await beto.textContent('#me') ?? '', /Beto/);
+  assert.equal(await beto.locator('#guest-sit').count(), 0);
+  console.log('ok a table link without a session asks for the guest name and sits');
+
+  // 2. typing in a field is kept while the table changes (the page is patched, not rebuilt)
+  await ana.click('#start');
+  await beto.waitForSelector('.seat.to-move[data-seat="0"]');
+  await play(ana, 'h2', 'e2');
+  await play(beto, 'h9', 'g7');
+
+  // 3. leaving a running game asks first; "stay" keeps the page
+  /** @type {string[]} */
+  const asked = [];
+  let answer = false;
+  beto.on('dialog', (d) => { asked.push(d.message()); if (answer) d.accept(); else d.dismiss(); });
+  await beto.click('#leave');
+  await beto.waitForTimeout(300);
+  assert.equal(asked.length, 1);
+  assert.match(asked[0], /^La partida sigue en juego\. Si sales y no vuelves a tiempo, la perderás por abandono/);
+  assert.ok(beto.url().endsWith(`#/t/${id}`), 'staying keeps the table');
+  await beto.waitForSelector('svg.xiangqi');
+  answer = true;
+  await beto.click('#leave');
+  await beto.waitForSelector('#your-game');
+  assert.equal(asked.length, 2);
+  assert.equal(await beto.textContent('#your-game .lead'), 'Tu partida de Xiangqi está en juego.');
+  assert.equal(await beto.textContent('#back-to-game'), 'Volver a la partida');
+  assert.equal(await beto.textContent(`tr[data-table="${id}"] a`), 'Volver');
+  await beto.screenshot({ path: join(shots, 'lobby-your-game-phone.png') });
+  console.log('ok leaving a running game asks; the lobby shows the game with the way back');
+
+  // 4. the opponent sees the absent seat and the server's countdown to the abandonment
+  await ana.waitForSelector('[data-absent="1"]');
+  const line = await ana.textContent('[data-absent="1"]') ?? '';
+  const m = /^Beto se ha desconectado: pierde por abandono en (\d):(\d\d)$/.exec(line);
+  assert.ok(m, line);
+  const left = Number(m[1]) * 60 + Number(m[2]);
+  assert.ok(left > 40 && left <= 60, `${left} s left of the 60 s grace`);
+  await ana.waitForFunction((s) => {
+    const t = document.querySelector('[data-absent="1"]')?.textContent ?? '';
+    return t !== s && t.length > 0;
+  }, line);
+  await ana.screenshot({ path: join(shots, 'table-absent-opponent.png') });
+  await beto.click('#back-to-game');
+  await beto.waitForSelector('svg.xiangqi');
+  await ana.waitForSelector('[data-absent="1"]', { state: 'detached' });
+  assert.equal(await ana.locator('.seat.absent').count(), 0);
+  console.log('ok the absent opponent has a countdown that goes when they are back');
+
+  // the header's select stays open (and the focus where it was) while the table changes
+  await ana.focus('#notation');
+  await play(ana, 'b0', 'c2');
+  assert.equal(await ana.evaluate(() => document.activeElement?.id), 'notation');
+  console.log('ok an update keeps the focus (the page is patched in place)');
+
+  await sanguoDefeats(b, base, shots);
+  await sanguoByTapping(b, base, shots);
+}
+
+/** A sanguo state for the scripted socket: Wu (seat 1) watches, four moves played. */
+function sanguoState() {
+  return {
+    type: 'state', version: 10,
+    table: {
+      id: 'sanguomock', options: { variant: 'sanguo', time: null, rated: false, no_capture_limit: null, flag_bearers: true },
+      phase: 'running', version: 10,
+      seats: [
+        { kind: 'person', id: 'p0', name: 'Liu Bei', account: false },
+        { kind: 'person', id: 'p1', name: 'Sun Quan', account: false },
+        { kind: 'person', id: 'p2', name: 'Cao Cao', account: false },
+      ],
+    },
+    you: 1,
+    board: {
+      variant: 'sanguo', position: '9/9/7rC1/9/bRgH1rK5,9/9/9/9/3gK4gR,9/bP8/9/9/3bK5 G - - - 0',
+      moves: ['Rh3-Rh4', 'Gh3-Gh4', 'Bh3-Bh4', 'Rh4-Rh3'],
+    },
+    to_move: 1, check: [], legal_moves: [], capture_moves: [], clocks: null, draw_offers: false,
+    draw_offer: null, connected: [true, true, true], abandon_ms: [null, null, null], outcome: null,
+    winner_seats: [], defeats: [],
+  };
+}
+
+/**
+ * An update of one move (and its defeats) for the scripted socket.
+ * @param {number} version the version of the move
+ * @param {number} seat
+ * @param {string} move
+ * @param {number} ply
+ * @param {number} toMove
+ * @param {string} position
+ * @param {{seat: number, reason: string, heir: number}[]} defeats
+ */
+function moveUpdate(version, seat, move, ply, toMove, position, defeats = []) {
+  const events = [{ version, event: { kind: 'moved', seat, move, ply, clocks_ms: null } },
+    ...defeats.map((d, i) => ({ version: version + 1 + i, event: { kind: 'defeated', ...d, ply } }))];
+  return {
+    type: 'update', version: version + defeats.length, events, you: 1, phase: 'running', to_move: toMove,
+    check: [], clocks: null, draw_offer: null, board: { variant: 'sanguo', position }, legal_moves: [], capture_moves: [],
+  };
+}
+
+/**
+ * Sanguo's defeats as the server sends them (a scripted socket): the seat, the move list's line
+ * and columns, and the notice naming the heir; in Spanish at 390 px.
+ * @param {import('playwright-core').Browser} b
+ * @param {string} base
+ * @param {string} shots
+ */
+async function sanguoDefeats(b, base, shots) {
+  const page = await open(b, base, 'es-ES', null, PHONE);
+  /** @type {import('playwright-core').WebSocketRoute | null} */
+  let socket = null;
+  await page.routeWebSocket(/\/api\/tables\/sanguomock\/ws/, (ws) => {
+    socket = ws;
+    ws.send(JSON.stringify(sanguoState()));
+  });
+  await page.goto(`${base}/#/t/sanguomock`);
+  await page.waitForSelector('svg.sanguo');
+  const ws = /** @type {import('playwright-core').WebSocketRoute} */ (/** @type {unknown} */ (socket));
+  const start = '9/9/7rC1/9/bRgH1rK5,9/9/9/9/3gK4gR,9/bP8/9/9/3bK5';
+  ws.send(JSON.stringify(moveUpdate(11, 1, 'Rb1-Rc3', 5, 2, `${start.replace('bRgH1rK5', 'bR2rK5').replace('7rC1', '2gH4rC1')} B G - - 1`)));
+  ws.send(JSON.stringify(moveUpdate(12, 2, 'Ra1xRd1', 6, 1, '9/9/2gH4bC~r1/9/3bR5,9/9/9/9/3gK4gR,9/bP8/9/9/3bK5 G B R - 0',
+    [{ seat: 0, reason: 'general-captured', heir: 2 }])));
+  await page.waitForSelector('#defeat-notice');
+  // sanguo has one notation: no select for it in the header
+  assert.equal(await page.locator('#notation').count(), 0, 'no notation select on sanguo');
+  assert.equal(await page.textContent('#defeat-notice'), 'Shu cae (general capturado): su ejército pasa a Wei');
+  assert.equal(await page.textContent('[data-seat="0"] .defeated-badge'), 'derrotado');
+  assert.equal(await page.locator('.seat.defeated').count(), 1);
+  assert.equal(await page.textContent('#moves .defeat-line'), 'Shu cae (general capturado): su ejército pasa a Wei');
+  // Shu's turns are skipped: the next round starts with an empty Shu cell, Wu's move in its column
+  ws.send(JSON.stringify(moveUpdate(14, 1, 'Gd1-Gd2', 7, 2, '9/9/2gH4bC~r1/9/3bR5,9/9/9/9/4gK3gR,9/bP8/9/9/3bK5 B B R - 1')));
+  await page.waitForSelector('#moves .mv[data-ply="7"]');
+  const rows = await page.$$eval('#moves > li', (lis) => lis.map((li) => li.classList.contains('defeat-line') ? 'defeat'
+    : [...li.children].map((c) => c.getAttribute('data-ply') ?? c.textContent ?? '-').join(' ')));
+  // the round's number, then one column per kingdom: Shu's cell of round 3 is empty (the line
+  // between is not a round)
+  assert.deepEqual(rows, ['1. 1 2 3', '2. 4 5 6', 'defeat', '3.  7']);
+  await page.screenshot({ path: join(shots, 'sanguo-defeat-phone.png'), fullPage: true });
+  console.log('ok a sanguo defeat: seat, move-list line, heir notice, one column per kingdom');
+  await page.context().close();
+}
+
+/**
+ * Sanguo at 390 px with a touch screen: zoomed board, a piece and its target picked by taps a
+ * little off the points (each point owns its whole area).
+ * @param {import('playwright-core').Browser} b
+ * @param {string} base
+ * @param {string} shots
+ */
+async function sanguoByTapping(b, base, shots) {
+  const page = await open(b, base, 'es-ES', 'Zhuge', PHONE, true);
+  await page.selectOption('#variant', 'sanguo');
+  await page.check('#untimed');
+  await page.click('#create');
+  await page.waitForURL(/#\/t\/[a-z0-9]+$/);
+  await page.tap('[data-sit="0"]');
+  await page.waitForSelector('[data-computer="1"]');
+  await page.tap('[data-computer="1"]');
+  await page.waitForSelector('[data-computer="2"]');
+  await page.tap('[data-computer="2"]');
+  await page.waitForSelector('#start');
+  await page.tap('#start');
+  await page.waitForSelector('#status.yours');
+  await page.tap('#zoom');
+  await page.waitForSelector('.board-wrap.zoomed');
+  const legal = await page.evaluate(() => /** @type {any} */ (window).chuheTest.state.legal_moves);
+  const mv = legal.find((/** @type {string} */ m) => m.startsWith('Rh3-')) ?? legal[0];
+  const [from, to] = mv.split(/[-x]/);
+  /** Taps 40 % of the way from point `sq` towards its nearest neighbour on screen. @param {string} sq */
+  const tapNear = async (sq) => {
+    const at = await page.evaluate((name) => {
+      const centre = (/** @type {Element} */ e) => { const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; };
+      const hits = [...document.querySelectorAll('.hit')];
+      const me = /** @type {Element} */ (document.querySelector(`[data-square="${name}"]`));
+      me.scrollIntoView({ block: 'center', inline: 'center' });
+      const [x, y] = centre(me);
+      let best = [x + 100, y];
+      let bestD = Infinity;
+      for (const h of hits) {
+        if (h === me) continue;
+        const [hx, hy] = centre(h);
+        const d = (hx - x) ** 2 + (hy - y) ** 2;
+        if (d < bestD) { bestD = d; best = [hx, hy]; }
+      }
+      const r = me.getBoundingClientRect().width / 2;
+      return { x: x + (best[0] - x) * 0.4, y: y + (best[1] - y) * 0.4, spacing: Math.sqrt(bestD), r };
+    }, sq);
+    // the target area at 390 px: wider than a 19 px piece
+    assert.ok(at.spacing >= 30, `points ${at.spacing.toFixed(1)} px apart when zoomed`);
+    await page.touchscreen.tap(at.x, at.y);
+  };
+  await tapNear(from);
+  await page.waitForSelector('.mark-selected');
+  const dot = await page.$eval('.mark-target', (e) => e.getBoundingClientRect().width);
+  assert.ok(dot >= 10, `target dot ${dot.toFixed(1)} px wide`);
+  await page.screenshot({ path: join(shots, 'sanguo-tap-phone.png') });
+  await tapNear(to);
+  await page.waitForSelector('#moves .mv[data-ply="1"]');
+  assert.equal(await page.textContent('#moves .mv[data-ply="1"]'), mv);
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 390, 'the page stays 390 px wide');
+  console.log(`ok sanguo played by tapping at 390 px (${mv})`);
+  await page.context().close();
+}
