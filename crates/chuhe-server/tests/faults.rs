@@ -113,7 +113,12 @@ on_both!(an_outage_stores_nothing_and_the_move_can_be_sent_again);
 async fn an_abandonment_during_an_outage_is_recorded_when_it_ends(backend: Backend) {
     let db = fresh_db(backend).await;
     let server = Server::start(&db, settings(Duration::from_secs(20))).await;
-    let (mut red, black, table) = started(&server).await;
+    let (mut red, mut black, table) = started(&server).await;
+    // Both have moved: a seat that vanishes before its first move aborts the game instead.
+    red.act(&mv(4, "h2e2"), 5).await;
+    black.state_at(5).await;
+    black.act(&mv(5, "h9g7"), 6).await;
+    red.state_at(6).await;
     tokio::time::pause();
     let paused_at = tokio::time::Instant::now();
     server.state.store().inject_fault(Fault::Outage, 3);
@@ -122,12 +127,13 @@ async fn an_abandonment_during_an_outage_is_recorded_when_it_ends(backend: Backe
         red.next().await,
         ServerMessage::Presence {
             seat: Seat::new(1),
-            connected: false
+            connected: false,
+            abandon_ms: Some(20_000),
         }
     );
     let (version, event) = red.event().await;
     let waited = paused_at.elapsed();
-    assert_eq!(version, 5);
+    assert_eq!(version, 7);
     assert_eq!(
         event,
         Event::Ended {
@@ -140,7 +146,7 @@ async fn an_abandonment_during_an_outage_is_recorded_when_it_ends(backend: Backe
         waited >= Duration::from_secs(23) && waited < Duration::from_secs(24),
         "{waited:?}"
     );
-    assert_eq!(stored(&server, &table).await, ((1..=5).collect(), 5));
+    assert_eq!(stored(&server, &table).await, ((1..=7).collect(), 7));
     server.stop().await;
 }
 on_both!(an_abandonment_during_an_outage_is_recorded_when_it_ends);
