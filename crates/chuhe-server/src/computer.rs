@@ -13,7 +13,7 @@
 use crate::variant::{AnyGame, AnyMove};
 use chuhe_engine::{banqi, sanguo};
 use std::sync::{Arc, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::sync::Semaphore;
 
 /// Levels run from 1 (weakest) to this.
@@ -135,7 +135,9 @@ fn pool() -> Arc<Pool> {
 /// the search thread failed).
 pub async fn think(problem: Problem, level: u8, seed: u64) -> Option<AnyMove> {
     let pool = pool();
-    let asked = Instant::now();
+    // The runtime's clock: the pause is a tokio sleep, so both ends must be on one clock (a
+    // paused test clock does not move while the search runs on its thread).
+    let asked = tokio::time::Instant::now();
     let permit = pool.permits.clone().acquire_owned().await.ok()?;
     let found = tokio::task::spawn_blocking(move || {
         let _held = permit;

@@ -60,6 +60,7 @@
 //! columns; the texts are the same as when the callers wrote them, so existing databases read.
 //! The JSON texts are made by the caller, before the job reaches the writer.
 
+mod checkpoint;
 mod writer;
 
 use crate::clock::ClockSnapshot;
@@ -485,6 +486,9 @@ pub struct Store {
     /// On PostgreSQL, the connection that holds the advisory lock of this database for the
     /// life of the store (closed by [`Store::close`]).
     lock: Arc<tokio::sync::Mutex<Option<AnyConnection>>>,
+    /// On a SQLite file, the thread that checkpoints its write-ahead log (stopped by
+    /// [`Store::close`], or when the last clone is dropped).
+    checkpointer: Arc<std::sync::Mutex<Option<checkpoint::Checkpointer>>>,
 }
 
 /// Adds `mode=rwc` to a SQLite URL that has no mode, so a missing file is created.
@@ -590,6 +594,14 @@ impl Store {
             .connect(&normalize_url(url))
             .await
             .map_err(open_error)?;
+        let checkpointer = if is_sqlite && !url.contains(":memory:") {
+            Some(
+                checkpoint::Checkpointer::start(&normalize_url(url))
+                    .map_err(|e| open_error(sqlx::Error::Io(e)))?,
+            )
+        } else {
+            None
+        };
         let (jobs, received) = mpsc::channel(writer::MAX_GROUP * 4);
         tokio::spawn(writer::run(writer, received));
         Ok(Store {
@@ -598,6 +610,7 @@ impl Store {
             options,
             faults,
             lock: Arc::new(tokio::sync::Mutex::new(lock)),
+            checkpointer: Arc::new(std::sync::Mutex::new(checkpointer)),
         })
     }
 
@@ -634,6 +647,11 @@ impl Store {
     /// Closes every connection: the reads' at once, the writer's once the jobs handed to it
     /// before are done; later writes fail with [`StoreError::WriterStopped`].
     pub async fn close(&self) {
+        let checkpointer = self.checkpointer.lock().ok().and_then(|mut c| c.take());
+        if let Some(mut checkpointer) = checkpointer {
+            // Waits at most for the checkpoint in progress.
+            let _ = tokio::task::spawn_blocking(move || checkpointer.stop()).await;
+        }
         self.pool.close().await;
         if let Some(conn) = self.lock.lock().await.take() {
             let _ = conn.close().await;
@@ -1037,6 +1055,58 @@ mod tests {
     const MOVED: &str =
         r#"{"kind":"moved","seat":0,"move":"h2e2","ply":1,"clocks_ms":[299000,300000]}"#;
     const CLOCKS: &str = r#"{"remaining_ms":[299000,300000],"quota_ms":[2000,1500]}"#;
+
+    /// The writer never checkpoints (`wal_autocheckpoint = 0`): the schema and the first table
+    /// reach the database file only through the checkpoint thread, within seconds, while the
+    /// store is open (closing the last connection would checkpoint too, so it stays open).
+    #[tokio::test]
+    async fn the_checkpoint_thread_copies_the_log_into_the_database_file() {
+        let path = std::env::temp_dir().join(format!(
+            "chuhe-checkpoint-test-{}-{}.db",
+            std::process::id(),
+            now_ms()
+        ));
+        let store = Store::connect(&format!("sqlite://{}", path.display()))
+            .await
+            .unwrap();
+        let options: TableOptions = serde_json::from_str(OPTIONS).unwrap();
+        let row = TableRow {
+            id: "t1".to_owned(),
+            options: options.clone(),
+            phase: "open".to_owned(),
+            version: 1,
+            clocks: None,
+            secret: None,
+            created_ms: 5,
+        };
+        store
+            .create_table(&row, &Event::Created { options })
+            .await
+            .unwrap();
+        assert!(
+            store.checkpointer.lock().unwrap().is_some(),
+            "a SQLite file has a checkpoint thread"
+        );
+        // The pages of the schema and the row, copied by a passive checkpoint (SQLite's own
+        // would wait for 1,000 pages of log).
+        let mut copied = 0;
+        for _ in 0..100 {
+            copied = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+            if copied >= 4 * 4096 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        assert!(copied >= 4 * 4096, "the database file holds {copied} bytes");
+        let listed: i64 = sqlx::query("SELECT COUNT(*) AS n FROM game_tables")
+            .fetch_one(&store.pool)
+            .await
+            .unwrap()
+            .get("n");
+        assert_eq!(listed, 1);
+        store.close().await;
+        let _ = std::fs::remove_file(&path);
+    }
 
     /// The texts in the database are the ones the callers wrote before the store took typed
     /// values, and they read back as the values that were written.

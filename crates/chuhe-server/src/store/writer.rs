@@ -165,6 +165,10 @@ impl Writer {
             if self.is_sqlite {
                 conn.execute("PRAGMA journal_mode = WAL").await?;
                 conn.execute("PRAGMA synchronous = FULL").await?;
+                // Checkpoints run on a thread of their own (store/checkpoint.rs).
+                for pragma in super::checkpoint::writer_pragmas() {
+                    conn.execute(pragma.as_str()).await?;
+                }
             }
             conn.execute(self.setup.as_str()).await?;
             self.conn = Some(conn);
