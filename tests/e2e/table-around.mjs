@@ -138,6 +138,73 @@ export async function tableChecks(b, base, shots) {
 
   await sanguoDefeats(b, base, shots);
   await sanguoByTapping(b, base, shots);
+  await computerGame(b, base, shots);
+}
+
+/**
+ * The computer in two clicks from the lobby (level described), the sounds, the tab title, the
+ * result where the status was (the board keeps its size), the rematch with the colours swapped,
+ * the low-time clock and its warning, the mute switch.
+ * @param {import('playwright-core').Browser} b
+ * @param {string} base
+ * @param {string} shots
+ */
+async function computerGame(b, base, shots) {
+  const page = await open(b, base, 'es-ES', 'Guan Yu', DESKTOP);
+  assert.equal(await page.textContent('#vs-level-hint'), 'Aficionado: mira unas 12.000 posiciones por jugada (al instante)');
+  await page.selectOption('#vs-level', '8');
+  assert.equal(await page.textContent('#vs-level-hint'), 'Máximo: mira unas 800.000 posiciones por jugada (≈ 0,8 s por jugada)');
+  await page.selectOption('#vs-level', '1');
+  await page.screenshot({ path: join(shots, 'lobby-vs-computer.png') });
+  await page.click('#vs-play');
+  await page.waitForSelector('#status.yours');
+  assert.equal(await page.textContent('[data-seat="1"] .occupant'), 'Ordenador (nivel 1)');
+  assert.equal(await page.title(), '● Te toca · chuhe');
+  const sounds = () => page.evaluate(() => [.../** @type {any} */ (window).chuheTest.sounds ?? []]);
+  assert.deepEqual(await sounds(), ['start']);
+  await play(page, 'h2', 'e2');
+  await page.waitForSelector('#status.yours');
+  const heard = await sounds();
+  assert.equal(heard.length, 3, heard.join(' '));
+  assert.ok(heard.slice(1).every((x) => ['move', 'capture', 'check'].includes(x)), heard.join(' '));
+  const before = await page.$eval('svg.xiangqi', (e) => e.getBoundingClientRect().height);
+  page.once('dialog', (d) => d.accept());
+  await page.click('#resign');
+  await page.waitForSelector('#result');
+  assert.equal(await page.textContent('#result'), 'Gana Negro · Rojo se rindió');
+  assert.equal(await page.title(), 'Gana Negro · Rojo se rindió · chuhe');
+  assert.equal((await sounds()).at(-1), 'end');
+  const after = await page.$eval('svg.xiangqi', (e) => e.getBoundingClientRect().height);
+  assert.equal(after, before, 'the board keeps its size when the result appears');
+  await page.screenshot({ path: join(shots, 'table-ended-rematch.png') });
+  const old = page.url();
+  await page.click('#rematch');
+  await page.waitForFunction((u) => location.href !== u && /#\/t\/[a-z0-9]+$/.test(location.href), old);
+  await page.waitForSelector('.clock, #status');
+  await page.waitForSelector('[data-seat="1"] .occupant:has-text("Guan Yu")');
+  assert.equal(await page.textContent('[data-seat="0"] .occupant'), 'Ordenador (nivel 1)');
+  await page.waitForSelector('#status.yours', { timeout: 15000 });
+  console.log('ok the computer in two clicks, sounds, tab title, result beside the board, rematch with colours swapped');
+
+  // low time: a 9 s game, Red's clock turns red at once and the warning sounds once
+  const id = await page.evaluate(async () => {
+    const res = await fetch('/api/tables', { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ variant: 'xiangqi', time: { initial_ms: 9000, increment_ms: 0 } }) });
+    const t = await res.json();
+    sessionStorage.setItem('chuhe.setup', JSON.stringify({ id: t.id, seat: 0, level: 1 }));
+    return t.id;
+  });
+  // leaving the rematch that runs asks first
+  page.once('dialog', (d) => d.accept());
+  await page.goto(`${base}/#/t/${id}`);
+  await page.waitForSelector('[data-clock="0"].running.low');
+  await page.waitForFunction(() => /** @type {any} */ (window).chuheTest.sounds?.includes('lowtime'));
+  await page.screenshot({ path: join(shots, 'table-low-time.png') });
+  await page.click('#mute');
+  assert.equal(await page.getAttribute('#mute', 'aria-pressed'), 'true');
+  assert.equal(await page.evaluate(() => localStorage.getItem('chuhe.muted')), '1');
+  console.log('ok low time: red clock and one warning; the mute switch is kept');
+  await page.context().close();
 }
 
 /** A sanguo state for the scripted socket: Wu (seat 1) watches, four moves played. */

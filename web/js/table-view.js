@@ -7,7 +7,9 @@ import { generalSquares, moveEnds, readPool, readSanguoPosition } from './protoc
 import { KINGDOM_COLORS, banqiBoard, banqiPieceIcon, sanguoBoard, xiangqiBoard } from './boards.js';
 import { h } from './dom.js';
 import { errorText, formatClock, serverErrorText, occupant, ratedBadge, resultLine, seatLabel, timeText } from './format.js';
-import { Table } from './table.js';
+import { Table, requestSetup } from './table.js';
+import { api } from './net.js';
+import { play } from './sound.js';
 
 /** @typedef {import('./protocol.js').StateMessage} StateMessage */
 
@@ -21,6 +23,25 @@ import { Table } from './table.js';
  */
 export function tablePage(shell, id) {
   const table = new Table(id, () => draw());
+  /** whether the low-time warning has sounded in this game */
+  let warned = false;
+  // the sounds of a change: the end, else a check, else a capture, else a move; the start
+  table.onUpdate = (msg, before) => {
+    const kinds = msg.events.map((e) => e.event.kind);
+    if (kinds.includes('started')) play('start');
+    if (kinds.includes('ended')) play('end');
+    else if (kinds.includes('moved')) {
+      const moved = msg.events.find((e) => e.event.kind === 'moved')?.event;
+      const text = moved && moved.kind === 'moved' ? moved.move : '';
+      let capture = text.includes('x');
+      if (before.board.variant === 'xiangqi' && msg.board?.variant === 'xiangqi') {
+        /** @param {string} fen */
+        const count = (fen) => (fen.split(' ')[0].match(/[a-zA-Z]/g) ?? []).length;
+        capture = count(msg.board.fen) < count(before.board.fen);
+      }
+      play(msg.check.length ? 'check' : capture ? 'capture' : 'move');
+    }
+  };
   /** sanguo on a phone: the board drawn larger than the screen, scrolled to the receiver's half */
   let zoom = false;
   let scrollZoom = false;
@@ -123,10 +144,16 @@ export function tablePage(shell, id) {
     return sanguoBoard(state.board.position, state.you ?? 0, state.to_move, marks);
   };
 
+  /** Under ten seconds, or under a tenth of a long game's time (at most a minute): low. @param {number} ms */
+  const lowTime = (ms) => {
+    const initial = table.state?.table.options.time?.initial_ms ?? 0;
+    return ms < Math.max(10000, Math.min(60000, initial / 10));
+  };
+
   const clockNode = (/** @type {number} */ seat) => {
     const c = table.state?.clocks?.[seat];
     if (!c) return null;
-    return h('span', { class: `clock${c.running ? ' running' : ''}`, 'data-clock': seat }, formatClock(c.remaining_ms));
+    return h('span', { class: `clock${c.running ? ' running' : ''}${lowTime(c.remaining_ms) ? ' low' : ''}`, 'data-clock': seat }, formatClock(c.remaining_ms));
   };
 
   const seatsNode = () => {
@@ -295,7 +322,7 @@ export function tablePage(shell, id) {
     if (s.table.phase === 'open' && seated) {
       buttons.push(h('label', { class: 'field inline' }, t('table.level'), ' ', h('select', {
         id: 'level', onchange: (/** @type {Event} */ e) => { table.level = Number(/** @type {HTMLSelectElement} */ (e.target).value); },
-      }, ...[1, 2, 3, 4, 5, 6, 7, 8].map((l) => h('option', { value: l, selected: l === table.level }, String(l))))));
+      }, ...[1, 2, 3, 4, 5, 6, 7, 8].map((l) => h('option', { value: l, selected: l === table.level }, `${l} · ${t(`level.${l}`)}`)))));
       if (full) buttons.push(h('button', { id: 'start', class: 'primary', onclick: () => table.send({ type: 'start' }) }, t('table.start')));
     }
     if (running && seated) {
@@ -307,6 +334,38 @@ export function tablePage(shell, id) {
         buttons.push(h('button', { id: 'offer-draw', disabled: s.draw_offer === s.you, onclick: () => table.send({ type: 'offer_draw' }) }, t('table.offer_draw')));
       }
       buttons.push(h('button', { id: 'resign', onclick: () => { if (confirm(t('table.confirm_resign'))) table.send({ type: 'resign' }); } }, t('table.resign')));
+    }
+    if (s.table.phase === 'ended' && seated) {
+      const computer = s.table.seats.find((x) => x?.kind === 'computer');
+      if (computer && computer.kind === 'computer') {
+        // the same table options, the colours (kingdoms) turned by one seat, the same computer
+        buttons.push(h('button', {
+          id: 'rematch', class: 'primary',
+          onclick: async () => {
+            try {
+              const next = await api('POST', '/api/tables', s.table.options);
+              requestSetup(next.id, ((s.you ?? 0) + 1) % s.table.seats.length, computer.level);
+              location.hash = `#/t/${next.id}`;
+            } catch (err) {
+              table.problem = { type: 'failed', error: err };
+              draw();
+            }
+          },
+        }, t('table.rematch')));
+      }
+      buttons.push(h('button', {
+        id: 'new-game',
+        onclick: () => {
+          const o = s.table.options;
+          const form = {
+            variant: o.variant, timed: !!o.time, minutes: o.time ? o.time.initial_ms / 60000 : 10,
+            increment: o.time ? o.time.increment_ms / 1000 : 5, rated: o.rated,
+            limit: o.no_capture_limit ?? 120, flags: o.flag_bearers ?? true,
+          };
+          try { sessionStorage.setItem('chuhe.form', JSON.stringify(form)); } catch { /* storage disabled */ }
+          location.hash = '#/';
+        },
+      }, t('table.new_game')));
     }
     if (s.table.options.variant === 'xiangqi' && s.board.moves.length > 0) {
       const notation = lang() === 'zh' ? 'chinese' : 'wxf';
@@ -346,10 +405,13 @@ export function tablePage(shell, id) {
     const toMoveColor = s && s.to_move !== null
       ? (variant === 'sanguo' ? KINGDOM_COLORS[s.to_move] : '') : '';
     const lastDefeat = table.lastDefeat && s?.table.phase !== 'ended' ? table.lastDefeat : null;
+    // the tab says whose turn it is (or the result), so a player in another tab sees it
+    const tabTitle = s?.outcome ? `${resultText()} · chuhe`
+      : s && s.to_move !== null && s.to_move === s.you ? `● ${t('table.your_turn')} · chuhe`
+        : statusText() ? `${statusText()} · chuhe` : undefined;
     shell.show(h('main', { class: 'table-page', 'data-variant': variant ?? '', 'data-page': `table:${id}` },
       h('div', { class: `board-col${table.review ? ' reviewing' : ''}` },
         connectionText() ? h('p', { class: 'connection', role: 'status' }, connectionText()) : null,
-        s?.outcome ? h('div', { class: 'banner', id: 'result', role: 'status' }, resultText()) : null,
         variant === 'sanguo' ? h('button', {
           class: 'zoom-toggle small', id: 'zoom', 'aria-pressed': zoom ? 'true' : 'false',
           onclick: () => { zoom = !zoom; scrollZoom = zoom; draw(); },
@@ -359,13 +421,14 @@ export function tablePage(shell, id) {
         capturedNode()),
       h('aside', { class: 'side-col' },
         h('h2', {}, title, s?.table.options.rated ? ' ' : null, ratedBadge(!!s?.table.options.rated)),
+        s?.outcome ? h('div', { class: 'banner', id: 'result', role: 'status' }, resultText()) : null,
         statusText() ? h('p', { class: `status${s && s.to_move !== null && s.to_move === s.you ? ' yours' : ''}`, id: 'status', style: toMoveColor ? `border-color:${toMoveColor}` : undefined }, statusText()) : null,
         seatsNode(),
         offer,
         lastDefeat ? h('p', { class: 'defeat-notice', id: 'defeat-notice', role: 'status' }, defeatText(lastDefeat)) : null,
         noticeText() ? h('p', { class: 'error', role: 'alert' }, noticeText()) : null,
         actionsNode(),
-        movesNode())));
+        movesNode())), tabTitle);
     const wrap = document.getElementById('board-wrap');
     if (wrap && scrollZoom) {
       // the receiver's kingdom is at the bottom: show the middle of the bottom part
@@ -384,9 +447,18 @@ export function tablePage(shell, id) {
   const tick = setInterval(() => {
     if (!table.state?.clocks) return;
     const elapsed = performance.now() - table.receivedAt;
-    table.state.clocks.forEach((c, i) => {
+    const s = table.state;
+    s.clocks?.forEach((c, i) => {
       const node = document.querySelector(`[data-clock="${i}"]`);
-      if (node) node.textContent = formatClock(c.running ? c.remaining_ms - elapsed : c.remaining_ms);
+      const left = c.running ? c.remaining_ms - elapsed : c.remaining_ms;
+      if (node) {
+        node.textContent = formatClock(left);
+        node.classList.toggle('low', lowTime(left));
+      }
+      if (c.running && i === s.you && s.table.phase === 'running' && lowTime(left) && !warned) {
+        warned = true;
+        play('lowtime');
+      }
     });
   }, 100);
   // the countdowns of absent seats

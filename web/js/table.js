@@ -17,6 +17,41 @@ import { expose } from './testing.js';
  * @typedef {{positions: import('./protocol.js').Positions, ply: number}} Review
  */
 
+const SETUP_KEY = 'chuhe.setup';
+
+/**
+ * Asks for a game against the computer at table `id` (just created): the table page, once open,
+ * takes `seat` and fills every other seat with the computer at `level`, then starts.
+ * @param {string} id
+ * @param {number} seat
+ * @param {number} level
+ */
+export function requestSetup(id, seat, level) {
+  try {
+    sessionStorage.setItem(SETUP_KEY, JSON.stringify({ id, seat, level }));
+  } catch {
+    // storage disabled: the player sits and adds the computer by hand
+  }
+}
+
+/**
+ * The setup asked for table `id`, taken (it runs once).
+ * @param {string} id
+ * @returns {{seat: number, level: number} | null}
+ */
+function takeSetup(id) {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(SETUP_KEY) ?? 'null');
+    if (saved && saved.id === id && Number.isInteger(saved.seat) && Number.isInteger(saved.level)) {
+      sessionStorage.removeItem(SETUP_KEY);
+      return { seat: saved.seat, level: saved.level };
+    }
+  } catch {
+    // nothing saved
+  }
+  return null;
+}
+
 export class Table {
   /**
    * Connects to table `id`.
@@ -61,6 +96,14 @@ export class Table {
     this.lastDefeat = null;
     /** @type {((msg: import('./protocol.js').UpdateMessage, before: StateMessage) => void) | null} */
     this.onUpdate = null;
+    /**
+     * A game against the computer set up from the lobby or a rematch: the seat to take, the
+     * computer's level for every other seat, then the start (one step per answer of the server).
+     * @type {{seat: number, level: number} | null}
+     */
+    this.setup = takeSetup(id);
+    /** the version at which the last setup step was sent (one step per version) */
+    this.setupSent = -1;
     this.socket = new TableSocket(id, (msg) => {
       if (msg.type === 'state') {
         this.resyncing = false;
@@ -122,7 +165,31 @@ export class Table {
     this.selection.setMoves(state.legal_moves, state.capture_moves);
     this.problem = null;
     if (state.table.phase === 'ended') this.loadPositions();
+    this.stepSetup();
     this.onChange();
+  }
+
+  /** The next step of a computer game's setup: sit, seat the computer, start. */
+  stepSetup() {
+    const s = this.state;
+    const setup = this.setup;
+    if (!s || !setup || this.setupSent === s.version) return;
+    if (s.table.phase !== 'open') {
+      this.setup = null;
+      return;
+    }
+    this.setupSent = s.version;
+    if (s.you === null) {
+      if (s.table.seats[setup.seat] === null) this.send({ type: 'sit', seat: setup.seat });
+      else this.setup = null;
+      return;
+    }
+    const free = s.table.seats.findIndex((x) => x === null);
+    if (free >= 0) this.send({ type: 'sit_computer', seat: free, level: setup.level });
+    else {
+      this.setup = null;
+      this.send({ type: 'start' });
+    }
   }
 
   /**
