@@ -89,7 +89,16 @@ export async function tableChecks(b, base, shots) {
   await ana.click('#start');
   await beto.waitForSelector('.seat.to-move[data-seat="0"]');
   await play(ana, 'h2', 'e2');
+  // a premove: Ana picks her Horse and its square while Beto thinks; it is played on his move
+  await ana.waitForSelector('#status:not(.yours)');
+  await ana.click('[data-square="b0"]');
+  await ana.click('[data-square="c2"]');
+  await ana.waitForSelector('.board-wrap.premove .mark-target');
   await play(beto, 'h9', 'g7');
+  await ana.waitForSelector('#moves .mv[data-ply="3"]');
+  assert.equal(await ana.textContent('#moves .mv[data-ply="3"]'), 'b0c2');
+  assert.equal(await ana.locator('.board-wrap.premove').count(), 0);
+  console.log('ok a premove is played as soon as the turn comes');
 
   // 3. leaving a running game asks first; "stay" keeps the page
   /** @type {string[]} */
@@ -132,7 +141,8 @@ export async function tableChecks(b, base, shots) {
 
   // the header's select stays open (and the focus where it was) while the table changes
   await ana.focus('#notation');
-  await play(ana, 'b0', 'c2');
+  await play(beto, 'b9', 'c7');
+  await ana.waitForSelector('#moves .mv[data-ply="4"]');
   assert.equal(await ana.evaluate(() => document.activeElement?.id), 'notation');
   console.log('ok an update keeps the focus (the page is patched in place)');
 
@@ -167,6 +177,29 @@ async function computerGame(b, base, shots) {
   const heard = await sounds();
   assert.equal(heard.length, 3, heard.join(' '));
   assert.ok(heard.slice(1).every((x) => ['move', 'capture', 'check'].includes(x)), heard.join(' '));
+  // browsing an earlier move while the game runs, and back to the live board
+  await page.click('#moves .mv[data-ply="1"]');
+  await page.waitForSelector('#replay');
+  assert.equal(await page.evaluate(() => /** @type {any} */ (window).chuheTest.review.ply), 1);
+  assert.equal(await page.textContent('#ply'), 'Jugada 1 de 2');
+  await page.keyboard.press('End');
+  await page.waitForSelector('#replay', { state: 'detached' });
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForSelector('#replay');
+  await page.click('#last');
+  await page.waitForSelector('#replay', { state: 'detached' });
+  console.log('ok earlier moves browsed during the live game');
+  // coordinates as the move list writes them (ICCS), and the flip button
+  assert.equal(await page.locator('svg.xiangqi .coords text').count(), 19);
+  const fileA = () => page.$eval('svg.xiangqi .coords text', (e) => e.getBoundingClientRect().x);
+  const left = await fileA();
+  await page.click('#flip');
+  assert.ok(await fileA() > left + 300, 'file a goes to the right when the board is turned');
+  await page.click('#flip');
+  await page.selectOption('#notation', 'wxf');
+  assert.equal(await page.locator('svg.xiangqi .coords text').count(), 18);
+  await page.selectOption('#notation', 'iccs');
+  console.log('ok board coordinates (ICCS, WXF) and the flip button');
   const before = await page.$eval('svg.xiangqi', (e) => e.getBoundingClientRect().height);
   page.once('dialog', (d) => d.accept());
   await page.click('#resign');
@@ -185,6 +218,12 @@ async function computerGame(b, base, shots) {
   assert.equal(await page.textContent('[data-seat="0"] .occupant'), 'Ordenador (nivel 1)');
   await page.waitForSelector('#status.yours', { timeout: 15000 });
   console.log('ok the computer in two clicks, sounds, tab title, result beside the board, rematch with colours swapped');
+  // the computer answers a draw offer at once: after one move it is not clearly better, so it
+  // takes the draw (core.rs: computer_accepts_draw)
+  await page.click('#offer-draw');
+  await page.waitForSelector('#result');
+  assert.equal(await page.textContent('#result'), 'Tablas · de mutuo acuerdo');
+  console.log('ok the computer answers a draw offer');
 
   // low time: a 9 s game, Red's clock turns red at once and the warning sounds once
   const id = await page.evaluate(async () => {

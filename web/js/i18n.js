@@ -170,6 +170,8 @@ const CATALOGUE = {
   'lobby.vs_needs_session': ['Entra primero (arriba) para jugar.', 'Enter first (above) to play.', '请先在上方进入。'],
   'table.rematch': ['Revancha', 'Rematch', '再来一局'],
   'table.new_game': ['Nueva partida', 'New game', '新对局'],
+  'table.flip': ['Girar tablero', 'Flip board', '翻转棋盘'],
+  'table.draw_declined': ['{seat} rechaza las tablas', '{seat} declines the draw', '{seat}拒绝和棋'],
   'table.confirm_resign': ['¿Seguro que te rindes?', 'Resign for sure?', '确定认输吗？'],
   'result.draw': ['Tablas', 'Draw', '和棋'],
   'result.wins': ['Gana {who}', '{who} wins', '{who}胜'],

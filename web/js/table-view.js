@@ -26,8 +26,14 @@ export function tablePage(shell, id) {
   /** whether the low-time warning has sounded in this game */
   let warned = false;
   // the sounds of a change: the end, else a check, else a capture, else a move; the start
+  /** @type {number | null} the seat that declined the last draw offer, until the next move */
+  let declined = null;
   table.onUpdate = (msg, before) => {
     const kinds = msg.events.map((e) => e.event.kind);
+    for (const { event } of msg.events) {
+      if (event.kind === 'draw_declined') declined = event.seat;
+      if (event.kind === 'moved' || event.kind === 'draw_offered') declined = null;
+    }
     if (kinds.includes('started')) play('start');
     if (kinds.includes('ended')) play('end');
     else if (kinds.includes('moved')) {
@@ -42,6 +48,14 @@ export function tablePage(shell, id) {
       play(msg.check.length ? 'check' : capture ? 'capture' : 'move');
     }
   };
+  /** whether the player turned the board (xiangqi and banqi half a turn; sanguo: the next kingdom at the bottom) */
+  let flip = false;
+  /** The kingdom at the bottom of the sanguo board. */
+  const bottom = () => ((table.state?.you ?? 0) + (flip ? 1 : 0)) % 3;
+  /** Whether Black is at the bottom of the xiangqi board. */
+  const blackBelow = () => (table.state?.you === 1) !== flip;
+  /** The xiangqi coordinates: as the move list writes them. */
+  const coords = () => /** @type {'iccs' | 'wxf' | 'chinese'} */ (shell.session.notation);
   /** sanguo on a phone: the board drawn larger than the screen, scrolled to the receiver's half */
   let zoom = false;
   let scrollZoom = false;
@@ -96,13 +110,19 @@ export function tablePage(shell, id) {
   /** @param {KeyboardEvent} e */
   const onKey = (e) => {
     const review = table.review;
-    if (!review || e.altKey || e.ctrlKey || e.metaKey) return;
+    const s = table.state;
+    if (!s || e.altKey || e.ctrlKey || e.metaKey) return;
     const target = /** @type {HTMLElement | null} */ (e.target);
     if (target && ['INPUT', 'SELECT', 'TEXTAREA'].includes(target.tagName)) return;
     const step = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity }[e.key];
     if (step === undefined) return;
+    // a running game: the keys browse its earlier moves (the last one is the live board)
+    const live = s.board.moves.length;
+    if (!review && (s.table.phase !== 'running' || step > 0)) return;
     e.preventDefault();
-    table.goTo(Number.isFinite(step) ? review.ply + step : step < 0 ? 0 : review.positions.moves.length);
+    const ply = review ? review.ply : live;
+    const last = review && s.table.phase === 'ended' ? review.positions.moves.length : live;
+    table.browse(Number.isFinite(step) ? ply + step : step < 0 ? 0 : last);
   };
   window.addEventListener('keydown', onKey);
 
@@ -119,10 +139,10 @@ export function tablePage(shell, id) {
       selected: null, targets: new Map(), last: last ? [last.from, last.to] : [],
       check: generalSquares(variant, snap.position, snap.check), onPick: () => {}, onDrop: () => {},
     };
-    if (variant === 'xiangqi') return xiangqiBoard(snap.position, s.you === 1, marks);
-    if (variant === 'banqi') return banqiBoard(snap.position, marks);
+    if (variant === 'xiangqi') return xiangqiBoard(snap.position, blackBelow(), marks, coords());
+    if (variant === 'banqi') return banqiBoard(snap.position, marks, flip);
     const toMove = r.ply < r.positions.moves.length ? readSanguoPosition(snap.position).toMove : null;
-    return sanguoBoard(snap.position, s.you ?? 0, toMove, marks);
+    return sanguoBoard(snap.position, bottom(), toMove, marks);
   };
 
   const boardNode = () => {
@@ -134,14 +154,17 @@ export function tablePage(shell, id) {
     const text = state.board.variant === 'xiangqi' ? state.board.fen
       : state.board.variant === 'banqi' ? state.board.view : state.board.position;
     const check = generalSquares(state.board.variant, text, state.check ?? []);
+    const pre = table.premove;
     /** @type {import('./boards.js').Marks} */
     const marks = {
-      selected: table.selection.selected, targets: table.selection.targets(), last: last ? [last.from, last.to] : [], check,
+      selected: pre ? pre.from : table.selection.selected,
+      targets: pre ? new Map(pre.to ? [[pre.to, false]] : []) : table.selection.targets(),
+      last: last ? [last.from, last.to] : [], check,
       onPick: (sq) => table.pick(sq), onDrop: (sq) => table.drop(sq),
     };
-    if (state.board.variant === 'xiangqi') return xiangqiBoard(state.board.fen, state.you === 1, marks);
-    if (state.board.variant === 'banqi') return banqiBoard(state.board.view, marks);
-    return sanguoBoard(state.board.position, state.you ?? 0, state.to_move, marks);
+    if (state.board.variant === 'xiangqi') return xiangqiBoard(state.board.fen, blackBelow(), marks, coords());
+    if (state.board.variant === 'banqi') return banqiBoard(state.board.view, marks, flip);
+    return sanguoBoard(state.board.position, bottom(), state.to_move, marks);
   };
 
   /** Under ten seconds, or under a tenth of a long game's time (at most a minute): low. @param {number} ms */
@@ -250,7 +273,8 @@ export function tablePage(shell, id) {
   const replayNode = () => {
     if (!table.review) return null;
     const r = table.review;
-    const n = r.positions.moves.length;
+    // a running game: the live board is the last step
+    const n = table.state && table.state.table.phase !== 'ended' ? table.state.board.moves.length : r.positions.moves.length;
     /** @param {string} id @param {string} key @param {string} path @param {number} ply @param {boolean} off */
     const button = (id, key, path, ply, off) => {
       const b = h('button', { id, class: 'step', title: t(key), 'aria-label': t(key), disabled: off, onclick: () => table.goTo(ply) });
@@ -275,7 +299,7 @@ export function tablePage(shell, id) {
     /** @param {number} ply @param {string} m */
     const cell = (ply, m) => h('span', {
       class: `mv${ply === current ? ' current' : ''}`, 'data-ply': ply,
-      onclick: table.review ? () => table.goTo(ply) : undefined,
+      onclick: () => table.browse(ply),
     }, m);
     /** @type {HTMLElement[]} */
     const rows = [];
@@ -371,6 +395,10 @@ export function tablePage(shell, id) {
       const notation = lang() === 'zh' ? 'chinese' : 'wxf';
       buttons.push(h('a', { class: 'button', id: 'pgn', href: `/api/tables/${s.table.id}/pgn?notation=${notation}`, download: `chuhe-${s.table.id}.pgn` }, t('table.pgn')));
     }
+    buttons.push(h('button', {
+      id: 'flip', title: t('table.flip'), 'aria-pressed': flip ? 'true' : 'false',
+      onclick: () => { flip = !flip; draw(); },
+    }, t('table.flip')));
     buttons.push(h('a', {
       class: 'button', id: 'leave', href: '#/',
       // app.js asks the same question for every way out of the page (leaving())
@@ -401,7 +429,9 @@ export function tablePage(shell, id) {
     const variant = s?.table.options.variant;
     const title = s ? `${t(`variant.${variant}`)} · ${timeText(s.table.options.time)}` : t('app.connecting');
     const offer = s && s.draw_offer !== null && s.table.phase === 'running'
-      ? h('p', { class: 'offer' }, t('table.draw_offered', { seat: seatLabel(/** @type {string} */ (variant), s.draw_offer) })) : null;
+      ? h('p', { class: 'offer' }, t('table.draw_offered', { seat: seatLabel(/** @type {string} */ (variant), s.draw_offer) }))
+      : s && declined !== null && s.table.phase === 'running'
+        ? h('p', { class: 'offer declined', id: 'draw-declined' }, t('table.draw_declined', { seat: seatLabel(/** @type {string} */ (variant), declined) })) : null;
     const toMoveColor = s && s.to_move !== null
       ? (variant === 'sanguo' ? KINGDOM_COLORS[s.to_move] : '') : '';
     const lastDefeat = table.lastDefeat && s?.table.phase !== 'ended' ? table.lastDefeat : null;
@@ -416,7 +446,7 @@ export function tablePage(shell, id) {
           class: 'zoom-toggle small', id: 'zoom', 'aria-pressed': zoom ? 'true' : 'false',
           onclick: () => { zoom = !zoom; scrollZoom = zoom; draw(); },
         }, t(zoom ? 'table.zoom_out' : 'table.zoom_in')) : null,
-        h('div', { class: `board-wrap${zoom ? ' zoomed' : ''}`, id: 'board-wrap' }, boardNode()),
+        h('div', { class: `board-wrap${zoom ? ' zoomed' : ''}${table.premove ? ' premove' : ''}`, id: 'board-wrap' }, boardNode()),
         replayNode(),
         capturedNode()),
       h('aside', { class: 'side-col' },

@@ -500,7 +500,20 @@ pub(crate) fn decide(
                 )),
                 // Both sides want a draw: the offer meets the other's.
                 Some(_) => one(ended(Outcome::draw(EndReason::Agreement), Vec::new())),
-                None => one(Event::DrawOffered { seat }),
+                None => {
+                    let offered = Event::DrawOffered { seat };
+                    // the computer answers at once
+                    let other = Seat::new(1 - seat.index().min(1));
+                    if state.computer_level(other).is_none() {
+                        return one(offered);
+                    }
+                    let answer = if computer_accepts_draw(state, other) {
+                        ended(Outcome::draw(EndReason::Agreement), Vec::new())
+                    } else {
+                        Event::DrawDeclined { seat: other }
+                    };
+                    Ok(Decision::Events(vec![offered, answer]))
+                }
             }
         }
         ClientMessage::AcceptDraw {} | ClientMessage::DeclineDraw {} => {
@@ -530,6 +543,21 @@ pub(crate) fn decide(
         }
     }
 }
+
+/// Whether the computer at `seat` takes a draw offered now: in xiangqi when the engine's static
+/// evaluation from its side is at most [`COMPUTER_DRAW_MARGIN`] centipawns (it is not clearly
+/// better); in banqi never (the simple player keeps playing).
+pub(crate) fn computer_accepts_draw(state: &TableState, seat: Seat) -> bool {
+    let Some(g) = state.game.as_xiangqi() else {
+        return false;
+    };
+    let red = chuhe_engine::eval::evaluate_red(g.position(), &chuhe_engine::eval::PARAMS);
+    let mine = if seat.index() == 0 { red } else { -red };
+    mine <= COMPUTER_DRAW_MARGIN
+}
+
+/// The computer accepts a draw unless its evaluation is above this, centipawns (half a Soldier).
+pub(crate) const COMPUTER_DRAW_MARGIN: i32 = 50;
 
 /// A move of `seat` (the seat to move) arriving at `now`: played, unless the seat's flag has
 /// already fallen, in which case it loses on time whatever the move is.
@@ -1251,6 +1279,43 @@ mod tests {
         );
         let open = open(Variant::Xiangqi, None, false);
         assert_eq!(abandon(&open, Seat::new(0)), None);
+    }
+
+    #[test]
+    fn the_computer_answers_a_draw_offer_at_once() {
+        let me = person("a", false);
+        let mut state = open(Variant::Xiangqi, None, false);
+        let now = Instant::now();
+        state.apply(&sat(0, &me), now).unwrap();
+        let computer = Event::Sat {
+            seat: Seat::new(1),
+            player: SeatPlayer::Computer { level: 3 },
+        };
+        state.apply(&computer, now).unwrap();
+        state.apply(&Event::Started, now).unwrap();
+        // the start: even, the computer takes the draw
+        assert!(computer_accepts_draw(&state, Seat::new(1)));
+        assert_eq!(
+            ask(&state, Some(&me), ClientMessage::OfferDraw {}).unwrap(),
+            Decision::Events(vec![
+                Event::DrawOffered { seat: Seat::new(0) },
+                ended(Outcome::draw(EndReason::Agreement), Vec::new()),
+            ])
+        );
+        // Black's Cannon takes Red's Horse: the computer (Black) is better and plays on
+        let mut behind = open(Variant::Xiangqi, None, false);
+        behind.apply(&sat(0, &me), now).unwrap();
+        behind.apply(&computer, now).unwrap();
+        behind.apply(&Event::Started, now).unwrap();
+        play_all(&mut behind, &["a0a1", "h9g7", "a1d1", "h7h0"]);
+        assert!(!computer_accepts_draw(&behind, Seat::new(1)));
+        assert_eq!(
+            ask(&behind, Some(&me), ClientMessage::OfferDraw {}).unwrap(),
+            Decision::Events(vec![
+                Event::DrawOffered { seat: Seat::new(0) },
+                Event::DrawDeclined { seat: Seat::new(1) },
+            ])
+        );
     }
 
     #[test]
