@@ -177,6 +177,15 @@ async function computerGame(b, base, shots) {
   const heard = await sounds();
   assert.equal(heard.length, 3, heard.join(' '));
   assert.ok(heard.slice(1).every((x) => ['move', 'capture', 'check'].includes(x)), heard.join(' '));
+  // a takeback against the computer: the own move and the computer's answer go
+  await page.click('#takeback');
+  await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 0);
+  await page.waitForSelector('#status.yours');
+  assert.match(await page.evaluate(() => /** @type {any} */ (window).chuheTest.state.board.fen), /^rnbakabnr\/9\/1c5c1\//);
+  await play(page, 'h2', 'e2');
+  await page.waitForSelector('#moves .mv[data-ply="2"]');
+  await page.waitForSelector('#status.yours');
+  console.log('ok a takeback against the computer');
   // browsing an earlier move while the game runs, and back to the live board
   await page.click('#moves .mv[data-ply="1"]');
   await page.waitForSelector('#replay');

@@ -49,6 +49,7 @@ const SERVER_MESSAGES = {
   'the computer does not play rated games': 'error.computer_rated',
   'this game has no draw offers': 'error.no_draws',
   'your side is already out of the game': 'error.out_of_game',
+  'there is no move of yours to take back': 'error.no_takeback',
 };
 
 /**

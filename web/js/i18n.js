@@ -172,6 +172,8 @@ const CATALOGUE = {
   'table.new_game': ['Nueva partida', 'New game', '新对局'],
   'table.flip': ['Girar tablero', 'Flip board', '翻转棋盘'],
   'table.draw_declined': ['{seat} rechaza las tablas', '{seat} declines the draw', '{seat}拒绝和棋'],
+  'table.takeback': ['Deshacer jugada', 'Take back', '悔棋'],
+  'error.no_takeback': ['No hay jugada tuya que deshacer', 'There is no move of yours to take back', '没有可悔的着法'],
   'table.confirm_resign': ['¿Seguro que te rindes?', 'Resign for sure?', '确定认输吗？'],
   'result.draw': ['Tablas', 'Draw', '和棋'],
   'result.wins': ['Gana {who}', '{who} wins', '{who}胜'],

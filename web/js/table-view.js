@@ -357,6 +357,11 @@ export function tablePage(shell, id) {
       } else if (s.draw_offers) {
         buttons.push(h('button', { id: 'offer-draw', disabled: s.draw_offer === s.you, onclick: () => table.send({ type: 'offer_draw' }) }, t('table.offer_draw')));
       }
+      // against the computer (xiangqi): take back the last own move (and the answer)
+      const vsComputer = s.table.seats.every((x, i) => i === s.you || x?.kind === 'computer');
+      if (s.board.variant === 'xiangqi' && vsComputer && s.board.moves.length >= (s.to_move === s.you ? 2 : 1)) {
+        buttons.push(h('button', { id: 'takeback', onclick: () => { table.premove = null; table.send({ type: 'takeback' }); } }, t('table.takeback')));
+      }
       buttons.push(h('button', { id: 'resign', onclick: () => { if (confirm(t('table.confirm_resign'))) table.send({ type: 'resign' }); } }, t('table.resign')));
     }
     if (s.table.phase === 'ended' && seated) {

@@ -156,6 +156,13 @@ pub enum Event {
         /// The seat that declined.
         seat: Seat,
     },
+    /// The last `plies` moves were taken back (xiangqi against the computer): the game is the
+    /// one of the moves before them, the draw offer is gone, the clocks keep their times and the
+    /// seat to move's runs.
+    TakenBack {
+        /// How many moves were taken back (1 or 2).
+        plies: usize,
+    },
     /// A sanguo kingdom was defeated by the move just before this event (`spec/sanguo.md`
     /// §6.1): its General was captured or it had no legal move at the start of its turn, and
     /// its remaining pieces went to `heir`. The game goes on while two kingdoms remain (else an
@@ -380,6 +387,20 @@ impl State {
                     next.outcome = Some(outcome.clone());
                     next.winner_seats.clone_from(winner_seats);
                 }
+                Event::TakenBack { plies } => match (&mut next.board, update.board.as_ref()) {
+                    (
+                        crate::variant::BoardView::Xiangqi { fen, moves },
+                        Some(BoardPosition::Xiangqi { fen: back }),
+                    ) if *plies <= moves.len() => {
+                        fen.clone_from(back);
+                        moves.truncate(moves.len() - plies);
+                    }
+                    _ => {
+                        return Err(UpdateError::Mismatch(
+                            "a takeback without its xiangqi board".to_owned(),
+                        ))
+                    }
+                },
                 Event::Defeated {
                     seat,
                     reason,
@@ -467,6 +488,9 @@ pub enum ClientMessage {
     DeclineDraw {},
     /// Aborts the game before its first move (a seated player).
     Abort {},
+    /// Takes back the caller's last move in a xiangqi game against the computer (with the
+    /// computer's answer when it has answered): the game goes back to the caller's turn.
+    Takeback {},
     /// Keep-alive; answered by `pong`.
     Ping {},
 }
@@ -637,6 +661,7 @@ impl FinishedGame {
                     }
                 }
                 Event::Moved { ply, .. } => plies = *ply,
+                Event::TakenBack { plies: n } => plies = plies.saturating_sub(*n),
                 Event::Ended {
                     outcome,
                     result,

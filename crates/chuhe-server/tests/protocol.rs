@@ -87,7 +87,8 @@ fn fixtures_parse_and_print_back() {
             "sit_computer",
             "stand",
             "start",
-            "sync"
+            "sync",
+            "takeback"
         ])
     );
     assert_eq!(
@@ -105,11 +106,12 @@ fn fixtures_parse_and_print_back() {
             "moved",
             "sat",
             "started",
-            "stood"
+            "stood",
+            "taken_back"
         ])
     );
     assert_eq!(http.len(), 8);
-    assert_eq!(names.len(), 47);
+    assert_eq!(names.len(), 49);
 }
 
 #[test]

@@ -134,6 +134,10 @@ impl TableState {
             Event::DrawDeclined { .. } => self.draw_offer = None,
             // the move before it has already defeated the kingdom in the game
             Event::Defeated { .. } => {}
+            Event::TakenBack { plies } => {
+                self.take_back(*plies, at)?;
+                return Ok(());
+            }
             Event::Ended {
                 outcome,
                 winner_seats,
@@ -164,6 +168,30 @@ impl TableState {
             }
         }
         self.version += 1;
+    }
+
+    /// What a `taken_back` event changes: the game replayed without its last `plies` moves, the
+    /// draw offer gone, the running clock stopped (charged) and the seat to move's started; the
+    /// version counts the event.
+    fn take_back(&mut self, plies: usize, at: Instant) -> Result<(), String> {
+        let records = self.game.records();
+        let keep = records
+            .len()
+            .checked_sub(plies)
+            .ok_or("a takeback of more moves than were played")?;
+        let mut game = AnyGame::new(self.options.variant, super::rule_options(&self.options));
+        for r in &records[..keep] {
+            game.play_record(r).map_err(|e| e.to_string())?;
+        }
+        self.game = game;
+        self.draw_offer = None;
+        let next = self.game.seat_to_move();
+        if let Some(c) = &mut self.clocks {
+            c.stop(at);
+            c.start(next.index(), at);
+        }
+        self.version += 1;
+        Ok(())
     }
 
     /// What an `ended` event changes: the game's ending, the phase, the draw offer, the clocks
@@ -281,7 +309,7 @@ impl TableState {
     ) -> Update {
         let moved = events
             .iter()
-            .any(|e| matches!(e.event, Event::Moved { .. }));
+            .any(|e| matches!(e.event, Event::Moved { .. } | Event::TakenBack { .. }));
         let seated = events
             .iter()
             .any(|e| matches!(e.event, Event::Sat { .. } | Event::Stood { .. }));
@@ -530,6 +558,31 @@ pub(crate) fn decide(
                     "there is no draw offer to answer".to_owned(),
                 )),
             }
+        }
+        ClientMessage::Takeback {} => {
+            let seat = caller.seat(state)?;
+            state.running()?;
+            if state.game.as_xiangqi().is_none() {
+                return Err(ServerError::NotAllowed(
+                    "takebacks are for xiangqi games".to_owned(),
+                ));
+            }
+            let others_computer = Seat::all(state.seats.len())
+                .filter(|s| *s != seat)
+                .all(|s| state.computer_level(s).is_some());
+            if !others_computer {
+                return Err(ServerError::NotAllowed(
+                    "takebacks are for games against the computer".to_owned(),
+                ));
+            }
+            // back to the caller's turn: its own last move, and the computer's answer if any
+            let plies = if state.to_move() == Some(seat) { 2 } else { 1 };
+            if state.game.ply() < plies {
+                return Err(ServerError::NotAllowed(
+                    "there is no move of yours to take back".to_owned(),
+                ));
+            }
+            one(Event::TakenBack { plies })
         }
         ClientMessage::Abort {} => {
             caller.seat(state)?;
@@ -1315,6 +1368,49 @@ mod tests {
                 Event::DrawOffered { seat: Seat::new(0) },
                 Event::DrawDeclined { seat: Seat::new(1) },
             ])
+        );
+    }
+
+    #[test]
+    fn a_takeback_against_the_computer_goes_back_to_the_callers_turn() {
+        let me = person("a", false);
+        let mut state = open(Variant::Xiangqi, None, false);
+        let now = Instant::now();
+        state.apply(&sat(0, &me), now).unwrap();
+        let computer = Event::Sat {
+            seat: Seat::new(1),
+            player: SeatPlayer::Computer { level: 3 },
+        };
+        state.apply(&computer, now).unwrap();
+        state.apply(&Event::Started, now).unwrap();
+        assert_eq!(
+            refused(ask(&state, Some(&me), ClientMessage::Takeback {})),
+            not_allowed("there is no move of yours to take back")
+        );
+        play_all(&mut state, &["h2e2"]);
+        // the computer is thinking: only the caller's move goes
+        assert_eq!(
+            ask(&state, Some(&me), ClientMessage::Takeback {}).unwrap(),
+            Decision::Events(vec![Event::TakenBack { plies: 1 }])
+        );
+        play_all(&mut state, &["h9g7"]);
+        let version = state.version;
+        let e = Event::TakenBack { plies: 2 };
+        assert_eq!(
+            ask(&state, Some(&me), ClientMessage::Takeback {}).unwrap(),
+            Decision::Events(vec![e.clone()])
+        );
+        state.apply(&e, now).unwrap();
+        assert_eq!(state.version, version + 1);
+        assert_eq!(state.game.ply(), 0);
+        assert_eq!(state.to_move(), Some(Seat::new(0)));
+        let view = state.view(Some(Seat::new(0)), vec![true, true], now);
+        assert_eq!(view.legal_moves.len(), 44);
+        // between two people there is no takeback
+        let (people, players) = running(Variant::Xiangqi, None, now);
+        assert_eq!(
+            refused(ask(&people, Some(&players[0]), ClientMessage::Takeback {})),
+            not_allowed("takebacks are for games against the computer")
         );
     }
 
