@@ -75,11 +75,15 @@ export async function tableChecks(b, base, shots) {
   const beto = await open(b, base, 'es-ES', null, PHONE);
   await beto.goto(`${base}/#/t/${id}`);
   await beto.waitForSelector('#guest-sit');
+  // Beto watches before he sits: Ana sees one spectator
+  await ana.waitForSelector('#spectators');
+  assert.equal(await ana.textContent('#spectators'), ' · 1 mirando');
   assert.equal(await beto.textContent('#guest-sit label'), 'Para sentarte, escribe tu nombre de invitado:');
   await beto.screenshot({ path: join(shots, 'table-guest-sit-phone.png') });
   await beto.fill('#guest-name', 'Beto');
   await beto.click('#guest-sit-button');
   await beto.waitForSelector('[data-seat="1"] .stand');
+  await ana.waitForSelector('#spectators', { state: 'detached' });
   assert.match(await beto.textContent('[data-seat="1"] .occupant') ?? '', /^Beto \(tú\)/);
   assert.match(await beto.textContent('#me') ?? '', /Beto/);
   assert.equal(await beto.locator('#guest-sit').count(), 0);
@@ -146,9 +150,78 @@ export async function tableChecks(b, base, shots) {
   assert.equal(await ana.evaluate(() => document.activeElement?.id), 'notation');
   console.log('ok an update keeps the focus (the page is patched in place)');
 
+  // table chat: the seated players among themselves, the spectators apart; lines are text
+  const cai = await open(b, base, 'es-ES', 'Cai', DESKTOP);
+  await cai.goto(`${base}/#/t/${id}`);
+  await cai.waitForSelector('#chat');
+  assert.equal(await cai.textContent('#chat h3'), 'Chat de los espectadores');
+  await ana.waitForSelector('#spectators');
+  assert.equal(await ana.textContent('#spectators'), ' · 1 mirando');
+  await ana.fill('#chat-input', '<b>hola</b>');
+  await ana.press('#chat-input', 'Enter');
+  await beto.waitForSelector('#chat-lines .chat-line');
+  assert.equal(await beto.textContent('#chat-lines .chat-line'), 'Ana <b>hola</b>');
+  assert.equal(await beto.locator('#chat-lines b').count(), 0, 'a chat line is text, never markup');
+  await cai.fill('#chat-input', '¿quién gana?');
+  await cai.click('#chat-send');
+  await cai.waitForSelector('#chat-lines .chat-line');
+  assert.equal(await cai.textContent('#chat-lines .chat-line'), 'Cai ¿quién gana?');
+  await ana.waitForTimeout(300);
+  assert.deepEqual(await ana.$$eval('#chat-lines .chat-line', (l) => l.map((x) => x.textContent)), ['Ana <b>hola</b>']);
+  assert.equal(await cai.locator('#chat-lines .chat-line').count(), 1, 'the players\' chat is not the spectators\'');
+  await beto.screenshot({ path: join(shots, 'table-chat.png') });
+  await cai.context().close();
+  console.log('ok the table chat: players and spectators apart, lines as text; the spectator count');
+
   await sanguoDefeats(b, base, shots);
   await sanguoByTapping(b, base, shots);
   await computerGame(b, base, shots);
+  await ratedGame(b, base);
+}
+
+/**
+ * Ratings beside the names of account holders, and the change after a rated game.
+ * @param {import('playwright-core').Browser} b
+ * @param {string} base
+ */
+async function ratedGame(b, base) {
+  /** @param {string} name */
+  const account = async (name) => {
+    const page = await open(b, base, 'es-ES', null, DESKTOP);
+    await page.fill('#register-name', name);
+    await page.fill('#register-password', 'a long password');
+    await page.click('#register');
+    await page.waitForSelector('#me');
+    return page;
+  };
+  const sun = await account('Sun Ce');
+  const lu = await account('Lu Meng');
+  await sun.check('#rated');
+  await sun.click('#create');
+  await sun.waitForURL(/#\/t\/[a-z0-9]+$/);
+  await sun.click('[data-sit="0"]');
+  await lu.goto(sun.url());
+  await lu.click('[data-sit="1"]');
+  await sun.waitForSelector('[data-rating="1"]');
+  // no rated game yet: the start rating, provisional
+  assert.equal(await sun.textContent('[data-rating="0"]'), ' 1500?');
+  assert.equal(await sun.textContent('[data-rating="1"]'), ' 1500?');
+  await sun.click('#start');
+  await lu.waitForSelector('#resign');
+  lu.once('dialog', (d) => d.accept());
+  await lu.click('#resign');
+  await sun.waitForSelector('#result');
+  await sun.waitForFunction(() => (document.querySelector('[data-rating="0"]')?.textContent ?? '').includes('(+'));
+  const won = await sun.textContent('[data-rating="0"]') ?? '';
+  const lost = await sun.textContent('[data-rating="1"]') ?? '';
+  const w = /^ (\d+) \(\+(\d+)\)$/.exec(won);
+  const l = /^ (\d+) \(-(\d+)\)$/.exec(lost);
+  assert.ok(w && l, `${won} / ${lost}`);
+  assert.equal(Number(w[1]), 1500 + Number(w[2]));
+  assert.equal(Number(l[1]), 1500 - Number(l[2]));
+  console.log(`ok ratings beside the names and their change after a rated game (${won.trim()}, ${lost.trim()})`);
+  await sun.context().close();
+  await lu.context().close();
 }
 
 /**

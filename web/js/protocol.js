@@ -38,7 +38,7 @@
  *   board: BoardView, to_move: number | null, check: number[], legal_moves: string[],
  *   capture_moves: string[], clocks: ClockState[] | null, draw_offers: boolean,
  *   draw_offer: number | null, connected: boolean[], abandon_ms?: (number | null)[],
- *   outcome: Outcome | null, winner_seats?: number[], defeats?: Defeat[]}} StateMessage
+ *   outcome: Outcome | null, winner_seats?: number[], defeats?: Defeat[], spectators?: number}} StateMessage
  */
 /**
  * @typedef {{kind: 'created', options: TableOptions}
@@ -73,6 +73,8 @@
  *   | UpdateMessage
  *   | {type: 'event', version: number, event: TableEvent}
  *   | {type: 'presence', seat: number, connected: boolean, abandon_ms?: number | null}
+ *   | {type: 'spectators', count: number}
+ *   | {type: 'chat', room: 'players' | 'spectators', name: string, seat: number | null, text: string}
  *   | {type: 'error', code: string, message: string}
  *   | {type: 'pong'}} ServerMessage
  */
@@ -99,7 +101,7 @@
  *   | {type: 'sit_computer', seat: number, level: number}
  *   | {type: 'stand'} | {type: 'start'} | {type: 'resign'} | {type: 'offer_draw'}
  *   | {type: 'accept_draw'} | {type: 'decline_draw'} | {type: 'abort'} | {type: 'ping'}
- *   | {type: 'takeback'}
+ *   | {type: 'takeback'} | {type: 'chat', text: string}
  *   | {type: 'move', version: number, move: string}} ClientMessage
  */
 
@@ -133,7 +135,7 @@ export function readServerMessage(text) {
       throw new Error('an update has version, events and legal_moves');
     }
     if (msg.board) readBoard(msg.board);
-  } else if (!['presence', 'error', 'pong'].includes(msg.type)) {
+  } else if (!['presence', 'spectators', 'chat', 'error', 'pong'].includes(msg.type)) {
     throw new Error(`unknown server message type ${msg.type}`);
   }
   return msg;

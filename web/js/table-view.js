@@ -30,6 +30,13 @@ export function tablePage(shell, id) {
   let declined = null;
   table.onUpdate = (msg, before) => {
     const kinds = msg.events.map((e) => e.event.kind);
+    if (kinds.includes('ended') && before.table.options.rated && !ratingsAfterEnd) {
+      ratingsAfterEnd = true;
+      // the new ratings are stored with the ended event: ask again
+      for (const entry of before.table.seats) {
+        if (entry?.kind === 'person' && entry.account) fetchRating(entry.id, before.table.options.variant);
+      }
+    }
     for (const { event } of msg.events) {
       if (event.kind === 'draw_declined') declined = event.seat;
       if (event.kind === 'moved' || event.kind === 'draw_offered') declined = null;
@@ -59,6 +66,51 @@ export function tablePage(shell, id) {
   /** sanguo on a phone: the board drawn larger than the screen, scrolled to the receiver's half */
   let zoom = false;
   let scrollZoom = false;
+  /**
+   * Account holders' ratings in this table's game, by player id: the one when first seen and
+   * the latest (fetched again when a rated game ends); `null` while unknown or unrated.
+   * @type {Map<string, {first: number | null, now: number | null, loading: boolean, provisional?: boolean}>}
+   */
+  const ratings = new Map();
+  /** A new player's rating (rating.rs). */
+  const NEW_RATING = 1500;
+  let ratingsAfterEnd = false;
+  /** @param {string} playerId @param {string} variant */
+  const fetchRating = async (playerId, variant) => {
+    const known = ratings.get(playerId) ?? { first: null, now: null, loading: false };
+    if (known.loading) return;
+    known.loading = true;
+    ratings.set(playerId, known);
+    try {
+      /** @type {import('./protocol.js').RatingInfo[]} */
+      const list = await api('GET', `/api/players/${encodeURIComponent(playerId)}/ratings`);
+      const r = list.find((x) => x.variant === variant);
+      // no game of this variant yet: the start rating, provisional (written "1500?")
+      known.now = r ? Math.round(r.rating) : NEW_RATING;
+      known.provisional = !r;
+      if (known.first === null) known.first = known.now;
+    } catch {
+      // no rating shown
+    }
+    known.loading = false;
+    draw();
+  };
+  /** The rating text beside a seated account holder: "1500", after a rated game "1512 (+12)". @param {import('./protocol.js').SeatEntry | null} entry */
+  const ratingText = (entry) => {
+    const s = table.state;
+    if (!s || !entry || entry.kind !== 'person' || !entry.account) return '';
+    const known = ratings.get(entry.id);
+    if (!known) {
+      fetchRating(entry.id, s.table.options.variant);
+      return '';
+    }
+    if (known.now === null) return '';
+    const diff = known.first !== null && known.now !== known.first ? known.now - known.first : 0;
+    const shown = `${known.now}${known.provisional ? '?' : ''}`;
+    return diff ? `${shown} (${diff > 0 ? '+' : ''}${diff})` : shown;
+  };
+  /** the chat line being typed */
+  let chatText = '';
   /** the guest name typed at a table opened without a session */
   let guestName = '';
   let guestError = '';
@@ -207,6 +259,7 @@ export function tablePage(shell, id) {
         toMove ? h('span', { class: 'turn-badge', style: `background:${turnColor}` }, t('table.moving')) : null,
         defeated ? h('span', { class: 'defeated-badge', 'data-defeated': i }, t('table.defeated')) : null,
         h('span', { class: 'occupant', title: occupant(entry) }, occupant(entry), s.you === i ? ` (${t('table.you')})` : '',
+          ratingText(entry) ? h('span', { class: 'seat-rating', 'data-rating': i }, ` ${ratingText(entry)}`) : null,
           entry && !s.connected[i] && s.table.phase !== 'ended' ? ` · ${t('table.offline')}` : ''),
         clockNode(i),
         absent ? h('span', { class: 'absent-line', 'data-absent': i, role: 'status' }, absent) : null,
@@ -336,6 +389,35 @@ export function tablePage(shell, id) {
     return h('section', { class: 'card moves-card' }, h('h3', {}, t('table.moves')), list);
   };
 
+  /**
+   * The table's chat: the seated players' among themselves, the spectators' among themselves
+   * (the server sends each room to its own); lines are text, never markup.
+   */
+  const chatNode = () => {
+    const s = table.state;
+    if (!s || !shell.session.me) return null;
+    const room = s.you === null ? 'spectators' : 'players';
+    return h('section', { class: 'card chat', id: 'chat' },
+      h('h3', {}, t(room === 'players' ? 'chat.players' : 'chat.spectators')),
+      h('ol', { class: 'chat-lines', id: 'chat-lines' }, ...table.chat.filter((c) => c.room === room).map((c) =>
+        h('li', { class: 'chat-line' }, h('strong', { class: 'chat-name', title: c.name }, c.name), ' ', h('span', { class: 'chat-text' }, c.text)))),
+      h('form', {
+        class: 'chat-form',
+        onsubmit: (/** @type {Event} */ e) => {
+          e.preventDefault();
+          const text = chatText.trim();
+          if (!text) return;
+          table.send({ type: 'chat', text });
+          chatText = '';
+          const input = /** @type {HTMLInputElement | null} */ (document.getElementById('chat-input'));
+          if (input) input.value = '';
+        },
+      }, h('input', {
+        id: 'chat-input', maxlength: 140, value: chatText, placeholder: t('chat.placeholder'), 'aria-label': t('chat.placeholder'),
+        autocomplete: 'off', oninput: (/** @type {Event} */ e) => { chatText = /** @type {HTMLInputElement} */ (e.target).value; },
+      }), h('button', { type: 'submit', id: 'chat-send' }, t('chat.send'))));
+  };
+
   const actionsNode = () => {
     if (!table.state) return h('div');
     const s = table.state;
@@ -455,7 +537,9 @@ export function tablePage(shell, id) {
         replayNode(),
         capturedNode()),
       h('aside', { class: 'side-col' },
-        h('h2', {}, title, s?.table.options.rated ? ' ' : null, ratedBadge(!!s?.table.options.rated)),
+        h('h2', {}, title, s?.table.options.rated ? ' ' : null, ratedBadge(!!s?.table.options.rated),
+          s?.spectators ? h('span', { class: 'spectators', id: 'spectators', title: t('table.spectators', { n: s.spectators }) },
+            ` · ${t('table.spectators', { n: s.spectators })}`) : null),
         s?.outcome ? h('div', { class: 'banner', id: 'result', role: 'status' }, resultText()) : null,
         statusText() ? h('p', { class: `status${s && s.to_move !== null && s.to_move === s.you ? ' yours' : ''}`, id: 'status', style: toMoveColor ? `border-color:${toMoveColor}` : undefined }, statusText()) : null,
         seatsNode(),
@@ -463,7 +547,8 @@ export function tablePage(shell, id) {
         lastDefeat ? h('p', { class: 'defeat-notice', id: 'defeat-notice', role: 'status' }, defeatText(lastDefeat)) : null,
         noticeText() ? h('p', { class: 'error', role: 'alert' }, noticeText()) : null,
         actionsNode(),
-        movesNode())), tabTitle);
+        movesNode(),
+        chatNode())), tabTitle);
     const wrap = document.getElementById('board-wrap');
     if (wrap && scrollZoom) {
       // the receiver's kingdom is at the bottom: show the middle of the bottom part
@@ -471,6 +556,8 @@ export function tablePage(shell, id) {
       wrap.scrollLeft = (wrap.scrollWidth - wrap.clientWidth) / 2;
       wrap.scrollTop = wrap.scrollHeight - wrap.clientHeight;
     }
+    const lines = document.getElementById('chat-lines');
+    if (lines) lines.scrollTop = lines.scrollHeight;
     const list = document.getElementById('moves');
     const current = list?.querySelector('.mv.current');
     if (list && current && table.review) {

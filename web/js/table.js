@@ -18,6 +18,8 @@ import { expose } from './testing.js';
  */
 
 const SETUP_KEY = 'chuhe.setup';
+/** How many chat lines the page keeps. */
+const CHAT_KEEP = 50;
 
 /**
  * Asks for a game against the computer at table `id` (just created): the table page, once open,
@@ -110,6 +112,12 @@ export class Table {
      * @type {{from: string, to: string | null} | null}
      */
     this.premove = null;
+    /**
+     * The chat lines received while on the page, the last {@link CHAT_KEEP} (the server keeps
+     * none).
+     * @type {{room: 'players' | 'spectators', name: string, seat: number | null, text: string}[]}
+     */
+    this.chat = [];
     this.socket = new TableSocket(id, (msg) => {
       if (msg.type === 'state') {
         this.resyncing = false;
@@ -144,6 +152,13 @@ export class Table {
         const ms = msg.connected ? null : msg.abandon_ms ?? null;
         this.absentUntil[msg.seat] = ms === null ? null : performance.now() + ms;
         this.state = { ...this.state, connected };
+        expose('state', this.state);
+        this.onChange();
+      } else if (msg.type === 'chat') {
+        this.chat = [...this.chat, { room: msg.room, name: msg.name, seat: msg.seat, text: msg.text }].slice(-CHAT_KEEP);
+        this.onChange();
+      } else if (msg.type === 'spectators' && this.state) {
+        this.state = { ...this.state, spectators: msg.count };
         expose('state', this.state);
         this.onChange();
       } else if (msg.type === 'error') {

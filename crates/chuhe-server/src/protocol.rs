@@ -232,6 +232,9 @@ pub struct State {
     /// (empty in the other games). Absent from old fixtures: empty.
     #[serde(default)]
     pub defeats: Vec<Defeat>,
+    /// How many connections watch without a seat (the receiver included when it has none).
+    #[serde(default)]
+    pub spectators: usize,
 }
 
 /// A defeated sanguo kingdom (`spec/sanguo.md` §6.1), as [`State::defeats`] lists it: the
@@ -491,8 +494,27 @@ pub enum ClientMessage {
     /// Takes back the caller's last move in a xiangqi game against the computer (with the
     /// computer's answer when it has answered): the game goes back to the caller's turn.
     Takeback {},
+    /// Says `text` in the table's chat: a seated person to the seated persons, anyone else to
+    /// the other spectators (needs a session).
+    Chat {
+        /// 1 … [`MAX_CHAT_CHARS`] characters after trimming, no control characters.
+        text: String,
+    },
     /// Keep-alive; answered by `pong`.
     Ping {},
+}
+
+/// Longest chat line, in characters.
+pub const MAX_CHAT_CHARS: usize = 140;
+
+/// Which chat of a table a line belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChatRoom {
+    /// The seated persons' chat.
+    Players,
+    /// The spectators' chat.
+    Spectators,
 }
 
 /// Why a request or a message was refused: a stable machine code.
@@ -558,6 +580,23 @@ pub enum ServerMessage {
         /// before it loses by abandonment (running game) or is freed (open table); else `null`.
         #[serde(default)]
         abandon_ms: Option<u64>,
+    },
+    /// A chat line, to the connections of its room only (not versioned, not stored).
+    Chat {
+        /// The room: `players` (the seated persons) or `spectators`.
+        room: ChatRoom,
+        /// The speaker's display name.
+        name: String,
+        /// The speaker's seat, `null` for a spectator.
+        seat: Option<Seat>,
+        /// The line, as checked by the server (trimmed, at most [`MAX_CHAT_CHARS`]).
+        text: String,
+    },
+    /// How many connections watch without a seat, after a connection came or went or a seat
+    /// changed (not versioned).
+    Spectators {
+        /// The number of connections without a seat.
+        count: usize,
     },
     /// A refused message; nothing changed.
     Error {

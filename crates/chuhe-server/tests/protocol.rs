@@ -78,6 +78,7 @@ fn fixtures_parse_and_print_back() {
         set(&[
             "abort",
             "accept_draw",
+            "chat",
             "decline_draw",
             "move",
             "offer_draw",
@@ -93,7 +94,16 @@ fn fixtures_parse_and_print_back() {
     );
     assert_eq!(
         server_types,
-        set(&["error", "event", "pong", "presence", "state", "update"])
+        set(&[
+            "chat",
+            "error",
+            "event",
+            "pong",
+            "presence",
+            "spectators",
+            "state",
+            "update"
+        ])
     );
     assert_eq!(
         event_kinds,
@@ -111,7 +121,7 @@ fn fixtures_parse_and_print_back() {
         ])
     );
     assert_eq!(http.len(), 8);
-    assert_eq!(names.len(), 49);
+    assert_eq!(names.len(), 52);
 }
 
 #[test]

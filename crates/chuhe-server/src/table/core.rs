@@ -15,7 +15,7 @@ use crate::computer;
 use crate::error::ServerError;
 use crate::protocol::{
     ClientMessage, Defeat, Event, Phase, Seat, SeatPlayer, State, TableOptions, TableSummary,
-    Update, VersionedEvent,
+    Update, VersionedEvent, MAX_CHAT_CHARS,
 };
 use crate::store::TableRow;
 use crate::variant::{AnyGame, AnyMove, MoveError};
@@ -291,6 +291,7 @@ impl TableState {
             } else {
                 Vec::new()
             },
+            spectators: 0,
             defeats: self
                 .game
                 .as_sanguo()
@@ -414,6 +415,8 @@ pub(crate) fn decide(
     let one = |e: Event| Ok(Decision::Events(vec![e]));
     match msg {
         ClientMessage::Ping {} | ClientMessage::Sync { .. } => Ok(Decision::Events(Vec::new())),
+        // the actor sends chat lines; they change nothing here
+        ClientMessage::Chat { .. } => Ok(Decision::Events(Vec::new())),
         ClientMessage::Sit { seat } => {
             let person = caller
                 .person
@@ -595,6 +598,36 @@ pub(crate) fn decide(
             one(ended(Outcome::draw(EndReason::Aborted), Vec::new()))
         }
     }
+}
+
+/// A chat line as the table sends it: trimmed, 1 … [`MAX_CHAT_CHARS`] characters, no control
+/// characters (as names: nothing that could break a line or hide text).
+///
+/// # Errors
+/// [`ServerError::BadMessage`] naming what is wrong; [`ServerError::Unauthorized`] without a
+/// session.
+pub(crate) fn chat_line(person: Option<&Person>, text: &str) -> Result<String, ServerError> {
+    if person.is_none() {
+        return Err(ServerError::Unauthorized(
+            "chatting needs a session".to_owned(),
+        ));
+    }
+    let text = text.trim();
+    let chars = text.chars().count();
+    if chars == 0 {
+        return Err(ServerError::BadMessage("an empty chat line".to_owned()));
+    }
+    if chars > MAX_CHAT_CHARS {
+        return Err(ServerError::BadMessage(format!(
+            "a chat line has at most {MAX_CHAT_CHARS} characters"
+        )));
+    }
+    if text.chars().any(char::is_control) {
+        return Err(ServerError::BadMessage(
+            "a chat line has no control characters".to_owned(),
+        ));
+    }
+    Ok(text.to_owned())
 }
 
 /// Whether the computer at `seat` takes a draw offered now: in xiangqi when the engine's static
@@ -1412,6 +1445,39 @@ mod tests {
             refused(ask(&people, Some(&players[0]), ClientMessage::Takeback {})),
             not_allowed("takebacks are for games against the computer")
         );
+    }
+
+    #[test]
+    fn chat_lines_are_trimmed_short_and_without_control_characters() {
+        let me = person("a", false);
+        assert_eq!(chat_line(Some(&me), "  hola  ").unwrap(), "hola");
+        assert_eq!(
+            chat_line(Some(&me), &"象".repeat(140))
+                .unwrap()
+                .chars()
+                .count(),
+            140
+        );
+        for (text, why) in [
+            ("   ", "an empty chat line"),
+            ("a\u{7}b", "a chat line has no control characters"),
+            ("a\nb", "a chat line has no control characters"),
+        ] {
+            assert_eq!(
+                chat_line(Some(&me), text).unwrap_err(),
+                ServerError::BadMessage(why.to_owned())
+            );
+        }
+        assert_eq!(
+            chat_line(Some(&me), &"x".repeat(141)).unwrap_err(),
+            ServerError::BadMessage("a chat line has at most 140 characters".to_owned())
+        );
+        assert!(matches!(
+            chat_line(None, "hola"),
+            Err(ServerError::Unauthorized(_))
+        ));
+        // markup is text: the client shows it as it is
+        assert_eq!(chat_line(Some(&me), "<b>x</b>").unwrap(), "<b>x</b>");
     }
 
     #[test]
