@@ -38,7 +38,7 @@
  *   board: BoardView, to_move: number | null, check: number[], legal_moves: string[],
  *   capture_moves: string[], clocks: ClockState[] | null, draw_offers: boolean,
  *   draw_offer: number | null, connected: boolean[], abandon_ms?: (number | null)[],
- *   outcome: Outcome | null, winner_seats?: number[], defeats?: Defeat[], spectators?: number}} StateMessage
+ *   outcome: Outcome | null, winner_seats?: number[], defeats?: Defeat[]}} StateMessage
  */
 /**
  * @typedef {{kind: 'created', options: TableOptions}

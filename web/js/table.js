@@ -118,6 +118,8 @@ export class Table {
      * @type {{room: 'players' | 'spectators', name: string, seat: number | null, text: string}[]}
      */
     this.chat = [];
+    /** how many connections watch without a seat (the server's `spectators` messages) */
+    this.spectators = 0;
     this.socket = new TableSocket(id, (msg) => {
       if (msg.type === 'state') {
         this.resyncing = false;
@@ -157,9 +159,8 @@ export class Table {
       } else if (msg.type === 'chat') {
         this.chat = [...this.chat, { room: msg.room, name: msg.name, seat: msg.seat, text: msg.text }].slice(-CHAT_KEEP);
         this.onChange();
-      } else if (msg.type === 'spectators' && this.state) {
-        this.state = { ...this.state, spectators: msg.count };
-        expose('state', this.state);
+      } else if (msg.type === 'spectators') {
+        this.spectators = msg.count;
         this.onChange();
       } else if (msg.type === 'error') {
         this.problem = msg;

@@ -232,9 +232,6 @@ pub struct State {
     /// (empty in the other games). Absent from old fixtures: empty.
     #[serde(default)]
     pub defeats: Vec<Defeat>,
-    /// How many connections watch without a seat (the receiver included when it has none).
-    #[serde(default)]
-    pub spectators: usize,
 }
 
 /// A defeated sanguo kingdom (`spec/sanguo.md` §6.1), as [`State::defeats`] lists it: the

@@ -474,7 +474,6 @@ impl Table {
         let now = Instant::now();
         State {
             abandon_ms: self.abandon_ms(now),
-            spectators: self.spectators(),
             ..self.state.view(you, self.connected(), now)
         }
     }

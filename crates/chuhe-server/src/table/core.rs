@@ -291,7 +291,6 @@ impl TableState {
             } else {
                 Vec::new()
             },
-            spectators: 0,
             defeats: self
                 .game
                 .as_sanguo()
