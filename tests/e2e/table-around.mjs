@@ -75,11 +75,15 @@ export async function tableChecks(b, base, shots) {
   const beto = await open(b, base, 'es-ES', null, PHONE);
   await beto.goto(`${base}/#/t/${id}`);
   await beto.waitForSelector('#guest-sit');
+  // Beto watches before he sits: Ana sees one spectator
+  await ana.waitForSelector('#spectators');
+  assert.equal(await ana.textContent('#spectators'), ' · 1 mirando');
   assert.equal(await beto.textContent('#guest-sit label'), 'Para sentarte, escribe tu nombre de invitado:');
   await beto.screenshot({ path: join(shots, 'table-guest-sit-phone.png') });
   await beto.fill('#guest-name', 'Beto');
   await beto.click('#guest-sit-button');
   await beto.waitForSelector('[data-seat="1"] .stand');
+  await ana.waitForSelector('#spectators', { state: 'detached' });
   assert.match(await beto.textContent('[data-seat="1"] .occupant') ?? '', /^Beto \(tú\)/);
   assert.match(await beto.textContent('#me') ?? '', /Beto/);
   assert.equal(await beto.locator('#guest-sit').count(), 0);
@@ -89,7 +93,16 @@ export async function tableChecks(b, base, shots) {
   await ana.click('#start');
   await beto.waitForSelector('.seat.to-move[data-seat="0"]');
   await play(ana, 'h2', 'e2');
+  // a premove: Ana picks her Horse and its square while Beto thinks; it is played on his move
+  await ana.waitForSelector('#status:not(.yours)');
+  await ana.click('[data-square="b0"]');
+  await ana.click('[data-square="c2"]');
+  await ana.waitForSelector('.board-wrap.premove .mark-target');
   await play(beto, 'h9', 'g7');
+  await ana.waitForSelector('#moves .mv[data-ply="3"]');
+  assert.equal(await ana.textContent('#moves .mv[data-ply="3"]'), 'b0c2');
+  assert.equal(await ana.locator('.board-wrap.premove').count(), 0);
+  console.log('ok a premove is played as soon as the turn comes');
 
   // 3. leaving a running game asks first; "stay" keeps the page
   /** @type {string[]} */
@@ -132,12 +145,187 @@ export async function tableChecks(b, base, shots) {
 
   // the header's select stays open (and the focus where it was) while the table changes
   await ana.focus('#notation');
-  await play(ana, 'b0', 'c2');
+  await play(beto, 'b9', 'c7');
+  await ana.waitForSelector('#moves .mv[data-ply="4"]');
   assert.equal(await ana.evaluate(() => document.activeElement?.id), 'notation');
   console.log('ok an update keeps the focus (the page is patched in place)');
 
+  // table chat: the seated players among themselves, the spectators apart; lines are text
+  const cai = await open(b, base, 'es-ES', 'Cai', DESKTOP);
+  await cai.goto(`${base}/#/t/${id}`);
+  await cai.waitForSelector('#chat');
+  assert.equal(await cai.textContent('#chat h3'), 'Chat de los espectadores');
+  await ana.waitForSelector('#spectators');
+  assert.equal(await ana.textContent('#spectators'), ' · 1 mirando');
+  await ana.fill('#chat-input', '<b>hola</b>');
+  await ana.press('#chat-input', 'Enter');
+  await beto.waitForSelector('#chat-lines .chat-line');
+  assert.equal(await beto.textContent('#chat-lines .chat-line'), 'Ana <b>hola</b>');
+  assert.equal(await beto.locator('#chat-lines b').count(), 0, 'a chat line is text, never markup');
+  await cai.fill('#chat-input', '¿quién gana?');
+  await cai.click('#chat-send');
+  await cai.waitForSelector('#chat-lines .chat-line');
+  assert.equal(await cai.textContent('#chat-lines .chat-line'), 'Cai ¿quién gana?');
+  await ana.waitForTimeout(300);
+  assert.deepEqual(await ana.$$eval('#chat-lines .chat-line', (l) => l.map((x) => x.textContent)), ['Ana <b>hola</b>']);
+  assert.equal(await cai.locator('#chat-lines .chat-line').count(), 1, 'the players\' chat is not the spectators\'');
+  await beto.screenshot({ path: join(shots, 'table-chat.png') });
+  await cai.context().close();
+  console.log('ok the table chat: players and spectators apart, lines as text; the spectator count');
+
   await sanguoDefeats(b, base, shots);
   await sanguoByTapping(b, base, shots);
+  await computerGame(b, base, shots);
+  await ratedGame(b, base);
+}
+
+/**
+ * Ratings beside the names of account holders, and the change after a rated game.
+ * @param {import('playwright-core').Browser} b
+ * @param {string} base
+ */
+async function ratedGame(b, base) {
+  /** @param {string} name */
+  const account = async (name) => {
+    const page = await open(b, base, 'es-ES', null, DESKTOP);
+    await page.fill('#register-name', name);
+    await page.fill('#register-password', 'a long password');
+    await page.click('#register');
+    await page.waitForSelector('#me');
+    return page;
+  };
+  const sun = await account('Sun Ce');
+  const lu = await account('Lu Meng');
+  await sun.check('#rated');
+  await sun.click('#create');
+  await sun.waitForURL(/#\/t\/[a-z0-9]+$/);
+  await sun.click('[data-sit="0"]');
+  await lu.goto(sun.url());
+  await lu.click('[data-sit="1"]');
+  await sun.waitForSelector('[data-rating="1"]');
+  // no rated game yet: the start rating, provisional
+  assert.equal(await sun.textContent('[data-rating="0"]'), ' 1500?');
+  assert.equal(await sun.textContent('[data-rating="1"]'), ' 1500?');
+  await sun.click('#start');
+  await lu.waitForSelector('#resign');
+  lu.once('dialog', (d) => d.accept());
+  await lu.click('#resign');
+  await sun.waitForSelector('#result');
+  await sun.waitForFunction(() => (document.querySelector('[data-rating="0"]')?.textContent ?? '').includes('(+'));
+  const won = await sun.textContent('[data-rating="0"]') ?? '';
+  const lost = await sun.textContent('[data-rating="1"]') ?? '';
+  const w = /^ (\d+) \(\+(\d+)\)$/.exec(won);
+  const l = /^ (\d+) \(-(\d+)\)$/.exec(lost);
+  assert.ok(w && l, `${won} / ${lost}`);
+  assert.equal(Number(w[1]), 1500 + Number(w[2]));
+  assert.equal(Number(l[1]), 1500 - Number(l[2]));
+  console.log(`ok ratings beside the names and their change after a rated game (${won.trim()}, ${lost.trim()})`);
+  await sun.context().close();
+  await lu.context().close();
+}
+
+/**
+ * The computer in two clicks from the lobby (level described), the sounds, the tab title, the
+ * result where the status was (the board keeps its size), the rematch with the colours swapped,
+ * the low-time clock and its warning, the mute switch.
+ * @param {import('playwright-core').Browser} b
+ * @param {string} base
+ * @param {string} shots
+ */
+async function computerGame(b, base, shots) {
+  const page = await open(b, base, 'es-ES', 'Guan Yu', DESKTOP);
+  assert.equal(await page.textContent('#vs-level-hint'), 'Aficionado: mira unas 12.000 posiciones por jugada (al instante)');
+  await page.selectOption('#vs-level', '8');
+  assert.equal(await page.textContent('#vs-level-hint'), 'Máximo: mira unas 800.000 posiciones por jugada (≈ 0,8 s por jugada)');
+  await page.selectOption('#vs-level', '1');
+  await page.screenshot({ path: join(shots, 'lobby-vs-computer.png') });
+  await page.click('#vs-play');
+  await page.waitForSelector('#status.yours');
+  assert.equal(await page.textContent('[data-seat="1"] .occupant'), 'Ordenador (nivel 1)');
+  assert.equal(await page.title(), '● Te toca · chuhe');
+  const sounds = () => page.evaluate(() => [.../** @type {any} */ (window).chuheTest.sounds ?? []]);
+  assert.deepEqual(await sounds(), ['start']);
+  await play(page, 'h2', 'e2');
+  await page.waitForSelector('#status.yours');
+  const heard = await sounds();
+  assert.equal(heard.length, 3, heard.join(' '));
+  assert.ok(heard.slice(1).every((x) => ['move', 'capture', 'check'].includes(x)), heard.join(' '));
+  // a takeback against the computer: the own move and the computer's answer go
+  await page.click('#takeback');
+  await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 0);
+  await page.waitForSelector('#status.yours');
+  assert.match(await page.evaluate(() => /** @type {any} */ (window).chuheTest.state.board.fen), /^rnbakabnr\/9\/1c5c1\//);
+  await play(page, 'h2', 'e2');
+  await page.waitForSelector('#moves .mv[data-ply="2"]');
+  await page.waitForSelector('#status.yours');
+  console.log('ok a takeback against the computer');
+  // browsing an earlier move while the game runs, and back to the live board
+  await page.click('#moves .mv[data-ply="1"]');
+  await page.waitForSelector('#replay');
+  assert.equal(await page.evaluate(() => /** @type {any} */ (window).chuheTest.review.ply), 1);
+  assert.equal(await page.textContent('#ply'), 'Jugada 1 de 2');
+  await page.keyboard.press('End');
+  await page.waitForSelector('#replay', { state: 'detached' });
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForSelector('#replay');
+  await page.click('#last');
+  await page.waitForSelector('#replay', { state: 'detached' });
+  console.log('ok earlier moves browsed during the live game');
+  // coordinates as the move list writes them (ICCS), and the flip button
+  assert.equal(await page.locator('svg.xiangqi .coords text').count(), 19);
+  const fileA = () => page.$eval('svg.xiangqi .coords text', (e) => e.getBoundingClientRect().x);
+  const left = await fileA();
+  await page.click('#flip');
+  assert.ok(await fileA() > left + 300, 'file a goes to the right when the board is turned');
+  await page.click('#flip');
+  await page.selectOption('#notation', 'wxf');
+  assert.equal(await page.locator('svg.xiangqi .coords text').count(), 18);
+  await page.selectOption('#notation', 'iccs');
+  console.log('ok board coordinates (ICCS, WXF) and the flip button');
+  const before = await page.$eval('svg.xiangqi', (e) => e.getBoundingClientRect().height);
+  page.once('dialog', (d) => d.accept());
+  await page.click('#resign');
+  await page.waitForSelector('#result');
+  assert.equal(await page.textContent('#result'), 'Gana Negro · Rojo se rindió');
+  assert.equal(await page.title(), 'Gana Negro · Rojo se rindió · chuhe');
+  assert.equal((await sounds()).at(-1), 'end');
+  const after = await page.$eval('svg.xiangqi', (e) => e.getBoundingClientRect().height);
+  assert.equal(after, before, 'the board keeps its size when the result appears');
+  await page.screenshot({ path: join(shots, 'table-ended-rematch.png') });
+  const old = page.url();
+  await page.click('#rematch');
+  await page.waitForFunction((u) => location.href !== u && /#\/t\/[a-z0-9]+$/.test(location.href), old);
+  await page.waitForSelector('.clock, #status');
+  await page.waitForSelector('[data-seat="1"] .occupant:has-text("Guan Yu")');
+  assert.equal(await page.textContent('[data-seat="0"] .occupant'), 'Ordenador (nivel 1)');
+  await page.waitForSelector('#status.yours', { timeout: 15000 });
+  console.log('ok the computer in two clicks, sounds, tab title, result beside the board, rematch with colours swapped');
+  // the computer answers a draw offer at once: after one move it is not clearly better, so it
+  // takes the draw (core.rs: computer_accepts_draw)
+  await page.click('#offer-draw');
+  await page.waitForSelector('#result');
+  assert.equal(await page.textContent('#result'), 'Tablas · de mutuo acuerdo');
+  console.log('ok the computer answers a draw offer');
+
+  // low time: a 9 s game, Red's clock turns red at once and the warning sounds once
+  const id = await page.evaluate(async () => {
+    const res = await fetch('/api/tables', { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ variant: 'xiangqi', time: { initial_ms: 9000, increment_ms: 0 } }) });
+    const t = await res.json();
+    sessionStorage.setItem('chuhe.setup', JSON.stringify({ id: t.id, seat: 0, level: 1 }));
+    return t.id;
+  });
+  // leaving the rematch that runs asks first
+  page.once('dialog', (d) => d.accept());
+  await page.goto(`${base}/#/t/${id}`);
+  await page.waitForSelector('[data-clock="0"].running.low');
+  await page.waitForFunction(() => /** @type {any} */ (window).chuheTest.sounds?.includes('lowtime'));
+  await page.screenshot({ path: join(shots, 'table-low-time.png') });
+  await page.click('#mute');
+  assert.equal(await page.getAttribute('#mute', 'aria-pressed'), 'true');
+  assert.equal(await page.evaluate(() => localStorage.getItem('chuhe.muted')), '1');
+  console.log('ok low time: red clock and one warning; the mute switch is kept');
+  await page.context().close();
 }
 
 /** A sanguo state for the scripted socket: Wu (seat 1) watches, four moves played. */

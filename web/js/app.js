@@ -17,6 +17,7 @@ import { h, patch } from './dom.js';
 import { lobbyPage } from './lobby.js';
 import { tablePage } from './table-view.js';
 import { rulesPage } from './rules.js';
+import { isMuted, setMuted } from './sound.js';
 
 /**
  * What the pages share: the session (who is signed in, the move list's notation) and `show`,
@@ -97,10 +98,25 @@ function header(variant) {
       session.me.account ? '' : ` (${t('session.guest')})`) : null,
     session.me ? h('button', { id: 'logout', class: 'small', onclick: logout }, t('session.logout')) : null,
     h('span', { class: 'settings' },
+      soundButton(),
       variant === 'sanguo' || variant === 'banqi' ? null
         : h('label', { class: 'lang' }, h('span', { class: 'label-text' }, t('app.notation')), ' ', notationSelect),
       h('label', { class: 'lang' }, h('span', { class: 'label-text' }, t('app.pieces')), ' ', pieces),
       h('label', { class: 'lang' }, h('span', { class: 'label-text' }, t('app.language')), ' ', select)));
+}
+
+/** The sound switch: a speaker with its waves, or crossed out when muted. */
+function soundButton() {
+  const off = isMuted();
+  const button = h('button', {
+    id: 'mute', class: 'small sound', 'aria-pressed': off ? 'true' : 'false',
+    title: t(off ? 'app.sound_off' : 'app.sound_on'), 'aria-label': t(off ? 'app.sound_off' : 'app.sound_on'),
+    onclick: () => { setMuted(!isMuted()); page.draw(); },
+  });
+  const waves = off ? '<path d="M14 7l6 6M20 7l-6 6" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>'
+    : '<path d="M14 7.5a4 4 0 0 1 0 5M16.5 5a7.5 7.5 0 0 1 0 10" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round"/>';
+  button.innerHTML = `<svg viewBox="0 0 22 20" width="20" height="18" aria-hidden="true"><path d="M2 7h4l5-4v14l-5-4H2z" fill="currentColor"/>${waves}</svg>`;
+  return button;
 }
 
 async function logout() {

@@ -349,13 +349,20 @@ function drawOverlay(svg, points, r, marks, reach = 1.6, dot = 0.28) {
   });
 }
 
+/** Chinese numerals 1–9 (Red's files in Chinese notation). */
+const CHINESE_NUMBERS = ['一', '二', '三', '四', '五', '六', '七', '八', '九'];
+
 /**
- * The xiangqi board (9 x 10 points), Red at the bottom unless `flipped`.
+ * The xiangqi board (9 x 10 points), Red at the bottom unless `flipped`. `coords` writes the
+ * files and ranks as the move list does: ICCS letters `a`–`i` and ranks `0`–`9`; WXF each
+ * side's files 1–9 from its own right (Red's under the board, Black's above it); Chinese the
+ * same with Red's in Chinese numerals. `null`: none (the rules diagrams).
  * @param {string} fen
  * @param {boolean} flipped
  * @param {Marks} marks
+ * @param {'iccs' | 'wxf' | 'chinese' | null} [coords]
  */
-export function xiangqiBoard(fen, flipped, marks) {
+export function xiangqiBoard(fen, flipped, marks, coords = null) {
   const { board } = readXiangqiFen(fen);
   const c = 60;
   const m = 44;
@@ -384,6 +391,24 @@ export function xiangqiBoard(fen, flipped, marks) {
       const [x1, y1] = at(a[0], a[1]);
       const [x2, y2] = at(b[0], b[1]);
       el('line', { x1, y1, x2, y2 }, lines);
+    }
+  }
+  if (coords) {
+    const g = el('g', { class: 'coords' }, svg);
+    const bottomY = at(0, flipped ? 9 : 0)[1] + m * 0.79;
+    const topY = at(0, flipped ? 0 : 9)[1] - m * 0.79;
+    for (let f = 0; f <= 8; f++) {
+      const [x] = at(f, 0);
+      if (coords === 'iccs') label(g, x, flipped ? topY : bottomY, 13, 'abcdefghi'[f], '#6b4b2a');
+      else {
+        // a side's file 1 is on its right: Red's right is file i, Black's is file a
+        const red = coords === 'chinese' ? CHINESE_NUMBERS[8 - f] : String(9 - f);
+        label(g, x, flipped ? topY : bottomY, 13, red, '#8b2a1e');
+        label(g, x, flipped ? bottomY : topY, 13, String(f + 1), '#222');
+      }
+    }
+    if (coords === 'iccs') {
+      for (let r = 0; r <= 9; r++) label(g, m * 0.27, at(0, r)[1], 13, String(r), '#6b4b2a');
     }
   }
   const riverY = (at(0, 4)[1] + at(0, 5)[1]) / 2;
@@ -429,11 +454,13 @@ export function banqiPieceIcon(letter, size) {
 }
 
 /**
- * The banqi board: 8 files (a..h, left to right) x 4 ranks (1 at the bottom); face-down discs.
+ * The banqi board: 8 files (a..h, left to right) x 4 ranks (1 at the bottom); face-down discs;
+ * turned half a turn when `flipped`. Files under the board, ranks on its left.
  * @param {string} view
  * @param {Marks} marks
+ * @param {boolean} [flipped]
  */
-export function banqiBoard(view, marks) {
+export function banqiBoard(view, marks, flipped = false) {
   const { board } = readBanqiView(view);
   const c = 76;
   const m = 20;
@@ -442,11 +469,13 @@ export function banqiBoard(view, marks) {
   const svg = el('svg', { viewBox: `0 0 ${W} ${H}`, class: 'board banqi', role: 'img' });
   el('rect', { x: 4, y: 4, width: W - 8, height: H - 8, rx: 10, class: 'wood' }, svg);
   /** @param {number} f @param {number} r @returns {[number, number]} */
-  const at = (f, r) => [m + f * c + c / 2, m + (3 - r) * c + c / 2];
+  const at = (f, r) => (flipped ? [m + (7 - f) * c + c / 2, m + r * c + c / 2] : [m + f * c + c / 2, m + (3 - r) * c + c / 2]);
   const lines = el('g', { class: 'lines' }, svg);
   for (let r = 0; r <= 4; r++) el('line', { x1: m, y1: m + r * c, x2: m + 8 * c, y2: m + r * c }, lines);
   for (let f = 0; f <= 8; f++) el('line', { x1: m + f * c, y1: m, x2: m + f * c, y2: m + 4 * c }, lines);
-  for (let f = 0; f < 8; f++) label(svg, at(f, 0)[0], m + 4 * c + 12, 14, 'abcdefgh'[f], '#6b4b2a');
+  const coords = el('g', { class: 'coords' }, svg);
+  for (let f = 0; f < 8; f++) label(coords, at(f, 0)[0], m + 4 * c + 12, 14, 'abcdefgh'[f], '#6b4b2a');
+  for (let r = 0; r < 4; r++) label(coords, m / 2, at(0, r)[1], 13, String(r + 1), '#6b4b2a');
   /** @type {Map<string, [number, number]>} */
   const points = new Map();
   for (let r = 0; r < 4; r++) for (let f = 0; f < 8; f++) points.set(`${'abcdefgh'[f]}${r + 1}`, at(f, r));
@@ -522,6 +551,21 @@ export function sanguoBoard(position, bottom, toMove, marks) {
   const points = new Map();
   for (let k = 0; k < 3; k++) {
     for (let r = 1; r <= 5; r++) for (let f = 0; f <= 8; f++) points.set(sanguoPoint(k, f, r), at(k, f, r));
+  }
+  // each kingdom's files a–i along its back rank and ranks 1–5 along its file a, outside the grid,
+  // in the kingdom's colour (the point names of the move list: Rh3 = Shu's file h, rank 3)
+  const coords = el('g', { class: 'coords' }, svg);
+  /** @param {[number, number]} p @param {[number, number]} q the label goes beyond p, away from q */
+  const beyond = (p, q) => /** @type {[number, number]} */ ([p[0] + (p[0] - q[0]) * 0.55, p[1] + (p[1] - q[1]) * 0.55]);
+  for (let k = 0; k < 3; k++) {
+    for (let f = 0; f <= 8; f++) {
+      const [x, y] = beyond(at(k, f, 1), at(k, f, 2));
+      label(coords, x, y, s * 0.34, 'abcdefghi'[f], KINGDOM_COLORS[k]);
+    }
+    for (let rk = 1; rk <= 5; rk++) {
+      const [x, y] = beyond(at(k, 0, rk), at(k, 1, rk));
+      label(coords, x, y, s * 0.34, String(rk), KINGDOM_COLORS[k]);
+    }
   }
   const r = s * 0.42;
   drawMarks(svg, points, r, marks);

@@ -49,6 +49,7 @@ const SERVER_MESSAGES = {
   'the computer does not play rated games': 'error.computer_rated',
   'this game has no draw offers': 'error.no_draws',
   'your side is already out of the game': 'error.out_of_game',
+  'there is no move of yours to take back': 'error.no_takeback',
 };
 
 /**
@@ -142,6 +143,30 @@ export function seatLabel(variant, seat, colors) {
 /** The small "rated" badge of a rated table; nothing for a friendly one. @param {boolean} rated */
 export function ratedBadge(rated) {
   return rated ? h('span', { class: 'badge rated-badge', title: t('table.rated_hint') }, t('table.rated_badge')) : null;
+}
+
+/**
+ * Nodes the engine searches per move at levels 1–8 (`NODES_BY_LEVEL` of
+ * crates/chuhe-engine/src/player.rs); at about a million nodes a second (docs/engine.md) that
+ * is the time a xiangqi move takes.
+ */
+export const LEVEL_NODES = [2000, 5000, 12000, 30000, 70000, 150000, 350000, 800000];
+
+/**
+ * A level's name and what it means: xiangqi's node budget and time per move; sanguo and banqi,
+ * the simple player that ignores the level.
+ * @param {number} level 1–8
+ * @param {string} variant
+ */
+export function levelHint(level, variant) {
+  const name = t(`level.${level}`);
+  if (variant !== 'xiangqi') return t('level.simple', { name });
+  const nodes = LEVEL_NODES[level - 1] ?? LEVEL_NODES[0];
+  const locale = { es: 'es-ES', en: 'en-GB', zh: 'zh-CN' }[lang()];
+  const seconds = nodes / 1e6;
+  const time = seconds < 0.1 ? t('level.instant')
+    : t('level.seconds', { s: new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(seconds) });
+  return t('level.hint', { name, nodes: new Intl.NumberFormat(locale).format(nodes), time });
 }
 
 /** @param {import('./protocol.js').SeatEntry | null} entry */

@@ -4,7 +4,8 @@
 import { t } from './i18n.js';
 import { api } from './net.js';
 import { h } from './dom.js';
-import { accountErrorText, errorText, formatDate, occupant, ratedBadge, resultLine, seatLabel, timeText } from './format.js';
+import { accountErrorText, errorText, formatDate, levelHint, occupant, ratedBadge, resultLine, seatLabel, timeText } from './format.js';
+import { requestSetup } from './table.js';
 import { rulesLinks } from './rules.js';
 
 /** @typedef {import('./protocol.js').TableSummary} TableSummary */
@@ -22,6 +23,15 @@ export function lobbyPage(shell) {
   let accountMessage = '';
   let stopped = false;
   const form = { variant: 'xiangqi', minutes: 10, increment: 5, timed: true, rated: false, limit: 120, flags: true };
+  // "new game" from an ended table: its options fill the form
+  try {
+    const again = JSON.parse(sessionStorage.getItem('chuhe.form') ?? 'null');
+    sessionStorage.removeItem('chuhe.form');
+    if (again && typeof again === 'object') Object.assign(form, again);
+  } catch { /* nothing kept */ }
+  /** the game against the computer: variant, level, time (minutes+increment, or none) */
+  const vs = { variant: 'xiangqi', level: 3, time: '10+5' };
+  const VS_TIMES = ['none', '3+2', '5+3', '10+5', '15+10', '30+20'];
   /** @type {import('./protocol.js').FinishedPage} */
   let finished = { games: [], next: null };
   /** the `before` of each page shown so far: the current page's is the last (null: the newest) */
@@ -224,7 +234,40 @@ export function lobbyPage(shell) {
     guest ? h('p', { class: 'muted hint', id: 'rated-hint' }, t('lobby.rated_needs_account')) : null,
     h('button', { type: 'submit', id: 'create', disabled: !session.me }, t('lobby.create_button')));
 
-    shell.show(h('main', { class: 'lobby' }, yourGameBox, sessionCard, ratingsBox, messageBox, listBox, create, finishedBox, rulesLinks()));
+    /** @param {string} key @param {Node} input */
+    const vsField = (key, input) => h('label', { class: 'field' }, h('span', {}, t(key)), input);
+    const computer = h('form', {
+      class: 'card create vs-computer', id: 'vs-form',
+      onsubmit: async (/** @type {Event} */ e) => {
+        e.preventDefault();
+        const [m, inc] = vs.time.split('+').map(Number);
+        /** @type {import('./protocol.js').TableOptions} */
+        const options = {
+          variant: /** @type {any} */ (vs.variant),
+          time: vs.time === 'none' ? null : { initial_ms: m * 60000, increment_ms: inc * 1000 },
+          rated: false, no_capture_limit: null, flag_bearers: null,
+        };
+        try {
+          const summary = await api('POST', '/api/tables', options);
+          requestSetup(summary.id, 0, vs.level);
+          location.hash = `#/t/${summary.id}`;
+        } catch (err) {
+          message = errorText(err);
+          drawList();
+        }
+      },
+    }, h('h2', {}, t('lobby.vs_title')),
+    vsField('lobby.variant', h('select', { id: 'vs-variant', onchange: (/** @type {Event} */ e) => { vs.variant = /** @type {HTMLSelectElement} */ (e.target).value; draw(); } },
+      ...['xiangqi', 'sanguo', 'banqi'].map((v) => h('option', { value: v, selected: v === vs.variant }, t(`variant.${v}`))))),
+    vsField('table.level', h('select', { id: 'vs-level', onchange: (/** @type {Event} */ e) => { vs.level = Number(/** @type {HTMLSelectElement} */ (e.target).value); draw(); } },
+      ...[1, 2, 3, 4, 5, 6, 7, 8].map((l) => h('option', { value: l, selected: l === vs.level }, `${l} · ${t(`level.${l}`)}`)))),
+    vsField('lobby.time', h('select', { id: 'vs-time', onchange: (/** @type {Event} */ e) => { vs.time = /** @type {HTMLSelectElement} */ (e.target).value; } },
+      ...VS_TIMES.map((x) => h('option', { value: x, selected: x === vs.time }, x === 'none' ? t('lobby.untimed') : x)))),
+    h('button', { type: 'submit', id: 'vs-play', class: 'primary', disabled: !session.me }, t('lobby.vs_play')),
+    h('p', { class: 'muted hint level-hint', id: 'vs-level-hint' }, levelHint(vs.level, vs.variant)),
+    session.me ? null : h('p', { class: 'muted hint' }, t('lobby.vs_needs_session')));
+
+    shell.show(h('main', { class: 'lobby' }, yourGameBox, sessionCard, computer, ratingsBox, messageBox, listBox, create, finishedBox, rulesLinks()));
     drawList();
   };
 

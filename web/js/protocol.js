@@ -49,6 +49,7 @@
  *   | {kind: 'draw_offered', seat: number}
  *   | {kind: 'draw_declined', seat: number}
  *   | {kind: 'defeated', seat: number, reason: string, heir: number, ply: number}
+ *   | {kind: 'taken_back', plies: number}
  *   | {kind: 'ended', outcome: Outcome, result: string | null, winner_seats?: number[]}} TableEvent
  */
 /**
@@ -72,6 +73,8 @@
  *   | UpdateMessage
  *   | {type: 'event', version: number, event: TableEvent}
  *   | {type: 'presence', seat: number, connected: boolean, abandon_ms?: number | null}
+ *   | {type: 'spectators', count: number}
+ *   | {type: 'chat', room: 'players' | 'spectators', name: string, seat: number | null, text: string}
  *   | {type: 'error', code: string, message: string}
  *   | {type: 'pong'}} ServerMessage
  */
@@ -98,6 +101,7 @@
  *   | {type: 'sit_computer', seat: number, level: number}
  *   | {type: 'stand'} | {type: 'start'} | {type: 'resign'} | {type: 'offer_draw'}
  *   | {type: 'accept_draw'} | {type: 'decline_draw'} | {type: 'abort'} | {type: 'ping'}
+ *   | {type: 'takeback'} | {type: 'chat', text: string}
  *   | {type: 'move', version: number, move: string}} ClientMessage
  */
 
@@ -131,7 +135,7 @@ export function readServerMessage(text) {
       throw new Error('an update has version, events and legal_moves');
     }
     if (msg.board) readBoard(msg.board);
-  } else if (!['presence', 'error', 'pong'].includes(msg.type)) {
+  } else if (!['presence', 'spectators', 'chat', 'error', 'pong'].includes(msg.type)) {
     throw new Error(`unknown server message type ${msg.type}`);
   }
   return msg;
@@ -167,6 +171,10 @@ export function applyUpdate(state, update) {
     } else if (event.kind === 'ended') {
       outcome = event.outcome;
       winners = event.winner_seats ?? [];
+    } else if (event.kind === 'taken_back') {
+      // the board before the last moves comes with the update; the list loses them
+      if (!update.board || update.board.variant !== board.variant || event.plies > board.moves.length) return null;
+      board = /** @type {BoardView} */ ({ ...board, ...update.board, moves: board.moves.slice(0, board.moves.length - event.plies) });
     } else if (event.kind === 'defeated') {
       defeats.push({ seat: event.seat, reason: event.reason, heir: event.heir, ply: event.ply });
     }

@@ -7,7 +7,9 @@ import { generalSquares, moveEnds, readPool, readSanguoPosition } from './protoc
 import { KINGDOM_COLORS, banqiBoard, banqiPieceIcon, sanguoBoard, xiangqiBoard } from './boards.js';
 import { h } from './dom.js';
 import { errorText, formatClock, serverErrorText, occupant, ratedBadge, resultLine, seatLabel, timeText } from './format.js';
-import { Table } from './table.js';
+import { Table, requestSetup } from './table.js';
+import { api } from './net.js';
+import { play } from './sound.js';
 
 /** @typedef {import('./protocol.js').StateMessage} StateMessage */
 
@@ -21,9 +23,94 @@ import { Table } from './table.js';
  */
 export function tablePage(shell, id) {
   const table = new Table(id, () => draw());
+  /** whether the low-time warning has sounded in this game */
+  let warned = false;
+  // the sounds of a change: the end, else a check, else a capture, else a move; the start
+  /** @type {number | null} the seat that declined the last draw offer, until the next move */
+  let declined = null;
+  table.onUpdate = (msg, before) => {
+    const kinds = msg.events.map((e) => e.event.kind);
+    if (kinds.includes('ended') && before.table.options.rated && !ratingsAfterEnd) {
+      ratingsAfterEnd = true;
+      // the new ratings are stored with the ended event: ask again
+      for (const entry of before.table.seats) {
+        if (entry?.kind === 'person' && entry.account) fetchRating(entry.id, before.table.options.variant);
+      }
+    }
+    for (const { event } of msg.events) {
+      if (event.kind === 'draw_declined') declined = event.seat;
+      if (event.kind === 'moved' || event.kind === 'draw_offered') declined = null;
+    }
+    if (kinds.includes('started')) play('start');
+    if (kinds.includes('ended')) play('end');
+    else if (kinds.includes('moved')) {
+      const moved = msg.events.find((e) => e.event.kind === 'moved')?.event;
+      const text = moved && moved.kind === 'moved' ? moved.move : '';
+      let capture = text.includes('x');
+      if (before.board.variant === 'xiangqi' && msg.board?.variant === 'xiangqi') {
+        /** @param {string} fen */
+        const count = (fen) => (fen.split(' ')[0].match(/[a-zA-Z]/g) ?? []).length;
+        capture = count(msg.board.fen) < count(before.board.fen);
+      }
+      play(msg.check.length ? 'check' : capture ? 'capture' : 'move');
+    }
+  };
+  /** whether the player turned the board (xiangqi and banqi half a turn; sanguo: the next kingdom at the bottom) */
+  let flip = false;
+  /** The kingdom at the bottom of the sanguo board. */
+  const bottom = () => ((table.state?.you ?? 0) + (flip ? 1 : 0)) % 3;
+  /** Whether Black is at the bottom of the xiangqi board. */
+  const blackBelow = () => (table.state?.you === 1) !== flip;
+  /** The xiangqi coordinates: as the move list writes them. */
+  const coords = () => /** @type {'iccs' | 'wxf' | 'chinese'} */ (shell.session.notation);
   /** sanguo on a phone: the board drawn larger than the screen, scrolled to the receiver's half */
   let zoom = false;
   let scrollZoom = false;
+  /**
+   * Account holders' ratings in this table's game, by player id: the one when first seen and
+   * the latest (fetched again when a rated game ends); `null` while unknown or unrated.
+   * @type {Map<string, {first: number | null, now: number | null, loading: boolean, provisional?: boolean}>}
+   */
+  const ratings = new Map();
+  /** A new player's rating (rating.rs). */
+  const NEW_RATING = 1500;
+  let ratingsAfterEnd = false;
+  /** @param {string} playerId @param {string} variant */
+  const fetchRating = async (playerId, variant) => {
+    const known = ratings.get(playerId) ?? { first: null, now: null, loading: false };
+    if (known.loading) return;
+    known.loading = true;
+    ratings.set(playerId, known);
+    try {
+      /** @type {import('./protocol.js').RatingInfo[]} */
+      const list = await api('GET', `/api/players/${encodeURIComponent(playerId)}/ratings`);
+      const r = list.find((x) => x.variant === variant);
+      // no game of this variant yet: the start rating, provisional (written "1500?")
+      known.now = r ? Math.round(r.rating) : NEW_RATING;
+      known.provisional = !r;
+      if (known.first === null) known.first = known.now;
+    } catch {
+      // no rating shown
+    }
+    known.loading = false;
+    draw();
+  };
+  /** The rating text beside a seated account holder: "1500", after a rated game "1512 (+12)". @param {import('./protocol.js').SeatEntry | null} entry */
+  const ratingText = (entry) => {
+    const s = table.state;
+    if (!s || !entry || entry.kind !== 'person' || !entry.account) return '';
+    const known = ratings.get(entry.id);
+    if (!known) {
+      fetchRating(entry.id, s.table.options.variant);
+      return '';
+    }
+    if (known.now === null) return '';
+    const diff = known.first !== null && known.now !== known.first ? known.now - known.first : 0;
+    const shown = `${known.now}${known.provisional ? '?' : ''}`;
+    return diff ? `${shown} (${diff > 0 ? '+' : ''}${diff})` : shown;
+  };
+  /** the chat line being typed */
+  let chatText = '';
   /** the guest name typed at a table opened without a session */
   let guestName = '';
   let guestError = '';
@@ -75,13 +162,19 @@ export function tablePage(shell, id) {
   /** @param {KeyboardEvent} e */
   const onKey = (e) => {
     const review = table.review;
-    if (!review || e.altKey || e.ctrlKey || e.metaKey) return;
+    const s = table.state;
+    if (!s || e.altKey || e.ctrlKey || e.metaKey) return;
     const target = /** @type {HTMLElement | null} */ (e.target);
     if (target && ['INPUT', 'SELECT', 'TEXTAREA'].includes(target.tagName)) return;
     const step = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity }[e.key];
     if (step === undefined) return;
+    // a running game: the keys browse its earlier moves (the last one is the live board)
+    const live = s.board.moves.length;
+    if (!review && (s.table.phase !== 'running' || step > 0)) return;
     e.preventDefault();
-    table.goTo(Number.isFinite(step) ? review.ply + step : step < 0 ? 0 : review.positions.moves.length);
+    const ply = review ? review.ply : live;
+    const last = review && s.table.phase === 'ended' ? review.positions.moves.length : live;
+    table.browse(Number.isFinite(step) ? ply + step : step < 0 ? 0 : last);
   };
   window.addEventListener('keydown', onKey);
 
@@ -98,10 +191,10 @@ export function tablePage(shell, id) {
       selected: null, targets: new Map(), last: last ? [last.from, last.to] : [],
       check: generalSquares(variant, snap.position, snap.check), onPick: () => {}, onDrop: () => {},
     };
-    if (variant === 'xiangqi') return xiangqiBoard(snap.position, s.you === 1, marks);
-    if (variant === 'banqi') return banqiBoard(snap.position, marks);
+    if (variant === 'xiangqi') return xiangqiBoard(snap.position, blackBelow(), marks, coords());
+    if (variant === 'banqi') return banqiBoard(snap.position, marks, flip);
     const toMove = r.ply < r.positions.moves.length ? readSanguoPosition(snap.position).toMove : null;
-    return sanguoBoard(snap.position, s.you ?? 0, toMove, marks);
+    return sanguoBoard(snap.position, bottom(), toMove, marks);
   };
 
   const boardNode = () => {
@@ -113,20 +206,29 @@ export function tablePage(shell, id) {
     const text = state.board.variant === 'xiangqi' ? state.board.fen
       : state.board.variant === 'banqi' ? state.board.view : state.board.position;
     const check = generalSquares(state.board.variant, text, state.check ?? []);
+    const pre = table.premove;
     /** @type {import('./boards.js').Marks} */
     const marks = {
-      selected: table.selection.selected, targets: table.selection.targets(), last: last ? [last.from, last.to] : [], check,
+      selected: pre ? pre.from : table.selection.selected,
+      targets: pre ? new Map(pre.to ? [[pre.to, false]] : []) : table.selection.targets(),
+      last: last ? [last.from, last.to] : [], check,
       onPick: (sq) => table.pick(sq), onDrop: (sq) => table.drop(sq),
     };
-    if (state.board.variant === 'xiangqi') return xiangqiBoard(state.board.fen, state.you === 1, marks);
-    if (state.board.variant === 'banqi') return banqiBoard(state.board.view, marks);
-    return sanguoBoard(state.board.position, state.you ?? 0, state.to_move, marks);
+    if (state.board.variant === 'xiangqi') return xiangqiBoard(state.board.fen, blackBelow(), marks, coords());
+    if (state.board.variant === 'banqi') return banqiBoard(state.board.view, marks, flip);
+    return sanguoBoard(state.board.position, bottom(), state.to_move, marks);
+  };
+
+  /** Under ten seconds, or under a tenth of a long game's time (at most a minute): low. @param {number} ms */
+  const lowTime = (ms) => {
+    const initial = table.state?.table.options.time?.initial_ms ?? 0;
+    return ms < Math.max(10000, Math.min(60000, initial / 10));
   };
 
   const clockNode = (/** @type {number} */ seat) => {
     const c = table.state?.clocks?.[seat];
     if (!c) return null;
-    return h('span', { class: `clock${c.running ? ' running' : ''}`, 'data-clock': seat }, formatClock(c.remaining_ms));
+    return h('span', { class: `clock${c.running ? ' running' : ''}${lowTime(c.remaining_ms) ? ' low' : ''}`, 'data-clock': seat }, formatClock(c.remaining_ms));
   };
 
   const seatsNode = () => {
@@ -157,6 +259,7 @@ export function tablePage(shell, id) {
         toMove ? h('span', { class: 'turn-badge', style: `background:${turnColor}` }, t('table.moving')) : null,
         defeated ? h('span', { class: 'defeated-badge', 'data-defeated': i }, t('table.defeated')) : null,
         h('span', { class: 'occupant', title: occupant(entry) }, occupant(entry), s.you === i ? ` (${t('table.you')})` : '',
+          ratingText(entry) ? h('span', { class: 'seat-rating', 'data-rating': i }, ` ${ratingText(entry)}`) : null,
           entry && !s.connected[i] && s.table.phase !== 'ended' ? ` · ${t('table.offline')}` : ''),
         clockNode(i),
         absent ? h('span', { class: 'absent-line', 'data-absent': i, role: 'status' }, absent) : null,
@@ -223,7 +326,8 @@ export function tablePage(shell, id) {
   const replayNode = () => {
     if (!table.review) return null;
     const r = table.review;
-    const n = r.positions.moves.length;
+    // a running game: the live board is the last step
+    const n = table.state && table.state.table.phase !== 'ended' ? table.state.board.moves.length : r.positions.moves.length;
     /** @param {string} id @param {string} key @param {string} path @param {number} ply @param {boolean} off */
     const button = (id, key, path, ply, off) => {
       const b = h('button', { id, class: 'step', title: t(key), 'aria-label': t(key), disabled: off, onclick: () => table.goTo(ply) });
@@ -248,7 +352,7 @@ export function tablePage(shell, id) {
     /** @param {number} ply @param {string} m */
     const cell = (ply, m) => h('span', {
       class: `mv${ply === current ? ' current' : ''}`, 'data-ply': ply,
-      onclick: table.review ? () => table.goTo(ply) : undefined,
+      onclick: () => table.browse(ply),
     }, m);
     /** @type {HTMLElement[]} */
     const rows = [];
@@ -285,6 +389,35 @@ export function tablePage(shell, id) {
     return h('section', { class: 'card moves-card' }, h('h3', {}, t('table.moves')), list);
   };
 
+  /**
+   * The table's chat: the seated players' among themselves, the spectators' among themselves
+   * (the server sends each room to its own); lines are text, never markup.
+   */
+  const chatNode = () => {
+    const s = table.state;
+    if (!s || !shell.session.me) return null;
+    const room = s.you === null ? 'spectators' : 'players';
+    return h('section', { class: 'card chat', id: 'chat' },
+      h('h3', {}, t(room === 'players' ? 'chat.players' : 'chat.spectators')),
+      h('ol', { class: 'chat-lines', id: 'chat-lines' }, ...table.chat.filter((c) => c.room === room).map((c) =>
+        h('li', { class: 'chat-line' }, h('strong', { class: 'chat-name', title: c.name }, c.name), ' ', h('span', { class: 'chat-text' }, c.text)))),
+      h('form', {
+        class: 'chat-form',
+        onsubmit: (/** @type {Event} */ e) => {
+          e.preventDefault();
+          const text = chatText.trim();
+          if (!text) return;
+          table.send({ type: 'chat', text });
+          chatText = '';
+          const input = /** @type {HTMLInputElement | null} */ (document.getElementById('chat-input'));
+          if (input) input.value = '';
+        },
+      }, h('input', {
+        id: 'chat-input', maxlength: 140, value: chatText, placeholder: t('chat.placeholder'), 'aria-label': t('chat.placeholder'),
+        autocomplete: 'off', oninput: (/** @type {Event} */ e) => { chatText = /** @type {HTMLInputElement} */ (e.target).value; },
+      }), h('button', { type: 'submit', id: 'chat-send' }, t('chat.send'))));
+  };
+
   const actionsNode = () => {
     if (!table.state) return h('div');
     const s = table.state;
@@ -295,7 +428,7 @@ export function tablePage(shell, id) {
     if (s.table.phase === 'open' && seated) {
       buttons.push(h('label', { class: 'field inline' }, t('table.level'), ' ', h('select', {
         id: 'level', onchange: (/** @type {Event} */ e) => { table.level = Number(/** @type {HTMLSelectElement} */ (e.target).value); },
-      }, ...[1, 2, 3, 4, 5, 6, 7, 8].map((l) => h('option', { value: l, selected: l === table.level }, String(l))))));
+      }, ...[1, 2, 3, 4, 5, 6, 7, 8].map((l) => h('option', { value: l, selected: l === table.level }, `${l} · ${t(`level.${l}`)}`)))));
       if (full) buttons.push(h('button', { id: 'start', class: 'primary', onclick: () => table.send({ type: 'start' }) }, t('table.start')));
     }
     if (running && seated) {
@@ -306,12 +439,53 @@ export function tablePage(shell, id) {
       } else if (s.draw_offers) {
         buttons.push(h('button', { id: 'offer-draw', disabled: s.draw_offer === s.you, onclick: () => table.send({ type: 'offer_draw' }) }, t('table.offer_draw')));
       }
+      // against the computer (xiangqi): take back the last own move (and the answer)
+      const vsComputer = s.table.seats.every((x, i) => i === s.you || x?.kind === 'computer');
+      if (s.board.variant === 'xiangqi' && vsComputer && s.board.moves.length >= (s.to_move === s.you ? 2 : 1)) {
+        buttons.push(h('button', { id: 'takeback', onclick: () => { table.premove = null; table.send({ type: 'takeback' }); } }, t('table.takeback')));
+      }
       buttons.push(h('button', { id: 'resign', onclick: () => { if (confirm(t('table.confirm_resign'))) table.send({ type: 'resign' }); } }, t('table.resign')));
+    }
+    if (s.table.phase === 'ended' && seated) {
+      const computer = s.table.seats.find((x) => x?.kind === 'computer');
+      if (computer && computer.kind === 'computer') {
+        // the same table options, the colours (kingdoms) turned by one seat, the same computer
+        buttons.push(h('button', {
+          id: 'rematch', class: 'primary',
+          onclick: async () => {
+            try {
+              const next = await api('POST', '/api/tables', s.table.options);
+              requestSetup(next.id, ((s.you ?? 0) + 1) % s.table.seats.length, computer.level);
+              location.hash = `#/t/${next.id}`;
+            } catch (err) {
+              table.problem = { type: 'failed', error: err };
+              draw();
+            }
+          },
+        }, t('table.rematch')));
+      }
+      buttons.push(h('button', {
+        id: 'new-game',
+        onclick: () => {
+          const o = s.table.options;
+          const form = {
+            variant: o.variant, timed: !!o.time, minutes: o.time ? o.time.initial_ms / 60000 : 10,
+            increment: o.time ? o.time.increment_ms / 1000 : 5, rated: o.rated,
+            limit: o.no_capture_limit ?? 120, flags: o.flag_bearers ?? true,
+          };
+          try { sessionStorage.setItem('chuhe.form', JSON.stringify(form)); } catch { /* storage disabled */ }
+          location.hash = '#/';
+        },
+      }, t('table.new_game')));
     }
     if (s.table.options.variant === 'xiangqi' && s.board.moves.length > 0) {
       const notation = lang() === 'zh' ? 'chinese' : 'wxf';
       buttons.push(h('a', { class: 'button', id: 'pgn', href: `/api/tables/${s.table.id}/pgn?notation=${notation}`, download: `chuhe-${s.table.id}.pgn` }, t('table.pgn')));
     }
+    buttons.push(h('button', {
+      id: 'flip', title: t('table.flip'), 'aria-pressed': flip ? 'true' : 'false',
+      onclick: () => { flip = !flip; draw(); },
+    }, t('table.flip')));
     buttons.push(h('a', {
       class: 'button', id: 'leave', href: '#/',
       // app.js asks the same question for every way out of the page (leaving())
@@ -342,30 +516,39 @@ export function tablePage(shell, id) {
     const variant = s?.table.options.variant;
     const title = s ? `${t(`variant.${variant}`)} · ${timeText(s.table.options.time)}` : t('app.connecting');
     const offer = s && s.draw_offer !== null && s.table.phase === 'running'
-      ? h('p', { class: 'offer' }, t('table.draw_offered', { seat: seatLabel(/** @type {string} */ (variant), s.draw_offer) })) : null;
+      ? h('p', { class: 'offer' }, t('table.draw_offered', { seat: seatLabel(/** @type {string} */ (variant), s.draw_offer) }))
+      : s && declined !== null && s.table.phase === 'running'
+        ? h('p', { class: 'offer declined', id: 'draw-declined' }, t('table.draw_declined', { seat: seatLabel(/** @type {string} */ (variant), declined) })) : null;
     const toMoveColor = s && s.to_move !== null
       ? (variant === 'sanguo' ? KINGDOM_COLORS[s.to_move] : '') : '';
     const lastDefeat = table.lastDefeat && s?.table.phase !== 'ended' ? table.lastDefeat : null;
+    // the tab says whose turn it is (or the result), so a player in another tab sees it
+    const tabTitle = s?.outcome ? `${resultText()} · chuhe`
+      : s && s.to_move !== null && s.to_move === s.you ? `● ${t('table.your_turn')} · chuhe`
+        : statusText() ? `${statusText()} · chuhe` : undefined;
     shell.show(h('main', { class: 'table-page', 'data-variant': variant ?? '', 'data-page': `table:${id}` },
       h('div', { class: `board-col${table.review ? ' reviewing' : ''}` },
         connectionText() ? h('p', { class: 'connection', role: 'status' }, connectionText()) : null,
-        s?.outcome ? h('div', { class: 'banner', id: 'result', role: 'status' }, resultText()) : null,
         variant === 'sanguo' ? h('button', {
           class: 'zoom-toggle small', id: 'zoom', 'aria-pressed': zoom ? 'true' : 'false',
           onclick: () => { zoom = !zoom; scrollZoom = zoom; draw(); },
         }, t(zoom ? 'table.zoom_out' : 'table.zoom_in')) : null,
-        h('div', { class: `board-wrap${zoom ? ' zoomed' : ''}`, id: 'board-wrap' }, boardNode()),
+        h('div', { class: `board-wrap${zoom ? ' zoomed' : ''}${table.premove ? ' premove' : ''}`, id: 'board-wrap' }, boardNode()),
         replayNode(),
         capturedNode()),
       h('aside', { class: 'side-col' },
-        h('h2', {}, title, s?.table.options.rated ? ' ' : null, ratedBadge(!!s?.table.options.rated)),
+        h('h2', {}, title, s?.table.options.rated ? ' ' : null, ratedBadge(!!s?.table.options.rated),
+          s && table.spectators ? h('span', { class: 'spectators', id: 'spectators', title: t('table.spectators', { n: table.spectators }) },
+            ` · ${t('table.spectators', { n: table.spectators })}`) : null),
+        s?.outcome ? h('div', { class: 'banner', id: 'result', role: 'status' }, resultText()) : null,
         statusText() ? h('p', { class: `status${s && s.to_move !== null && s.to_move === s.you ? ' yours' : ''}`, id: 'status', style: toMoveColor ? `border-color:${toMoveColor}` : undefined }, statusText()) : null,
         seatsNode(),
         offer,
         lastDefeat ? h('p', { class: 'defeat-notice', id: 'defeat-notice', role: 'status' }, defeatText(lastDefeat)) : null,
         noticeText() ? h('p', { class: 'error', role: 'alert' }, noticeText()) : null,
         actionsNode(),
-        movesNode())));
+        movesNode(),
+        chatNode())), tabTitle);
     const wrap = document.getElementById('board-wrap');
     if (wrap && scrollZoom) {
       // the receiver's kingdom is at the bottom: show the middle of the bottom part
@@ -373,6 +556,8 @@ export function tablePage(shell, id) {
       wrap.scrollLeft = (wrap.scrollWidth - wrap.clientWidth) / 2;
       wrap.scrollTop = wrap.scrollHeight - wrap.clientHeight;
     }
+    const lines = document.getElementById('chat-lines');
+    if (lines) lines.scrollTop = lines.scrollHeight;
     const list = document.getElementById('moves');
     const current = list?.querySelector('.mv.current');
     if (list && current && table.review) {
@@ -384,9 +569,18 @@ export function tablePage(shell, id) {
   const tick = setInterval(() => {
     if (!table.state?.clocks) return;
     const elapsed = performance.now() - table.receivedAt;
-    table.state.clocks.forEach((c, i) => {
+    const s = table.state;
+    s.clocks?.forEach((c, i) => {
       const node = document.querySelector(`[data-clock="${i}"]`);
-      if (node) node.textContent = formatClock(c.running ? c.remaining_ms - elapsed : c.remaining_ms);
+      const left = c.running ? c.remaining_ms - elapsed : c.remaining_ms;
+      if (node) {
+        node.textContent = formatClock(left);
+        node.classList.toggle('low', lowTime(left));
+      }
+      if (c.running && i === s.you && s.table.phase === 'running' && lowTime(left) && !warned) {
+        warned = true;
+        play('lowtime');
+      }
     });
   }, 100);
   // the countdowns of absent seats

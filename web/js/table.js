@@ -5,7 +5,7 @@
 // every change.
 
 import { ApiError, TableSocket, api } from './net.js';
-import { applyUpdate, pgnMoves } from './protocol.js';
+import { applyUpdate, moveEnds, pgnMoves, readBanqiView, readXiangqiFen } from './protocol.js';
 import { Selection } from './select.js';
 import { expose } from './testing.js';
 
@@ -16,6 +16,43 @@ import { expose } from './testing.js';
  * shown.
  * @typedef {{positions: import('./protocol.js').Positions, ply: number}} Review
  */
+
+const SETUP_KEY = 'chuhe.setup';
+/** How many chat lines the page keeps. */
+const CHAT_KEEP = 50;
+
+/**
+ * Asks for a game against the computer at table `id` (just created): the table page, once open,
+ * takes `seat` and fills every other seat with the computer at `level`, then starts.
+ * @param {string} id
+ * @param {number} seat
+ * @param {number} level
+ */
+export function requestSetup(id, seat, level) {
+  try {
+    sessionStorage.setItem(SETUP_KEY, JSON.stringify({ id, seat, level }));
+  } catch {
+    // storage disabled: the player sits and adds the computer by hand
+  }
+}
+
+/**
+ * The setup asked for table `id`, taken (it runs once).
+ * @param {string} id
+ * @returns {{seat: number, level: number} | null}
+ */
+function takeSetup(id) {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(SETUP_KEY) ?? 'null');
+    if (saved && saved.id === id && Number.isInteger(saved.seat) && Number.isInteger(saved.level)) {
+      sessionStorage.removeItem(SETUP_KEY);
+      return { seat: saved.seat, level: saved.level };
+    }
+  } catch {
+    // nothing saved
+  }
+  return null;
+}
 
 export class Table {
   /**
@@ -61,6 +98,28 @@ export class Table {
     this.lastDefeat = null;
     /** @type {((msg: import('./protocol.js').UpdateMessage, before: StateMessage) => void) | null} */
     this.onUpdate = null;
+    /**
+     * A game against the computer set up from the lobby or a rematch: the seat to take, the
+     * computer's level for every other seat, then the start (one step per answer of the server).
+     * @type {{seat: number, level: number} | null}
+     */
+    this.setup = takeSetup(id);
+    /** the version at which the last setup step was sent (one step per version) */
+    this.setupSent = -1;
+    /**
+     * A move chosen while the opponent thinks (xiangqi and banqi moves, never flips): played
+     * as soon as the turn comes if it is legal then, else dropped.
+     * @type {{from: string, to: string | null} | null}
+     */
+    this.premove = null;
+    /**
+     * The chat lines received while on the page, the last {@link CHAT_KEEP} (the server keeps
+     * none).
+     * @type {{room: 'players' | 'spectators', name: string, seat: number | null, text: string}[]}
+     */
+    this.chat = [];
+    /** how many connections watch without a seat (the server's `spectators` messages) */
+    this.spectators = 0;
     this.socket = new TableSocket(id, (msg) => {
       if (msg.type === 'state') {
         this.resyncing = false;
@@ -97,6 +156,12 @@ export class Table {
         this.state = { ...this.state, connected };
         expose('state', this.state);
         this.onChange();
+      } else if (msg.type === 'chat') {
+        this.chat = [...this.chat, { room: msg.room, name: msg.name, seat: msg.seat, text: msg.text }].slice(-CHAT_KEEP);
+        this.onChange();
+      } else if (msg.type === 'spectators') {
+        this.spectators = msg.count;
+        this.onChange();
       } else if (msg.type === 'error') {
         this.problem = msg;
         this.onChange();
@@ -122,7 +187,73 @@ export class Table {
     this.selection.setMoves(state.legal_moves, state.capture_moves);
     this.problem = null;
     if (state.table.phase === 'ended') this.loadPositions();
+    this.stepSetup();
+    this.playPremove();
     this.onChange();
+  }
+
+  /** Whether `sq` holds a face-up piece of the receiver's side (xiangqi and banqi). @param {string} sq */
+  ownPiece(sq) {
+    const s = this.state;
+    if (!s || s.you === null) return false;
+    const f = sq.charCodeAt(0) - 97;
+    const r = Number(sq.slice(1));
+    if (s.board.variant === 'xiangqi') {
+      const p = readXiangqiFen(s.board.fen).board[r]?.[f];
+      return !!p && p.color === (s.you === 0 ? 'r' : 'b');
+    }
+    if (s.board.variant === 'banqi') {
+      const color = s.board.colors[s.you];
+      const p = readBanqiView(s.board.view).board[r - 1]?.[f];
+      return !!color && !!p && !p.down && !!p.kind && (p.kind === p.kind.toUpperCase()) === (color === 'red');
+    }
+    return false;
+  }
+
+  /** Whether a premove may be chosen now: the receiver plays, it is not its turn, not sanguo. */
+  premoveTime() {
+    const s = this.state;
+    return !!s && s.you !== null && s.table.phase === 'running' && s.to_move !== s.you && s.board.variant !== 'sanguo'
+      && !(s.board.variant === 'banqi' && !s.board.colors[s.you]);
+  }
+
+  /** The turn has come: the premove is played when it is one of the legal moves, else dropped. */
+  playPremove() {
+    const s = this.state;
+    const pre = this.premove;
+    if (!s || !pre || !pre.to || s.to_move !== s.you || s.legal_moves.length === 0) {
+      if (s && s.table.phase !== 'running') this.premove = null;
+      return;
+    }
+    this.premove = null;
+    const move = s.legal_moves.find((m) => {
+      const ends = moveEnds(m);
+      return !ends.flip && ends.from === pre.from && ends.to === pre.to;
+    });
+    if (move) this.sendMove(move);
+  }
+
+  /** The next step of a computer game's setup: sit, seat the computer, start. */
+  stepSetup() {
+    const s = this.state;
+    const setup = this.setup;
+    if (!s || !setup || this.setupSent === s.version) return;
+    if (s.table.phase !== 'open') {
+      this.setup = null;
+      return;
+    }
+    this.setupSent = s.version;
+    if (s.you === null) {
+      if (s.table.seats[setup.seat] === null) this.send({ type: 'sit', seat: setup.seat });
+      else this.setup = null;
+      return;
+    }
+    const free = s.table.seats.findIndex((x) => x === null);
+    if (free >= 0) this.send({ type: 'sit_computer', seat: free, level: setup.level });
+    else {
+      this.setup = null;
+      this.send({ type: 'start' });
+    }
   }
 
   /**
@@ -176,6 +307,14 @@ export class Table {
    */
   pick(sq) {
     if (!this.state) return;
+    if (this.premoveTime()) {
+      const pre = this.premove;
+      if (pre && !pre.to && sq !== pre.from && !this.ownPiece(sq)) pre.to = sq;
+      else if (this.ownPiece(sq) && pre?.from !== sq) this.premove = { from: sq, to: null };
+      else this.premove = null;
+      this.onChange();
+      return;
+    }
     const move = this.selection.pick(sq);
     if (move) this.sendMove(move);
     this.onChange();
@@ -187,6 +326,14 @@ export class Table {
    */
   drop(sq) {
     if (!this.state) return;
+    if (this.premoveTime()) {
+      const pre = this.premove;
+      if (pre && !pre.to && sq !== pre.from && !this.ownPiece(sq)) {
+        pre.to = sq;
+        this.onChange();
+      }
+      return;
+    }
     const move = this.selection.drop(sq);
     if (move) {
       this.sendMove(move);
@@ -225,12 +372,43 @@ export class Table {
   }
 
   /**
-   * Shows ply `ply` of the ended game (clamped to the game).
+   * Shows ply `ply` of the ended game (clamped to the game). In a running game, the last ply
+   * goes back to the live board.
    * @param {number} ply
    */
   goTo(ply) {
     if (!this.review) return;
+    const s = this.state;
+    if (s && s.table.phase !== 'ended' && ply >= s.board.moves.length) {
+      this.review = null;
+      expose('review', null);
+      this.onChange();
+      return;
+    }
     this.review.ply = Math.max(0, Math.min(this.review.positions.moves.length, ply));
+    this.onChange();
+  }
+
+  /**
+   * During a running game: shows the earlier ply `ply` (the positions fetched once per new
+   * move); the game goes on meanwhile and the last ply is the live board again.
+   * @param {number} ply
+   */
+  async browse(ply) {
+    const s = this.state;
+    if (!s || s.table.phase === 'ended') return this.goTo(ply);
+    if (ply >= s.board.moves.length || ply < 0) return this.goTo(ply);
+    if (!this.review || this.review.positions.moves.length < s.board.moves.length) {
+      try {
+        /** @type {import('./protocol.js').Positions} */
+        const positions = await api('GET', `/api/tables/${this.id}/positions`);
+        this.review = { positions, ply };
+        expose('review', this.review);
+      } catch (err) {
+        this.problem = { type: 'failed', error: err };
+      }
+    }
+    if (this.review) this.review.ply = Math.max(0, Math.min(this.review.positions.moves.length, ply));
     this.onChange();
   }
 

@@ -404,13 +404,14 @@ async fn table_positions(
     let Some(Event::Created { options }) = events.first() else {
         return Err(ServerError::NotFound(format!("no table {id:?}")));
     };
-    let moves: Vec<String> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Moved { mv, .. } => Some(mv.clone()),
-            _ => None,
-        })
-        .collect();
+    let mut moves: Vec<String> = Vec::new();
+    for e in &events {
+        match e {
+            Event::Moved { mv, .. } => moves.push(mv.clone()),
+            Event::TakenBack { plies } => moves.truncate(moves.len().saturating_sub(*plies)),
+            _ => {}
+        }
+    }
     let positions = AnyGame::replay(options.variant, crate::table::rule_options(options), &moves)
         .map_err(|e| ServerError::Internal(format!("table {id}: {e}")))?;
     Ok(Json(Positions {

@@ -81,6 +81,10 @@ pub fn export(
                 result = r.clone().unwrap_or_else(|| "*".to_owned());
                 termination = Some(outcome.reason.as_str());
             }
+            Event::TakenBack { plies } => {
+                let keep = record.moves.len().saturating_sub(*plies);
+                record.moves.truncate(keep);
+            }
             Event::Started
             | Event::DrawOffered { .. }
             | Event::DrawDeclined { .. }

@@ -156,6 +156,13 @@ pub enum Event {
         /// The seat that declined.
         seat: Seat,
     },
+    /// The last `plies` moves were taken back (xiangqi against the computer): the game is the
+    /// one of the moves before them, the draw offer is gone, the clocks keep their times and the
+    /// seat to move's runs.
+    TakenBack {
+        /// How many moves were taken back (1 or 2).
+        plies: usize,
+    },
     /// A sanguo kingdom was defeated by the move just before this event (`spec/sanguo.md`
     /// §6.1): its General was captured or it had no legal move at the start of its turn, and
     /// its remaining pieces went to `heir`. The game goes on while two kingdoms remain (else an
@@ -380,6 +387,20 @@ impl State {
                     next.outcome = Some(outcome.clone());
                     next.winner_seats.clone_from(winner_seats);
                 }
+                Event::TakenBack { plies } => match (&mut next.board, update.board.as_ref()) {
+                    (
+                        crate::variant::BoardView::Xiangqi { fen, moves },
+                        Some(BoardPosition::Xiangqi { fen: back }),
+                    ) if *plies <= moves.len() => {
+                        fen.clone_from(back);
+                        moves.truncate(moves.len() - plies);
+                    }
+                    _ => {
+                        return Err(UpdateError::Mismatch(
+                            "a takeback without its xiangqi board".to_owned(),
+                        ))
+                    }
+                },
                 Event::Defeated {
                     seat,
                     reason,
@@ -467,8 +488,30 @@ pub enum ClientMessage {
     DeclineDraw {},
     /// Aborts the game before its first move (a seated player).
     Abort {},
+    /// Takes back the caller's last move in a xiangqi game against the computer (with the
+    /// computer's answer when it has answered): the game goes back to the caller's turn.
+    Takeback {},
+    /// Says `text` in the table's chat: a seated person to the seated persons, anyone else to
+    /// the other spectators (needs a session).
+    Chat {
+        /// 1 … [`MAX_CHAT_CHARS`] characters after trimming, no control characters.
+        text: String,
+    },
     /// Keep-alive; answered by `pong`.
     Ping {},
+}
+
+/// Longest chat line, in characters.
+pub const MAX_CHAT_CHARS: usize = 140;
+
+/// Which chat of a table a line belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChatRoom {
+    /// The seated persons' chat.
+    Players,
+    /// The spectators' chat.
+    Spectators,
 }
 
 /// Why a request or a message was refused: a stable machine code.
@@ -534,6 +577,23 @@ pub enum ServerMessage {
         /// before it loses by abandonment (running game) or is freed (open table); else `null`.
         #[serde(default)]
         abandon_ms: Option<u64>,
+    },
+    /// A chat line, to the connections of its room only (not versioned, not stored).
+    Chat {
+        /// The room: `players` (the seated persons) or `spectators`.
+        room: ChatRoom,
+        /// The speaker's display name.
+        name: String,
+        /// The speaker's seat, `null` for a spectator.
+        seat: Option<Seat>,
+        /// The line, as checked by the server (trimmed, at most [`MAX_CHAT_CHARS`]).
+        text: String,
+    },
+    /// How many connections watch without a seat, after a connection came or went or a seat
+    /// changed (not versioned).
+    Spectators {
+        /// The number of connections without a seat.
+        count: usize,
     },
     /// A refused message; nothing changed.
     Error {
@@ -637,6 +697,7 @@ impl FinishedGame {
                     }
                 }
                 Event::Moved { ply, .. } => plies = *ply,
+                Event::TakenBack { plies: n } => plies = plies.saturating_sub(*n),
                 Event::Ended {
                     outcome,
                     result,

@@ -78,6 +78,7 @@ fn fixtures_parse_and_print_back() {
         set(&[
             "abort",
             "accept_draw",
+            "chat",
             "decline_draw",
             "move",
             "offer_draw",
@@ -87,12 +88,22 @@ fn fixtures_parse_and_print_back() {
             "sit_computer",
             "stand",
             "start",
-            "sync"
+            "sync",
+            "takeback"
         ])
     );
     assert_eq!(
         server_types,
-        set(&["error", "event", "pong", "presence", "state", "update"])
+        set(&[
+            "chat",
+            "error",
+            "event",
+            "pong",
+            "presence",
+            "spectators",
+            "state",
+            "update"
+        ])
     );
     assert_eq!(
         event_kinds,
@@ -105,11 +116,12 @@ fn fixtures_parse_and_print_back() {
             "moved",
             "sat",
             "started",
-            "stood"
+            "stood",
+            "taken_back"
         ])
     );
     assert_eq!(http.len(), 8);
-    assert_eq!(names.len(), 47);
+    assert_eq!(names.len(), 52);
 }
 
 #[test]

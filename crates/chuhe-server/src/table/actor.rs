@@ -10,7 +10,7 @@ use crate::clock::Clocks;
 use crate::computer;
 use crate::error::ServerError;
 use crate::protocol::{
-    ClientMessage, Event, FinishedGame, Phase, Seat, SeatPlayer, ServerMessage, State,
+    ChatRoom, ClientMessage, Event, FinishedGame, Phase, Seat, SeatPlayer, ServerMessage, State,
     TableSummary, Update, VersionedEvent,
 };
 use crate::rating::{rate_game, Rating};
@@ -363,6 +363,7 @@ impl Table {
                     if let Some(p) = c.person {
                         self.presence_changed(&p);
                     }
+                    self.send_spectators();
                 }
             }
             Command::Message { conn, msg, reply } => {
@@ -422,6 +423,7 @@ impl Table {
         if let Some(p) = person {
             self.presence_changed(&p);
         }
+        self.send_spectators();
         Ok(id)
     }
 
@@ -477,6 +479,56 @@ impl Table {
                 })
             })
             .collect()
+    }
+
+    /// Sends a chat line of connection `conn` to its room: a seated person's to the seated
+    /// persons, anyone else's to the connections without a seat.
+    fn chat(&mut self, conn: u64, text: &str) -> Result<(), ServerError> {
+        let person = self.conns.get(&conn).and_then(|c| c.person.clone());
+        let text = core::chat_line(person.as_ref(), text)?;
+        let Some(person) = person else {
+            return Ok(());
+        };
+        let seat = self.state.seat_of(&person);
+        let room = if seat.is_some() {
+            ChatRoom::Players
+        } else {
+            ChatRoom::Spectators
+        };
+        let msg = ServerMessage::Chat {
+            room,
+            name: person.name.clone(),
+            seat,
+            text,
+        };
+        let state = &self.state;
+        self.conns.retain(|_, c| {
+            let seated = c.person.as_ref().and_then(|p| state.seat_of(p)).is_some();
+            if seated != (room == ChatRoom::Players) {
+                return true;
+            }
+            c.out.send(msg.clone()).is_ok()
+        });
+        Ok(())
+    }
+
+    /// The connections without a seat at the table (spectators, or a person not seated).
+    fn spectators(&self) -> usize {
+        self.conns
+            .values()
+            .filter(|c| {
+                c.person
+                    .as_ref()
+                    .and_then(|p| self.state.seat_of(p))
+                    .is_none()
+            })
+            .count()
+    }
+
+    /// Tells everybody how many watch (after a connection came or went, or a seat changed).
+    fn send_spectators(&mut self) {
+        let count = self.spectators();
+        self.send_all(&ServerMessage::Spectators { count });
     }
 
     fn send_all(&mut self, msg: &ServerMessage) {
@@ -723,6 +775,7 @@ impl Table {
         let at = Instant::now();
         match msg {
             ClientMessage::Ping {} => return Ok(()),
+            ClientMessage::Chat { text } => return self.chat(conn, &text),
             ClientMessage::Sync { since } => {
                 let c = self
                     .conns
@@ -753,6 +806,9 @@ impl Table {
         self.commit(decision, at).await?;
         if let (ClientMessage::Sit { .. }, Some(p)) = (&msg, &person) {
             self.presence_changed(p);
+        }
+        if matches!(msg, ClientMessage::Sit { .. } | ClientMessage::Stand {}) {
+            self.send_spectators();
         }
         Ok(())
     }

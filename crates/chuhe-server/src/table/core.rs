@@ -15,7 +15,7 @@ use crate::computer;
 use crate::error::ServerError;
 use crate::protocol::{
     ClientMessage, Defeat, Event, Phase, Seat, SeatPlayer, State, TableOptions, TableSummary,
-    Update, VersionedEvent,
+    Update, VersionedEvent, MAX_CHAT_CHARS,
 };
 use crate::store::TableRow;
 use crate::variant::{AnyGame, AnyMove, MoveError};
@@ -134,6 +134,10 @@ impl TableState {
             Event::DrawDeclined { .. } => self.draw_offer = None,
             // the move before it has already defeated the kingdom in the game
             Event::Defeated { .. } => {}
+            Event::TakenBack { plies } => {
+                self.take_back(*plies, at)?;
+                return Ok(());
+            }
             Event::Ended {
                 outcome,
                 winner_seats,
@@ -164,6 +168,30 @@ impl TableState {
             }
         }
         self.version += 1;
+    }
+
+    /// What a `taken_back` event changes: the game replayed without its last `plies` moves, the
+    /// draw offer gone, the running clock stopped (charged) and the seat to move's started; the
+    /// version counts the event.
+    fn take_back(&mut self, plies: usize, at: Instant) -> Result<(), String> {
+        let records = self.game.records();
+        let keep = records
+            .len()
+            .checked_sub(plies)
+            .ok_or("a takeback of more moves than were played")?;
+        let mut game = AnyGame::new(self.options.variant, super::rule_options(&self.options));
+        for r in &records[..keep] {
+            game.play_record(r).map_err(|e| e.to_string())?;
+        }
+        self.game = game;
+        self.draw_offer = None;
+        let next = self.game.seat_to_move();
+        if let Some(c) = &mut self.clocks {
+            c.stop(at);
+            c.start(next.index(), at);
+        }
+        self.version += 1;
+        Ok(())
     }
 
     /// What an `ended` event changes: the game's ending, the phase, the draw offer, the clocks
@@ -281,7 +309,7 @@ impl TableState {
     ) -> Update {
         let moved = events
             .iter()
-            .any(|e| matches!(e.event, Event::Moved { .. }));
+            .any(|e| matches!(e.event, Event::Moved { .. } | Event::TakenBack { .. }));
         let seated = events
             .iter()
             .any(|e| matches!(e.event, Event::Sat { .. } | Event::Stood { .. }));
@@ -386,6 +414,8 @@ pub(crate) fn decide(
     let one = |e: Event| Ok(Decision::Events(vec![e]));
     match msg {
         ClientMessage::Ping {} | ClientMessage::Sync { .. } => Ok(Decision::Events(Vec::new())),
+        // the actor sends chat lines; they change nothing here
+        ClientMessage::Chat { .. } => Ok(Decision::Events(Vec::new())),
         ClientMessage::Sit { seat } => {
             let person = caller
                 .person
@@ -500,7 +530,20 @@ pub(crate) fn decide(
                 )),
                 // Both sides want a draw: the offer meets the other's.
                 Some(_) => one(ended(Outcome::draw(EndReason::Agreement), Vec::new())),
-                None => one(Event::DrawOffered { seat }),
+                None => {
+                    let offered = Event::DrawOffered { seat };
+                    // the computer answers at once
+                    let other = Seat::new(1 - seat.index().min(1));
+                    if state.computer_level(other).is_none() {
+                        return one(offered);
+                    }
+                    let answer = if computer_accepts_draw(state, other) {
+                        ended(Outcome::draw(EndReason::Agreement), Vec::new())
+                    } else {
+                        Event::DrawDeclined { seat: other }
+                    };
+                    Ok(Decision::Events(vec![offered, answer]))
+                }
             }
         }
         ClientMessage::AcceptDraw {} | ClientMessage::DeclineDraw {} => {
@@ -518,6 +561,31 @@ pub(crate) fn decide(
                 )),
             }
         }
+        ClientMessage::Takeback {} => {
+            let seat = caller.seat(state)?;
+            state.running()?;
+            if state.game.as_xiangqi().is_none() {
+                return Err(ServerError::NotAllowed(
+                    "takebacks are for xiangqi games".to_owned(),
+                ));
+            }
+            let others_computer = Seat::all(state.seats.len())
+                .filter(|s| *s != seat)
+                .all(|s| state.computer_level(s).is_some());
+            if !others_computer {
+                return Err(ServerError::NotAllowed(
+                    "takebacks are for games against the computer".to_owned(),
+                ));
+            }
+            // back to the caller's turn: its own last move, and the computer's answer if any
+            let plies = if state.to_move() == Some(seat) { 2 } else { 1 };
+            if state.game.ply() < plies {
+                return Err(ServerError::NotAllowed(
+                    "there is no move of yours to take back".to_owned(),
+                ));
+            }
+            one(Event::TakenBack { plies })
+        }
         ClientMessage::Abort {} => {
             caller.seat(state)?;
             state.running()?;
@@ -530,6 +598,51 @@ pub(crate) fn decide(
         }
     }
 }
+
+/// A chat line as the table sends it: trimmed, 1 … [`MAX_CHAT_CHARS`] characters, no control
+/// characters (as names: nothing that could break a line or hide text).
+///
+/// # Errors
+/// [`ServerError::BadMessage`] naming what is wrong; [`ServerError::Unauthorized`] without a
+/// session.
+pub(crate) fn chat_line(person: Option<&Person>, text: &str) -> Result<String, ServerError> {
+    if person.is_none() {
+        return Err(ServerError::Unauthorized(
+            "chatting needs a session".to_owned(),
+        ));
+    }
+    let text = text.trim();
+    let chars = text.chars().count();
+    if chars == 0 {
+        return Err(ServerError::BadMessage("an empty chat line".to_owned()));
+    }
+    if chars > MAX_CHAT_CHARS {
+        return Err(ServerError::BadMessage(format!(
+            "a chat line has at most {MAX_CHAT_CHARS} characters"
+        )));
+    }
+    if text.chars().any(char::is_control) {
+        return Err(ServerError::BadMessage(
+            "a chat line has no control characters".to_owned(),
+        ));
+    }
+    Ok(text.to_owned())
+}
+
+/// Whether the computer at `seat` takes a draw offered now: in xiangqi when the engine's static
+/// evaluation from its side is at most [`COMPUTER_DRAW_MARGIN`] centipawns (it is not clearly
+/// better); in banqi never (the simple player keeps playing).
+pub(crate) fn computer_accepts_draw(state: &TableState, seat: Seat) -> bool {
+    let Some(g) = state.game.as_xiangqi() else {
+        return false;
+    };
+    let red = chuhe_engine::eval::evaluate_red(g.position(), &chuhe_engine::eval::PARAMS);
+    let mine = if seat.index() == 0 { red } else { -red };
+    mine <= COMPUTER_DRAW_MARGIN
+}
+
+/// The computer accepts a draw unless its evaluation is above this, centipawns (half a Soldier).
+pub(crate) const COMPUTER_DRAW_MARGIN: i32 = 50;
 
 /// A move of `seat` (the seat to move) arriving at `now`: played, unless the seat's flag has
 /// already fallen, in which case it loses on time whatever the move is.
@@ -1251,6 +1364,119 @@ mod tests {
         );
         let open = open(Variant::Xiangqi, None, false);
         assert_eq!(abandon(&open, Seat::new(0)), None);
+    }
+
+    #[test]
+    fn the_computer_answers_a_draw_offer_at_once() {
+        let me = person("a", false);
+        let mut state = open(Variant::Xiangqi, None, false);
+        let now = Instant::now();
+        state.apply(&sat(0, &me), now).unwrap();
+        let computer = Event::Sat {
+            seat: Seat::new(1),
+            player: SeatPlayer::Computer { level: 3 },
+        };
+        state.apply(&computer, now).unwrap();
+        state.apply(&Event::Started, now).unwrap();
+        // the start: even, the computer takes the draw
+        assert!(computer_accepts_draw(&state, Seat::new(1)));
+        assert_eq!(
+            ask(&state, Some(&me), ClientMessage::OfferDraw {}).unwrap(),
+            Decision::Events(vec![
+                Event::DrawOffered { seat: Seat::new(0) },
+                ended(Outcome::draw(EndReason::Agreement), Vec::new()),
+            ])
+        );
+        // Black's Cannon takes Red's Horse: the computer (Black) is better and plays on
+        let mut behind = open(Variant::Xiangqi, None, false);
+        behind.apply(&sat(0, &me), now).unwrap();
+        behind.apply(&computer, now).unwrap();
+        behind.apply(&Event::Started, now).unwrap();
+        play_all(&mut behind, &["a0a1", "h9g7", "a1d1", "h7h0"]);
+        assert!(!computer_accepts_draw(&behind, Seat::new(1)));
+        assert_eq!(
+            ask(&behind, Some(&me), ClientMessage::OfferDraw {}).unwrap(),
+            Decision::Events(vec![
+                Event::DrawOffered { seat: Seat::new(0) },
+                Event::DrawDeclined { seat: Seat::new(1) },
+            ])
+        );
+    }
+
+    #[test]
+    fn a_takeback_against_the_computer_goes_back_to_the_callers_turn() {
+        let me = person("a", false);
+        let mut state = open(Variant::Xiangqi, None, false);
+        let now = Instant::now();
+        state.apply(&sat(0, &me), now).unwrap();
+        let computer = Event::Sat {
+            seat: Seat::new(1),
+            player: SeatPlayer::Computer { level: 3 },
+        };
+        state.apply(&computer, now).unwrap();
+        state.apply(&Event::Started, now).unwrap();
+        assert_eq!(
+            refused(ask(&state, Some(&me), ClientMessage::Takeback {})),
+            not_allowed("there is no move of yours to take back")
+        );
+        play_all(&mut state, &["h2e2"]);
+        // the computer is thinking: only the caller's move goes
+        assert_eq!(
+            ask(&state, Some(&me), ClientMessage::Takeback {}).unwrap(),
+            Decision::Events(vec![Event::TakenBack { plies: 1 }])
+        );
+        play_all(&mut state, &["h9g7"]);
+        let version = state.version;
+        let e = Event::TakenBack { plies: 2 };
+        assert_eq!(
+            ask(&state, Some(&me), ClientMessage::Takeback {}).unwrap(),
+            Decision::Events(vec![e.clone()])
+        );
+        state.apply(&e, now).unwrap();
+        assert_eq!(state.version, version + 1);
+        assert_eq!(state.game.ply(), 0);
+        assert_eq!(state.to_move(), Some(Seat::new(0)));
+        let view = state.view(Some(Seat::new(0)), vec![true, true], now);
+        assert_eq!(view.legal_moves.len(), 44);
+        // between two people there is no takeback
+        let (people, players) = running(Variant::Xiangqi, None, now);
+        assert_eq!(
+            refused(ask(&people, Some(&players[0]), ClientMessage::Takeback {})),
+            not_allowed("takebacks are for games against the computer")
+        );
+    }
+
+    #[test]
+    fn chat_lines_are_trimmed_short_and_without_control_characters() {
+        let me = person("a", false);
+        assert_eq!(chat_line(Some(&me), "  hola  ").unwrap(), "hola");
+        assert_eq!(
+            chat_line(Some(&me), &"象".repeat(140))
+                .unwrap()
+                .chars()
+                .count(),
+            140
+        );
+        for (text, why) in [
+            ("   ", "an empty chat line"),
+            ("a\u{7}b", "a chat line has no control characters"),
+            ("a\nb", "a chat line has no control characters"),
+        ] {
+            assert_eq!(
+                chat_line(Some(&me), text).unwrap_err(),
+                ServerError::BadMessage(why.to_owned())
+            );
+        }
+        assert_eq!(
+            chat_line(Some(&me), &"x".repeat(141)).unwrap_err(),
+            ServerError::BadMessage("a chat line has at most 140 characters".to_owned())
+        );
+        assert!(matches!(
+            chat_line(None, "hola"),
+            Err(ServerError::Unauthorized(_))
+        ));
+        // markup is text: the client shows it as it is
+        assert_eq!(chat_line(Some(&me), "<b>x</b>").unwrap(), "<b>x</b>");
     }
 
     #[test]
