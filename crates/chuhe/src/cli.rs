@@ -104,6 +104,8 @@ pub enum Command {
             value_delimiter = ','
         )]
         allowed_origins: Vec<String>,
+        #[command(flatten)]
+        limits: crate::serve_cmd::Limits,
     },
     /// Play many games at once against a running chuhe serve and report moves/s, latencies,
     /// errors and memory; every acknowledged move is then checked in the store (docs/performance.md).
@@ -263,7 +265,14 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             database,
             trust_forwarded_for,
             allowed_origins,
-        } => crate::serve_cmd::serve(&bind, &database, trust_forwarded_for, allowed_origins)?,
+            limits,
+        } => crate::serve_cmd::serve(
+            &bind,
+            &database,
+            trust_forwarded_for,
+            allowed_origins,
+            &limits,
+        )?,
         Command::Loadtest {
             url,
             games,
@@ -400,6 +409,7 @@ mod tests {
             database,
             trust_forwarded_for,
             allowed_origins,
+            ..
         } = serve(&[])
         else {
             panic!("not serve");
