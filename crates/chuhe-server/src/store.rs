@@ -639,19 +639,17 @@ impl Store {
             tracing::warn!("no timer thread: sessions are not cleaned up");
             return;
         };
+        // A weak sender: the store's writer still stops once every store is dropped.
         let weak = self.jobs.downgrade();
-        let template = self.clone();
+        let limit = self.options.statement_timeout;
+        let lifetime = self.options.session_lifetime;
         timers.spawn(async move {
             let mut since_cleanup = None::<std::time::Instant>;
             loop {
                 let Some(jobs) = weak.upgrade() else { break };
-                let store = Store {
-                    jobs,
-                    ..template.clone()
-                };
                 if since_cleanup.is_none_or(|t| t.elapsed() >= CLEANUP_EVERY) {
                     since_cleanup = Some(std::time::Instant::now());
-                    match store.cleanup().await {
+                    match send_single(&jobs, limit, cleanup_job(lifetime)).await {
                         Ok(0) => {}
                         Ok(n) => {
                             tracing::info!(rows = n, "expired sessions and unused guests removed")
@@ -660,12 +658,12 @@ impl Store {
                         Err(e) => tracing::warn!(error = %e, "session cleanup failed"),
                     }
                 }
-                match store.write_single(Single::Alive { now_ms: now_ms() }).await {
+                match send_single(&jobs, limit, Single::Alive { now_ms: now_ms() }).await {
                     Err(StoreError::WriterStopped) => break,
                     Err(e) => tracing::debug!(error = %e, "alive_ms not written"),
                     Ok(_) => {}
                 }
-                drop(store);
+                drop(jobs);
                 tokio::time::sleep(ALIVE_EVERY).await;
             }
         });
@@ -677,11 +675,8 @@ impl Store {
     /// # Errors
     /// A database failure.
     pub async fn cleanup(&self) -> Result<u64, StoreError> {
-        let lifetime = i64::try_from(self.options.session_lifetime.as_millis()).unwrap_or(i64::MAX);
-        self.write_single(Single::Cleanup {
-            cutoff_ms: now_ms().saturating_sub(lifetime),
-        })
-        .await
+        self.write_single(cleanup_job(self.options.session_lifetime))
+            .await
     }
 
     /// The thinking time a kill -9 left uncharged on a table: from the table row's last write
@@ -712,9 +707,9 @@ impl Store {
         Ok(Duration::from_millis(ms as u64))
     }
 
-    /// Makes the writer fake `fault` on its next `times` transactions (or checks, for
-    /// [`Fault::CheckFails`]), after the faults already queued. For tests of what follows a
-    /// database failure; nothing calls it in the server.
+    /// Makes the writer fake `fault` on its next `times` transactions with table writes (or
+    /// checks, for [`Fault::CheckFails`]), after the faults already queued. For tests of what
+    /// follows a database failure; nothing calls it in the server.
     pub fn inject_fault(&self, fault: Fault, times: usize) {
         if let Ok(mut queue) = self.faults.0.lock() {
             queue.extend(std::iter::repeat_n(fault, times));
@@ -779,15 +774,7 @@ impl Store {
 
     /// Hands an ungrouped write to the writer and waits for the rows it affected.
     async fn write_single(&self, single: Single) -> Result<u64, StoreError> {
-        let (answer, answered) = oneshot::channel();
-        self.timed(async {
-            self.jobs
-                .send(Job::Single(single, answer))
-                .await
-                .map_err(|_| StoreError::WriterStopped)?;
-            answered.await.map_err(|_| StoreError::WriterStopped)?
-        })
-        .await
+        send_single(&self.jobs, self.options.statement_timeout, single).await
     }
 
     /// Creates a player (a guest when `password_hash` is `None`).
@@ -1133,6 +1120,32 @@ impl Store {
             .into_iter()
             .map(|(_, event)| event)
             .collect())
+    }
+}
+
+/// Hands an ungrouped write to the writer through `jobs` and waits (up to `limit`) for the
+/// rows it affected.
+async fn send_single(
+    jobs: &mpsc::Sender<Job>,
+    limit: Duration,
+    single: Single,
+) -> Result<u64, StoreError> {
+    let (answer, answered) = oneshot::channel();
+    within(limit, async {
+        jobs.send(Job::Single(single, answer))
+            .await
+            .map_err(|_| StoreError::WriterStopped)?;
+        answered.await.map_err(|_| StoreError::WriterStopped)?
+    })
+    .await
+}
+
+/// The cleanup of the sessions unused for `lifetime`, and of the guests older than that
+/// without a session.
+fn cleanup_job(lifetime: Duration) -> Single {
+    let lifetime = i64::try_from(lifetime.as_millis()).unwrap_or(i64::MAX);
+    Single::Cleanup {
+        cutoff_ms: now_ms().saturating_sub(lifetime),
     }
 }
 

@@ -457,12 +457,15 @@ async fn write_group(
     if !tables.is_empty() {
         write_tables(&mut tx, tables).await?;
     }
-    if faults.take(Fault::Outage) {
+    // Faults are faked on table writes only (the periodic writes of the store, sessions and
+    // players never take a fault meant for a table).
+    let faked = !tables.is_empty();
+    if faked && faults.take(Fault::Outage) {
         // Dropped without COMMIT: rolled back.
         return Err(injected("the database went away before COMMIT"));
     }
     tx.commit().await?;
-    if faults.take(Fault::LostCommitAnswer) {
+    if faked && faults.take(Fault::LostCommitAnswer) {
         return Err(injected("the connection was cut after COMMIT was sent"));
     }
     Ok(results)

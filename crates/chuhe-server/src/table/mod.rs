@@ -254,23 +254,6 @@ pub fn rule_options(options: &TableOptions) -> RuleOptions {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// "Off" is the longest limit the rules allow; other limits are as asked.
-    #[test]
-    fn a_game_without_the_no_capture_limit_still_has_a_length_limit() {
-        let options = |limit: Option<u16>| TableOptions {
-            no_capture_limit: limit,
-            ..serde_json::from_str(r#"{"variant":"xiangqi"}"#).unwrap()
-        };
-        assert_eq!(rule_options(&options(Some(0))).no_capture_limit, 1000);
-        assert_eq!(rule_options(&options(Some(60))).no_capture_limit, 60);
-        assert_eq!(rule_options(&options(None)).no_capture_limit, 120);
-    }
-}
-
 /// Creates a table: stores it with its `created` event and starts its actor.
 ///
 /// # Errors
@@ -339,4 +322,21 @@ pub async fn load(
         }
     }
     Ok(spawn(state, log, store.clone(), settings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// "Off" is the longest limit the rules allow; other limits are as asked.
+    #[test]
+    fn a_game_without_the_no_capture_limit_still_has_a_length_limit() {
+        let options = |limit: Option<u16>| TableOptions {
+            no_capture_limit: limit,
+            ..serde_json::from_str(r#"{"variant":"xiangqi"}"#).unwrap()
+        };
+        assert_eq!(rule_options(&options(Some(0))).no_capture_limit, 1000);
+        assert_eq!(rule_options(&options(Some(60))).no_capture_limit, 60);
+        assert_eq!(rule_options(&options(None)).no_capture_limit, 120);
+    }
 }
