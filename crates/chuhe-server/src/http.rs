@@ -264,8 +264,8 @@ struct PgnQuery {
     notation: Option<String>,
 }
 
-/// `GET /api/tables/{id}/pgn[?notation=chinese|wxf|iccs]`: the xiangqi game as PGN (Chinese
-/// moves by default).
+/// `GET /api/tables/{id}/pgn[?notation=chinese|wxf|iccs|xboard]`: the xiangqi game as PGN
+/// (Chinese moves by default).
 async fn table_pgn(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -277,9 +277,10 @@ async fn table_pgn(
         "chinese" => Notation::Chinese,
         "wxf" => Notation::Wxf,
         "iccs" => Notation::Iccs,
+        "xboard" => Notation::Xboard,
         other => {
             return Err(ServerError::BadMessage(format!(
-                "notation {other:?}: use chinese, wxf or iccs"
+                "notation {other:?}: use chinese, wxf, iccs or xboard"
             )))
         }
     };

@@ -78,6 +78,8 @@ pub enum NotationArg {
     Wxf,
     /// Chinese (炮二平五 / 马8进7).
     Chinese,
+    /// Lower-case ICCS h2e2 with [Variant "xiangqi"]: the form XBoard loads.
+    Xboard,
 }
 
 /// Runs a `records` subcommand.
@@ -101,6 +103,7 @@ pub fn run(command: RecordsCommand, out: &mut impl Write) -> Result<(), CliError
                     NotationArg::Iccs => Notation::Iccs,
                     NotationArg::Wxf => Notation::Wxf,
                     NotationArg::Chinese => Notation::Chinese,
+                    NotationArg::Xboard => Notation::Xboard,
                 },
                 style: ChineseStyle {
                     traditional,
@@ -150,6 +153,9 @@ impl InputArgs {
                     DialectArg::Xqbase => Dialect::XqBase,
                     DialectArg::FairyStockfish => Dialect::FairyStockfish,
                 }),
+                // SAN ranks are told per record (1-10 for Fairy-Stockfish and pychess, 0-9 for
+                // XBoard), whatever the coordinates use.
+                san_rank_base: None,
             },
         }
     }
