@@ -8,6 +8,8 @@
 //! - Records: [`record::GameRecord`] (tags and move texts), read from PGN ([`pgn::read`]),
 //!   DhtmlXQ ([`dhtmlxq::read`]) and the TSV layout of `data/games.tsv` ([`tsv::read`]); replayed
 //!   by [`replay::replay`]; written as PGN ([`pgn::write`]) and TSV ([`tsv::write_row`]).
+//! - Sanguo and banqi records ([`table_record`]): PGN-style tags and each game's own move
+//!   notation, replayed with `chuhe-rules`.
 //!
 //! ```
 //! use chuhe_notation::{read_move, write_chinese, write_wxf, ChineseStyle, ReadOptions};
@@ -28,6 +30,7 @@ pub mod record;
 pub mod replay;
 pub mod san;
 mod spell;
+pub mod table_record;
 pub mod tsv;
 mod write;
 

@@ -264,8 +264,8 @@ struct PgnQuery {
     notation: Option<String>,
 }
 
-/// `GET /api/tables/{id}/pgn[?notation=chinese|wxf|iccs|xboard]`: the xiangqi game as PGN
-/// (Chinese moves by default).
+/// `GET /api/tables/{id}/pgn[?notation=chinese|wxf|iccs|xboard]`: the game as PGN: xiangqi in
+/// the notation asked for (Chinese by default), sanguo and banqi as their PGN-style records.
 async fn table_pgn(
     State(state): State<AppState>,
     Path(id): Path<String>,
