@@ -303,8 +303,8 @@ struct PgnQuery {
     notation: Option<String>,
 }
 
-/// `GET /api/tables/{id}/pgn[?notation=chinese|wxf|iccs]`: the xiangqi game as PGN (Chinese
-/// moves by default).
+/// `GET /api/tables/{id}/pgn[?notation=chinese|wxf|iccs|xboard]`: the game as PGN: xiangqi in
+/// the notation asked for (Chinese by default), sanguo and banqi as their PGN-style records.
 async fn table_pgn(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -316,9 +316,10 @@ async fn table_pgn(
         "chinese" => Notation::Chinese,
         "wxf" => Notation::Wxf,
         "iccs" => Notation::Iccs,
+        "xboard" => Notation::Xboard,
         other => {
             return Err(ServerError::BadMessage(format!(
-                "notation {other:?}: use chinese, wxf or iccs"
+                "notation {other:?}: use chinese, wxf, iccs or xboard"
             )))
         }
     };
