@@ -52,13 +52,13 @@ impl Problem {
     /// turns: flips with their revealed pieces).
     ///
     /// # Errors
-    /// The text of the first record that does not replay, with its index.
+    /// `move N "TEXT": REASON` for the first record that does not replay (N counts from 1).
     pub fn replay(start: &View, records: &[Record]) -> Result<Problem, String> {
         let mut view = start.clone();
         let mut stretch = vec![Board::from_view(&view).key()];
         for (i, r) in records.iter().enumerate() {
             view.play_recorded(*r)
-                .map_err(|e| format!("record {} ({r}): {e}", i + 1))?;
+                .map_err(|e| format!("move {} \"{r}\": {e}", i + 1))?;
             if !matches!(r, Record::Move { .. }) {
                 stretch.clear();
             }
