@@ -15,6 +15,7 @@ use chuhe_engine::{banqi, sanguo};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use tokio::sync::Semaphore;
+use tokio::time::Instant;
 
 /// Levels run from 1 (weakest) to this.
 pub const MAX_LEVEL: u8 = chuhe_engine::levels::MAX_LEVEL;
