@@ -114,7 +114,12 @@ fn export_table_record(id: &str, created_ms: i64, events: &[Event]) -> Result<St
                 }
                 outcome = Some(words);
             }
-            Event::Started | Event::DrawOffered { .. } | Event::DrawDeclined { .. } => {}
+            Event::TakenBack { plies } => moves.truncate(moves.len().saturating_sub(*plies)),
+            // Defeats follow from the moves: the record's replay finds them again.
+            Event::Started
+            | Event::DrawOffered { .. }
+            | Event::DrawDeclined { .. }
+            | Event::Defeated { .. } => {}
         }
     }
     let record = TableRecord {
