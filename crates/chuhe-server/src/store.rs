@@ -509,6 +509,9 @@ pub struct Store {
     checkpointer: Arc<std::sync::Mutex<Option<checkpoint::Checkpointer>>>,
     /// The `alive_ms` a previous server left (0 or none after a clean stop).
     previous_alive_ms: i64,
+    /// Set when a row-only write (a table's clocks saved at shutdown) failed: the stop is then
+    /// not clean, and `alive_ms` is left for the next start to charge from.
+    unsaved: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Adds `mode=rwc` to a SQLite URL that has no mode, so a missing file is created.
@@ -639,6 +642,7 @@ impl Store {
             lock: Arc::new(tokio::sync::Mutex::new(lock)),
             checkpointer: Arc::new(std::sync::Mutex::new(checkpointer)),
             previous_alive_ms,
+            unsaved: Arc::new(std::sync::atomic::AtomicBool::new(false)),
         };
         store.start_housekeeping();
         Ok(store)
@@ -751,10 +755,15 @@ impl Store {
     }
 
     /// Closes every connection: the reads' at once, the writer's once the jobs handed to it
-    /// before are done; later writes fail with [`StoreError::WriterStopped`].
+    /// before are done; later writes fail with [`StoreError::WriterStopped`]. Unless a table's
+    /// clocks failed to be saved, `alive_ms` is set to 0 first: a clean stop leaves nothing to
+    /// charge at the next start.
     pub async fn close(&self) {
-        // A clean stop: nothing is left to charge at the next start.
-        let _ = self.write_single(Single::Alive { now_ms: 0 }).await;
+        // A clean stop (every table's clocks saved): nothing is left to charge at the next
+        // start. Otherwise the last `alive_ms` stays, as after a crash.
+        if !self.unsaved.load(std::sync::atomic::Ordering::Acquire) {
+            let _ = self.write_single(Single::Alive { now_ms: 0 }).await;
+        }
         let checkpointer = self.checkpointer.lock().ok().and_then(|mut c| c.take());
         if let Some(mut checkpointer) = checkpointer {
             // Waits at most for the checkpoint in progress.
@@ -1053,16 +1062,28 @@ impl Store {
             .collect()
     }
 
+    /// Records that a table's clocks could not be saved at shutdown: the stop is not clean,
+    /// and the next start charges the thinking time up to the last `alive_ms`.
+    pub(crate) fn mark_unsaved(&self) {
+        self.unsaved
+            .store(true, std::sync::atomic::Ordering::Release);
+    }
+
     /// Saves the table row alone (the clock snapshot at shutdown), as a [`TableWrite`] without
-    /// events.
+    /// events; a failure marks the stop as not clean (see [`Store::close`]).
     pub async fn save_row(&self, row: &TableRow) -> Result<(), StoreError> {
-        self.write(&TableWrite {
-            row: row.clone(),
-            events: Vec::new(),
-            ratings: Vec::new(),
-            finished: None,
-        })
-        .await
+        let result = self
+            .write(&TableWrite {
+                row: row.clone(),
+                events: Vec::new(),
+                ratings: Vec::new(),
+                finished: None,
+            })
+            .await;
+        if result.is_err() {
+            self.mark_unsaved();
+        }
+        result
     }
 
     fn table_of(row: &AnyRow) -> Result<TableRow, StoreError> {
