@@ -550,19 +550,21 @@ pub async fn shutdown_signal() {
     }
 }
 
-/// What `chuhe serve` runs: connects the database (creating a SQLite file when missing), brings
-/// back the stored tables, listens on `bind` and serves with `settings` until SIGINT or
-/// SIGTERM.
+/// What `chuhe serve` runs: takes the address `bind` (a bad or taken one fails before the
+/// database is touched), connects the database (creating a SQLite file when missing), brings
+/// back the stored tables and serves with `settings` until SIGINT or SIGTERM.
 ///
 /// # Errors
 /// A bad address or database URL, a failed connection or migration.
 pub async fn run(bind: &str, database: &str, settings: Settings) -> Result<(), ServerError> {
-    raise_open_file_limit();
-    let store = Store::connect_with(database, settings.store).await?;
-    let state = AppState::new(store, settings).await?;
+    // The address first: a taken or malformed one fails before the database is opened.
     let listener = TcpListener::bind(bind)
         .await
         .map_err(|e| ServerError::Config(format!("cannot listen on {bind}: {e}")))?;
+    let store = Store::connect_with(database, settings.store).await?;
+    // After the settings were found good: a bad one is told in one line, nothing else.
+    raise_open_file_limit();
+    let state = AppState::new(store, settings).await?;
     let addr = listener
         .local_addr()
         .map_err(|e| ServerError::Internal(e.to_string()))?;
