@@ -177,6 +177,7 @@ export async function tableChecks(b, base, shots) {
   await sanguoByTapping(b, base, shots);
   await computerGame(b, base, shots);
   await ratedGame(b, base, shots);
+  await takebackByAgreement(b, base, shots);
 }
 
 /**
@@ -504,4 +505,48 @@ async function sanguoByTapping(b, base, shots) {
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 390, 'the page stays 390 px wide');
   console.log(`ok sanguo played by tapping at 390 px (${mv})`);
   await page.context().close();
+}
+
+/**
+ * A takeback between two people in an unrated xiangqi game: asked, declined, asked again and
+ * accepted (the move list loses the move on both pages); at 390 px in Spanish.
+ * @param {import('playwright-core').Browser} b
+ * @param {string} base
+ * @param {string} shots
+ */
+async function takebackByAgreement(b, base, shots) {
+  const xu = await open(b, base, 'es-ES', 'Xu Sheng', PHONE);
+  await xu.selectOption('#variant', 'xiangqi');
+  await xu.check('#untimed');
+  await xu.click('#create');
+  await xu.waitForURL(/#\/t\/[a-z0-9]+$/);
+  await xu.click('[data-sit="0"]');
+  const ding = await open(b, base, 'es-ES', 'Ding Feng', PHONE);
+  await ding.goto(xu.url());
+  await ding.click('[data-sit="1"]');
+  await xu.waitForSelector('#start');
+  await xu.click('#start');
+  assert.equal(await xu.locator('#ask-takeback').count(), 0, 'no move to take back yet');
+  await play(xu, 'h2', 'e2');
+  await xu.click('#ask-takeback');
+  await ding.waitForSelector('#takeback-offered');
+  assert.equal(await ding.textContent('#takeback-offered'), 'Rojo pide deshacer su última jugada');
+  assert.equal(await xu.isDisabled('#ask-takeback'), true);
+  await ding.screenshot({ path: join(shots, 'table-takeback-asked-phone.png'), fullPage: true });
+  await ding.click('#decline-takeback');
+  await xu.waitForSelector('#takeback-declined');
+  assert.equal(await xu.textContent('#takeback-declined'), 'Negro no acepta deshacer');
+  assert.equal(await xu.locator('#moves .mv[data-ply]').count(), 1);
+  await xu.click('#ask-takeback');
+  await ding.waitForSelector('#accept-takeback');
+  await ding.click('#accept-takeback');
+  await xu.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 0);
+  await ding.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 0);
+  await xu.waitForSelector('#status.yours');
+  assert.equal(await xu.locator('#takeback-offered').count(), 0);
+  await play(xu, 'b2', 'e2');
+  assert.equal(await xu.locator('#moves .mv[data-ply]').count(), 1);
+  await xu.context().close();
+  await ding.context().close();
+  console.log('ok a takeback between people: asked, declined, asked again and accepted');
 }

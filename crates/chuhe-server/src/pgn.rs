@@ -88,6 +88,8 @@ pub fn export(
             Event::Started
             | Event::DrawOffered { .. }
             | Event::DrawDeclined { .. }
+            | Event::TakebackOffered { .. }
+            | Event::TakebackDeclined { .. }
             | Event::Defeated { .. } => {}
         }
     }
