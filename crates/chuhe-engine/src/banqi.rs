@@ -8,8 +8,8 @@
 //! - moves and captures are searched by iterative-deepening alpha-beta (negamax) with a
 //!   transposition table and a capture-only quiescence search;
 //! - a flip at the root is a chance node: every piece type the pool still holds is revealed in
-//!   turn (probability = its count / pool size) and answered by a one-ply search plus
-//!   quiescence (two plies when few face-down pieces remain); the flip's value is the
+//!   turn (probability = its count / pool size) and answered by a quiescence search (one or
+//!   two plies more when few face-down pieces remain); the flip's value is the
 //!   probability-weighted mean;
 //! - inside the tree, a side that may still flip is assumed to have a flip worth about the
 //!   static evaluation (it is never forced into a bad move while a flip is available);
@@ -52,13 +52,13 @@ impl Problem {
     /// turns: flips with their revealed pieces).
     ///
     /// # Errors
-    /// The text of the first record that does not replay, with its index.
+    /// `move N "TEXT": REASON` for the first record that does not replay (N counts from 1).
     pub fn replay(start: &View, records: &[Record]) -> Result<Problem, String> {
         let mut view = start.clone();
         let mut stretch = vec![Board::from_view(&view).key()];
         for (i, r) in records.iter().enumerate() {
             view.play_recorded(*r)
-                .map_err(|e| format!("record {} ({r}): {e}", i + 1))?;
+                .map_err(|e| format!("move {} \"{r}\": {e}", i + 1))?;
             if !matches!(r, Record::Move { .. }) {
                 stretch.clear();
             }
@@ -180,14 +180,25 @@ pub fn greedy(problem: &Problem, seed: u64) -> Option<Action> {
     pick(&scored, 1, &mut rng)
 }
 
-fn square(i: u8) -> Square {
-    Square::from_index(usize::from(i)).unwrap_or_else(|| unreachable_square())
-}
+/// The 32 squares by index (built at compile time).
+const SQUARE_OF: [Square; 32] = {
+    let mut all = [match Square::from_index(0) {
+        Some(s) => s,
+        None => panic!("a1 exists"),
+    }; 32];
+    let mut i = 0;
+    while i < 32 {
+        all[i] = match Square::from_index(i) {
+            Some(s) => s,
+            None => panic!("squares 0..32 exist"),
+        };
+        i += 1;
+    }
+    all
+};
 
-#[cold]
-fn unreachable_square() -> Square {
-    // Indices come from 0..32; a1 keeps the type total.
-    Square::new(0, 0).unwrap_or_else(|| unreachable_square())
+fn square(i: u8) -> Square {
+    SQUARE_OF[usize::from(i) & 31]
 }
 
 /// Piece types by index 0..7 (K A E R H C P), colour = index / 7.
@@ -473,14 +484,17 @@ fn evaluate(b: &Board) -> i32 {
             left[c][k] = b.pool[c * 7 + k];
         }
     }
-    let mut up: Vec<(usize, usize, usize)> = Vec::with_capacity(32);
+    let mut up = [(0usize, 0usize, 0usize); 32];
+    let mut n_up = 0;
     for (sq, &p) in b.cells.iter().enumerate() {
         if p < 14 {
             let (c, k) = (usize::from(p / 7), usize::from(p % 7));
             left[c][k] += 1;
-            up.push((sq, c, k));
+            up[n_up] = (sq, c, k);
+            n_up += 1;
         }
     }
+    let up = &up[..n_up];
     let mut score = [0i32; 2];
     let mut values = [[0i32; 7]; 2];
     for c in 0..2 {
@@ -500,7 +514,7 @@ fn evaluate(b: &Board) -> i32 {
     }
     // Hunting and fleeing: a piece that takes an enemy piece which cannot take it back gains by
     // closing in; mobility for face-up pieces.
-    for &(sq, c, k) in &up {
+    for &(sq, c, k) in up {
         let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
         let mut free = 0;
         for &n in &NEIGHBOURS[sq] {
@@ -509,7 +523,7 @@ fn evaluate(b: &Board) -> i32 {
             }
         }
         score[c] += 2 * free;
-        for &(sq2, c2, k2) in &up {
+        for &(sq2, c2, k2) in up {
             if c2 == c || !CAN[k][k2] || CAN[k2][k] || k == CANNON {
                 continue;
             }
@@ -574,7 +588,13 @@ impl Search {
         let mut flips = Vec::new();
         if b.has_face_down() {
             let mut seen_flip = Vec::new();
-            let flip_depth = if b.pool_len <= 4 { 2 } else { 1 };
+            // Quiescence after the flip sees the revealed piece taken or taking; with few
+            // pieces left face down the flips are rarer and worth a reply ply more.
+            let flip_depth = match b.pool_len {
+                0..=4 => 2,
+                5..=10 => 1,
+                _ => 0,
+            };
             let flip_depth = flip_depth.min(max_depth - 1).max(0);
             for sq in 0..32u8 {
                 if b.cells[usize::from(sq)] != DOWN {
@@ -621,7 +641,7 @@ impl Search {
                     break;
                 }
                 scored = iter_scores;
-                scored.sort_by(|a, b| b.1.cmp(&a.1));
+                scored.sort_by_key(|e| std::cmp::Reverse(e.1));
                 if self.stopped || best.abs() >= WIN - 100 {
                     break;
                 }
@@ -871,7 +891,10 @@ mod tests {
         for level in 1..=8 {
             let pa = Problem::from_view(a.view().clone());
             let pb = Problem::from_view(b.view().clone());
-            assert_eq!(choose(&pa, level, 9), choose(&pb, level, 9));
+            // The level's settings on nodes alone, so no clock can make the searches differ.
+            let mut s = Settings::level(level);
+            s.budget = Budget::nodes(s.budget.nodes);
+            assert_eq!(choose_with(&pa, s, 9), choose_with(&pb, s, 9));
         }
     }
 

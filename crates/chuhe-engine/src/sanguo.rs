@@ -298,7 +298,7 @@ impl Search {
                 break;
             }
             scored = iter;
-            scored.sort_by(|a, b| b.1.cmp(&a.1));
+            scored.sort_by_key(|e| std::cmp::Reverse(e.1));
             if self.stopped || best.abs() >= WIN - 100 {
                 break;
             }

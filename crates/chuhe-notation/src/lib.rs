@@ -3,10 +3,13 @@
 //! - Moves: ICCS coordinates ([`write_iccs`], ranks 0–9, or 1–10 on request), WXF official
 //!   ([`write_wxf`]) and Chinese ([`write_chinese`]) out; [`read_move`] reads all of them and the
 //!   common dialects, by parsing the syntax and then matching against the legal moves, with
-//!   separate errors for invalid, illegal and ambiguous text.
+//!   separate errors for invalid, illegal and ambiguous text; also SAN as XBoard,
+//!   Fairy-Stockfish and pychess write it ([`san`]: `Hc7`, `Che3`, `c4`).
 //! - Records: [`record::GameRecord`] (tags and move texts), read from PGN ([`pgn::read`]),
 //!   DhtmlXQ ([`dhtmlxq::read`]) and the TSV layout of `data/games.tsv` ([`tsv::read`]); replayed
 //!   by [`replay::replay`]; written as PGN ([`pgn::write`]) and TSV ([`tsv::write_row`]).
+//! - Sanguo and banqi records ([`table_record`]): PGN-style tags and each game's own move
+//!   notation, replayed with `chuhe-rules`.
 //!
 //! ```
 //! use chuhe_notation::{read_move, write_chinese, write_wxf, ChineseStyle, ReadOptions};
@@ -25,7 +28,9 @@ pub mod pgn;
 mod read;
 pub mod record;
 pub mod replay;
+pub mod san;
 mod spell;
+pub mod table_record;
 pub mod tsv;
 mod write;
 

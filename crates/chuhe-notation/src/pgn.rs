@@ -231,7 +231,7 @@ pub fn read(text: &str) -> Vec<GameRecord> {
 /// How to write PGN.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct WriteOptions {
-    /// The notation of the moves (ICCS is written `H2-E2`).
+    /// The notation of the moves (ICCS is written `H2-E2`, XBoard's form `h2e2`).
     pub notation: Notation,
     /// Chinese characters and digits.
     pub style: ChineseStyle,
@@ -330,6 +330,7 @@ pub fn write(out: &mut String, record: &GameRecord, replayed: &Replayed, options
     match options.notation {
         Notation::Wxf => tag_line(out, "Format", "WXF"),
         Notation::Iccs => tag_line(out, "Format", "ICCS"),
+        Notation::Xboard => tag_line(out, "Variant", "xiangqi"),
         Notation::Chinese => {}
     }
     out.push('\n');
@@ -342,6 +343,7 @@ pub fn write(out: &mut String, record: &GameRecord, replayed: &Replayed, options
     for (i, &m) in replayed.moves.iter().enumerate() {
         let text = match options.notation {
             Notation::Iccs => Ok(write_iccs_hyphen(m)),
+            Notation::Xboard => Ok(m.to_string()),
             Notation::Wxf => write_wxf(&pos, m),
             Notation::Chinese => write_chinese(&pos, m, options.style),
         }

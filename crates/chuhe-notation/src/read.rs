@@ -5,6 +5,7 @@
 //! way (`illegal`), several are (`ambiguous`). The reader never guesses.
 
 use crate::describe::{describe, op_target, Op};
+use crate::san::{rank_base_of, SanError, SanMove};
 use crate::spell::{
     for_each_chinese, for_each_wxf, other_makes_same_move, Dialect, Spell, ORDINALS,
 };
@@ -21,6 +22,11 @@ pub struct ReadOptions {
     /// The dialect whose spellings form tier 1 (§6 step 4). `None`: WXF official, or
     /// Fairy-Stockfish when the text uses `=`.
     pub dialect: Option<Dialect>,
+    /// Rank numbers of SAN text ([`crate::san`]): Fairy-Stockfish and pychess number ranks
+    /// 1–10, XBoard 0–9. `None`: told by the text when it names rank `10` or `0`, else both are
+    /// tried and must not name different legal moves (replaying a record decides once per
+    /// record, see [`crate::replay::replay`]).
+    pub san_rank_base: Option<RankBase>,
 }
 
 /// At which tier of §6 step 3 a text matched.
@@ -332,6 +338,12 @@ pub fn read_move(pos: &Position, text: &str, options: ReadOptions) -> Result<Rea
     let invalid = || ReadError::Invalid {
         text: text.to_owned(),
     };
+    if let Some(san) = SanMove::parse(text) {
+        return read_san(pos, text, &san, options.san_rank_base).map(|mv| ReadMove {
+            mv,
+            tier: Tier::Standard,
+        });
+    }
     let norm = normalise(text).ok_or_else(invalid)?;
     let s = norm.text.as_slice();
     let (family, op, target) = syntax(s, options.rank_base).ok_or_else(invalid)?;
@@ -418,5 +430,40 @@ pub fn read_move(pos: &Position, text: &str, options: ReadOptions) -> Result<Rea
                 candidates: found,
             })
         }
+    }
+}
+
+/// A SAN move (`Hc7`, `Che3`, `c4`) in `pos`, its ranks numbered from `base` (see
+/// [`ReadOptions::san_rank_base`]).
+fn read_san(
+    pos: &Position,
+    text: &str,
+    san: &SanMove,
+    base: Option<RankBase>,
+) -> Result<Move, ReadError> {
+    let error = |e: SanError| match e {
+        SanError::Illegal => ReadError::Illegal {
+            text: text.to_owned(),
+            reason: None,
+        },
+        SanError::Ambiguous(candidates) => ReadError::Ambiguous {
+            text: text.to_owned(),
+            candidates,
+        },
+    };
+    if let Some(base) = base.or_else(|| rank_base_of(text)) {
+        return san.resolve(pos, base).map_err(error);
+    }
+    match (
+        san.resolve(pos, RankBase::One),
+        san.resolve(pos, RankBase::Zero),
+    ) {
+        (Ok(a), Ok(b)) if a != b => {
+            let mut candidates = vec![a, b];
+            candidates.sort_by_key(|m| m.to_string());
+            Err(error(SanError::Ambiguous(candidates)))
+        }
+        (Ok(m), _) | (_, Ok(m)) => Ok(m),
+        (Err(e), _) => Err(error(e)),
     }
 }

@@ -10,6 +10,7 @@
 use crate::read::{read_move, ReadError, ReadOptions, Tier};
 use crate::record::GameRecord;
 use crate::spell::Dialect;
+use crate::write::RankBase;
 use chuhe_rules::outcome::{EndReason, Outcome};
 use chuhe_rules::xiangqi::{
     Game, GameOptions, Move, ParseFenError, Position, Setup, Status, ValidationKind,
@@ -151,6 +152,37 @@ pub fn start_position(record: &GameRecord) -> Result<Position, ParseFenError> {
 /// # Errors
 /// [`ReplayError`] at the first bad ply.
 pub fn replay(record: &GameRecord, options: ReplayOptions) -> Result<Replayed, ReplayError> {
+    if options.read.san_rank_base.is_some() {
+        return replay_with(record, options);
+    }
+    // SAN ranks (`crate::san`): one numbering for the whole record, told by the first move
+    // text that names rank 10 or 0; else 1–10 (Fairy-Stockfish, pychess), then 0–9 (XBoard).
+    let told = record
+        .moves
+        .iter()
+        .find_map(|mt| crate::san::rank_base_of(&mt.text));
+    if told.is_none()
+        && !record
+            .moves
+            .iter()
+            .any(|mt| crate::san::SanMove::parse(&mt.text).is_some())
+    {
+        return replay_with(record, options);
+    }
+    let with = |base: RankBase| {
+        let mut o = options;
+        o.read.san_rank_base = Some(base);
+        replay_with(record, o)
+    };
+    let (first, second) = match told {
+        Some(base) => return with(base),
+        None => (RankBase::One, RankBase::Zero),
+    };
+    with(first).or_else(|e| with(second).map_err(|_| e))
+}
+
+/// [`replay`] with the SAN rank numbering of `options` as given.
+fn replay_with(record: &GameRecord, options: ReplayOptions) -> Result<Replayed, ReplayError> {
     if let Some(p) = &record.problem {
         return Err(ReplayError {
             ply: 0,

@@ -25,6 +25,9 @@ pub enum Notation {
     Wxf,
     /// Chinese, `炮二平五`.
     Chinese,
+    /// Lower-case ICCS `h2e2` (ranks 0–9), the moves XBoard reads and writes; in PGN with a
+    /// `[Variant "xiangqi"]` tag and no `Format` tag, the form XBoard 4.9 loads.
+    Xboard,
 }
 
 /// How Chinese text is written (`spec/notation.md` §4.1–§4.2).
@@ -188,7 +191,7 @@ pub fn write_move(
     style: ChineseStyle,
 ) -> Result<String, WriteError> {
     match notation {
-        Notation::Iccs => match pos.illegal_reason(m) {
+        Notation::Iccs | Notation::Xboard => match pos.illegal_reason(m) {
             Some(reason) => Err(WriteError { mv: m, reason }),
             None => Ok(m.to_string()),
         },

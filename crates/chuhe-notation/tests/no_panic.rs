@@ -150,7 +150,7 @@ proptest! {
         for pos in positions() {
             for dialect in [None, Some(Dialect::XqBase), Some(Dialect::FairyStockfish)] {
                 for rank_base in [RankBase::Zero, RankBase::One] {
-                    let _ = read_move(&pos, &s, ReadOptions { rank_base, dialect });
+                    let _ = read_move(&pos, &s, ReadOptions { rank_base, dialect, san_rank_base: None });
                 }
             }
         }
@@ -222,7 +222,7 @@ proptest! {
             pos.play_unchecked(m);
         }
         let replayed = replay(&record, ReplayOptions::default()).expect("random legal game");
-        for notation in [Notation::Iccs, Notation::Wxf, Notation::Chinese] {
+        for notation in [Notation::Iccs, Notation::Wxf, Notation::Chinese, Notation::Xboard] {
             let options = WriteOptions { notation, style: ChineseStyle::default() };
             let text = pgn::write_all([(&record, &replayed)], options);
             let back = pgn::read(&text);

@@ -15,6 +15,7 @@ use chuhe_engine::{banqi, sanguo};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use tokio::sync::Semaphore;
+use tokio::time::Instant;
 
 /// Levels run from 1 (weakest) to this.
 pub const MAX_LEVEL: u8 = chuhe_engine::levels::MAX_LEVEL;
@@ -137,7 +138,7 @@ pub async fn think(problem: Problem, level: u8, seed: u64) -> Option<AnyMove> {
     let pool = pool();
     // The runtime's clock: the pause is a tokio sleep, so both ends must be on one clock (a
     // paused test clock does not move while the search runs on its thread).
-    let asked = tokio::time::Instant::now();
+    let asked = Instant::now();
     let permit = pool.permits.clone().acquire_owned().await.ok()?;
     let found = tokio::task::spawn_blocking(move || {
         let _held = permit;
@@ -214,7 +215,7 @@ mod tests {
             tokio::time::timeout(Duration::from_secs(60), think(problem.clone(), 1, 1)).await;
         assert!(waiting.is_err(), "a search ran beyond the pool's size");
         drop(busy);
-        let asked = tokio::time::Instant::now();
+        let asked = Instant::now();
         let m = think(problem, 1, 1).await.expect("a move");
         assert!(game.legal_moves().contains(&m.to_string()));
         assert!(asked.elapsed() >= Duration::from_millis(500));

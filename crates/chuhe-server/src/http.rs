@@ -128,7 +128,16 @@ async fn session_response(state: &AppState, player: &PlayerRow) -> Result<Respon
         .store()
         .create_session(&token_digest(&token), &player.id)
         .await?;
-    let cookie = format!("{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax");
+    let settings = state.settings_ref();
+    let cookie = format!(
+        "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{}",
+        settings.store.session_lifetime.as_secs(),
+        if settings.secure_cookies {
+            "; Secure"
+        } else {
+            ""
+        }
+    );
     let info = PlayerInfo {
         id: player.id.clone(),
         name: player.name.clone(),
@@ -147,8 +156,9 @@ async fn guest(
     JsonBody(req): JsonBody<GuestRequest>,
 ) -> Result<Response, ServerError> {
     let name = check_name(&req.name)?;
-    // An account holder's name is theirs: a guest cannot appear under it.
-    if state.store().account_by_name(&name).await?.is_some() {
+    // An account holder's name is theirs: a guest cannot appear under it, nor under a name
+    // that reads the same (its skeleton key).
+    if state.store().account_by_skeleton(&name).await?.is_some() {
         return Err(ServerError::Conflict(format!(
             "the name {name:?} belongs to an account"
         )));
@@ -178,7 +188,7 @@ async fn register(
 ) -> Result<Response, ServerError> {
     let name = check_name(&req.name)?;
     check_password(&req.password)?;
-    if state.store().account_by_name(&name).await?.is_some() {
+    if state.store().account_by_skeleton(&name).await?.is_some() {
         return Err(ServerError::Conflict(format!("the name {name:?} is taken")));
     }
     let hash = state.passwords().hash(req.password).await?;
@@ -214,7 +224,12 @@ async fn logout(
     if let Some(token) = session_token(&headers) {
         state.store().delete_session(&token_digest(&token)).await?;
     }
-    let cookie = format!("{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
+    let secure = if state.settings_ref().secure_cookies {
+        "; Secure"
+    } else {
+        ""
+    };
+    let cookie = format!("{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}");
     let mut response = StatusCode::NO_CONTENT.into_response();
     response.headers_mut().insert(
         header::SET_COOKIE,
@@ -288,8 +303,8 @@ struct PgnQuery {
     notation: Option<String>,
 }
 
-/// `GET /api/tables/{id}/pgn[?notation=chinese|wxf|iccs]`: the xiangqi game as PGN (Chinese
-/// moves by default).
+/// `GET /api/tables/{id}/pgn[?notation=chinese|wxf|iccs|xboard]`: the game as PGN: xiangqi in
+/// the notation asked for (Chinese by default), sanguo and banqi as their PGN-style records.
 async fn table_pgn(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -301,9 +316,10 @@ async fn table_pgn(
         "chinese" => Notation::Chinese,
         "wxf" => Notation::Wxf,
         "iccs" => Notation::Iccs,
+        "xboard" => Notation::Xboard,
         other => {
             return Err(ServerError::BadMessage(format!(
-                "notation {other:?}: use chinese, wxf or iccs"
+                "notation {other:?}: use chinese, wxf, iccs or xboard"
             )))
         }
     };

@@ -36,7 +36,6 @@ pub mod variant;
 pub mod web;
 mod ws;
 
-use axum::serve::ListenerExt;
 use error::ServerError;
 use limit::HttpLimits;
 use std::collections::HashMap;
@@ -84,6 +83,19 @@ pub struct Settings {
     pub computer_threads: usize,
     /// The shortest time a computer takes to answer, so a person can follow (default 0.5 s).
     pub computer_pause: Duration,
+    /// Most connections open at once from one client address (an IPv6 client by its /64);
+    /// beyond, a new connection is answered 429 and closed (default 64). Loopback peers are
+    /// not capped when [`Settings::trust_forwarded_for`] is set (the proxy caps its clients).
+    pub max_connections_per_address: usize,
+    /// Longest time a client may take to send a request's head (request line and headers)
+    /// before its connection is closed (default 10 s; slowloris).
+    pub header_timeout: Duration,
+    /// The store's time limits and the session lifetime, used by [`run`] (defaults in
+    /// [`store::StoreOptions`]); the session cookie's `Max-Age` is the session lifetime.
+    pub store: store::StoreOptions,
+    /// Whether the session cookie is marked `Secure` (sent over HTTPS only; default `false`,
+    /// for plain-HTTP local use: set it behind TLS).
+    pub secure_cookies: bool,
 }
 
 impl Default for Settings {
@@ -100,6 +112,10 @@ impl Default for Settings {
             allowed_origins: Vec::new(),
             computer_threads: computer::DEFAULT_THREADS,
             computer_pause: computer::DEFAULT_PAUSE,
+            max_connections_per_address: 64,
+            header_timeout: Duration::from_secs(10),
+            store: store::StoreOptions::default(),
+            secure_cookies: false,
         }
     }
 }
@@ -391,6 +407,13 @@ async fn follow_notices(state: Weak<Inner>, mut notices: mpsc::UnboundedReceiver
 /// Serves [`app`] on `listener` until `shutdown` resolves, then closes the WebSockets, saves
 /// the tables' clocks and closes the store.
 ///
+/// Each accepted connection is counted against its address's cap
+/// ([`Settings::max_connections_per_address`]: beyond it the connection is answered 429 and
+/// closed), is served HTTP/1.1 with a time limit on each request's head
+/// ([`Settings::header_timeout`]: a slowloris connection is closed), and has `TCP_NODELAY`
+/// set. When the open connections near the process's open-file limit, a warning is logged
+/// (once a minute at most).
+///
 /// # Errors
 /// The listener failed.
 pub async fn serve(
@@ -398,29 +421,111 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    use axum::extract::ConnectInfo;
+    use tower::ServiceExt;
     let router = app(state.clone());
-    let closing = state.clone();
-    // TCP_NODELAY: a move's few hundred bytes go out at once instead of waiting for the peer's
-    // delayed ACK (Nagle's algorithm held about one move in ten for 40 ms).
-    let listener = listener.tap_io(|tcp| {
+    let settings = state.settings();
+    let counter = Arc::new(limit::ConnectionCounter::new(
+        settings.max_connections_per_address,
+        settings.trust_forwarded_for,
+    ));
+    let file_limit = open_file_limit();
+    let mut warned_at: Option<std::time::Instant> = None;
+    // Each connection task holds a receiver; all have ended when the sender is closed.
+    let (closing, _) = watch::channel(false);
+    tokio::pin!(shutdown);
+    loop {
+        let (tcp, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    // Out of file descriptors, say: wait a little rather than spin.
+                    tracing::warn!(error = %e, open = counter.total(), "accept failed");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let Some(permit) = counter.admit(peer.ip()) else {
+            tracing::debug!(%peer, "connection refused: too many from its address");
+            let _ = tcp.try_write(limit::TOO_MANY_CONNECTIONS);
+            continue;
+        };
+        if let Some(max) = file_limit {
+            let open = counter.total() as u64;
+            if open * 10 >= max * 8
+                && warned_at.is_none_or(|t| t.elapsed() >= Duration::from_secs(60))
+            {
+                warned_at = Some(std::time::Instant::now());
+                tracing::warn!(
+                    open,
+                    file_limit = max,
+                    "open connections near the open-file limit (RLIMIT_NOFILE)"
+                );
+            }
+        }
+        // TCP_NODELAY: a move's few hundred bytes go out at once instead of waiting for the
+        // peer's delayed ACK (Nagle's algorithm held about one move in ten for 40 ms).
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!("cannot set TCP_NODELAY on an accepted socket: {e}");
         }
-    });
-    axum::serve(
-        listener,
-        router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
-        shutdown.await;
-        tracing::info!("shutting down");
-        closing.0.shutdown.send_replace(true);
-    })
-    .await?;
+        let io = hyper_util::rt::TokioIo::new(limit::Counted {
+            io: tcp,
+            _permit: permit,
+        });
+        let router = router.clone();
+        let service = hyper::service::service_fn(move |mut request: hyper::Request<_>| {
+            request.extensions_mut().insert(ConnectInfo(peer));
+            router.clone().oneshot(request.map(axum::body::Body::new))
+        });
+        let header_timeout = settings.header_timeout;
+        let mut closed = closing.subscribe();
+        tokio::spawn(async move {
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .serve_connection(io, service)
+                .with_upgrades();
+            tokio::pin!(connection);
+            tokio::select! {
+                result = connection.as_mut() => {
+                    if let Err(e) = result {
+                        tracing::debug!(%peer, "connection: {e}");
+                    }
+                }
+                _ = closed.changed() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = connection.await;
+                }
+            }
+        });
+    }
+    tracing::info!("shutting down");
+    state.0.shutdown.send_replace(true);
+    closing.send_replace(true);
+    closing.closed().await;
+    drop(listener);
     state.shutdown().await;
     state.store().close().await;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// The soft limit on open files of this process, when it can be read.
+fn open_file_limit() -> Option<u64> {
+    rlimit::getrlimit(rlimit::Resource::NOFILE)
+        .ok()
+        .map(|(soft, _)| soft)
+}
+
+/// Raises the soft limit on open files to the hard limit (each connection holds one), and
+/// logs what it is.
+fn raise_open_file_limit() {
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => tracing::info!(limit, "open-file limit (RLIMIT_NOFILE)"),
+        Err(e) => tracing::warn!(error = %e, "cannot raise the open-file limit (RLIMIT_NOFILE)"),
+    }
 }
 
 /// Resolves on SIGINT or SIGTERM.
@@ -452,7 +557,8 @@ pub async fn shutdown_signal() {
 /// # Errors
 /// A bad address or database URL, a failed connection or migration.
 pub async fn run(bind: &str, database: &str, settings: Settings) -> Result<(), ServerError> {
-    let store = Store::connect(database).await?;
+    raise_open_file_limit();
+    let store = Store::connect_with(database, settings.store).await?;
     let state = AppState::new(store, settings).await?;
     let listener = TcpListener::bind(bind)
         .await

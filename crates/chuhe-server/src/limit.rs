@@ -207,6 +207,132 @@ pub(crate) async fn limit(State(state): State<AppState>, request: Request, next:
     }
 }
 
+/// Open connections per client address ([`client_key`]: an IPv6 client by its /64 network),
+/// counted from accept to close, WebSocket upgrades included: beyond the cap a new connection
+/// is answered 429 and closed at once. With `exempt_loopback` (a trusted reverse proxy on this
+/// machine, whose connections all come from loopback) loopback peers are not capped; the proxy
+/// caps its clients.
+#[derive(Debug)]
+pub(crate) struct ConnectionCounter {
+    per_address: usize,
+    exempt_loopback: bool,
+    open: std::sync::Mutex<std::collections::HashMap<IpAddr, usize>>,
+    total: std::sync::atomic::AtomicUsize,
+}
+
+impl ConnectionCounter {
+    pub(crate) fn new(per_address: usize, exempt_loopback: bool) -> ConnectionCounter {
+        ConnectionCounter {
+            per_address,
+            exempt_loopback,
+            open: std::sync::Mutex::new(std::collections::HashMap::new()),
+            total: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// Counts a new connection from `peer`; `None` when its address has the cap open already.
+    pub(crate) fn admit(self: &std::sync::Arc<Self>, peer: IpAddr) -> Option<ConnectionPermit> {
+        let key = client_key(peer);
+        let capped = !(self.exempt_loopback && key.is_loopback());
+        let mut open = self.open.lock().ok()?;
+        let n = open.entry(key).or_insert(0);
+        if capped && *n >= self.per_address {
+            return None;
+        }
+        *n += 1;
+        self.total.fetch_add(1, Ordering::Relaxed);
+        Some(ConnectionPermit {
+            counter: self.clone(),
+            key,
+        })
+    }
+
+    /// Connections open now, from every address.
+    pub(crate) fn total(&self) -> usize {
+        self.total.load(Ordering::Relaxed)
+    }
+}
+
+/// One counted connection; dropping it (the connection closed) counts it out.
+#[derive(Debug)]
+pub(crate) struct ConnectionPermit {
+    counter: std::sync::Arc<ConnectionCounter>,
+    key: IpAddr,
+}
+
+impl Drop for ConnectionPermit {
+    fn drop(&mut self) {
+        self.counter.total.fetch_sub(1, Ordering::Relaxed);
+        if let Ok(mut open) = self.counter.open.lock() {
+            if let Some(n) = open.get_mut(&self.key) {
+                *n -= 1;
+                if *n == 0 {
+                    open.remove(&self.key);
+                }
+            }
+        }
+    }
+}
+
+/// A connection's socket with its permit: the permit lives as long as the socket, through a
+/// WebSocket upgrade too (the upgraded connection owns this).
+#[derive(Debug)]
+pub(crate) struct Counted<T> {
+    pub(crate) io: T,
+    pub(crate) _permit: ConnectionPermit,
+}
+
+impl<T: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Counted<T> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl<T: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Counted<T> {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.io).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.io).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+}
+
+/// What a connection over the cap is sent before it is closed.
+pub(crate) const TOO_MANY_CONNECTIONS: &[u8] = b"HTTP/1.1 429 Too Many Requests\r\n\
+Content-Type: application/json\r\nConnection: close\r\nContent-Length: 75\r\n\r\n\
+{\"error\":\"rate_limited\",\"message\":\"too many connections from your address\"}";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -68,6 +68,20 @@ fn reading(text: &str) -> String {
         .collect()
 }
 
+/// The key a name is reserved by: its confusable skeleton, lower case, letters and digits only
+/// (so "Paul", "PAUL", "Pau1." and "Раul" with a Cyrillic Р share one); a name without letters
+/// or digits is its own key, in lower case. An account holder's key is theirs: no other account
+/// and no guest may take a name of the same key.
+pub fn skeleton_key(name: &str) -> String {
+    // The skeleton before lower case too: a capital I reads as a small l.
+    let key = reading(&skeleton(name).collect::<String>());
+    if key.is_empty() {
+        name.to_lowercase()
+    } else {
+        key
+    }
+}
+
 /// The normal form of a name a player asked for.
 ///
 /// # Errors
@@ -96,6 +110,25 @@ pub fn normalize(name: &str) -> Result<String, NameError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn look_alike_names_share_a_key() {
+        let paul = skeleton_key("Paul");
+        for same in [
+            "paul",
+            "PAUL",
+            "Pau1",
+            "pauI",
+            "Paul.",
+            "Раul",
+            "P a u l",
+            "Ｐａｕｌ",
+        ] {
+            assert_eq!(skeleton_key(same), paul, "{same:?}");
+        }
+        assert_ne!(skeleton_key("Paula"), paul);
+        assert_eq!(skeleton_key("!!!"), "!!!");
+    }
 
     #[test]
     fn names_are_normalised() {

@@ -1,5 +1,8 @@
-//! PGN export of a xiangqi table's game (`GET /api/tables/{id}/pgn`), written by
-//! `chuhe-notation` in the export form of `spec/notation.md` from the table's stored events.
+//! PGN export of a table's game (`GET /api/tables/{id}/pgn`), written by `chuhe-notation` from
+//! the table's stored events: xiangqi in the export form of `spec/notation.md` (in the notation
+//! asked for), sanguo and banqi as their PGN-style records (`docs/records.md`: variant and
+//! options, the player of each seat, result, winners and the rule that ended the game, moves in
+//! their own notation, banqi flips with the piece they revealed).
 
 use crate::error::ServerError;
 use crate::protocol::{Event, SeatPlayer};
@@ -7,6 +10,7 @@ use crate::variant::Variant;
 use chuhe_notation::pgn::{self, WriteOptions};
 use chuhe_notation::record::{GameRecord, MoveText};
 use chuhe_notation::replay::{replay, ReplayOptions};
+use chuhe_notation::table_record::{TableOutcome, TableRecord, TableVariant};
 use chuhe_notation::{ChineseStyle, Notation};
 
 /// The civil date `YYYY.MM.DD` (UTC) of a time in milliseconds since the Unix epoch (the
@@ -33,12 +37,110 @@ fn name(player: &Option<SeatPlayer>) -> String {
     }
 }
 
-/// The PGN of a table from its events (`created_ms`: when the table was created).
+/// The PGN of a table from its events (`created_ms`: when the table was created); `notation`
+/// applies to xiangqi moves (sanguo and banqi moves have one notation each).
 ///
 /// # Errors
-/// [`ServerError::NotAllowed`] for a table of another variant; [`ServerError::Internal`] when
-/// the stored moves do not replay.
+/// [`ServerError::Internal`] when the events hold no `created` event or the stored moves do
+/// not replay.
 pub fn export(
+    id: &str,
+    created_ms: i64,
+    events: &[Event],
+    notation: Notation,
+) -> Result<String, ServerError> {
+    let variant = events.iter().find_map(|e| match e {
+        Event::Created { options } => Some(options.variant),
+        _ => None,
+    });
+    match variant {
+        Some(Variant::Xiangqi) => export_xiangqi(id, created_ms, events, notation),
+        Some(_) => export_table_record(id, created_ms, events),
+        None => Err(ServerError::Internal(format!(
+            "table {id} has no created event"
+        ))),
+    }
+}
+
+/// A sanguo or banqi table as its PGN-style record.
+fn export_table_record(id: &str, created_ms: i64, events: &[Event]) -> Result<String, ServerError> {
+    let mut variant = TableVariant::Banqi;
+    let mut seats: Vec<Option<SeatPlayer>> = Vec::new();
+    let mut tags = vec![
+        ("Event".to_owned(), format!("chuhe table {id}")),
+        ("Site".to_owned(), "chuhe".to_owned()),
+        ("Date".to_owned(), pgn_date_of(created_ms)),
+    ];
+    let mut moves = Vec::new();
+    let mut outcome = None;
+    for event in events {
+        match event {
+            Event::Created { options } => {
+                variant = match options.variant {
+                    Variant::Sanguo => TableVariant::Sanguo {
+                        flag_bearers: options.flag_bearers.unwrap_or(true),
+                    },
+                    _ => TableVariant::Banqi,
+                };
+                seats = vec![None; variant.seat_count()];
+                if let Some(t) = options.time {
+                    tags.push((
+                        "TimeControl".to_owned(),
+                        format!("{}+{}", t.initial_ms / 1000, t.increment_ms / 1000),
+                    ));
+                }
+            }
+            Event::Sat { seat, player } => {
+                if let Some(s) = seats.get_mut(seat.index()) {
+                    *s = Some(player.clone());
+                }
+            }
+            Event::Stood { seat } => {
+                if let Some(s) = seats.get_mut(seat.index()) {
+                    *s = None;
+                }
+            }
+            Event::Moved { mv, .. } => moves.push(mv.clone()),
+            Event::Ended {
+                outcome: o,
+                winner_seats,
+                ..
+            } => {
+                let mut words = TableOutcome::from_outcome(o);
+                // A banqi table ending before the first flip: the seat won, not a colour.
+                if variant == TableVariant::Banqi && o.winners.is_empty() && winner_seats.len() == 1
+                {
+                    words.winners = vec![format!("seat{}", winner_seats[0].index() + 1)];
+                }
+                outcome = Some(words);
+            }
+            Event::TakenBack { plies } => moves.truncate(moves.len().saturating_sub(*plies)),
+            // Defeats follow from the moves: the record's replay finds them again.
+            Event::Started
+            | Event::DrawOffered { .. }
+            | Event::DrawDeclined { .. }
+            | Event::TakebackOffered { .. }
+            | Event::TakebackDeclined { .. }
+            | Event::Defeated { .. } => {}
+        }
+    }
+    let record = TableRecord {
+        variant,
+        tags,
+        players: seats.iter().map(name).collect(),
+        moves,
+        outcome,
+    };
+    record
+        .replay()
+        .map_err(|e| ServerError::Internal(format!("table {id} does not replay: {e}")))?;
+    let mut out = String::new();
+    record.write(&mut out);
+    Ok(out)
+}
+
+/// A xiangqi table in the export form of `spec/notation.md`.
+fn export_xiangqi(
     id: &str,
     created_ms: i64,
     events: &[Event],
@@ -52,11 +154,6 @@ pub fn export(
     for event in events {
         match event {
             Event::Created { options } => {
-                if options.variant != Variant::Xiangqi {
-                    return Err(ServerError::NotAllowed(
-                        "pgn export is for xiangqi games".to_owned(),
-                    ));
-                }
                 time_control = options
                     .time
                     .map(|t| format!("{}+{}", t.initial_ms / 1000, t.increment_ms / 1000));

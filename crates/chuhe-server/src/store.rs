@@ -86,7 +86,20 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "finished_games",
         include_str!("../migrations/0003_finished_games.sql"),
     ),
+    (
+        4,
+        "sessions_and_names",
+        include_str!("../migrations/0004_sessions_and_names.sql"),
+    ),
 ];
+
+/// How often the running server records that it is alive (`server_state.alive_ms`): after a
+/// kill -9, the thinking time from a table's last write to at most this long before the crash
+/// is charged on restart.
+pub const ALIVE_EVERY: Duration = Duration::from_secs(5);
+
+/// How often expired sessions and unused guests are removed (and once at start-up).
+pub const CLEANUP_EVERY: Duration = Duration::from_secs(3600);
 
 /// The embedded migrations as a sqlx migration source.
 #[derive(Debug, Clone, Copy)]
@@ -357,6 +370,10 @@ pub struct StoreOptions {
     /// Longest wait for a read connection from the pool, and for opening a connection
     /// (default 5 s).
     pub acquire_timeout: Duration,
+    /// How long a session lasts after its last use (default 30 days; the expiry slides with
+    /// use). Expired sessions are not found, and are removed with the guests that have none
+    /// left, every [`CLEANUP_EVERY`].
+    pub session_lifetime: Duration,
 }
 
 impl Default for StoreOptions {
@@ -364,6 +381,7 @@ impl Default for StoreOptions {
         StoreOptions {
             statement_timeout: Duration::from_secs(5),
             acquire_timeout: Duration::from_secs(5),
+            session_lifetime: Duration::from_secs(30 * 24 * 3600),
         }
     }
 }
@@ -489,6 +507,11 @@ pub struct Store {
     /// On a SQLite file, the thread that checkpoints its write-ahead log (stopped by
     /// [`Store::close`], or when the last clone is dropped).
     checkpointer: Arc<std::sync::Mutex<Option<checkpoint::Checkpointer>>>,
+    /// The `alive_ms` a previous server left (0 or none after a clean stop).
+    previous_alive_ms: i64,
+    /// Set when a row-only write (a table's clocks saved at shutdown) failed: the stop is then
+    /// not clean, and `alive_ms` is left for the next start to charge from.
+    unsaved: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Adds `mode=rwc` to a SQLite URL that has no mode, so a missing file is created.
@@ -566,9 +589,16 @@ impl Store {
         })
         .await?;
         let migrator = Migrator::new(Embedded).await?;
-        migrator
-            .run(writer.conn().await.map_err(open_error)?)
-            .await?;
+        let conn = writer.conn().await.map_err(open_error)?;
+        migrator.run(&mut *conn).await?;
+        index_name_skeletons(conn).await?;
+        let previous_alive_ms =
+            sqlx::query("SELECT value FROM server_state WHERE name = 'alive_ms'")
+                .fetch_optional(&mut *conn)
+                .await?
+                .map(|r| r.try_get::<i64, _>("value"))
+                .transpose()?
+                .unwrap_or(0);
         // No timers in the pool beyond the acquire timeout, and no ping before each use: the
         // server's clocks may run on a paused test clock, which jumps to the next timer whenever
         // the runtime waits (for a database answer too).
@@ -604,19 +634,99 @@ impl Store {
         };
         let (jobs, received) = mpsc::channel(writer::MAX_GROUP * 4);
         tokio::spawn(writer::run(writer, received));
-        Ok(Store {
+        let store = Store {
             pool,
             jobs,
             options,
             faults,
             lock: Arc::new(tokio::sync::Mutex::new(lock)),
             checkpointer: Arc::new(std::sync::Mutex::new(checkpointer)),
-        })
+            previous_alive_ms,
+            unsaved: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        };
+        store.start_housekeeping();
+        Ok(store)
     }
 
-    /// Makes the writer fake `fault` on its next `times` transactions (or checks, for
-    /// [`Fault::CheckFails`]), after the faults already queued. For tests of what follows a
-    /// database failure; nothing calls it in the server.
+    /// Starts the store's periodic writes, on the wall-clock timers (so a paused test clock
+    /// does not run them): `alive_ms` every [`ALIVE_EVERY`], the cleanup of expired sessions and
+    /// unused guests at once and every [`CLEANUP_EVERY`]. They stop with the store's writer.
+    fn start_housekeeping(&self) {
+        let Some(timers) = wall_timers() else {
+            tracing::warn!("no timer thread: sessions are not cleaned up");
+            return;
+        };
+        // A weak sender: the store's writer still stops once every store is dropped.
+        let weak = self.jobs.downgrade();
+        let limit = self.options.statement_timeout;
+        let lifetime = self.options.session_lifetime;
+        timers.spawn(async move {
+            let mut since_cleanup = None::<std::time::Instant>;
+            loop {
+                let Some(jobs) = weak.upgrade() else { break };
+                if since_cleanup.is_none_or(|t| t.elapsed() >= CLEANUP_EVERY) {
+                    since_cleanup = Some(std::time::Instant::now());
+                    match send_single(&jobs, limit, cleanup_job(lifetime)).await {
+                        Ok(0) => {}
+                        Ok(n) => {
+                            tracing::info!(rows = n, "expired sessions and unused guests removed")
+                        }
+                        Err(StoreError::WriterStopped) => break,
+                        Err(e) => tracing::warn!(error = %e, "session cleanup failed"),
+                    }
+                }
+                match send_single(&jobs, limit, Single::Alive { now_ms: now_ms() }).await {
+                    Err(StoreError::WriterStopped) => break,
+                    Err(e) => tracing::debug!(error = %e, "alive_ms not written"),
+                    Ok(_) => {}
+                }
+                drop(jobs);
+                tokio::time::sleep(ALIVE_EVERY).await;
+            }
+        });
+    }
+
+    /// Removes the sessions not used for [`StoreOptions::session_lifetime`] and the guests
+    /// older than that with no session left; returns how many rows went.
+    ///
+    /// # Errors
+    /// A database failure.
+    pub async fn cleanup(&self) -> Result<u64, StoreError> {
+        self.write_single(cleanup_job(self.options.session_lifetime))
+            .await
+    }
+
+    /// The thinking time a kill -9 left uncharged on a table: from the table row's last write
+    /// to the last `alive_ms` the previous server recorded (zero after a clean stop, which
+    /// saves the clocks itself and leaves `alive_ms` at 0).
+    ///
+    /// # Errors
+    /// A database failure.
+    pub async fn uncharged_since_last_write(&self, table_id: &str) -> Result<Duration, StoreError> {
+        if self.previous_alive_ms <= 0 {
+            return Ok(Duration::ZERO);
+        }
+        let row = self
+            .timed(async {
+                Ok(
+                    sqlx::query("SELECT updated_ms FROM game_tables WHERE id = $1")
+                        .bind(table_id)
+                        .fetch_optional(&self.pool)
+                        .await?,
+                )
+            })
+            .await?;
+        let updated_ms: i64 = match row {
+            Some(r) => r.try_get("updated_ms")?,
+            None => return Ok(Duration::ZERO),
+        };
+        let ms = self.previous_alive_ms.saturating_sub(updated_ms).max(0);
+        Ok(Duration::from_millis(ms as u64))
+    }
+
+    /// Makes the writer fake `fault` on its next `times` transactions with table writes (or
+    /// checks, for [`Fault::CheckFails`]), after the faults already queued. For tests of what
+    /// follows a database failure; nothing calls it in the server.
     pub fn inject_fault(&self, fault: Fault, times: usize) {
         if let Ok(mut queue) = self.faults.0.lock() {
             queue.extend(std::iter::repeat_n(fault, times));
@@ -645,8 +755,15 @@ impl Store {
     }
 
     /// Closes every connection: the reads' at once, the writer's once the jobs handed to it
-    /// before are done; later writes fail with [`StoreError::WriterStopped`].
+    /// before are done; later writes fail with [`StoreError::WriterStopped`]. Unless a table's
+    /// clocks failed to be saved, `alive_ms` is set to 0 first: a clean stop leaves nothing to
+    /// charge at the next start.
     pub async fn close(&self) {
+        // A clean stop (every table's clocks saved): nothing is left to charge at the next
+        // start. Otherwise the last `alive_ms` stays, as after a crash.
+        if !self.unsaved.load(std::sync::atomic::Ordering::Acquire) {
+            let _ = self.write_single(Single::Alive { now_ms: 0 }).await;
+        }
         let checkpointer = self.checkpointer.lock().ok().and_then(|mut c| c.take());
         if let Some(mut checkpointer) = checkpointer {
             // Waits at most for the checkpoint in progress.
@@ -684,15 +801,7 @@ impl Store {
 
     /// Hands an ungrouped write to the writer and waits for the rows it affected.
     async fn write_single(&self, single: Single) -> Result<u64, StoreError> {
-        let (answer, answered) = oneshot::channel();
-        self.timed(async {
-            self.jobs
-                .send(Job::Single(single, answer))
-                .await
-                .map_err(|_| StoreError::WriterStopped)?;
-            answered.await.map_err(|_| StoreError::WriterStopped)?
-        })
-        .await
+        send_single(&self.jobs, self.options.statement_timeout, single).await
     }
 
     /// Creates a player (a guest when `password_hash` is `None`).
@@ -703,6 +812,7 @@ impl Store {
         self.write_single(Single::Player {
             id: player.id.clone(),
             name: player.name.clone(),
+            skeleton: crate::names::skeleton_key(&player.name),
             password_hash: player.password_hash.clone(),
             now_ms: now_ms(),
         })
@@ -751,15 +861,58 @@ impl Store {
         Ok(gone > 0)
     }
 
-    /// The player behind a session, by the digest of its token.
+    /// The player behind a session, by the digest of its token, when the session was used
+    /// within [`StoreOptions::session_lifetime`]; a use more than an hour (or half the
+    /// lifetime) after the last recorded one is recorded, so the expiry slides.
     pub async fn player_by_session(&self, token: &str) -> Result<Option<PlayerRow>, StoreError> {
-        let row = sqlx::query(
-            "SELECT p.id, p.name, p.password_hash FROM sessions s \
-             JOIN players p ON p.id = s.player_id WHERE s.token = $1",
-        )
-        .bind(token)
-        .fetch_optional(&self.pool)
-        .await?;
+        let now = now_ms();
+        let lifetime = i64::try_from(self.options.session_lifetime.as_millis()).unwrap_or(i64::MAX);
+        let row = self
+            .timed(async {
+                Ok(sqlx::query(
+                    "SELECT p.id, p.name, p.password_hash, s.last_used_ms FROM sessions s \
+                     JOIN players p ON p.id = s.player_id \
+                     WHERE s.token = $1 AND s.last_used_ms >= $2",
+                )
+                .bind(token)
+                .bind(now.saturating_sub(lifetime))
+                .fetch_optional(&self.pool)
+                .await?)
+            })
+            .await?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let last_used: i64 = row.try_get("last_used_ms")?;
+        if now - last_used > (lifetime / 2).min(3_600_000) {
+            // Not awaited: the request does not wait for the record of its own use.
+            let (answer, _) = oneshot::channel();
+            let _ = self.jobs.try_send(Job::Single(
+                Single::TouchSession {
+                    token: token.to_owned(),
+                    now_ms: now,
+                },
+                answer,
+            ));
+        }
+        Ok(Some(Self::player_of(&row)?))
+    }
+
+    /// The account holder whose name has the skeleton key of `name`
+    /// ([`crate::names::skeleton_key`]): the same name, or one that reads the same.
+    pub async fn account_by_skeleton(&self, name: &str) -> Result<Option<PlayerRow>, StoreError> {
+        let key = crate::names::skeleton_key(name);
+        let row = self
+            .timed(async {
+                Ok(sqlx::query(
+                    "SELECT id, name, password_hash FROM players \
+                     WHERE skeleton = $1 AND password_hash IS NOT NULL",
+                )
+                .bind(key)
+                .fetch_optional(&self.pool)
+                .await?)
+            })
+            .await?;
         Ok(row.as_ref().map(Self::player_of).transpose()?)
     }
 
@@ -971,16 +1124,28 @@ impl Store {
             .collect()
     }
 
+    /// Records that a table's clocks could not be saved at shutdown: the stop is not clean,
+    /// and the next start charges the thinking time up to the last `alive_ms`.
+    pub(crate) fn mark_unsaved(&self) {
+        self.unsaved
+            .store(true, std::sync::atomic::Ordering::Release);
+    }
+
     /// Saves the table row alone (the clock snapshot at shutdown), as a [`TableWrite`] without
-    /// events.
+    /// events; a failure marks the stop as not clean (see [`Store::close`]).
     pub async fn save_row(&self, row: &TableRow) -> Result<(), StoreError> {
-        self.write(&TableWrite {
-            row: row.clone(),
-            events: Vec::new(),
-            ratings: Vec::new(),
-            finished: None,
-        })
-        .await
+        let result = self
+            .write(&TableWrite {
+                row: row.clone(),
+                events: Vec::new(),
+                ratings: Vec::new(),
+                finished: None,
+            })
+            .await;
+        if result.is_err() {
+            self.mark_unsaved();
+        }
+        result
     }
 
     fn table_of(row: &AnyRow) -> Result<TableRow, StoreError> {
@@ -1057,6 +1222,80 @@ impl Store {
             .map(|(_, event)| event)
             .collect())
     }
+}
+
+/// Hands an ungrouped write to the writer through `jobs` and waits (up to `limit`) for the
+/// rows it affected.
+async fn send_single(
+    jobs: &mpsc::Sender<Job>,
+    limit: Duration,
+    single: Single,
+) -> Result<u64, StoreError> {
+    let (answer, answered) = oneshot::channel();
+    within(limit, async {
+        jobs.send(Job::Single(single, answer))
+            .await
+            .map_err(|_| StoreError::WriterStopped)?;
+        answered.await.map_err(|_| StoreError::WriterStopped)?
+    })
+    .await
+}
+
+/// The cleanup of the sessions unused for `lifetime`, and of the guests older than that
+/// without a session.
+fn cleanup_job(lifetime: Duration) -> Single {
+    let lifetime = i64::try_from(lifetime.as_millis()).unwrap_or(i64::MAX);
+    Single::Cleanup {
+        cutoff_ms: now_ms().saturating_sub(lifetime),
+    }
+}
+
+/// Fills the skeleton key of the accounts that have none (accounts made before the key was
+/// stored), oldest first; an account whose key an older account holds keeps its name but gets
+/// no key. Then makes the unique index of the accounts' keys (once).
+///
+/// # Errors
+/// A database failure.
+async fn index_name_skeletons(conn: &mut AnyConnection) -> Result<(), StoreError> {
+    let rows = sqlx::query(
+        "SELECT id, name FROM players WHERE password_hash IS NOT NULL AND skeleton IS NULL \
+         ORDER BY created_ms, id",
+    )
+    .fetch_all(&mut *conn)
+    .await?;
+    if !rows.is_empty() {
+        let mut tx = conn.begin().await?;
+        let mut keyed = 0;
+        for r in &rows {
+            let id: String = r.try_get("id")?;
+            let name: String = r.try_get("name")?;
+            let key = crate::names::skeleton_key(&name);
+            let taken = sqlx::query(
+                "SELECT id FROM players WHERE skeleton = $1 AND password_hash IS NOT NULL",
+            )
+            .bind(key.as_str())
+            .fetch_optional(&mut *tx)
+            .await?;
+            if taken.is_some() {
+                tracing::warn!(player = %id, name = %name, "an account's name reads as an older account's: it keeps its name without reserving it");
+                continue;
+            }
+            sqlx::query("UPDATE players SET skeleton = $1 WHERE id = $2")
+                .bind(key.as_str())
+                .bind(id.as_str())
+                .execute(&mut *tx)
+                .await?;
+            keyed += 1;
+        }
+        tx.commit().await?;
+        tracing::info!(accounts = keyed, "account names reserved by their skeleton");
+    }
+    conn.execute(
+        "CREATE UNIQUE INDEX IF NOT EXISTS players_account_skeleton ON players (skeleton) \
+         WHERE password_hash IS NOT NULL",
+    )
+    .await?;
+    Ok(())
 }
 
 /// Takes chuhe's advisory lock of the PostgreSQL database at `url` (for its current schema) on

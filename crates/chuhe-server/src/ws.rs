@@ -236,7 +236,14 @@ async fn connection(socket: WebSocket, table: TableHandle, ctx: Context) {
                     }
                 }
                 Some(Ok(Message::Binary(_))) => {
-                    let e = ServerError::BadMessage("binary messages are not accepted".to_owned());
+                    // Binary frames spend from the same message budget as text ones.
+                    let e = if limit.allow(Instant::now()) {
+                        ServerError::BadMessage(
+                            "binary messages are not accepted: send JSON text".to_owned(),
+                        )
+                    } else {
+                        ServerError::RateLimited
+                    };
                     let _ = out.send(e.to_message());
                 }
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,

@@ -110,16 +110,29 @@ async fn sanguo_to_the_end() {
         .map(|k| Seat::new(k.index()))
         .collect();
     assert_eq!(state.winner_seats, expected_seats);
+    // The record (issue 18): tags, the three seats' players, the moves as played, the winners
+    // and the rule; read back, it replays to the same end.
     let (status, _, body) = server
         .http("GET", &format!("/api/tables/{table}/pgn"), None, None)
         .await;
-    assert_eq!(
-        (status, body.as_str()),
-        (
-            409,
-            r#"{"error":"not_allowed","message":"pgn export is for xiangqi games"}"#
-        )
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.starts_with("[Game \"Three Kingdoms xiangqi\"]\n[Variant \"sanguo\"]\n[FlagBearers \"on\"]\n[Event \"chuhe table "),
+        "{body}"
     );
+    let read = chuhe_notation::pgn::read(&body);
+    assert_eq!(read.len(), 1);
+    let rec = chuhe_notation::table_record::TableRecord::from_game_record(&read[0])
+        .unwrap_or_else(|e| panic!("{e}: {body}"));
+    assert_eq!(rec.moves, moves);
+    assert_eq!(rec.players[1..], ["chuhe level 1", "chuhe level 1"]);
+    assert_eq!(
+        rec.outcome,
+        Some(chuhe_notation::table_record::TableOutcome::from_outcome(
+            &outcome
+        ))
+    );
+    assert_eq!(read[0].tag("Termination"), Some(outcome.reason.as_str()));
     server.stop().await;
 }
 
@@ -278,5 +291,23 @@ async fn banqi_to_the_end_without_leaks() {
         .filter(|s| colors[s.index()].is_some_and(|c| outcome.winners.contains(&c)))
         .collect();
     assert_eq!(states[0].winner_seats, winners);
+    // The record (issue 18): flips with their pieces, the players, the result, the rule.
+    let (status, _, body) = server
+        .http("GET", &format!("/api/tables/{table}/pgn"), None, None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let read = chuhe_notation::pgn::read(&body);
+    let rec = chuhe_notation::table_record::TableRecord::from_game_record(&read[0])
+        .unwrap_or_else(|e| panic!("{e}: {body}"));
+    assert_eq!(rec.moves, moves);
+    assert_eq!(rec.players, ["first", "second"]);
+    assert_eq!(
+        rec.outcome,
+        Some(chuhe_notation::table_record::TableOutcome::from_outcome(
+            &outcome
+        ))
+    );
+    assert_eq!(read[0].tag("Result"), outcome.result_text());
+    assert_eq!(read[0].tag("TimeControl"), Some("600+1"));
     server.stop().await;
 }

@@ -148,6 +148,8 @@ pub enum Command {
         #[arg(long, env = "CHUHE_COMPUTER_THREADS", default_value_t = 2,
               value_parser = clap::value_parser!(u16).range(1..=256))]
         computer_threads: u16,
+        #[command(flatten)]
+        limits: crate::serve_cmd::Limits,
     },
     /// Play many games at once against a running chuhe serve and report moves/s, latencies,
     /// errors and memory; every acknowledged move is then checked in the store (docs/performance.md).
@@ -333,12 +335,14 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             trust_forwarded_for,
             allowed_origins,
             computer_threads,
+            limits,
         } => crate::serve_cmd::serve(
             &bind,
             &database,
             trust_forwarded_for,
             allowed_origins,
             usize::from(computer_threads),
+            &limits,
         )?,
         Command::Loadtest {
             url,

@@ -4,6 +4,7 @@ use crate::cli::CliError;
 use chuhe_notation::pgn::{self, WriteOptions};
 use chuhe_notation::record::{decode, Encoding, GameRecord};
 use chuhe_notation::replay::{replay, ReplayOptions, Replayed};
+use chuhe_notation::table_record::{table_variant, TableRecord};
 use chuhe_notation::{
     detect_format, read_records, tsv, ChineseStyle, Dialect, Notation, RankBase, ReadOptions,
     RecordFormat,
@@ -15,9 +16,10 @@ use std::path::{Path, PathBuf};
 /// The `records` subcommands.
 #[derive(Debug, clap::Subcommand)]
 pub enum RecordsCommand {
-    /// Replay every game of the files (PGN, DhtmlXQ, or the TSV layout of data/games.tsv); list
-    /// each failure (file, game, ply, reason), then print one JSON line with the counts. Exits 1
-    /// when a game fails.
+    /// Replay every game of the files (PGN, DhtmlXQ, or the TSV layout of data/games.tsv; sanguo
+    /// and banqi records, told by their Variant tag, with their own rules); list each failure
+    /// (file, game, ply, reason), then print one JSON line with the counts. Exits 1 when a game
+    /// fails.
     Check {
         /// Also apply chuhe's end-of-game rules (repetition, 120-ply no-capture limit) and print
         /// `ID PLY REASON` for each game they end.
@@ -30,8 +32,9 @@ pub enum RecordsCommand {
         files: Vec<PathBuf>,
     },
     /// Convert the games of the files to one stream on standard output: PGN in the export form
-    /// of spec/notation.md, or the TSV layout of data/games.tsv with ICCS moves. Games that do
-    /// not replay are left out and listed on standard error (exit status 1).
+    /// of spec/notation.md (sanguo and banqi games in their own record form), or the TSV layout
+    /// of data/games.tsv with ICCS moves (xiangqi only). Games that do not replay are left out
+    /// and listed on standard error (exit status 1).
     Convert {
         /// The output format.
         #[arg(long, value_enum)]
@@ -78,6 +81,8 @@ pub enum NotationArg {
     Wxf,
     /// Chinese (炮二平五 / 马8进7).
     Chinese,
+    /// Lower-case ICCS h2e2 with [Variant "xiangqi"]: the form XBoard loads.
+    Xboard,
 }
 
 /// Runs a `records` subcommand.
@@ -101,6 +106,7 @@ pub fn run(command: RecordsCommand, out: &mut impl Write) -> Result<(), CliError
                     NotationArg::Iccs => Notation::Iccs,
                     NotationArg::Wxf => Notation::Wxf,
                     NotationArg::Chinese => Notation::Chinese,
+                    NotationArg::Xboard => Notation::Xboard,
                 },
                 style: ChineseStyle {
                     traditional,
@@ -150,6 +156,9 @@ impl InputArgs {
                     DialectArg::Xqbase => Dialect::XqBase,
                     DialectArg::FairyStockfish => Dialect::FairyStockfish,
                 }),
+                // SAN ranks are told per record (1-10 for Fairy-Stockfish and pychess, 0-9 for
+                // XBoard), whatever the coordinates use.
+                san_rank_base: None,
             },
         }
     }
@@ -204,6 +213,27 @@ fn check(
     for path in files {
         for record in load(path, enc)?.0 {
             games += 1;
+            if table_variant(&record).is_some() {
+                match TableRecord::from_game_record(&record) {
+                    Ok(t) => {
+                        ok += 1;
+                        moves += t.moves.len();
+                    }
+                    Err(e) => {
+                        failed += 1;
+                        moves += e.ply.saturating_sub(1);
+                        writeln!(
+                            out,
+                            "{}: game {}: ply {}: {}",
+                            path.display(),
+                            record.id,
+                            e.ply,
+                            e.reason
+                        )?;
+                    }
+                }
+                continue;
+            }
             match replay(&record, options) {
                 Ok(r) => {
                     ok += 1;
@@ -260,6 +290,38 @@ fn convert(
         let (records, format) = load(path, enc)?;
         let from_pgn = format != RecordFormat::Tsv;
         for mut record in records {
+            if table_variant(&record).is_some() {
+                // Sanguo and banqi: their own record form; TSV holds xiangqi games only.
+                let table = match (to, TableRecord::from_game_record(&record)) {
+                    (Target::Pgn, Ok(t)) => t,
+                    (Target::Tsv, Ok(_)) => {
+                        failed += 1;
+                        eprintln!(
+                            "{}: game {}: ply 0: the tsv layout holds xiangqi games only",
+                            path.display(),
+                            record.id
+                        );
+                        continue;
+                    }
+                    (_, Err(e)) => {
+                        failed += 1;
+                        eprintln!(
+                            "{}: game {}: ply {}: {}",
+                            path.display(),
+                            record.id,
+                            e.ply,
+                            e.reason
+                        );
+                        continue;
+                    }
+                };
+                if !first {
+                    buf.push('\n');
+                }
+                table.write(&mut buf);
+                first = false;
+                continue;
+            }
             let replayed: Replayed = match replay(&record, replay_options) {
                 Ok(r) => r,
                 Err(e) => {

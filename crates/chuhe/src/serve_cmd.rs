@@ -66,17 +66,58 @@ fn lock_sqlite(path: &str) -> Result<File, CliError> {
     }
 }
 
+/// The limits of `chuhe serve` against hanging databases, crowds of connections and stolen
+/// cookies (docs/security.md).
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Limits {
+    /// Longest wait for the database, in milliseconds: each statement, each write, each
+    /// connection. A move that waits longer is answered "the database did not answer in time".
+    #[arg(long, env = "CHUHE_DB_TIMEOUT_MS", default_value_t = 5000, value_parser = clap::value_parser!(u64).range(100..=600_000))]
+    pub db_timeout_ms: u64,
+    /// Most connections open at once from one client address (an IPv6 client by its /64);
+    /// beyond, a connection is answered 429 and closed.
+    #[arg(long, env = "CHUHE_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_connections_per_address: u64,
+    /// Longest time a client may take to send a request's head, in seconds (slowloris).
+    #[arg(long, env = "CHUHE_HEADER_TIMEOUT_SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub header_timeout_secs: u64,
+    /// Mark the session cookie Secure (sent over HTTPS only): set it when the site is served
+    /// over TLS.
+    #[arg(long, env = "CHUHE_SECURE_COOKIES")]
+    pub secure_cookies: bool,
+    /// How long a session lasts after its last use, in days; expired sessions and the guests
+    /// left without one are removed every hour.
+    #[arg(long, env = "CHUHE_SESSION_DAYS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3650))]
+    pub session_days: u64,
+}
+
+impl Limits {
+    /// These limits in the server's settings.
+    fn apply(&self, settings: &mut chuhe_server::Settings) {
+        use std::time::Duration;
+        let db = Duration::from_millis(self.db_timeout_ms);
+        settings.store.statement_timeout = db;
+        settings.store.acquire_timeout = db;
+        settings.store.session_lifetime = Duration::from_secs(self.session_days * 24 * 3600);
+        settings.max_connections_per_address =
+            usize::try_from(self.max_connections_per_address).unwrap_or(usize::MAX);
+        settings.header_timeout = Duration::from_secs(self.header_timeout_secs);
+        settings.secure_cookies = self.secure_cookies;
+    }
+}
+
 /// Runs the game server on `bind` with the database at `database` until SIGINT or SIGTERM;
 /// with `trust_forwarded_for`, requests from loopback are rate-limited by their
 /// `X-Forwarded-For` address; pages of `allowed_origins` may act for players besides the site's
-/// own; `computer_threads` computer searches run at once. Logs go to standard error; `RUST_LOG`
-/// filters them (default `info`).
+/// own; `computer_threads` computer searches run at once; `limits` bound the waits and
+/// connections. Logs go to standard error; `RUST_LOG` filters them (default `info`).
 pub fn serve(
     bind: &str,
     database: &str,
     trust_forwarded_for: bool,
     allowed_origins: Vec<String>,
     computer_threads: usize,
+    limits: &Limits,
 ) -> Result<(), CliError> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
@@ -89,17 +130,15 @@ pub fn serve(
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    let mut settings = chuhe_server::Settings {
+        trust_forwarded_for,
+        allowed_origins,
+        computer_threads,
+        ..chuhe_server::Settings::default()
+    };
+    limits.apply(&mut settings);
     runtime
-        .block_on(chuhe_server::run(
-            bind,
-            database,
-            chuhe_server::Settings {
-                trust_forwarded_for,
-                allowed_origins,
-                computer_threads,
-                ..chuhe_server::Settings::default()
-            },
-        ))
+        .block_on(chuhe_server::run(bind, database, settings))
         .map_err(|e| match e {
             // A bad address or database URL is bad input: status 2.
             chuhe_server::error::ServerError::Config(m) => CliError::input(m),

@@ -300,3 +300,46 @@ fn dialect_and_rank_options() {
          {\"games\": 1, \"ok\": 0, \"failed\": 1, \"moves\": 0}\n"
     );
 }
+
+/// Issue 18: sanguo and banqi records (told by their `Variant` tag) are checked with their own
+/// rules and converted in their own record form; TSV refuses them.
+#[test]
+fn sanguo_and_banqi_records() {
+    let (status, out, err) = chuhe(&["records", "check", "tests/data/records/tables.pgn"]);
+    assert_eq!(
+        out,
+        "tests/data/records/tables.pgn: game 3: ply 2: Ra1-Ra3: no piece on the from-point\n\
+         {\"games\": 3, \"ok\": 2, \"failed\": 1, \"moves\": 7}\n"
+    );
+    assert_eq!((status, err.as_str()), (1, "chuhe: 1 of 3 games failed\n"));
+    let (status, out, err) = chuhe(&[
+        "records",
+        "convert",
+        "--to",
+        "pgn",
+        "tests/data/records/tables.pgn",
+    ]);
+    assert_eq!(status, 1);
+    assert_eq!(
+        err,
+        "tests/data/records/tables.pgn: game 3: ply 2: Ra1-Ra3: no piece on the from-point\n\
+         chuhe: 1 games did not replay and were left out\n"
+    );
+    let input = fixture("tables.pgn");
+    let sanguo = input.split("\n\n[Game \"Banqi\"]").next().unwrap();
+    assert!(out.starts_with(sanguo), "{out}");
+    assert!(out.ends_with(
+        "[Winners \"black\"]\n[Termination \"resignation\"]\n[PlyCount \"3\"]\n\n1. c2=R g3=p\n2. a1=C\n0-1\n"
+    ));
+    let (status, _, err) = chuhe(&[
+        "records",
+        "convert",
+        "--to",
+        "tsv",
+        "tests/data/records/tables.pgn",
+    ]);
+    assert_eq!(status, 1);
+    assert!(err.starts_with(
+        "tests/data/records/tables.pgn: game 1: ply 0: the tsv layout holds xiangqi games only\n"
+    ));
+}

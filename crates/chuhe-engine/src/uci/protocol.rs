@@ -121,7 +121,7 @@ impl<W: Write + Send + 'static> Session<W> {
         };
         let start = match spec.split_first() {
             Some((&"startpos", [])) => Position::start(),
-            Some((&"fen", fields)) => match Position::from_fen(&fields.join(" ")) {
+            Some((&"fen", fields)) => match Position::from_fen(&xboard_fen(fields)) {
                 Ok(p) => p,
                 Err(e) => return Err(("bad-fen".into(), e.kind_str().into())),
             },
@@ -401,6 +401,18 @@ impl<W: Write + Send + 'static> Session<W> {
         self.line(&format!("Key: {:016X}", pos.key()))?;
         let checkers: Vec<String> = pos.checkers().map(|s| s.to_string()).collect();
         self.line(&format!("Checkers: {}", checkers.join(" ")))
+    }
+}
+
+/// The FEN text of `fields`; XBoard's adapter `uci2wb` leaves out the two `-` fields (`<placement>
+/// b 0 1`), which are put back so that the FEN reads as the standard one.
+fn xboard_fen(fields: &[&str]) -> String {
+    let numeric = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    match fields {
+        [placement, side, half, full] if numeric(half) && numeric(full) => {
+            format!("{placement} {side} - - {half} {full}")
+        }
+        _ => fields.join(" "),
     }
 }
 

@@ -311,6 +311,15 @@ fn xboard_fen_line_is_a_position_command() {
             s.position().to_string(),
             "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2"
         );
+        // What uci2wb -c sends for an XBoard game from a set-up position: no `- -` fields.
+        s.handle(
+            "fen rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RHEAKAEHR b 0 1 moves h9g7 b0c2",
+        )
+        .unwrap();
+        assert_eq!(
+            s.position().to_string(),
+            "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1CN1C4/9/R1BAKABNR b - - 2 2"
+        );
         s.handle("fen 9/9/9/9/9/9/9/9/9/4K4 w").unwrap();
         s.handle("fen").unwrap();
         s.quit();
@@ -330,7 +339,7 @@ fn xboard_fen_line_is_a_position_command() {
         );
         assert_eq!(
             s.position().to_string(),
-            "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2"
+            "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1CN1C4/9/R1BAKABNR b - - 2 2"
         );
     }
 }

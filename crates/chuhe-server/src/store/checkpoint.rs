@@ -90,11 +90,8 @@ fn run(options: AnyConnectOptions, stopped: mpsc::Receiver<()>) {
         }
     };
     let mut conn = None;
-    loop {
-        match stopped.recv_timeout(EVERY) {
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        }
+    // Until told to stop, or until the sender is gone (the store dropped).
+    while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(EVERY) {
         runtime.block_on(async {
             if conn.is_none() {
                 match options.connect().await {

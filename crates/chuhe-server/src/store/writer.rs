@@ -81,10 +81,12 @@ pub(super) enum Single {
         created_ms: i64,
         first_event: String,
     },
-    /// A player; an account (with a hash) is refused when an account of its name exists.
+    /// A player; refused when an account holds its name, or a name of the same skeleton key
+    /// (`crate::names::skeleton_key`).
     Player {
         id: String,
         name: String,
+        skeleton: String,
         password_hash: Option<String>,
         now_ms: i64,
     },
@@ -96,6 +98,13 @@ pub(super) enum Single {
     },
     /// The end of a session; answers how many rows went.
     EndSession { token: String },
+    /// A session used at `now_ms` (its expiry slides).
+    TouchSession { token: String, now_ms: i64 },
+    /// Removes the sessions last used before `cutoff_ms` and the guests created before it that
+    /// have no session left; answers how many rows went.
+    Cleanup { cutoff_ms: i64 },
+    /// The server's `alive_ms` (0 after a clean stop).
+    Alive { now_ms: i64 },
     /// A finished-game row added after the fact.
     Finished(FinishedRow),
 }
@@ -267,7 +276,12 @@ impl Writer {
                 0,
                 None,
             ),
-            Pending::Single(Single::EndSession { .. }) => return Some(false),
+            Pending::Single(
+                Single::EndSession { .. }
+                | Single::TouchSession { .. }
+                | Single::Cleanup { .. }
+                | Single::Alive { .. },
+            ) => return Some(false),
         };
         let limit = self.limit;
         let result = within(limit, async {
@@ -447,12 +461,15 @@ async fn write_group(
     if !tables.is_empty() {
         write_tables(&mut tx, tables).await?;
     }
-    if faults.take(Fault::Outage) {
+    // Faults are faked on table writes only (the periodic writes of the store, sessions and
+    // players never take a fault meant for a table).
+    let faked = !tables.is_empty();
+    if faked && faults.take(Fault::Outage) {
         // Dropped without COMMIT: rolled back.
         return Err(injected("the database went away before COMMIT"));
     }
     tx.commit().await?;
-    if faults.take(Fault::LostCommitAnswer) {
+    if faked && faults.take(Fault::LostCommitAnswer) {
         return Err(injected("the connection was cut after COMMIT was sent"));
     }
     Ok(results)
@@ -609,30 +626,34 @@ async fn run_single(tx: &mut Transaction<'_, Any>, single: &Single) -> Result<u6
         Single::Player {
             id,
             name,
+            skeleton,
             password_hash,
             now_ms,
         } => {
             // Checked on the write connection: no other write can come between the check and
-            // the insert.
-            if password_hash.is_some() {
-                let taken = sqlx::query(
-                    "SELECT id FROM players WHERE name = $1 AND password_hash IS NOT NULL",
-                )
-                .bind(name.as_str())
-                .fetch_optional(&mut **tx)
-                .await?;
-                if taken.is_some() {
-                    return Err(StoreError::NameTaken(name.clone()));
-                }
+            // the insert. An account's name and skeleton key are its own.
+            let taken = sqlx::query(
+                "SELECT id FROM players WHERE password_hash IS NOT NULL \
+                 AND (skeleton = $1 OR ($2 AND name = $3))",
+            )
+            .bind(skeleton.as_str())
+            .bind(password_hash.is_some())
+            .bind(name.as_str())
+            .fetch_optional(&mut **tx)
+            .await?;
+            if taken.is_some() {
+                return Err(StoreError::NameTaken(name.clone()));
             }
             sqlx::query(
-                "INSERT INTO players (id, name, password_hash, created_ms) \
-                 VALUES ($1, $2, $3, $4)",
+                "INSERT INTO players (id, name, password_hash, created_ms, skeleton) \
+                 VALUES ($1, $2, $3, $4, $5)",
             )
             .bind(id.as_str())
             .bind(name.as_str())
             .bind(password_hash.as_deref())
             .bind(*now_ms)
+            // Guests keep no key: only accounts reserve one.
+            .bind(password_hash.as_ref().map(|_| skeleton.as_str()))
             .execute(&mut **tx)
             .await?
             .rows_affected()
@@ -641,13 +662,48 @@ async fn run_single(tx: &mut Transaction<'_, Any>, single: &Single) -> Result<u6
             token,
             player_id,
             now_ms,
-        } => sqlx::query("INSERT INTO sessions (token, player_id, created_ms) VALUES ($1, $2, $3)")
-            .bind(token.as_str())
-            .bind(player_id.as_str())
-            .bind(*now_ms)
+        } => sqlx::query(
+            "INSERT INTO sessions (token, player_id, created_ms, last_used_ms) \
+             VALUES ($1, $2, $3, $3)",
+        )
+        .bind(token.as_str())
+        .bind(player_id.as_str())
+        .bind(*now_ms)
+        .execute(&mut **tx)
+        .await?
+        .rows_affected(),
+        Single::TouchSession { token, now_ms } => {
+            sqlx::query("UPDATE sessions SET last_used_ms = $1 WHERE token = $2")
+                .bind(*now_ms)
+                .bind(token.as_str())
+                .execute(&mut **tx)
+                .await?
+                .rows_affected()
+        }
+        Single::Cleanup { cutoff_ms } => {
+            let sessions = sqlx::query("DELETE FROM sessions WHERE last_used_ms < $1")
+                .bind(*cutoff_ms)
+                .execute(&mut **tx)
+                .await?
+                .rows_affected();
+            let guests = sqlx::query(
+                "DELETE FROM players WHERE password_hash IS NULL AND created_ms < $1 \
+                 AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.player_id = players.id)",
+            )
+            .bind(*cutoff_ms)
             .execute(&mut **tx)
             .await?
-            .rows_affected(),
+            .rows_affected();
+            sessions + guests
+        }
+        Single::Alive { now_ms } => sqlx::query(
+            "INSERT INTO server_state (name, value) VALUES ('alive_ms', $1) \
+             ON CONFLICT (name) DO UPDATE SET value = $1",
+        )
+        .bind(*now_ms)
+        .execute(&mut **tx)
+        .await?
+        .rows_affected(),
         Single::EndSession { token } => sqlx::query("DELETE FROM sessions WHERE token = $1")
             .bind(token.as_str())
             .execute(&mut **tx)

@@ -339,6 +339,7 @@ impl Table {
         if let Err(e) = self.settle().await {
             // The row is not written over: the stored events may be ahead of this state.
             e.log();
+            self.store.mark_unsaved();
             return;
         }
         if self.state.clocks.is_some() && self.state.phase == Phase::Running {

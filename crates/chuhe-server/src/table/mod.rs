@@ -238,10 +238,18 @@ pub fn check_options(mut options: TableOptions) -> Result<TableOptions, ServerEr
     Ok(options)
 }
 
-/// The rule options a table's options fix (defaults filled in).
+/// The rule options a table's options fix (defaults filled in). A xiangqi table that turns
+/// the no-capture limit off (0) still plays under the longest one the rules allow,
+/// [`MAX_NO_CAPTURE_LIMIT`] (1,000 plies, the `No Capture Limit` maximum of the engine
+/// protocol): with at most 30 captures in a game, no game runs past 31,000 plies, so no table
+/// grows without end. (Sanguo and banqi always end after 180 quiet plies.)
 pub fn rule_options(options: &TableOptions) -> RuleOptions {
+    let no_capture_limit = match options.no_capture_limit.unwrap_or(DEFAULT_NO_CAPTURE_LIMIT) {
+        0 => MAX_NO_CAPTURE_LIMIT,
+        n => n,
+    };
     RuleOptions {
-        no_capture_limit: options.no_capture_limit.unwrap_or(DEFAULT_NO_CAPTURE_LIMIT),
+        no_capture_limit,
         flag_bearers: options.flag_bearers.unwrap_or(true),
     }
 }
@@ -267,7 +275,7 @@ pub async fn create(
 
 /// Brings a stored table back: replays its events, restores its clocks from the snapshot and
 /// starts its actor (the running clock restarts now; the time the server was down is not
-/// charged).
+/// charged, the thinking time before a crash is: [`Store::uncharged_since_last_write`]).
 ///
 /// # Errors
 /// No such table, or its stored data do not replay.
@@ -306,8 +314,29 @@ pub async fn load(
         let running = c.running_seat();
         *c = Clocks::from_snapshot(&snap, increment);
         if let Some(seat) = running {
-            c.start(seat, now);
+            // After a kill -9 the snapshot is the last write's: the thinking time from then to
+            // the crash (as far as the previous server recorded it was alive) is charged, as a
+            // clean stop charges it when it saves the clocks.
+            let uncharged = store.uncharged_since_last_write(id).await?;
+            c.start(seat, now.checked_sub(uncharged).unwrap_or(now));
         }
     }
     Ok(spawn(state, log, store.clone(), settings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// "Off" is the longest limit the rules allow; other limits are as asked.
+    #[test]
+    fn a_game_without_the_no_capture_limit_still_has_a_length_limit() {
+        let options = |limit: Option<u16>| TableOptions {
+            no_capture_limit: limit,
+            ..serde_json::from_str(r#"{"variant":"xiangqi"}"#).unwrap()
+        };
+        assert_eq!(rule_options(&options(Some(0))).no_capture_limit, 1000);
+        assert_eq!(rule_options(&options(Some(60))).no_capture_limit, 60);
+        assert_eq!(rule_options(&options(None)).no_capture_limit, 120);
+    }
 }

@@ -1,0 +1,243 @@
+//! Sessions and names: the cookie's `Secure` and `Max-Age`, expiry and the cleanup of expired
+//! sessions and unused guests, account names reserved against look-alikes by their skeleton
+//! key (existing accounts keyed at start-up), binary frames counted against the message rate,
+//! and the thinking time charged after a kill -9.
+
+#[macro_use]
+mod common;
+
+use chuhe_server::protocol::ClientMessage;
+use chuhe_server::store::{Store, StoreOptions};
+use chuhe_server::Settings;
+use common::*;
+use futures_util::SinkExt;
+use std::time::Duration;
+
+fn set_cookie(head: &str) -> String {
+    head.lines()
+        .find_map(|l| l.strip_prefix("set-cookie: "))
+        .unwrap_or_else(|| panic!("no set-cookie in {head}"))
+        .to_owned()
+}
+
+/// The cookie lasts the session lifetime (30 days by default); `Secure` only when asked.
+#[tokio::test]
+async fn the_session_cookie_has_a_lifetime_and_secure_when_asked() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, Settings::default()).await;
+    let (_, head, _) = server
+        .http("POST", "/api/session", None, Some(r#"{"name":"ann"}"#))
+        .await;
+    let cookie = set_cookie(&head);
+    assert!(
+        cookie.ends_with("; Path=/; HttpOnly; SameSite=Lax; Max-Age=2592000"),
+        "{cookie}"
+    );
+    server.stop().await;
+    let secure = Settings {
+        secure_cookies: true,
+        ..Settings::default()
+    };
+    let server = Server::start(&db, secure).await;
+    let (_, head, _) = server
+        .http("POST", "/api/session", None, Some(r#"{"name":"ann"}"#))
+        .await;
+    assert!(
+        set_cookie(&head).ends_with("; Max-Age=2592000; Secure"),
+        "{head}"
+    );
+    let (_, head, _) = server
+        .http("POST", "/api/logout", Some(&cookie_of(&head)), None)
+        .await;
+    assert!(set_cookie(&head).ends_with("; Max-Age=0; Secure"), "{head}");
+    server.stop().await;
+}
+
+/// With a lifetime of 50 ms, a session unused for longer is not found (401 on `/api/me`); the
+/// cleanup removes it, the guest left without a session, and an account's expired session, but
+/// not the account.
+async fn expired_sessions_and_unused_guests_are_removed(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let options = StoreOptions {
+        session_lifetime: Duration::from_millis(50),
+        ..StoreOptions::default()
+    };
+    let store = Store::connect_with(&db.url, options).await.unwrap();
+    let server = Server::start_on(store, Settings::default()).await;
+    let guest = server.guest("ann").await;
+    let account = r#"{"name":"liu bei","password":"peach garden"}"#;
+    let (status, head, _) = server
+        .http("POST", "/api/accounts", None, Some(account))
+        .await;
+    assert_eq!(status, 200);
+    let holder = cookie_of(&head);
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    for cookie in [&guest, &holder] {
+        let (status, _, body) = server.http("GET", "/api/me", Some(cookie), None).await;
+        assert_eq!(status, 401, "{body}");
+    }
+    // Two sessions and one guest.
+    assert_eq!(server.state.store().cleanup().await.unwrap(), 3);
+    assert_eq!(server.state.store().cleanup().await.unwrap(), 0);
+    let (status, _, _) = server.http("POST", "/api/login", None, Some(account)).await;
+    assert_eq!(status, 200);
+    server.stop().await;
+}
+on_both!(expired_sessions_and_unused_guests_are_removed);
+
+/// An account holder's name is reserved by its skeleton key: a guest cannot take it, nor a
+/// look-alike (capital I for small l, a digit 1, Cyrillic letters, punctuation, full width); a
+/// second account cannot either. A different name passes. Accounts stored before the key
+/// existed are keyed at start-up.
+async fn account_names_are_reserved_against_look_alikes(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, fast_settings()).await;
+    let account = r#"{"name":"Paul","password":"peach garden"}"#;
+    let (status, _, _) = server
+        .http("POST", "/api/accounts", None, Some(account))
+        .await;
+    assert_eq!(status, 200);
+    let check = |server: &Server| {
+        let addr = server.addr;
+        async move {
+            for name in ["Paul", "pauI", "Pau1", "Раul", "P.a.u.l", "Ｐａｕｌ"] {
+                let body = format!(r#"{{"name":"{name}"}}"#);
+                let (status, _, text) = http(addr, "POST", "/api/session", None, Some(&body)).await;
+                assert_eq!(status, 409, "{name}: {text}");
+                assert!(text.contains("belongs to an account"), "{text}");
+                let body = format!(r#"{{"name":"{name}","password":"another one"}}"#);
+                let (status, _, text) =
+                    http(addr, "POST", "/api/accounts", None, Some(&body)).await;
+                assert_eq!(status, 409, "{name}: {text}");
+            }
+            let (status, _, _) = http(
+                addr,
+                "POST",
+                "/api/session",
+                None,
+                Some(r#"{"name":"Paula"}"#),
+            )
+            .await;
+            assert_eq!(status, 200);
+        }
+    };
+    check(&server).await;
+    server.stop().await;
+    // As if stored before the migration: no key, no index.
+    {
+        use sqlx::Connection;
+        let mut conn = sqlx::AnyConnection::connect(&db.url).await.unwrap();
+        for sql in [
+            "DROP INDEX players_account_skeleton",
+            "UPDATE players SET skeleton = NULL",
+        ] {
+            sqlx::query(sql).execute(&mut conn).await.unwrap();
+        }
+        conn.close().await.unwrap();
+    }
+    let server = Server::start(&db, fast_settings()).await;
+    check(&server).await;
+    server.stop().await;
+}
+on_both!(account_names_are_reserved_against_look_alikes);
+
+/// Binary frames spend from the message budget: with a burst of 20 and (almost) no refill, 20
+/// binary frames are refused as `bad_message`, the 21st as `rate_limited`, and so is the next
+/// text message.
+#[tokio::test]
+async fn binary_frames_count_against_the_message_rate() {
+    use tokio_tungstenite::tungstenite::Message;
+    let db = fresh_db(Backend::Sqlite).await;
+    let settings = Settings {
+        rate_burst: 20.0,
+        rate_per_second: 0.001,
+        ..settings(Duration::from_secs(60))
+    };
+    let server = Server::start(&db, settings).await;
+    let cookie = server.guest("ann").await;
+    let table = server.create_table(&cookie, UNTIMED).await;
+    let url = format!("ws://{}/api/tables/{table}/ws", server.addr);
+    let (mut socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    for _ in 0..21 {
+        socket
+            .send(Message::Binary(vec![1u8, 2, 3].into()))
+            .await
+            .unwrap();
+    }
+    socket
+        .send(Message::Text(r#"{"type":"ping"}"#.into()))
+        .await
+        .unwrap();
+    let mut codes = Vec::new();
+    use futures_util::StreamExt;
+    while codes.len() < 22 {
+        if let Some(Ok(Message::Text(t))) = socket.next().await {
+            let v: serde_json::Value = serde_json::from_str(&t).unwrap();
+            if v["type"] == "error" {
+                codes.push((
+                    v["code"].as_str().unwrap().to_owned(),
+                    v["message"].as_str().unwrap().to_owned(),
+                ));
+            }
+        }
+    }
+    let bad = (
+        "bad_message".to_owned(),
+        "bad message: binary messages are not accepted: send JSON text".to_owned(),
+    );
+    let limited = (
+        "rate_limited".to_owned(),
+        "too many messages, slow down".to_owned(),
+    );
+    assert_eq!(codes[..20], vec![bad; 20][..]);
+    assert_eq!(codes[20..], [limited.clone(), limited][..]);
+    server.stop().await;
+}
+
+/// After a crash the clocks restart from the last write's snapshot, less the thinking time
+/// the crashed server saw go by: here the previous server was last alive 20 s after the row's
+/// last write, so Black, to move, has 20 s less (a clean stop leaves nothing to charge).
+async fn thinking_time_before_a_crash_is_charged(backend: Backend) {
+    use sqlx::Connection;
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, settings(Duration::from_secs(600))).await;
+    let (mut red, mut black, table) = seated_pair(&server, TIMED).await;
+    red.act(&ClientMessage::Start {}, 4).await;
+    black.state_at(4).await;
+    red.act(&mv(4, "h2e2"), 5).await;
+    black.state_at(5).await;
+    server.stop().await;
+    let remaining = |state: &chuhe_server::protocol::State| {
+        state
+            .clocks
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|c| c.remaining_ms)
+            .collect::<Vec<_>>()
+    };
+    // A clean stop: the clocks as saved.
+    let server = Server::start(&db, settings(Duration::from_secs(600))).await;
+    let mut watcher = server.ws(&table, None, None).await;
+    let clean = remaining(&watcher.state().await);
+    server.stop().await;
+    // As a kill -9 leaves it: alive 20 s after the row's last write.
+    let mut conn = sqlx::AnyConnection::connect(&db.url).await.unwrap();
+    sqlx::query(
+        "UPDATE server_state SET value = \
+         (SELECT updated_ms FROM game_tables WHERE id = $1) + 20000 WHERE name = 'alive_ms'",
+    )
+    .bind(table.as_str())
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    conn.close().await.unwrap();
+    let server = Server::start(&db, settings(Duration::from_secs(600))).await;
+    let mut watcher = server.ws(&table, None, None).await;
+    let crashed = remaining(&watcher.state().await);
+    assert_eq!(crashed[0], clean[0]);
+    let charged = clean[1] - crashed[1];
+    assert!((20_000..21_000).contains(&charged), "{clean:?} {crashed:?}");
+    server.stop().await;
+}
+on_both!(thinking_time_before_a_crash_is_charged);
