@@ -179,9 +179,9 @@ async function run(b) {
   await es.waitForSelector('[data-seat="0"] .stand');
   const en = await player(b, 'en-US', 'Cao Cao');
   assert.equal(await en.textContent('#nav-lobby'), 'Lobby');
-  await en.waitForSelector(`tr[data-table="${id}"] a`);
+  await en.waitForSelector(`tr[data-table="${id}"] a.button`);
   await en.screenshot({ path: join(shots, 'lobby.png') });
-  await en.click(`tr[data-table="${id}"] a`);
+  await en.click(`tr[data-table="${id}"] a.button`);
   await en.click('[data-sit="1"]');
   await es.waitForSelector('#start');
   await es.click('#start');

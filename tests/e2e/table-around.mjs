@@ -121,7 +121,7 @@ export async function tableChecks(b, base, shots) {
   assert.equal(asked.length, 2);
   assert.equal(await beto.textContent('#your-game .lead'), 'Tu partida de Xiangqi está en juego.');
   assert.equal(await beto.textContent('#back-to-game'), 'Volver a la partida');
-  assert.equal(await beto.textContent(`tr[data-table="${id}"] a`), 'Volver');
+  assert.equal(await beto.textContent(`tr[data-table="${id}"] a.button`), 'Volver');
   await beto.screenshot({ path: join(shots, 'lobby-your-game-phone.png') });
   console.log('ok leaving a running game asks; the lobby shows the game with the way back');
 
@@ -176,15 +176,18 @@ export async function tableChecks(b, base, shots) {
   await sanguoDefeats(b, base, shots);
   await sanguoByTapping(b, base, shots);
   await computerGame(b, base, shots);
-  await ratedGame(b, base);
+  await ratedGame(b, base, shots);
+  await takebackByAgreement(b, base, shots);
 }
 
 /**
- * Ratings beside the names of account holders, and the change after a rated game.
+ * Ratings beside the names of account holders, and the change after a rated game; the player
+ * page reached from a name (ratings, games by variant); ratings beside names in the lobby.
  * @param {import('playwright-core').Browser} b
  * @param {string} base
+ * @param {string} shots
  */
-async function ratedGame(b, base) {
+async function ratedGame(b, base, shots) {
   /** @param {string} name */
   const account = async (name) => {
     const page = await open(b, base, 'es-ES', null, DESKTOP);
@@ -220,6 +223,35 @@ async function ratedGame(b, base) {
   assert.equal(Number(w[1]), 1500 + Number(w[2]));
   assert.equal(Number(l[1]), 1500 - Number(l[2]));
   console.log(`ok ratings beside the names and their change after a rated game (${won.trim()}, ${lost.trim()})`);
+
+  // the player page: from the name at the table; ratings per variant; games filtered by variant
+  await sun.click('[data-seat="1"] .player-link');
+  await sun.waitForSelector('#player-ratings li[data-variant="xiangqi"]');
+  assert.equal(await sun.textContent('#player-name'), 'Lu Meng');
+  assert.match(await sun.textContent('#player-ratings li[data-variant="xiangqi"]') ?? '', new RegExp(`^Xiangqi ${l[1]} ± \\d+ · 1 partidas$`));
+  await sun.waitForSelector('#finished tr[data-game]');
+  assert.deepEqual(await sun.$$eval('#finished tr[data-game]', (r) => r.map((x) => x.getAttribute('data-game'))), [lu.url().split('/').pop()]);
+  await sun.click('#variant-filter [data-variant="banqi"]');
+  await sun.waitForSelector('#no-games');
+  assert.equal(await sun.textContent('#no-games'), 'Ninguna partida terminada.');
+  await sun.click('#variant-filter [data-variant="xiangqi"]');
+  await sun.waitForSelector('#finished tr[data-game]');
+  // names in the list link to their pages, with the rating beside account holders
+  assert.deepEqual(await sun.$$eval('#finished .player-link', (a) => a.map((x) => x.textContent)), ['Sun Ce', 'Lu Meng']);
+  assert.deepEqual(await sun.$$eval('#finished .list-rating', (r) => r.map((x) => x.textContent)), [` ${w[1]}`, ` ${l[1]}`]);
+  await sun.setViewportSize(PHONE);
+  await sun.screenshot({ path: join(shots, 'player-page.png'), fullPage: true });
+  await sun.click('#finished .player-link >> text=Sun Ce');
+  await sun.waitForFunction(() => document.querySelector('#player-name')?.textContent === 'Sun Ce');
+  await sun.waitForSelector('#player-ratings li[data-variant="xiangqi"]');
+  assert.match(await sun.textContent('#player-ratings li[data-variant="xiangqi"]') ?? '', new RegExp(`^Xiangqi ${w[1]} ± `));
+  // the lobby: ratings beside the names in the finished list, one's own page linked
+  await sun.click('#to-lobby');
+  await sun.waitForSelector('#finished .list-rating');
+  assert.deepEqual(await sun.$$eval('#finished tr:first-child .list-rating', (r) => r.map((x) => x.textContent)), [` ${w[1]}`, ` ${l[1]}`]);
+  assert.equal(await sun.getAttribute('#my-page', 'href'), `#/p/${await sun.evaluate(() => fetch('/api/me').then((r) => r.json()).then((m) => m.id))}`);
+  await sun.screenshot({ path: join(shots, 'lobby-ratings.png'), fullPage: true });
+  console.log('ok the player page (ratings, games by variant) from the names; ratings beside the names in the lobby');
   await sun.context().close();
   await lu.context().close();
 }
@@ -473,4 +505,48 @@ async function sanguoByTapping(b, base, shots) {
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 390, 'the page stays 390 px wide');
   console.log(`ok sanguo played by tapping at 390 px (${mv})`);
   await page.context().close();
+}
+
+/**
+ * A takeback between two people in an unrated xiangqi game: asked, declined, asked again and
+ * accepted (the move list loses the move on both pages); at 390 px in Spanish.
+ * @param {import('playwright-core').Browser} b
+ * @param {string} base
+ * @param {string} shots
+ */
+async function takebackByAgreement(b, base, shots) {
+  const xu = await open(b, base, 'es-ES', 'Xu Sheng', PHONE);
+  await xu.selectOption('#variant', 'xiangqi');
+  await xu.check('#untimed');
+  await xu.click('#create');
+  await xu.waitForURL(/#\/t\/[a-z0-9]+$/);
+  await xu.click('[data-sit="0"]');
+  const ding = await open(b, base, 'es-ES', 'Ding Feng', PHONE);
+  await ding.goto(xu.url());
+  await ding.click('[data-sit="1"]');
+  await xu.waitForSelector('#start');
+  await xu.click('#start');
+  assert.equal(await xu.locator('#ask-takeback').count(), 0, 'no move to take back yet');
+  await play(xu, 'h2', 'e2');
+  await xu.click('#ask-takeback');
+  await ding.waitForSelector('#takeback-offered');
+  assert.equal(await ding.textContent('#takeback-offered'), 'Rojo pide deshacer su última jugada');
+  assert.equal(await xu.isDisabled('#ask-takeback'), true);
+  await ding.screenshot({ path: join(shots, 'table-takeback-asked-phone.png'), fullPage: true });
+  await ding.click('#decline-takeback');
+  await xu.waitForSelector('#takeback-declined');
+  assert.equal(await xu.textContent('#takeback-declined'), 'Negro no acepta deshacer');
+  assert.equal(await xu.locator('#moves .mv[data-ply]').count(), 1);
+  await xu.click('#ask-takeback');
+  await ding.waitForSelector('#accept-takeback');
+  await ding.click('#accept-takeback');
+  await xu.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 0);
+  await ding.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 0);
+  await xu.waitForSelector('#status.yours');
+  assert.equal(await xu.locator('#takeback-offered').count(), 0);
+  await play(xu, 'b2', 'e2');
+  assert.equal(await xu.locator('#moves .mv[data-ply]').count(), 1);
+  await xu.context().close();
+  await ding.context().close();
+  console.log('ok a takeback between people: asked, declined, asked again and accepted');
 }

@@ -145,7 +145,7 @@ const outcome = readFileSync(join(root, 'crates/chuhe-rules/src/outcome.rs'), 'u
 const reasons = [...outcome.matchAll(/EndReason::\w+ => "([a-z-]+)"/g)].map((m) => m[1]);
 assert.ok(reasons.length >= 15, 'the end reasons of outcome.rs were found');
 for (const r of reasons) assert.ok(keys().includes(`reason.${r}`), `reason.${r} is in the catalogue`);
-for (const file of ['app.js', 'lobby.js', 'table-view.js', 'format.js']) {
+for (const file of ['app.js', 'lobby.js', 'table-view.js', 'format.js', 'player.js']) {
   const text = readFileSync(join(root, 'web/js', file), 'utf8');
   const named = [...text.matchAll(/\bt\('([a-z_.]+)'/g)].map((m) => m[1]);
   assert.ok(named.length > 5, `${file} names ${named.length} keys`);

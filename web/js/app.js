@@ -17,6 +17,7 @@ import { h, patch } from './dom.js';
 import { lobbyPage } from './lobby.js';
 import { tablePage } from './table-view.js';
 import { rulesPage } from './rules.js';
+import { playerPage } from './player.js';
 import { isMuted, setMuted } from './sound.js';
 
 /**
@@ -161,7 +162,12 @@ function route() {
   page = { draw: () => {}, leave: () => {} };
   const table = /^#\/t\/([a-z0-9]+)$/.exec(location.hash);
   const rules = /^#\/rules\/(xiangqi|sanguo|banqi)$/.exec(location.hash);
+  const player = /^#\/p\/([A-Za-z0-9]+)$/.exec(location.hash);
   if (table) page = tablePage(shell, table[1]);
+  else if (player) {
+    page = playerPage(shell, player[1]);
+    window.scrollTo(0, 0);
+  }
   else if (rules) {
     page = rulesPage(/** @type {'xiangqi' | 'sanguo' | 'banqi'} */ (rules[1]), show);
     page.draw();

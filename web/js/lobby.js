@@ -4,9 +4,10 @@
 import { t } from './i18n.js';
 import { api } from './net.js';
 import { h } from './dom.js';
-import { accountErrorText, errorText, formatDate, levelHint, occupant, ratedBadge, resultLine, seatLabel, timeText } from './format.js';
+import { accountErrorText, errorText, levelHint, occupant, ratedBadge, seatLabel, timeText } from './format.js';
 import { requestSetup } from './table.js';
 import { rulesLinks } from './rules.js';
+import { finishedTable, occupantNode } from './player.js';
 
 /** @typedef {import('./protocol.js').TableSummary} TableSummary */
 
@@ -67,7 +68,7 @@ export function lobbyPage(shell) {
         h('td', {}, t(`variant.${tb.options.variant}`), ratedBadge(tb.options.rated) ? ' ' : null, ratedBadge(tb.options.rated)),
         h('td', { 'data-label': t('lobby.time') }, timeText(tb.options.time)),
         h('td', { class: 'seats' }, ...tb.seats.map((s, i) => h('span', { class: `seat-chip${s ? '' : ' free'}`, title: occupant(s) },
-          `${seatLabel(tb.options.variant, i)}: ${occupant(s)}`))),
+          `${seatLabel(tb.options.variant, i)}: `, occupantNode(s, tb.options.variant, drawList)))),
         h('td', { 'data-label': t('lobby.phase') }, t(`phase.${tb.phase}`)),
         h('td', {}, h('a', { class: `button${mine(tb) ? ' primary' : ''}`, href: `#/t/${tb.id}` },
           mine(tb) ? t('lobby.resume') : free ? t('lobby.open_table') : t('lobby.watch'))));
@@ -81,24 +82,10 @@ export function lobbyPage(shell) {
   };
 
   const finishedNode = () => {
-    const rows = finished.games.map((g) => {
-      const variant = g.options.variant;
-      return h('tr', { 'data-game': g.id, class: 'game-row', onclick: () => { location.hash = `#/t/${g.id}`; } },
-        h('td', { class: 'date' }, formatDate(g.ended_ms)),
-        h('td', {}, t(`variant.${variant}`)),
-        h('td', { class: 'seats' }, ...g.seats.map((s, i) => h('span', { class: `seat-chip${g.winner_seats.includes(i) ? ' won' : ''}`, title: occupant(s) },
-          `${seatLabel(variant, i)}: ${occupant(s)}`))),
-        h('td', { class: 'result' }, resultLine(variant, g.outcome, g.winner_seats)),
-        h('td', { class: 'plies', 'data-label': t('lobby.moves') }, String(g.plies)),
-        h('td', {}, h('a', { class: 'button', href: `#/t/${g.id}` }, t('lobby.review'))));
-    });
     const page = cursors.length;
     return h('section', { class: 'card' }, h('h2', {}, t('lobby.finished')),
       finished.games.length === 0 ? h('p', { class: 'muted' }, t('lobby.no_finished'))
-        : h('div', { class: 'scroll-x' }, h('table', { class: 'tables finished', id: 'finished' },
-          h('thead', {}, h('tr', {}, h('th', {}, t('lobby.date')), h('th', {}, t('lobby.variant')),
-            h('th', {}, t('lobby.players')), h('th', {}, t('lobby.result')), h('th', {}, t('lobby.moves')), h('th', {}))),
-          h('tbody', {}, ...rows))),
+        : finishedTable(finished.games, drawList),
       page > 1 || finished.next ? h('div', { class: 'pager' },
         h('button', { id: 'finished-newer', disabled: page === 1, onclick: () => { cursors.pop(); loadFinished(); } }, t('lobby.newer')),
         h('span', { class: 'muted' }, t('lobby.page', { n: page })),
@@ -115,7 +102,8 @@ export function lobbyPage(shell) {
           : h('ul', {}, ...list.map((r) => h('li', { 'data-variant': r.variant },
             h('strong', {}, t(`variant.${r.variant}`)), ' ',
             h('span', { class: 'rating' }, `${Math.round(r.rating)} ± ${Math.round(r.deviation)}`), ' · ',
-            t('ratings.games', { n: r.games })))));
+            t('ratings.games', { n: r.games })))),
+      h('p', {}, h('a', { href: `#/p/${session.me.id}`, id: 'my-page' }, t('player.my_page'))));
   };
 
   const listBox = h('div', { id: 'tables-box' });

@@ -37,8 +37,8 @@
  * @typedef {{type: 'state', version: number, table: TableSummary, you: number | null,
  *   board: BoardView, to_move: number | null, check: number[], legal_moves: string[],
  *   capture_moves: string[], clocks: ClockState[] | null, draw_offers: boolean,
- *   draw_offer: number | null, connected: boolean[], abandon_ms?: (number | null)[],
- *   outcome: Outcome | null, winner_seats?: number[], defeats?: Defeat[]}} StateMessage
+ *   draw_offer: number | null, takeback_offer?: number | null, connected: boolean[],
+ *   abandon_ms?: (number | null)[], outcome: Outcome | null, winner_seats?: number[], defeats?: Defeat[]}} StateMessage
  */
 /**
  * @typedef {{kind: 'created', options: TableOptions}
@@ -49,6 +49,8 @@
  *   | {kind: 'draw_offered', seat: number}
  *   | {kind: 'draw_declined', seat: number}
  *   | {kind: 'defeated', seat: number, reason: string, heir: number, ply: number}
+ *   | {kind: 'takeback_offered', seat: number}
+ *   | {kind: 'takeback_declined', seat: number}
  *   | {kind: 'taken_back', plies: number}
  *   | {kind: 'ended', outcome: Outcome, result: string | null, winner_seats?: number[]}} TableEvent
  */
@@ -65,7 +67,7 @@
  * @typedef {{type: 'update', version: number, events: {version: number, event: TableEvent}[],
  *   you: number | null, phase: 'open' | 'running' | 'ended', to_move: number | null,
  *   check: number[], clocks: ClockState[] | null, draw_offer: number | null,
- *   board?: BoardPosition, connected?: boolean[], legal_moves: string[],
+ *   takeback_offer?: number | null, board?: BoardPosition, connected?: boolean[], legal_moves: string[],
  *   capture_moves: string[]}} UpdateMessage
  */
 /**
@@ -101,7 +103,8 @@
  *   | {type: 'sit_computer', seat: number, level: number}
  *   | {type: 'stand'} | {type: 'start'} | {type: 'resign'} | {type: 'offer_draw'}
  *   | {type: 'accept_draw'} | {type: 'decline_draw'} | {type: 'abort'} | {type: 'ping'}
- *   | {type: 'takeback'} | {type: 'chat', text: string}
+ *   | {type: 'takeback'} | {type: 'accept_takeback'} | {type: 'decline_takeback'}
+ *   | {type: 'chat', text: string}
  *   | {type: 'move', version: number, move: string}} ClientMessage
  */
 
@@ -191,6 +194,7 @@ export function applyUpdate(state, update) {
     capture_moves: update.capture_moves,
     clocks: update.clocks,
     draw_offer: update.draw_offer,
+    takeback_offer: update.takeback_offer ?? null,
     connected: update.connected ?? state.connected,
     outcome,
     winner_seats: winners,

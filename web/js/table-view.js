@@ -28,6 +28,8 @@ export function tablePage(shell, id) {
   // the sounds of a change: the end, else a check, else a capture, else a move; the start
   /** @type {number | null} the seat that declined the last draw offer, until the next move */
   let declined = null;
+  /** @type {number | null} the seat that declined the last takeback request, until the next move */
+  let takebackDeclined = null;
   table.onUpdate = (msg, before) => {
     const kinds = msg.events.map((e) => e.event.kind);
     if (kinds.includes('ended') && before.table.options.rated && !ratingsAfterEnd) {
@@ -40,6 +42,8 @@ export function tablePage(shell, id) {
     for (const { event } of msg.events) {
       if (event.kind === 'draw_declined') declined = event.seat;
       if (event.kind === 'moved' || event.kind === 'draw_offered') declined = null;
+      if (event.kind === 'takeback_declined') takebackDeclined = event.seat;
+      if (event.kind === 'moved' || event.kind === 'takeback_offered' || event.kind === 'taken_back') takebackDeclined = null;
     }
     if (kinds.includes('started')) play('start');
     if (kinds.includes('ended')) play('end');
@@ -258,7 +262,8 @@ export function tablePage(shell, id) {
         h('span', { class: 'seat-name' }, seatLabel(variant, i, colors)),
         toMove ? h('span', { class: 'turn-badge', style: `background:${turnColor}` }, t('table.moving')) : null,
         defeated ? h('span', { class: 'defeated-badge', 'data-defeated': i }, t('table.defeated')) : null,
-        h('span', { class: 'occupant', title: occupant(entry) }, occupant(entry), s.you === i ? ` (${t('table.you')})` : '',
+        h('span', { class: 'occupant', title: occupant(entry) },
+          entry?.kind === 'person' ? h('a', { class: 'player-link', href: `#/p/${entry.id}` }, entry.name) : occupant(entry), s.you === i ? ` (${t('table.you')})` : '',
           ratingText(entry) ? h('span', { class: 'seat-rating', 'data-rating': i }, ` ${ratingText(entry)}`) : null,
           entry && !s.connected[i] && s.table.phase !== 'ended' ? ` · ${t('table.offline')}` : ''),
         clockNode(i),
@@ -444,6 +449,16 @@ export function tablePage(shell, id) {
       if (s.board.variant === 'xiangqi' && vsComputer && s.board.moves.length >= (s.to_move === s.you ? 2 : 1)) {
         buttons.push(h('button', { id: 'takeback', onclick: () => { table.premove = null; table.send({ type: 'takeback' }); } }, t('table.takeback')));
       }
+      // between people in an unrated xiangqi game: ask the other, who accepts or declines
+      const offer = s.takeback_offer ?? null;
+      if (s.board.variant === 'xiangqi' && !vsComputer && !s.table.options.rated) {
+        if (offer !== null && offer !== s.you) {
+          buttons.push(h('button', { id: 'accept-takeback', class: 'primary', onclick: () => { table.premove = null; table.send({ type: 'accept_takeback' }); } }, t('table.accept_takeback')));
+          buttons.push(h('button', { id: 'decline-takeback', onclick: () => table.send({ type: 'decline_takeback' }) }, t('table.decline_takeback')));
+        } else if (s.board.moves.length >= (s.to_move === s.you ? 2 : 1)) {
+          buttons.push(h('button', { id: 'ask-takeback', disabled: offer === s.you, onclick: () => table.send({ type: 'takeback' }) }, t('table.ask_takeback')));
+        }
+      }
       buttons.push(h('button', { id: 'resign', onclick: () => { if (confirm(t('table.confirm_resign'))) table.send({ type: 'resign' }); } }, t('table.resign')));
     }
     if (s.table.phase === 'ended' && seated) {
@@ -519,6 +534,10 @@ export function tablePage(shell, id) {
       ? h('p', { class: 'offer' }, t('table.draw_offered', { seat: seatLabel(/** @type {string} */ (variant), s.draw_offer) }))
       : s && declined !== null && s.table.phase === 'running'
         ? h('p', { class: 'offer declined', id: 'draw-declined' }, t('table.draw_declined', { seat: seatLabel(/** @type {string} */ (variant), declined) })) : null;
+    const takebackOffer = s && (s.takeback_offer ?? null) !== null && s.table.phase === 'running'
+      ? h('p', { class: 'offer', id: 'takeback-offered' }, t('table.takeback_offered', { seat: seatLabel(/** @type {string} */ (variant), /** @type {number} */ (s.takeback_offer)) }))
+      : s && takebackDeclined !== null && s.table.phase === 'running'
+        ? h('p', { class: 'offer declined', id: 'takeback-declined' }, t('table.takeback_declined', { seat: seatLabel(/** @type {string} */ (variant), takebackDeclined) })) : null;
     const toMoveColor = s && s.to_move !== null
       ? (variant === 'sanguo' ? KINGDOM_COLORS[s.to_move] : '') : '';
     const lastDefeat = table.lastDefeat && s?.table.phase !== 'ended' ? table.lastDefeat : null;
@@ -543,7 +562,7 @@ export function tablePage(shell, id) {
         s?.outcome ? h('div', { class: 'banner', id: 'result', role: 'status' }, resultText()) : null,
         statusText() ? h('p', { class: `status${s && s.to_move !== null && s.to_move === s.you ? ' yours' : ''}`, id: 'status', style: toMoveColor ? `border-color:${toMoveColor}` : undefined }, statusText()) : null,
         seatsNode(),
-        offer,
+        offer, takebackOffer,
         lastDefeat ? h('p', { class: 'defeat-notice', id: 'defeat-notice', role: 'status' }, defeatText(lastDefeat)) : null,
         noticeText() ? h('p', { class: 'error', role: 'alert' }, noticeText()) : null,
         actionsNode(),

@@ -372,17 +372,37 @@ async fn player_ratings(
 pub const MAX_GAMES_PAGE: u32 = 100;
 const DEFAULT_GAMES_PAGE: u32 = 20;
 
-/// `GET /api/games[?limit=N][&before=ID]`: finished games, newest first, one page.
+/// `GET /api/games[?limit=N][&before=ID][&player=ID][&variant=V]`: finished games, newest
+/// first, one page; with `player`, only that player's games; with `variant`, only that variant's.
 async fn finished_games(
     State(state): State<AppState>,
     query: Result<Query<std::collections::HashMap<String, String>>, QueryRejection>,
 ) -> Result<Json<FinishedPage>, ServerError> {
     let Query(q) =
         query.map_err(|_| ServerError::BadMessage("the query string does not read".to_owned()))?;
-    if let Some(other) = q.keys().find(|k| *k != "limit" && *k != "before") {
+    if let Some(other) = q
+        .keys()
+        .find(|k| !["limit", "before", "player", "variant"].contains(&k.as_str()))
+    {
         return Err(ServerError::BadMessage(format!(
-            "unknown parameter {other:?}: use limit and before"
+            "unknown parameter {other:?}: use limit, before, player and variant"
         )));
+    }
+    let player = q.get("player").map(String::as_str);
+    if let Some(p) = player {
+        if p.is_empty() || p.len() > 32 || !p.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return Err(ServerError::BadMessage(format!(
+                "player {p:?}: a player id (letters and digits)"
+            )));
+        }
+    }
+    let variant = q.get("variant").map(String::as_str);
+    if let Some(v) = variant {
+        if !["xiangqi", "sanguo", "banqi"].contains(&v) {
+            return Err(ServerError::BadMessage(format!(
+                "variant {v:?}: xiangqi, sanguo or banqi"
+            )));
+        }
     }
     let limit = match q.get("limit").map(String::as_str) {
         None => DEFAULT_GAMES_PAGE,
@@ -400,7 +420,10 @@ async fn finished_games(
         .get("before")
         .map(String::as_str)
         .filter(|b| !b.is_empty());
-    let mut games = state.store().finished_games(before, limit + 1).await?;
+    let mut games = state
+        .store()
+        .finished_games_filtered(before, limit + 1, player, variant)
+        .await?;
     let more = games.len() > limit as usize;
     games.truncate(limit as usize);
     let next = if more {

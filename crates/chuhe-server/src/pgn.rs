@@ -119,6 +119,8 @@ fn export_table_record(id: &str, created_ms: i64, events: &[Event]) -> Result<St
             Event::Started
             | Event::DrawOffered { .. }
             | Event::DrawDeclined { .. }
+            | Event::TakebackOffered { .. }
+            | Event::TakebackDeclined { .. }
             | Event::Defeated { .. } => {}
         }
     }
@@ -183,6 +185,8 @@ fn export_xiangqi(
             Event::Started
             | Event::DrawOffered { .. }
             | Event::DrawDeclined { .. }
+            | Event::TakebackOffered { .. }
+            | Event::TakebackDeclined { .. }
             | Event::Defeated { .. } => {}
         }
     }

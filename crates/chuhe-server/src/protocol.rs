@@ -156,7 +156,20 @@ pub enum Event {
         /// The seat that declined.
         seat: Seat,
     },
-    /// The last `plies` moves were taken back (xiangqi against the computer): the game is the
+    /// A seat asked for a takeback of its last move (xiangqi between people, unrated games):
+    /// the other seat answers with `accept_takeback` (a `taken_back` event follows) or
+    /// `decline_takeback`; a move or the end withdraws the request.
+    TakebackOffered {
+        /// The seat that asked.
+        seat: Seat,
+    },
+    /// A takeback request was declined.
+    TakebackDeclined {
+        /// The seat that declined.
+        seat: Seat,
+    },
+    /// The last `plies` moves were taken back (xiangqi against the computer, or agreed between
+    /// people in an unrated game): the game is the
     /// one of the moves before them, the draw offer is gone, the clocks keep their times and the
     /// seat to move's runs.
     TakenBack {
@@ -217,6 +230,9 @@ pub struct State {
     pub draw_offers: bool,
     /// The seat with a pending draw offer, if any.
     pub draw_offer: Option<Seat>,
+    /// The seat with a pending takeback request, if any (left out when none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub takeback_offer: Option<Seat>,
     /// Per seat: whether a person is connected (computers always are).
     pub connected: Vec<bool>,
     /// Per seat: while the person sitting there is away and the absence counts, the
@@ -285,6 +301,9 @@ pub struct Update {
     pub clocks: Option<Vec<ClockView>>,
     /// The seat with a pending draw offer, if any.
     pub draw_offer: Option<Seat>,
+    /// The seat with a pending takeback request, if any (left out when none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub takeback_offer: Option<Seat>,
     /// With a `moved` event only: the board after it, without the move list (the move itself is
     /// the event's `move`, appended to the list).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -415,7 +434,9 @@ impl State {
                 Event::Created { .. }
                 | Event::Started
                 | Event::DrawOffered { .. }
-                | Event::DrawDeclined { .. } => {}
+                | Event::DrawDeclined { .. }
+                | Event::TakebackOffered { .. }
+                | Event::TakebackDeclined { .. } => {}
             }
         }
         next.version = update.version;
@@ -426,6 +447,7 @@ impl State {
         next.check.clone_from(&update.check);
         next.clocks.clone_from(&update.clocks);
         next.draw_offer = update.draw_offer;
+        next.takeback_offer = update.takeback_offer;
         if let Some(connected) = &update.connected {
             next.connected.clone_from(connected);
         }
@@ -490,7 +512,14 @@ pub enum ClientMessage {
     Abort {},
     /// Takes back the caller's last move in a xiangqi game against the computer (with the
     /// computer's answer when it has answered): the game goes back to the caller's turn.
+    /// Between people (unrated xiangqi games only) it asks the other seat instead
+    /// (`takeback_offered`).
     Takeback {},
+    /// Accepts the other seat's pending takeback request: its last move (and the caller's
+    /// answer, if any) are taken back.
+    AcceptTakeback {},
+    /// Declines the other seat's pending takeback request.
+    DeclineTakeback {},
     /// Says `text` in the table's chat: a seated person to the seated persons, anyone else to
     /// the other spectators (needs a session).
     Chat {
@@ -706,6 +735,8 @@ impl FinishedGame {
                 Event::Started
                 | Event::DrawOffered { .. }
                 | Event::DrawDeclined { .. }
+                | Event::TakebackOffered { .. }
+                | Event::TakebackDeclined { .. }
                 | Event::Defeated { .. } => {}
             }
         }

@@ -1062,6 +1062,68 @@ impl Store {
             .collect()
     }
 
+    /// Like [`Store::finished_games`], only the games that `player` (a player id) sat in and
+    /// that were played in `variant` (its protocol word, `xiangqi`, `sanguo` or `banqi`), each
+    /// filter when given. The filters match the stored summary's JSON text (`"kind":"person",
+    /// "id":"…"` and `"options":{"variant":"…"`), so a filtered page reads the rows newest first
+    /// until it has `limit` of them.
+    ///
+    /// # Errors
+    /// [`StoreError::NoFinishedGame`] when `before` names no listed finished game; a database
+    /// failure. The caller checks that `player` holds only id characters (no `%`, `_`, `"`).
+    pub async fn finished_games_filtered(
+        &self,
+        before: Option<&str>,
+        limit: u32,
+        player: Option<&str>,
+        variant: Option<&str>,
+    ) -> Result<Vec<FinishedGame>, StoreError> {
+        let mut sql = String::from("SELECT summary FROM finished_games WHERE reason <> 'aborted'");
+        let mut binds: Vec<String> = Vec::new();
+        let mut cursor_ms = None;
+        if let Some(id) = before {
+            let cursor = sqlx::query(
+                "SELECT ended_ms FROM finished_games WHERE table_id = $1 AND reason <> 'aborted'",
+            )
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| StoreError::NoFinishedGame(id.to_owned()))?;
+            let ended_ms: i64 = cursor.try_get("ended_ms")?;
+            sql.push_str(" AND (ended_ms < $1 OR (ended_ms = $1 AND table_id < $2))");
+            cursor_ms = Some(ended_ms);
+            binds.push(id.to_owned());
+        }
+        let mut n = if cursor_ms.is_some() { 3 } else { 1 };
+        if let Some(p) = player {
+            sql.push_str(&format!(" AND summary LIKE ${n}"));
+            binds.push(format!("%\"kind\":\"person\",\"id\":\"{p}\"%"));
+            n += 1;
+        }
+        if let Some(v) = variant {
+            sql.push_str(&format!(" AND summary LIKE ${n}"));
+            binds.push(format!("%\"options\":{{\"variant\":\"{v}\"%"));
+            n += 1;
+        }
+        sql.push_str(&format!(
+            " ORDER BY ended_ms DESC, table_id DESC LIMIT ${n}"
+        ));
+        let mut query = sqlx::query(&sql);
+        if let Some(ms) = cursor_ms {
+            query = query.bind(ms);
+        }
+        for b in &binds {
+            query = query.bind(b.as_str());
+        }
+        let rows = query.bind(i64::from(limit)).fetch_all(&self.pool).await?;
+        rows.iter()
+            .map(|r| {
+                let text: String = r.try_get("summary")?;
+                Ok(serde_json::from_str(&text)?)
+            })
+            .collect()
+    }
+
     /// Records that a table's clocks could not be saved at shutdown: the stop is not clean,
     /// and the next start charges the thinking time up to the last `alive_ms`.
     pub(crate) fn mark_unsaved(&self) {

@@ -140,8 +140,57 @@ async fn finished_games_listed(backend: Backend) {
     let after_last: FinishedPage = get_json(&server, &format!("/api/games?before={mated}")).await;
     assert!(after_last.games.is_empty());
 
+    // Filters: a player's games (by id), a variant's games, both, with a cursor.
+    let person = |g: &chuhe_server::protocol::FinishedGame, seat: usize| match &g.seats[seat] {
+        Some(SeatPlayer::Person { id, .. }) => id.clone(),
+        other => panic!("{other:?}"),
+    };
+    let (mated_red, resigned_black) = (person(m, 0), person(r, 1));
+    assert_ne!(mated_red, person(r, 0), "each pair has guests of its own");
+    let ids_of =
+        |p: &FinishedPage| -> Vec<String> { p.games.iter().map(|g| g.id.clone()).collect() };
+    for (query, expected) in [
+        (format!("player={mated_red}"), vec![mated.clone()]),
+        (format!("player={resigned_black}"), vec![resigned.clone()]),
+        (
+            "variant=xiangqi".to_owned(),
+            vec![resigned.clone(), mated.clone()],
+        ),
+        ("variant=banqi".to_owned(), Vec::new()),
+        (
+            format!("player={mated_red}&variant=xiangqi"),
+            vec![mated.clone()],
+        ),
+        (format!("player={mated_red}&variant=sanguo"), Vec::new()),
+        (
+            format!("player={resigned_black}&before={resigned}"),
+            Vec::new(),
+        ),
+        (
+            format!("variant=xiangqi&before={resigned}"),
+            vec![mated.clone()],
+        ),
+        ("player=nobody".to_owned(), Vec::new()),
+    ] {
+        let got: FinishedPage = get_json(&server, &format!("/api/games?{query}")).await;
+        assert_eq!(ids_of(&got), expected, "{query}");
+    }
+    let one: FinishedPage = get_json(&server, "/api/games?variant=xiangqi&limit=1").await;
+    assert_eq!(
+        (ids_of(&one), one.next.as_deref()),
+        (vec![resigned.clone()], Some(resigned.as_str()))
+    );
+
     // Bad parameters are refused with a clear message.
     for (query, message) in [
+        (
+            "player=a%25b",
+            r#"bad message: player "a%b": a player id (letters and digits)"#,
+        ),
+        (
+            "variant=chess",
+            r#"bad message: variant "chess": xiangqi, sanguo or banqi"#,
+        ),
         (
             "limit=0",
             r#"bad message: limit "0": a whole number from 1 to 100"#,
@@ -178,7 +227,7 @@ async fn finished_games_listed(backend: Backend) {
         (status, body.as_str()),
         (
             400,
-            r#"{"error":"bad_message","message":"bad message: unknown parameter \"page\": use limit and before"}"#
+            r#"{"error":"bad_message","message":"bad message: unknown parameter \"page\": use limit, before, player and variant"}"#
         )
     );
 

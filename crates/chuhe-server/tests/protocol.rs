@@ -78,8 +78,10 @@ fn fixtures_parse_and_print_back() {
         set(&[
             "abort",
             "accept_draw",
+            "accept_takeback",
             "chat",
             "decline_draw",
+            "decline_takeback",
             "move",
             "offer_draw",
             "ping",
@@ -117,11 +119,13 @@ fn fixtures_parse_and_print_back() {
             "sat",
             "started",
             "stood",
+            "takeback_declined",
+            "takeback_offered",
             "taken_back"
         ])
     );
     assert_eq!(http.len(), 8);
-    assert_eq!(names.len(), 52);
+    assert_eq!(names.len(), 56);
 }
 
 #[test]
@@ -200,6 +204,8 @@ fn field_less_messages_refuse_unknown_fields() {
         "offer_draw",
         "accept_draw",
         "decline_draw",
+        "accept_takeback",
+        "decline_takeback",
         "abort",
         "ping",
     ] {

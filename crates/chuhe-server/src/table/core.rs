@@ -36,6 +36,8 @@ pub(crate) struct TableState {
     pub(crate) clocks: Option<Clocks>,
     /// The seat with a pending draw offer.
     pub(crate) draw_offer: Option<Seat>,
+    /// The seat with a pending takeback request (people in an unrated xiangqi game).
+    pub(crate) takeback_offer: Option<Seat>,
     /// When the table was created, milliseconds since the Unix epoch.
     pub(crate) created_ms: i64,
 }
@@ -76,6 +78,7 @@ impl TableState {
             game,
             clocks,
             draw_offer: None,
+            takeback_offer: None,
             created_ms,
         }
     }
@@ -132,6 +135,8 @@ impl TableState {
             }
             Event::DrawOffered { seat } => self.draw_offer = Some(*seat),
             Event::DrawDeclined { .. } => self.draw_offer = None,
+            Event::TakebackOffered { seat } => self.takeback_offer = Some(*seat),
+            Event::TakebackDeclined { .. } => self.takeback_offer = None,
             // the move before it has already defeated the kingdom in the game
             Event::Defeated { .. } => {}
             Event::TakenBack { plies } => {
@@ -157,6 +162,7 @@ impl TableState {
     fn after_move(&mut self, clocks_ms: Option<&[u64]>, at: Instant) {
         self.draw_offer = None;
         let over = self.game.outcome().is_some();
+        self.takeback_offer = None;
         let next = self.game.seat_to_move();
         if let Some(c) = &mut self.clocks {
             c.stop_after_move(at);
@@ -185,6 +191,7 @@ impl TableState {
         }
         self.game = game;
         self.draw_offer = None;
+        self.takeback_offer = None;
         let next = self.game.seat_to_move();
         if let Some(c) = &mut self.clocks {
             c.stop(at);
@@ -200,6 +207,7 @@ impl TableState {
         self.game.end(outcome, winner_seats.to_vec());
         self.phase = Phase::Ended;
         self.draw_offer = None;
+        self.takeback_offer = None;
         if let Some(c) = &mut self.clocks {
             c.stop(at);
         }
@@ -283,6 +291,7 @@ impl TableState {
             clocks: self.clocks.as_ref().map(|c| c.view(now)),
             draw_offers: self.options.variant.has_draw_offers(),
             draw_offer: self.draw_offer,
+            takeback_offer: self.takeback_offer,
             abandon_ms: vec![None; self.seats.len()],
             connected,
             outcome: self.game.outcome().filter(|_| ended),
@@ -322,6 +331,7 @@ impl TableState {
             check: self.game.check_seats(),
             clocks: self.clocks.as_ref().map(|c| c.view(now)),
             draw_offer: self.draw_offer,
+            takeback_offer: self.takeback_offer,
             board: moved.then(|| self.game.position_view()),
             connected: seated.then_some(connected),
             legal_moves: Vec::new(),
@@ -572,19 +582,48 @@ pub(crate) fn decide(
             let others_computer = Seat::all(state.seats.len())
                 .filter(|s| *s != seat)
                 .all(|s| state.computer_level(s).is_some());
-            if !others_computer {
-                return Err(ServerError::NotAllowed(
-                    "takebacks are for games against the computer".to_owned(),
-                ));
-            }
-            // back to the caller's turn: its own last move, and the computer's answer if any
-            let plies = if state.to_move() == Some(seat) { 2 } else { 1 };
+            // back to the caller's turn: its own last move, and the other's answer if any
+            let plies = takeback_plies(state, seat);
             if state.game.ply() < plies {
                 return Err(ServerError::NotAllowed(
                     "there is no move of yours to take back".to_owned(),
                 ));
             }
-            one(Event::TakenBack { plies })
+            if others_computer {
+                return one(Event::TakenBack { plies });
+            }
+            if state.options.rated {
+                return Err(ServerError::NotAllowed(
+                    "takebacks between people are for unrated games".to_owned(),
+                ));
+            }
+            match state.takeback_offer {
+                Some(s) if s == seat => Err(ServerError::NotAllowed(
+                    "you already asked for a takeback".to_owned(),
+                )),
+                Some(_) => Err(ServerError::NotAllowed(
+                    "answer the other takeback request first".to_owned(),
+                )),
+                None => one(Event::TakebackOffered { seat }),
+            }
+        }
+        ClientMessage::AcceptTakeback {} | ClientMessage::DeclineTakeback {} => {
+            let seat = caller.seat(state)?;
+            state.running()?;
+            match state.takeback_offer {
+                Some(asker) if asker != seat => {
+                    one(if matches!(msg, ClientMessage::AcceptTakeback {}) {
+                        Event::TakenBack {
+                            plies: takeback_plies(state, asker),
+                        }
+                    } else {
+                        Event::TakebackDeclined { seat }
+                    })
+                }
+                _ => Err(ServerError::NotAllowed(
+                    "there is no takeback request to answer".to_owned(),
+                )),
+            }
         }
         ClientMessage::Abort {} => {
             caller.seat(state)?;
@@ -777,6 +816,16 @@ fn move_error_text(text: &str, e: MoveError) -> String {
     match e {
         MoveError::Syntax(m) => m.to_string(),
         MoveError::Illegal(reason) => format!("{text} ({reason})"),
+    }
+}
+
+/// The moves a takeback for `seat` removes: its own last move, and the answer to it when the
+/// other side has answered (it is `seat`'s turn again).
+fn takeback_plies(state: &TableState, seat: Seat) -> usize {
+    if state.to_move() == Some(seat) {
+        2
+    } else {
+        1
     }
 }
 
@@ -1438,11 +1487,103 @@ mod tests {
         assert_eq!(state.to_move(), Some(Seat::new(0)));
         let view = state.view(Some(Seat::new(0)), vec![true, true], now);
         assert_eq!(view.legal_moves.len(), 44);
-        // between two people there is no takeback
-        let (people, players) = running(Variant::Xiangqi, None, now);
+    }
+
+    #[test]
+    fn a_takeback_between_people_is_asked_and_answered() {
+        let now = Instant::now();
+        let (mut state, players) = running(Variant::Xiangqi, None, now);
+        let (red, black) = (&players[0], &players[1]);
         assert_eq!(
-            refused(ask(&people, Some(&players[0]), ClientMessage::Takeback {})),
-            not_allowed("takebacks are for games against the computer")
+            refused(ask(&state, Some(red), ClientMessage::Takeback {})),
+            not_allowed("there is no move of yours to take back")
+        );
+        play_all(&mut state, &["h2e2"]);
+        let asked = Event::TakebackOffered { seat: Seat::new(0) };
+        assert_eq!(
+            events(ask(&state, Some(red), ClientMessage::Takeback {})),
+            vec![asked.clone()]
+        );
+        state.apply(&asked, now).unwrap();
+        assert_eq!(
+            state.view(None, vec![true, true], now).takeback_offer,
+            Some(Seat::new(0))
+        );
+        for (who, msg, why) in [
+            (
+                red,
+                ClientMessage::Takeback {},
+                "you already asked for a takeback",
+            ),
+            (
+                black,
+                ClientMessage::Takeback {},
+                "there is no move of yours to take back",
+            ),
+            (
+                red,
+                ClientMessage::AcceptTakeback {},
+                "there is no takeback request to answer",
+            ),
+        ] {
+            assert_eq!(refused(ask(&state, Some(who), msg)), not_allowed(why));
+        }
+        // declined: the request goes, the game stays
+        let declined = Event::TakebackDeclined { seat: Seat::new(1) };
+        assert_eq!(
+            events(ask(&state, Some(black), ClientMessage::DeclineTakeback {})),
+            vec![declined.clone()]
+        );
+        state.apply(&declined, now).unwrap();
+        assert_eq!((state.takeback_offer, state.game.ply()), (None, 1));
+        // Black answered: Red's takeback at Red's turn removes both moves
+        play_all(&mut state, &["h9g7"]);
+        state
+            .apply(&Event::TakebackOffered { seat: Seat::new(0) }, now)
+            .unwrap();
+        assert_eq!(
+            refused(ask(&state, Some(black), ClientMessage::Takeback {})),
+            not_allowed("answer the other takeback request first")
+        );
+        let back = Event::TakenBack { plies: 2 };
+        assert_eq!(
+            events(ask(&state, Some(black), ClientMessage::AcceptTakeback {})),
+            vec![back.clone()]
+        );
+        state.apply(&back, now).unwrap();
+        assert_eq!((state.takeback_offer, state.game.ply()), (None, 0));
+        assert_eq!(state.to_move(), Some(Seat::new(0)));
+        // a move withdraws a request; Black asking at Black's turn takes back two moves
+        play_all(&mut state, &["h2e2", "h9g7"]);
+        state
+            .apply(&Event::TakebackOffered { seat: Seat::new(1) }, now)
+            .unwrap();
+        assert_eq!(
+            events(ask(&state, Some(red), ClientMessage::AcceptTakeback {})),
+            vec![Event::TakenBack { plies: 1 }]
+        );
+        play_all(&mut state, &["b2b9"]);
+        assert_eq!(state.takeback_offer, None);
+        state
+            .apply(&Event::TakebackOffered { seat: Seat::new(1) }, now)
+            .unwrap();
+        assert_eq!(
+            events(ask(&state, Some(red), ClientMessage::AcceptTakeback {})),
+            vec![Event::TakenBack { plies: 2 }]
+        );
+        // rated games and other variants have none
+        let mut rated = open(Variant::Xiangqi, None, true);
+        let (a, b) = (person("a", true), person("b", true));
+        apply_all(&mut rated, &[sat(0, &a), sat(1, &b), Event::Started]);
+        play_all(&mut rated, &["h2e2"]);
+        assert_eq!(
+            refused(ask(&rated, Some(&a), ClientMessage::Takeback {})),
+            not_allowed("takebacks between people are for unrated games")
+        );
+        let (banqi, players) = running(Variant::Banqi, None, now);
+        assert_eq!(
+            refused(ask(&banqi, Some(&players[0]), ClientMessage::Takeback {})),
+            not_allowed("takebacks are for xiangqi games")
         );
     }
 
