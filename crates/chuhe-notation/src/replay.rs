@@ -136,6 +136,11 @@ pub fn start_position(record: &GameRecord) -> Result<Position, ParseFenError> {
     }
 }
 
+/// The `Variant` tag values of a standard xiangqi record, in lower case: XBoard and
+/// Fairy-Stockfish write `xiangqi`, some PGN writers `chinese chess`.
+pub const XIANGQI_VARIANT_WORDS: [&str; 4] =
+    ["xiangqi", "chinese chess", "chinesechess", "chinese"];
+
 /// Replays a record (see the module documentation).
 ///
 /// ```
@@ -152,6 +157,19 @@ pub fn start_position(record: &GameRecord) -> Result<Position, ParseFenError> {
 /// # Errors
 /// [`ReplayError`] at the first bad ply.
 pub fn replay(record: &GameRecord, options: ReplayOptions) -> Result<Replayed, ReplayError> {
+    // A record of another game is refused, never read as xiangqi (`[Variant "chess"]`).
+    if let Some(variant) = record.tag("Variant") {
+        let word = variant.trim().to_ascii_lowercase();
+        if !XIANGQI_VARIANT_WORDS.contains(&word.as_str()) {
+            return Err(ReplayError {
+                ply: 0,
+                kind: ReplayErrorKind::Record(format!(
+                    "variant {:?} is not xiangqi (nor sanguo or banqi)",
+                    variant.trim()
+                )),
+            });
+        }
+    }
     if options.read.san_rank_base.is_some() {
         return replay_with(record, options);
     }

@@ -58,13 +58,15 @@ fn is_invisible(c: char) -> bool {
 const COMPUTER_WORDS: [&str; 4] = ["ordenador", "computer", "电脑", "chuhelevel"];
 
 /// The skeleton of `text`, lower case, without white space or punctuation: what a reader
-/// takes it for.
+/// takes it for. A small `i` counts as an `l`: the skeleton takes a capital `I` for an `l`, so
+/// without this "ZHANG FEI" and "Zhang Fei" would read differently.
 fn reading(text: &str) -> String {
     skeleton(&text.to_lowercase())
         .collect::<String>()
         .to_lowercase()
         .chars()
         .filter(|c| c.is_alphanumeric())
+        .map(|c| if c == 'i' { 'l' } else { c })
         .collect()
 }
 
@@ -128,6 +130,18 @@ mod tests {
         }
         assert_ne!(skeleton_key("Paula"), paul);
         assert_eq!(skeleton_key("!!!"), "!!!");
+        // Case never matters, also where the skeleton reads a capital I as an l.
+        let fei = skeleton_key("Zhang Fei");
+        for same in [
+            "ZHANG FEI",
+            "Zhang FeI",
+            "zHANG fEI",
+            "zhang fei",
+            "Zhang Fe1",
+        ] {
+            assert_eq!(skeleton_key(same), fei, "{same:?}");
+        }
+        assert_ne!(skeleton_key("Zhang Fen"), fei);
     }
 
     #[test]

@@ -265,7 +265,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command.unwrap_or(Command::Uci) {
         Command::Uci => {
             let stdin = std::io::stdin();
-            chuhe_engine::uci::run(stdin.lock(), std::io::stdout())?;
+            chuhe_engine::uci::run(std::io::BufReader::new(stdin), std::io::stdout())?;
         }
         Command::Bench { depth } => {
             chuhe_engine::bench::run(depth, &mut out)?;

@@ -168,25 +168,117 @@ impl<W: Write + Send + 'static> Session<W> {
 /// Runs a session on `input` and `output` until `quit` or end of input (which acts as `quit`:
 /// a running search is stopped and writes its `bestmove` first).
 ///
+/// Input is read on a thread of its own, so that while a `go`, `setoption` or `ucinewgame`
+/// waits for the running search (as in Pikafish, see [`Session::handle`]), the commands that act
+/// at once still do: `stop` ends the running search (then the waiting command runs), `ponderhit`
+/// and `isready` are answered, `quit` stops the search and ends the session. Other lines read
+/// meanwhile run in order after the waiting command; so does the end of input, so a piped
+/// script gives the answers of one typed slowly. (Pikafish reads nothing while such a command
+/// waits: there, `go infinite` followed by `go depth 2` can only be killed.)
+///
 /// # Errors
 /// I/O errors of reading or writing.
-pub fn run<W: Write + Send + 'static>(input: impl BufRead, output: W) -> io::Result<()> {
+pub fn run<W: Write + Send + 'static>(
+    input: impl BufRead + Send + 'static,
+    output: W,
+) -> io::Result<()> {
     let mut session = Session::new(output);
-    let mut input = input;
-    let mut bytes = Vec::new();
+    let lines = read_lines(input);
+    let mut queued: std::collections::VecDeque<Input> = std::collections::VecDeque::new();
     loop {
-        bytes.clear();
-        if input.read_until(b'\n', &mut bytes)? == 0 {
-            break;
+        let next = match queued.pop_front() {
+            Some(next) => next,
+            None => lines.recv().unwrap_or(Input::End),
+        };
+        let line = match next {
+            Input::Line(line) => line,
+            Input::Failed(e) => return Err(e),
+            Input::End => break,
+        };
+        if waits_for_search(&line) {
+            while session.is_searching() {
+                match lines.recv_timeout(std::time::Duration::from_millis(20)) {
+                    Ok(Input::Line(now)) if acts_at_once(&now) => {
+                        if session.handle(&now)? == Flow::Quit {
+                            return Ok(());
+                        }
+                    }
+                    Ok(later) => queued.push_back(later),
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                        queued.push_back(Input::End);
+                        // Nothing more can arrive: wait for the search as `handle` would.
+                        break;
+                    }
+                }
+            }
         }
-        // Bytes that are not UTF-8 become U+FFFD, so the line is answered as a bad command (for
-        // example `unknown-command`) instead of ending the session.
-        let line = String::from_utf8_lossy(&bytes);
-        let line = line.strip_suffix('\n').unwrap_or(&line);
-        if session.handle(line)? == Flow::Quit {
+        if session.handle(&line)? == Flow::Quit {
             return Ok(());
         }
     }
     session.quit();
     Ok(())
+}
+
+/// What the reading thread hands over.
+enum Input {
+    /// One line, without its `\n`; bytes that are not UTF-8 became U+FFFD, so the line is
+    /// answered as a bad command (for example `unknown-command`) instead of ending the session.
+    Line(String),
+    /// Reading failed.
+    Failed(io::Error),
+    /// The end of input.
+    End,
+}
+
+/// Reads `input` line by line on a thread of its own until its end or an error (the thread
+/// ends with it; a session that quits earlier leaves it blocked in its read until the process
+/// ends, as a terminal's input does).
+fn read_lines(mut input: impl BufRead + Send + 'static) -> std::sync::mpsc::Receiver<Input> {
+    let (send, lines) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("uci-input".to_owned())
+        .spawn(move || {
+            let mut bytes = Vec::new();
+            loop {
+                bytes.clear();
+                let item = match input.read_until(b'\n', &mut bytes) {
+                    Ok(0) => Input::End,
+                    Ok(_) => {
+                        let line = String::from_utf8_lossy(&bytes);
+                        Input::Line(line.strip_suffix('\n').unwrap_or(&line).to_owned())
+                    }
+                    Err(e) => Input::Failed(e),
+                };
+                let last = !matches!(item, Input::Line(_));
+                if send.send(item).is_err() || last {
+                    break;
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        let (send, lines) = std::sync::mpsc::channel();
+        let _ = send.send(Input::Failed(e));
+        return lines;
+    }
+    lines
+}
+
+/// The first word of `line`, if any.
+fn command(line: &str) -> Option<&str> {
+    line.split_whitespace().next()
+}
+
+/// `go`, `setoption` and `ucinewgame` wait for a running search to end.
+fn waits_for_search(line: &str) -> bool {
+    matches!(command(line), Some("go" | "setoption" | "ucinewgame"))
+}
+
+/// `stop`, `ponderhit`, `isready` and `quit` act at once, even while a command waits.
+fn acts_at_once(line: &str) -> bool {
+    matches!(
+        command(line),
+        Some("stop" | "ponderhit" | "isready" | "quit")
+    )
 }

@@ -221,7 +221,7 @@ fn position_isready_and_stop_while_searching_setoption_waits() {
 /// Runs `input` as a pipe delivers it: every line at once, no waiting for `bestmove`.
 fn piped(input: &str) -> String {
     let mut out = SharedOut::default();
-    run(input.as_bytes(), out.clone()).unwrap();
+    run(io::Cursor::new(input.as_bytes().to_vec()), out.clone()).unwrap();
     out.text()
 }
 
@@ -494,4 +494,23 @@ fn ucci_check_options_accept_one_and_zero() {
     );
     let out = u.with_output(|o| String::from_utf8(o.clone()).unwrap());
     assert_eq!(out, "info string error bad-option-value Ponder 1\n");
+}
+
+/// A `go` that waits behind an infinite search does not stop the input: `isready` is answered
+/// and `stop` ends the infinite search at once; then the waiting `go` runs (and the end of
+/// input lets it finish). With `quit` instead, the session ends after the first `bestmove`.
+#[test]
+fn stop_and_quit_act_while_a_go_waits() {
+    let out = piped("position startpos\ngo infinite\ngo depth 2\nisready\nstop\n");
+    let lines = lines_without_search_info(&out);
+    let answers: Vec<&str> = lines
+        .iter()
+        .filter(|l| *l == "readyok" || l.starts_with("bestmove "))
+        .map(|l| l.split_whitespace().next().unwrap_or(""))
+        .collect();
+    assert_eq!(answers, ["readyok", "bestmove", "bestmove"], "{out}");
+
+    let out = piped("position startpos\ngo infinite\ngo depth 2\nquit\n");
+    let bestmoves = out.lines().filter(|l| l.starts_with("bestmove ")).count();
+    assert_eq!(bestmoves, 1, "{out}");
 }
