@@ -22,7 +22,7 @@
 //!   terms), and when neither side can ever capture again the position is a draw.
 
 use crate::levels::{pick, Budget, Level, Rng};
-use chuhe_rules::banqi::{can_step_capture, Action, Cell, Record, Square, View};
+use chuhe_rules::banqi::{can_step_capture, Action, Cell, Record, Square, View, CANONICAL_KINDS};
 use chuhe_rules::xiangqi::Kind;
 
 /// An empty square in the search board.
@@ -201,16 +201,8 @@ fn square(i: u8) -> Square {
     SQUARE_OF[usize::from(i) & 31]
 }
 
-/// Piece types by index 0..7 (K A E R H C P), colour = index / 7.
-const KINDS: [Kind; 7] = [
-    Kind::General,
-    Kind::Advisor,
-    Kind::Elephant,
-    Kind::Chariot,
-    Kind::Horse,
-    Kind::Cannon,
-    Kind::Soldier,
-];
+/// Piece types by index 0..7 (K A E R H C P), colour = index / 7: the rules' canonical order.
+const KINDS: [Kind; 7] = CANONICAL_KINDS;
 const CANNON: usize = 5;
 
 /// `CAN[a][t]`: a piece of type `a` captures a piece of type `t` (a cannon by jumping: any).

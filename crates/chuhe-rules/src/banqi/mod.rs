@@ -27,7 +27,9 @@ pub mod text;
 
 pub use action::{Action, IllegalReason, ParseActionError, Record};
 pub use game::{EndError, Game, Played, Seat, Status};
-pub use piece::{can_step_capture, Direction, ParseSquareError, Piece, Pool, Square};
+pub use piece::{
+    can_step_capture, Direction, ParseSquareError, Piece, Pool, Square, CANONICAL_KINDS,
+};
 pub use position::{
     Cell, ParsePositionError, PositionError, PublicKey, Truth, ValidationKind, View,
 };

@@ -145,8 +145,8 @@ impl Direction {
 }
 
 /// The seven piece types in the canonical order of `spec/banqi.md` §3.1: general, advisor,
-/// elephant, chariot, horse, cannon, soldier.
-const CANONICAL_KINDS: [Kind; 7] = [
+/// elephant, chariot, horse, cannon, soldier (a [`Piece`]'s index modulo 7 is its place here).
+pub const CANONICAL_KINDS: [Kind; 7] = [
     Kind::General,
     Kind::Advisor,
     Kind::Elephant,

@@ -1415,18 +1415,24 @@ mod tests {
         assert_eq!(abandon(&open, Seat::new(0)), None);
     }
 
-    #[test]
-    fn the_computer_answers_a_draw_offer_at_once() {
-        let me = person("a", false);
+    /// A running untimed xiangqi game: `me` as Red, the computer (level 3) as Black.
+    fn against_computer(me: &Person) -> TableState {
         let mut state = open(Variant::Xiangqi, None, false);
         let now = Instant::now();
-        state.apply(&sat(0, &me), now).unwrap();
+        state.apply(&sat(0, me), now).unwrap();
         let computer = Event::Sat {
             seat: Seat::new(1),
             player: SeatPlayer::Computer { level: 3 },
         };
         state.apply(&computer, now).unwrap();
         state.apply(&Event::Started, now).unwrap();
+        state
+    }
+
+    #[test]
+    fn the_computer_answers_a_draw_offer_at_once() {
+        let me = person("a", false);
+        let state = against_computer(&me);
         // the start: even, the computer takes the draw
         assert!(computer_accepts_draw(&state, Seat::new(1)));
         assert_eq!(
@@ -1437,10 +1443,7 @@ mod tests {
             ])
         );
         // Black's Cannon takes Red's Horse: the computer (Black) is better and plays on
-        let mut behind = open(Variant::Xiangqi, None, false);
-        behind.apply(&sat(0, &me), now).unwrap();
-        behind.apply(&computer, now).unwrap();
-        behind.apply(&Event::Started, now).unwrap();
+        let mut behind = against_computer(&me);
         play_all(&mut behind, &["a0a1", "h9g7", "a1d1", "h7h0"]);
         assert!(!computer_accepts_draw(&behind, Seat::new(1)));
         assert_eq!(
@@ -1455,15 +1458,8 @@ mod tests {
     #[test]
     fn a_takeback_against_the_computer_goes_back_to_the_callers_turn() {
         let me = person("a", false);
-        let mut state = open(Variant::Xiangqi, None, false);
+        let mut state = against_computer(&me);
         let now = Instant::now();
-        state.apply(&sat(0, &me), now).unwrap();
-        let computer = Event::Sat {
-            seat: Seat::new(1),
-            player: SeatPlayer::Computer { level: 3 },
-        };
-        state.apply(&computer, now).unwrap();
-        state.apply(&Event::Started, now).unwrap();
         assert_eq!(
             refused(ask(&state, Some(&me), ClientMessage::Takeback {})),
             not_allowed("there is no move of yours to take back")
