@@ -62,6 +62,16 @@ pub enum ServerError {
     Store(Arc<StoreError>),
     /// A bad start-up setting (address, database URL); never sent to a client.
     Config(String),
+    /// In a cluster: the table's owner stopped, or this node lost the table (another node
+    /// took it over); the client reconnects and is served by the new owner.
+    TableMoved,
+    /// In a cluster: a refusal the table's owner node sent back, passed on as it came.
+    Relayed {
+        /// The owner's code.
+        code: ErrorCode,
+        /// The owner's public message.
+        message: String,
+    },
 }
 
 impl ServerError {
@@ -88,12 +98,16 @@ impl ServerError {
             ServerError::Internal(_) | ServerError::Store(_) | ServerError::Config(_) => {
                 ErrorCode::Internal
             }
+            ServerError::TableMoved => ErrorCode::Unavailable,
+            ServerError::Relayed { code, .. } => *code,
         }
     }
 
     /// The HTTP status of this error.
     pub fn status(&self) -> StatusCode {
         match self {
+            ServerError::TableMoved => StatusCode::SERVICE_UNAVAILABLE,
+            ServerError::Relayed { code, .. } => status_of(*code),
             ServerError::BadMessage(_) | ServerError::IllegalMove(_) => StatusCode::BAD_REQUEST,
             ServerError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ServerError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -127,6 +141,7 @@ impl ServerError {
             ServerError::Internal(_) | ServerError::Store(_) | ServerError::Config(_) => {
                 "internal error".to_owned()
             }
+            ServerError::Relayed { message, .. } => message.clone(),
             e => e.to_string(),
         }
     }
@@ -178,11 +193,37 @@ impl fmt::Display for ServerError {
             ServerError::Internal(m) => write!(f, "internal error: {m}"),
             ServerError::Store(e) => write!(f, "internal error: {e}"),
             ServerError::Config(m) => f.write_str(m),
+            ServerError::TableMoved => {
+                f.write_str("the table is moving to another server: reconnecting")
+            }
+            ServerError::Relayed { message, .. } => f.write_str(message),
         }
     }
 }
 
 impl std::error::Error for ServerError {}
+
+/// The HTTP status of a code, for a refusal relayed from another node (the statuses of
+/// [`ServerError::status`], by code).
+fn status_of(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::BadMessage | ErrorCode::IllegalMove => StatusCode::BAD_REQUEST,
+        ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+        ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        ErrorCode::NotFound => StatusCode::NOT_FOUND,
+        ErrorCode::NotSeated | ErrorCode::NotYourTurn | ErrorCode::Forbidden => {
+            StatusCode::FORBIDDEN
+        }
+        ErrorCode::Conflict
+        | ErrorCode::StaleVersion
+        | ErrorCode::NotAllowed
+        | ErrorCode::NotReady => StatusCode::CONFLICT,
+        ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+        ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+    }
+}
 
 /// The store's refusals keep the codes and messages they had: a taken name is `conflict`, an
 /// unknown cursor `bad_message`, a bad database URL a start-up setting; every other failure
@@ -192,9 +233,11 @@ impl From<StoreError> for ServerError {
         match e {
             StoreError::NameTaken(_) => ServerError::Conflict(e.to_string()),
             StoreError::NoFinishedGame(_) => ServerError::BadMessage(e.to_string()),
-            StoreError::UnsupportedUrl(_) | StoreError::Open { .. } | StoreError::InUse(_) => {
-                ServerError::Config(e.to_string())
-            }
+            StoreError::UnsupportedUrl(_)
+            | StoreError::Open { .. }
+            | StoreError::InUse(_)
+            | StoreError::NotClustered => ServerError::Config(e.to_string()),
+            StoreError::Fenced(_) => ServerError::TableMoved,
             e => ServerError::Store(Arc::new(e)),
         }
     }

@@ -19,6 +19,7 @@
 
 pub mod analysis;
 pub mod clock;
+pub mod cluster;
 pub mod computer;
 pub mod error;
 pub mod extract;
@@ -96,6 +97,9 @@ pub struct Settings {
     /// Whether the session cookie is marked `Secure` (sent over HTTPS only; default `false`,
     /// for plain-HTTP local use: set it behind TLS).
     pub secure_cookies: bool,
+    /// When set, this server is one node of a cluster on PostgreSQL and NATS ([`cluster`]);
+    /// default `None`, a single server.
+    pub cluster: Option<cluster::ClusterSettings>,
 }
 
 impl Default for Settings {
@@ -116,6 +120,7 @@ impl Default for Settings {
             header_timeout: Duration::from_secs(10),
             store: store::StoreOptions::default(),
             secure_cookies: false,
+            cluster: None,
         }
     }
 }
@@ -198,6 +203,10 @@ impl Tables {
 
 struct Inner {
     store: Store,
+    /// This node's part of a cluster, when it is one.
+    cluster: Option<Arc<cluster::Cluster>>,
+    /// In a cluster: where the table actors send their listings for the lobby.
+    listing: Option<mpsc::UnboundedSender<protocol::TableSummary>>,
     settings: Settings,
     tables: Mutex<Tables>,
     shutdown: watch::Sender<bool>,
@@ -222,8 +231,21 @@ impl AppState {
         let (notices, notices_rx) = mpsc::unbounded_channel();
         let limiter = limit::HttpLimiter::new(settings.http_limits, settings.trust_forwarded_for);
         computer::configure(settings.computer_threads, settings.computer_pause);
+        let joined = match &settings.cluster {
+            Some(c) => Some(Arc::new(cluster::Cluster::join(c.clone(), &store).await?)),
+            None => None,
+        };
+        let (listing, listings) = match joined {
+            Some(_) => {
+                let (tx, rx) = mpsc::unbounded_channel();
+                (Some(tx), Some(rx))
+            }
+            None => (None, None),
+        };
         let state = AppState(Arc::new(Inner {
             store,
+            cluster: joined.clone(),
+            listing,
             settings,
             tables: Mutex::new(Tables::default()),
             shutdown,
@@ -236,10 +258,15 @@ impl AppState {
         if added > 0 {
             tracing::info!(games = added, "finished games listed from their events");
         }
+        if let (Some(c), Some(listings)) = (joined, listings) {
+            // The tables come to the node through its scan for tables nobody holds.
+            cluster::start(&state, c, listings).await?;
+            return Ok(state);
+        }
         let ids = state.0.store.live_table_ids().await?;
         let mut tables = state.0.tables.lock().await;
         for id in ids {
-            let handle = table::load(&state.0.store, state.table_settings(), &id).await?;
+            let handle = table::load(&state.0.store, state.table_settings(), &id, None).await?;
             tables.insert(handle);
         }
         tracing::info!(tables = tables.map.len(), "tables brought back");
@@ -247,11 +274,105 @@ impl AppState {
         Ok(state)
     }
 
+    fn downgrade(&self) -> Weak<Inner> {
+        Arc::downgrade(&self.0)
+    }
+
+    /// Whether the server has begun to stop.
+    fn is_shutting_down(&self) -> bool {
+        *self.0.shutdown.borrow()
+    }
+
+    /// Where the table `id` is served: by this server (its handle; loaded from the store, or
+    /// in a cluster taken over when no live node holds it), or by another node of the cluster.
+    ///
+    /// # Errors
+    /// [`ServerError::NotFound`] for an unknown id; [`ServerError::TableMoved`] when the
+    /// table kept changing owner while asked for; a database failure.
+    pub(crate) async fn route(&self, id: &str) -> Result<cluster::Route, ServerError> {
+        let Some(cluster) = &self.0.cluster else {
+            return Ok(cluster::Route::Local(self.table(id).await?));
+        };
+        for _ in 0..3 {
+            {
+                let mut tables = self.0.tables.lock().await;
+                tables.tick += 1;
+                let tick = tables.tick;
+                if let Some(entry) = tables.map.get_mut(id) {
+                    if !entry.handle.is_closed() {
+                        entry.used = tick;
+                        return Ok(cluster::Route::Local(entry.handle.clone()));
+                    }
+                }
+            }
+            let seen = self
+                .0
+                .store
+                .ownership(id)
+                .await?
+                .ok_or_else(|| ServerError::NotFound(format!("no table {id:?}")))?;
+            match &seen.owner {
+                Some(owner) if owner != cluster.key() && seen.owner_alive => {
+                    return Ok(cluster::Route::Remote(owner.clone()));
+                }
+                _ => {}
+            }
+            // Ours (an ended table no longer in memory), or nobody's: load it here, under the
+            // lock of the tables so that it is loaded once.
+            let mut tables = self.0.tables.lock().await;
+            if let Some(entry) = tables.map.get(id) {
+                if !entry.handle.is_closed() {
+                    return Ok(cluster::Route::Local(entry.handle.clone()));
+                }
+            }
+            let held = if seen.owner.as_deref() == Some(cluster.key()) {
+                table::Held {
+                    fence: store::Fence {
+                        node: cluster.key().to_owned(),
+                        epoch: seen.epoch,
+                    },
+                    uncharged: Duration::ZERO,
+                }
+            } else {
+                match self.0.store.claim(id, &seen, cluster.key()).await? {
+                    Some(epoch) => {
+                        tracing::info!(table = %id, epoch, from = ?seen.owner, "table taken over");
+                        table::Held {
+                            fence: store::Fence {
+                                node: cluster.key().to_owned(),
+                                epoch,
+                            },
+                            uncharged: seen.uncharged(),
+                        }
+                    }
+                    // Another node was quicker: ask again where it is.
+                    None => continue,
+                }
+            };
+            let handle =
+                table::load(&self.0.store, self.table_settings(), id, Some(held)).await?;
+            tables.insert(handle.clone());
+            if handle.is_ended() {
+                tables
+                    .limit_ended(self.0.settings.max_ended_tables, id)
+                    .await;
+            }
+            return Ok(cluster::Route::Local(handle));
+        }
+        Err(ServerError::TableMoved)
+    }
+
+    /// This node's part of the cluster, if it is one.
+    pub(crate) fn cluster(&self) -> Option<&Arc<cluster::Cluster>> {
+        self.0.cluster.as_ref()
+    }
+
     fn table_settings(&self) -> TableSettings {
         TableSettings {
             grace: self.0.settings.grace,
             ended_grace: self.0.settings.ended_grace,
             notices: self.0.notices.clone(),
+            listing: self.0.listing.clone(),
         }
     }
 
@@ -282,7 +403,7 @@ impl AppState {
                 return Ok(entry.handle.clone());
             }
         }
-        let handle = table::load(&self.0.store, self.table_settings(), id).await?;
+        let handle = table::load(&self.0.store, self.table_settings(), id, None).await?;
         tables.insert(handle.clone());
         if handle.is_ended() {
             tables
@@ -299,7 +420,22 @@ impl AppState {
     pub async fn table_summary(&self, id: &str) -> Result<protocol::TableSummary, ServerError> {
         let mut last = None;
         for _ in 0..3 {
-            match self.table(id).await?.summary().await {
+            let handle = match self.route(id).await? {
+                cluster::Route::Local(handle) => handle,
+                cluster::Route::Remote(owner) => {
+                    let Some(c) = self.cluster() else {
+                        return Err(ServerError::TableMoved);
+                    };
+                    match c.summary_remote(&owner, id).await {
+                        Err(ServerError::TableMoved) => {
+                            last = Some(ServerError::TableMoved);
+                            continue;
+                        }
+                        answer => return answer,
+                    }
+                }
+            };
+            match handle.summary().await {
                 Err(e) if table::is_closed_error(&e) => last = Some(e),
                 answer => return answer,
             }
@@ -316,6 +452,14 @@ impl AppState {
         if entry.handle.is_ended() && entry.handle.retire().await {
             tables.map.remove(id);
             tracing::debug!(table = %id, "ended table retired (nobody watching)");
+        }
+    }
+
+    /// Forgets the table `id` whose actor stopped because another node owns it now.
+    async fn forget_lost(&self, id: &str) {
+        let mut tables = self.0.tables.lock().await;
+        if tables.map.get(id).is_some_and(|e| e.handle.is_closed()) {
+            tables.map.remove(id);
         }
     }
 
@@ -336,7 +480,15 @@ impl AppState {
         options: protocol::TableOptions,
     ) -> Result<TableHandle, ServerError> {
         let id = http::random_id(10);
-        let handle = table::create(&self.0.store, self.table_settings(), id, options).await?;
+        let owner = self.0.cluster.as_ref().map(|c| c.key().to_owned());
+        let handle = table::create(
+            &self.0.store,
+            self.table_settings(),
+            id,
+            options,
+            owner.as_deref(),
+        )
+        .await?;
         self.0.tables.lock().await.insert(handle.clone());
         Ok(handle)
     }
@@ -385,6 +537,10 @@ impl AppState {
         for t in tables {
             t.shutdown().await;
         }
+        if let Some(c) = &self.0.cluster {
+            // The tables are released: the other nodes take them at once.
+            c.leave(&self.0.store).await;
+        }
     }
 }
 
@@ -400,6 +556,7 @@ async fn follow_notices(state: Weak<Inner>, mut notices: mpsc::UnboundedReceiver
         match notice {
             TableNotice::Idle(id) => state.retire(&id).await,
             TableNotice::Ended(id) => state.limit_ended(&id).await,
+            TableNotice::Lost(id) => state.forget_lost(&id).await,
         }
     }
 }

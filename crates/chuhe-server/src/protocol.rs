@@ -577,6 +577,9 @@ pub enum ErrorCode {
     Forbidden,
     /// Something failed inside the server (details are logged, not sent).
     Internal,
+    /// The table is moving to another node of a cluster (its owner stopped or lost its
+    /// lease): reconnect, and the table is served again within seconds.
+    Unavailable,
 }
 
 /// A message from the server over the table's WebSocket.

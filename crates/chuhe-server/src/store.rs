@@ -61,6 +61,7 @@
 //! The JSON texts are made by the caller, before the job reaches the writer.
 
 mod checkpoint;
+pub mod cluster;
 mod writer;
 
 use crate::clock::ClockSnapshot;
@@ -91,6 +92,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "sessions_and_names",
         include_str!("../migrations/0004_sessions_and_names.sql"),
     ),
+    (5, "cluster", include_str!("../migrations/0005_cluster.sql")),
 ];
 
 /// How often the running server records that it is alive (`server_state.alive_ms`): after a
@@ -173,6 +175,12 @@ pub enum StoreError {
     /// Another chuhe server holds this database (a PostgreSQL advisory lock taken at start-up
     /// and held for the life of the process).
     InUse(String),
+    /// A fenced table write was refused: this node no longer owns the table (another node took
+    /// it over with a higher epoch) or its own lease has lapsed ([`cluster`]). Nothing was
+    /// written.
+    Fenced(String),
+    /// A cluster operation on a store that cannot hold a cluster (SQLite).
+    NotClustered,
 }
 
 impl fmt::Display for StoreError {
@@ -200,6 +208,13 @@ impl fmt::Display for StoreError {
                 limit.as_millis()
             ),
             StoreError::InUse(what) => write!(f, "{what}"),
+            StoreError::Fenced(table) => write!(
+                f,
+                "table {table}: this node no longer holds its lease (another node owns it)"
+            ),
+            StoreError::NotClustered => {
+                f.write_str("a cluster needs PostgreSQL (SQLite is one server's database)")
+            }
         }
     }
 }
@@ -316,7 +331,7 @@ impl TableWrite {
     }
 
     /// Makes the JSON texts and the bound values (before the job reaches the writer).
-    fn prepare(&self, now_ms: i64) -> Result<PreparedTable, StoreError> {
+    fn prepare(&self, now_ms: i64, fence: Option<&Fence>) -> Result<PreparedTable, StoreError> {
         let versions = self.versions()?;
         let events = versions
             .zip(&self.events)
@@ -342,8 +357,21 @@ impl TableWrite {
                 })
                 .collect(),
             now_ms,
+            fence: fence.cloned(),
         })
     }
+}
+
+/// The ownership a cluster node claims for a table it writes: its node key and the table's
+/// epoch when it took the table (see [`cluster`]). A fenced write is committed only while the
+/// table row still holds this owner and epoch and the node's lease is unexpired, checked in the
+/// write's own transaction; otherwise it fails with [`StoreError::Fenced`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fence {
+    /// The owner's node key (`cluster_nodes.node`).
+    pub node: String,
+    /// The table's `owner_epoch` when the node took it.
+    pub epoch: i64,
 }
 
 fn clocks_text(row: &TableRow) -> Result<Option<String>, StoreError> {
@@ -374,6 +402,11 @@ pub struct StoreOptions {
     /// use). Expired sessions are not found, and are removed with the guests that have none
     /// left, every [`CLEANUP_EVERY`].
     pub session_lifetime: Duration,
+    /// Whether this store is one node of a cluster (PostgreSQL only; default `false`): it
+    /// takes chuhe's advisory lock in shared mode (nodes share the database, a single server
+    /// is refused while any node runs and the other way round), and leaves `alive_ms` to the
+    /// node leases ([`cluster`]).
+    pub cluster: bool,
 }
 
 impl Default for StoreOptions {
@@ -382,6 +415,7 @@ impl Default for StoreOptions {
             statement_timeout: Duration::from_secs(5),
             acquire_timeout: Duration::from_secs(5),
             session_lifetime: Duration::from_secs(30 * 24 * 3600),
+            cluster: false,
         }
     }
 }
@@ -499,6 +533,8 @@ pub struct Store {
     jobs: mpsc::Sender<Job>,
     /// The time limits.
     options: StoreOptions,
+    /// Whether the database is SQLite (else PostgreSQL).
+    is_sqlite: bool,
     /// Faults for the writer to fake (tests only).
     faults: Arc<Faults>,
     /// On PostgreSQL, the connection that holds the advisory lock of this database for the
@@ -569,6 +605,9 @@ impl Store {
             url: url.to_owned(),
             source,
         };
+        if is_sqlite && options.cluster {
+            return Err(StoreError::NotClustered);
+        }
         let lock = if is_sqlite {
             None
         } else {
@@ -638,6 +677,7 @@ impl Store {
             pool,
             jobs,
             options,
+            is_sqlite,
             faults,
             lock: Arc::new(tokio::sync::Mutex::new(lock)),
             checkpointer: Arc::new(std::sync::Mutex::new(checkpointer)),
@@ -660,6 +700,7 @@ impl Store {
         let weak = self.jobs.downgrade();
         let limit = self.options.statement_timeout;
         let lifetime = self.options.session_lifetime;
+        let cluster = self.options.cluster;
         timers.spawn(async move {
             let mut since_cleanup = None::<std::time::Instant>;
             loop {
@@ -675,10 +716,13 @@ impl Store {
                         Err(e) => tracing::warn!(error = %e, "session cleanup failed"),
                     }
                 }
-                match send_single(&jobs, limit, Single::Alive { now_ms: now_ms() }).await {
-                    Err(StoreError::WriterStopped) => break,
-                    Err(e) => tracing::debug!(error = %e, "alive_ms not written"),
-                    Ok(_) => {}
+                // A cluster's nodes say they are alive in their leases (store/cluster.rs).
+                if !cluster {
+                    match send_single(&jobs, limit, Single::Alive { now_ms: now_ms() }).await {
+                        Err(StoreError::WriterStopped) => break,
+                        Err(e) => tracing::debug!(error = %e, "alive_ms not written"),
+                        Ok(_) => {}
+                    }
                 }
                 drop(jobs);
                 tokio::time::sleep(ALIVE_EVERY).await;
@@ -761,7 +805,7 @@ impl Store {
     pub async fn close(&self) {
         // A clean stop (every table's clocks saved): nothing is left to charge at the next
         // start. Otherwise the last `alive_ms` stays, as after a crash.
-        if !self.unsaved.load(std::sync::atomic::Ordering::Acquire) {
+        if !self.options.cluster && !self.unsaved.load(std::sync::atomic::Ordering::Acquire) {
             let _ = self.write_single(Single::Alive { now_ms: 0 }).await;
         }
         let checkpointer = self.checkpointer.lock().ok().and_then(|mut c| c.take());
@@ -787,7 +831,20 @@ impl Store {
     /// failure (of this write: a group that fails is written again one table at a time), a
     /// stopped writer.
     pub async fn write(&self, write: &TableWrite) -> Result<(), StoreError> {
-        let prepared = write.prepare(now_ms())?;
+        self.write_fenced(write, None).await
+    }
+
+    /// As [`Store::write`], checked against `fence` when given (a cluster node's write: see
+    /// [`Fence`]).
+    ///
+    /// # Errors
+    /// As [`Store::write`]; [`StoreError::Fenced`] when the fence no longer holds.
+    pub async fn write_fenced(
+        &self,
+        write: &TableWrite,
+        fence: Option<&Fence>,
+    ) -> Result<(), StoreError> {
+        let prepared = write.prepare(now_ms(), fence)?;
         let (answer, answered) = oneshot::channel();
         self.timed(async {
             self.jobs
@@ -923,7 +980,21 @@ impl Store {
         row: &TableRow,
         first_event: &Event,
     ) -> Result<(), StoreError> {
+        self.create_table_owned(row, first_event, None).await
+    }
+
+    /// As [`Store::create_table`], owned by the cluster node `owner` (epoch 1) when given.
+    ///
+    /// # Errors
+    /// A database failure.
+    pub async fn create_table_owned(
+        &self,
+        row: &TableRow,
+        first_event: &Event,
+        owner: Option<&str>,
+    ) -> Result<(), StoreError> {
         self.write_single(Single::CreateTable {
+            owner: owner.map(str::to_owned),
             id: row.id.clone(),
             variant: row.options.variant.as_str(),
             options: serde_json::to_string(&row.options)?,
@@ -1134,13 +1205,28 @@ impl Store {
     /// Saves the table row alone (the clock snapshot at shutdown), as a [`TableWrite`] without
     /// events; a failure marks the stop as not clean (see [`Store::close`]).
     pub async fn save_row(&self, row: &TableRow) -> Result<(), StoreError> {
+        self.save_row_fenced(row, None).await
+    }
+
+    /// As [`Store::save_row`], checked against `fence` when given.
+    ///
+    /// # Errors
+    /// As [`Store::write_fenced`].
+    pub async fn save_row_fenced(
+        &self,
+        row: &TableRow,
+        fence: Option<&Fence>,
+    ) -> Result<(), StoreError> {
         let result = self
-            .write(&TableWrite {
-                row: row.clone(),
-                events: Vec::new(),
-                ratings: Vec::new(),
-                finished: None,
-            })
+            .write_fenced(
+                &TableWrite {
+                    row: row.clone(),
+                    events: Vec::new(),
+                    ratings: Vec::new(),
+                    finished: None,
+                },
+                fence,
+            )
             .await;
         if result.is_err() {
             self.mark_unsaved();
@@ -1313,11 +1399,16 @@ async fn take_advisory_lock(url: &str, options: StoreOptions) -> Result<AnyConne
         connect_options.connect().await.map_err(open_error)
     })
     .await?;
+    // Cluster nodes share the lock; a single server holds it alone.
+    let sql = if options.cluster {
+        "SELECT pg_try_advisory_lock_shared($1, hashtext(current_schema())) AS locked, \
+         current_database()::text AS db, current_schema()::text AS schema"
+    } else {
+        "SELECT pg_try_advisory_lock($1, hashtext(current_schema())) AS locked, \
+         current_database()::text AS db, current_schema()::text AS schema"
+    };
     let row = within(options.statement_timeout, async {
-        Ok(sqlx::query(
-            "SELECT pg_try_advisory_lock($1, hashtext(current_schema())) AS locked, \
-             current_database()::text AS db, current_schema()::text AS schema",
-        )
+        Ok(sqlx::query(sql)
         .bind(ADVISORY_LOCK_KEY)
         .fetch_one(&mut conn)
         .await?)
@@ -1328,8 +1419,13 @@ async fn take_advisory_lock(url: &str, options: StoreOptions) -> Result<AnyConne
         let db: String = row.try_get("db")?;
         let schema: String = row.try_get("schema")?;
         let _ = conn.close().await;
+        let holder = if options.cluster {
+            "a chuhe serve that is not a cluster node (without --nats)"
+        } else {
+            "another chuhe serve or the nodes of a cluster"
+        };
         return Err(StoreError::InUse(format!(
-            "the database {db:?} (schema {schema:?}) is in use by another chuhe serve \
+            "the database {db:?} (schema {schema:?}) is in use by {holder} \
              (it holds PostgreSQL advisory lock ({ADVISORY_LOCK_KEY}, hashtext({schema:?})))"
         )));
     }

@@ -3,6 +3,7 @@
 
 use crate::error::ServerError;
 use crate::protocol::{ClientMessage, ServerMessage, MAX_MESSAGE_BYTES};
+use crate::cluster::{RemoteConn, Route};
 use crate::table::{is_closed_error, Person, TableHandle};
 use crate::{AppState, Heartbeat};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -73,7 +74,9 @@ pub async fn upgrade(
     person: Option<Person>,
 ) -> Result<Response, ServerError> {
     let Query(since) = since?;
-    let table = state.table(&id).await?;
+    // An unknown table is refused before the upgrade (404); where it is served is asked again
+    // once the socket is open.
+    let route = state.route(&id).await?;
     let shutdown = state.shutdown_signal();
     let settings = state.settings();
     let limit = RateLimit::new(settings.rate_burst, settings.rate_per_second);
@@ -92,7 +95,7 @@ pub async fn upgrade(
                 limit,
                 heartbeat,
             };
-            connection(socket, table, ctx).await;
+            connection(socket, id, route, ctx).await;
         }))
 }
 
@@ -128,23 +131,71 @@ async fn send_batch(
     sink.flush().await
 }
 
+/// A connection's way to its table: the local actor, or the owner node in a cluster.
+enum Link {
+    Local { table: TableHandle, conn: u64 },
+    Remote(RemoteConn),
+}
+
+impl Link {
+    async fn message(&self, msg: ClientMessage) -> Result<(), ServerError> {
+        match self {
+            Link::Local { table, conn } => table.message(*conn, msg).await,
+            Link::Remote(remote) => remote.message(msg).await,
+        }
+    }
+
+    async fn disconnect(self) {
+        match self {
+            Link::Local { table, conn } => table.disconnect(conn).await,
+            Link::Remote(remote) => remote.disconnect().await,
+        }
+    }
+}
+
+/// How long a connection keeps asking for a table whose owner node does not answer (it died:
+/// its lease lapses, and the table is taken over, within the lease and a second).
+const OWNER_WAIT: Duration = Duration::from_secs(15);
+
+/// Registers a connection with the table where it is served: an ended table retired since it
+/// was routed is loaded again; in a cluster, a table whose owner stopped answering is asked
+/// for again until another node (this one, maybe) has taken it over.
 async fn connect(
     state: &AppState,
-    mut table: TableHandle,
+    id: &str,
+    mut route: Route,
     person: Option<Person>,
     since: Option<u64>,
     out: &mpsc::UnboundedSender<ServerMessage>,
-) -> Result<(TableHandle, u64), ServerError> {
+) -> Result<Link, ServerError> {
     let mut tries = 0;
+    let until = Instant::now() + OWNER_WAIT;
     loop {
-        match table.connect(person.clone(), since, out.clone()).await {
-            Ok(conn) => return Ok((table, conn)),
-            Err(e) if is_closed_error(&e) && tries < 2 => {
-                tries += 1;
-                table = state.table(table.id()).await?;
+        let result = match &route {
+            Route::Local(table) => table
+                .connect(person.clone(), since, out.clone())
+                .await
+                .map(|conn| Link::Local {
+                    table: table.clone(),
+                    conn,
+                }),
+            Route::Remote(owner) => match state.cluster() {
+                Some(c) => c
+                    .connect_remote(owner, id, person.as_ref(), since, out.clone())
+                    .await
+                    .map(Link::Remote),
+                None => Err(ServerError::TableMoved),
+            },
+        };
+        match result {
+            Ok(link) => return Ok(link),
+            Err(e) if is_closed_error(&e) && tries < 2 => tries += 1,
+            Err(ServerError::TableMoved) if Instant::now() < until => {
+                tokio::time::sleep(Duration::from_millis(250)).await;
             }
             Err(e) => return Err(e),
         }
+        route = state.route(id).await?;
     }
 }
 
@@ -158,7 +209,7 @@ struct Context {
     heartbeat: Option<Heartbeat>,
 }
 
-async fn connection(socket: WebSocket, table: TableHandle, ctx: Context) {
+async fn connection(socket: WebSocket, id: String, route: Route, ctx: Context) {
     let Context {
         state,
         person,
@@ -169,12 +220,23 @@ async fn connection(socket: WebSocket, table: TableHandle, ctx: Context) {
     } = ctx;
     let (mut sink, mut stream) = socket.split();
     let (out, mut outbox) = mpsc::unbounded_channel();
-    let (table, conn) = match connect(&state, table, person, since, &out).await {
-        Ok(c) => c,
+    let link = match connect(&state, &id, route, person, since, &out).await {
+        Ok(link) => link,
         Err(e) => {
             let _ = sink.send(encode(&e.to_message())).await;
             let _ = sink.close().await;
             return;
+        }
+    };
+    // Only the table (or the owner node's relay) holds the sender from here: when it drops
+    // the connection (the table stopped here or moved to another node), the outbox ends and
+    // the socket closes; the client reconnects and is served where the table is now.
+    let weak = out.downgrade();
+    drop(out);
+    let out = weak;
+    let reply = |m: ServerMessage| {
+        if let Some(out) = out.upgrade() {
+            let _ = out.send(m);
         }
     };
     // Without a heartbeat the timers are a day away and never reset (nothing is sent).
@@ -223,16 +285,16 @@ async fn connection(socket: WebSocket, table: TableHandle, ctx: Context) {
                     } else {
                         match serde_json::from_str::<ClientMessage>(&text) {
                             Ok(ClientMessage::Ping {}) => {
-                                let _ = out.send(ServerMessage::Pong);
+                                reply(ServerMessage::Pong);
                                 Ok(())
                             }
-                            Ok(msg) => table.message(conn, msg).await,
+                            Ok(msg) => link.message(msg).await,
                             Err(e) => Err(ServerError::BadMessage(e.to_string())),
                         }
                     };
                     if let Err(e) = result {
                         e.log();
-                        let _ = out.send(e.to_message());
+                        reply(e.to_message());
                     }
                 }
                 Some(Ok(Message::Binary(_))) => {
@@ -244,7 +306,7 @@ async fn connection(socket: WebSocket, table: TableHandle, ctx: Context) {
                     } else {
                         ServerError::RateLimited
                     };
-                    let _ = out.send(e.to_message());
+                    reply(e.to_message());
                 }
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
                 Some(Ok(_)) => {}
@@ -255,7 +317,7 @@ async fn connection(socket: WebSocket, table: TableHandle, ctx: Context) {
             }
         }
     }
-    table.disconnect(conn).await;
+    link.disconnect().await;
 }
 
 #[cfg(test)]

@@ -150,6 +150,8 @@ pub enum Command {
         computer_threads: u16,
         #[command(flatten)]
         limits: crate::serve_cmd::Limits,
+        #[command(flatten)]
+        cluster: crate::serve_cmd::ClusterArgs,
     },
     /// Play many games at once against a running chuhe serve and report moves/s, latencies,
     /// errors and memory; every acknowledged move is then checked in the store (docs/performance.md).
@@ -336,6 +338,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             allowed_origins,
             computer_threads,
             limits,
+            cluster,
         } => crate::serve_cmd::serve(
             &bind,
             &database,
@@ -343,6 +346,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             allowed_origins,
             usize::from(computer_threads),
             &limits,
+            &cluster,
         )?,
         Command::Loadtest {
             url,

@@ -91,6 +91,74 @@ pub struct Limits {
     pub session_days: u64,
 }
 
+/// Joining a cluster of `chuhe serve` nodes on one PostgreSQL database and one NATS
+/// (docs/cluster.md).
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct ClusterArgs {
+    /// NATS server of a cluster, nats://HOST:PORT (JetStream on): this server becomes one node
+    /// of a site served by several (the database must be PostgreSQL). Without it, a single
+    /// server.
+    #[arg(long, env = "CHUHE_NATS")]
+    pub nats: Option<String>,
+    /// This node's name in the cluster: letters, digits, '-' and '_' (default: the host name).
+    #[arg(long, env = "CHUHE_NODE_ID", requires = "nats")]
+    pub node_id: Option<String>,
+    /// First token of the cluster's NATS subjects and name of its lobby bucket, so that several
+    /// sites can share one NATS.
+    #[arg(long, env = "CHUHE_NATS_PREFIX", default_value = "chuhe", requires = "nats")]
+    pub nats_prefix: String,
+    /// How long a node's lease lasts without renewal, in milliseconds: a dead node's tables
+    /// are taken over this long after it died (plus about a second).
+    #[arg(long, env = "CHUHE_LEASE_MS", default_value_t = 5000, requires = "nats",
+          value_parser = clap::value_parser!(u64).range(1000..=600_000))]
+    pub lease_ms: u64,
+}
+
+impl ClusterArgs {
+    /// The cluster settings, when `--nats` is given.
+    ///
+    /// # Errors
+    /// An input error for a database that is not PostgreSQL.
+    fn settings(&self, database: &str) -> Result<Option<chuhe_server::cluster::ClusterSettings>, CliError> {
+        let Some(nats) = &self.nats else {
+            return Ok(None);
+        };
+        if !(database.starts_with("postgres:") || database.starts_with("postgresql:")) {
+            return Err(CliError::input(
+                "--nats: a cluster's nodes share a PostgreSQL database (--database postgres://...)"
+                    .to_owned(),
+            ));
+        }
+        let name = match &self.node_id {
+            Some(n) => n.clone(),
+            None => hostname(),
+        };
+        let mut settings = chuhe_server::cluster::ClusterSettings::new(nats, &name);
+        settings.prefix = self.nats_prefix.clone();
+        settings.lease = std::time::Duration::from_millis(self.lease_ms);
+        settings
+            .check()
+            .map_err(|e| CliError::input(e.to_string()))?;
+        Ok(Some(settings))
+    }
+}
+
+/// The machine's host name as a node name (letters, digits, '-' and '_' kept), or `node`.
+fn hostname() -> String {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let name: String = name
+        .trim()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .take(32)
+        .collect();
+    if name.is_empty() {
+        "node".to_owned()
+    } else {
+        name
+    }
+}
+
 impl Limits {
     /// These limits in the server's settings.
     fn apply(&self, settings: &mut chuhe_server::Settings) {
@@ -118,7 +186,9 @@ pub fn serve(
     allowed_origins: Vec<String>,
     computer_threads: usize,
     limits: &Limits,
+    cluster: &ClusterArgs,
 ) -> Result<(), CliError> {
+    let cluster = cluster.settings(database)?;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let _ = tracing_subscriber::fmt()
@@ -137,6 +207,8 @@ pub fn serve(
         ..chuhe_server::Settings::default()
     };
     limits.apply(&mut settings);
+    settings.store.cluster = cluster.is_some();
+    settings.cluster = cluster;
     runtime
         .block_on(chuhe_server::run(bind, database, settings))
         .map_err(|e| match e {

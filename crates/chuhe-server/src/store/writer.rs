@@ -63,6 +63,8 @@ pub(super) struct PreparedTable {
     pub(super) ratings: Vec<RatingBind>,
     /// When it was handed over, milliseconds since the Unix epoch.
     pub(super) now_ms: i64,
+    /// A cluster node's ownership, checked in the transaction (see `super::Fence`).
+    pub(super) fence: Option<super::Fence>,
 }
 
 /// A write other than a table's: in the group's transaction, before the table writes, in the
@@ -71,6 +73,8 @@ pub(super) struct PreparedTable {
 pub(super) enum Single {
     /// A new table row (every column bound, in the order of the `INSERT`) and its first event.
     CreateTable {
+        /// The cluster node that owns the new table (epoch 1), if any.
+        owner: Option<String>,
         id: String,
         variant: &'static str,
         options: String,
@@ -338,6 +342,8 @@ impl Writer {
         }
         match self.group(&[], std::slice::from_ref(write)).await {
             Ok(_) => Ok(()),
+            // Refused, not failed: nothing of it was written.
+            Err(e @ StoreError::Fenced(_)) => Err(e),
             Err(e) => {
                 if self.landed(Pending::Table(write)).await == Some(true) {
                     Ok(())
@@ -517,7 +523,9 @@ async fn write_tables(
         }
         query.execute(&mut **tx).await?;
     }
-    for chunk in writes.chunks(ROWS_PER_STATEMENT) {
+    let (fenced, free): (Vec<&PreparedTable>, Vec<&PreparedTable>) =
+        writes.iter().partition(|w| w.fence.is_some());
+    for chunk in free.chunks(ROWS_PER_STATEMENT) {
         // `VALUES` columns are `column1`, `column2`... in both SQLite and PostgreSQL.
         let sql = format!(
             "UPDATE game_tables SET phase = v.column2, version = v.column3, \
@@ -536,6 +544,43 @@ async fn write_tables(
                 .bind(w.now_ms);
         }
         query.execute(&mut **tx).await?;
+    }
+    // A cluster node's writes (PostgreSQL): each row only while it still names the node and
+    // the epoch the node took it with, and only while the node's lease runs by the database's
+    // clock. A row that does not match fails the whole transaction (nothing of it is written;
+    // one by one, only the fenced write fails).
+    for chunk in fenced.chunks(ROWS_PER_STATEMENT) {
+        let sql = format!(
+            "UPDATE game_tables SET phase = v.column2, version = v.column3::bigint, \
+             clocks = v.column4, updated_ms = v.column5::bigint \
+             FROM (VALUES {}) AS v \
+             JOIN cluster_nodes n ON n.node = v.column6 \
+             WHERE game_tables.id = v.column1 \
+             AND game_tables.version <= v.column3::bigint \
+             AND game_tables.owner_node = v.column6 \
+             AND game_tables.owner_epoch = v.column7::bigint \
+             AND n.lease_until_ms > {}",
+            values(chunk.len(), 7),
+            super::cluster::DB_NOW_MS,
+        );
+        let mut query = sqlx::query(&sql).persistent(false);
+        for w in chunk {
+            let Some(fence) = &w.fence else { continue };
+            query = query
+                .bind(w.id.as_str())
+                .bind(w.phase.as_str())
+                .bind(w.version)
+                .bind(w.clocks.as_deref())
+                .bind(w.now_ms)
+                .bind(fence.node.as_str())
+                .bind(fence.epoch);
+        }
+        let updated = query.execute(&mut **tx).await?.rows_affected();
+        if updated < chunk.len() as u64 {
+            let first = chunk.first().map(|w| w.id.clone()).unwrap_or_default();
+            let id = if chunk.len() == 1 { first } else { format!("{first} (or another of {} tables)", chunk.len()) };
+            return Err(StoreError::Fenced(id));
+        }
     }
     let finished: Vec<&FinishedRow> = writes.iter().filter_map(|w| w.finished.as_ref()).collect();
     for chunk in finished.chunks(ROWS_PER_STATEMENT) {
@@ -586,6 +631,7 @@ async fn insert_finished(
 async fn run_single(tx: &mut Transaction<'_, Any>, single: &Single) -> Result<u64, StoreError> {
     let affected = match single {
         Single::CreateTable {
+            owner,
             id,
             variant,
             options,
@@ -598,8 +644,9 @@ async fn run_single(tx: &mut Transaction<'_, Any>, single: &Single) -> Result<u6
         } => {
             sqlx::query(
                 "INSERT INTO game_tables \
-                 (id, variant, options, phase, version, clocks, secret, created_ms, updated_ms) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
+                 (id, variant, options, phase, version, clocks, secret, created_ms, updated_ms, \
+                 owner_node, owner_epoch) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10)",
             )
             .bind(id.as_str())
             .bind(*variant)
@@ -609,6 +656,8 @@ async fn run_single(tx: &mut Transaction<'_, Any>, single: &Single) -> Result<u6
             .bind(clocks.as_deref())
             .bind(secret.as_deref())
             .bind(*created_ms)
+            .bind(owner.as_deref())
+            .bind(i64::from(owner.is_some()))
             .execute(&mut **tx)
             .await?;
             sqlx::query(

@@ -14,7 +14,7 @@ use crate::protocol::{
     TableSummary, Update, VersionedEvent,
 };
 use crate::rating::{rate_game, Rating};
-use crate::store::{RatingRow, Store, TableWrite};
+use crate::store::{Fence, RatingRow, Store, StoreError, TableWrite};
 use crate::variant::AnyMove;
 use chuhe_rules::outcome::EndReason;
 use std::collections::HashMap;
@@ -94,6 +94,13 @@ struct Table {
     store: Store,
     settings: TableSettings,
     tx: mpsc::Sender<Command>,
+    /// In a cluster: this node's claim on the table, checked by every write.
+    fence: Option<Fence>,
+    /// Set when a write was fenced: another node owns the table; the actor stops.
+    lost: bool,
+    /// What was last sent on [`TableSettings::listing`] (without the version: the lobby
+    /// copy changes when the phase or the seats do).
+    listed_last: Option<(Phase, Vec<Option<SeatPlayer>>)>,
 }
 
 /// The wait before a timer whose write failed is tried again.
@@ -104,6 +111,7 @@ pub(crate) fn spawn(
     log: Vec<Event>,
     store: Store,
     settings: TableSettings,
+    fence: Option<Fence>,
 ) -> TableHandle {
     let (tx, rx) = mpsc::channel(64);
     let seats = state.seats.len();
@@ -140,6 +148,9 @@ pub(crate) fn spawn(
         store,
         settings,
         tx,
+        fence,
+        lost: false,
+        listed_last: None,
     };
     tokio::spawn(table.run(rx));
     handle
@@ -157,8 +168,9 @@ enum Due {
 
 impl Table {
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        self.publish_listing();
         self.maybe_think();
-        loop {
+        while !self.lost {
             self.refresh_idle();
             let due = self.next_due();
             let sleep = async {
@@ -172,6 +184,7 @@ impl Table {
                     None => break,
                     Some(Command::Shutdown { reply }) => {
                         self.save_clocks().await;
+                        self.release().await;
                         let _ = reply.send(());
                         break;
                     }
@@ -191,6 +204,60 @@ impl Table {
                     }
                 }
             }
+        }
+    }
+
+    /// Sends the table as listed to the cluster's lobby when its phase or seats changed.
+    fn publish_listing(&mut self) {
+        let Some(listing) = &self.settings.listing else {
+            return;
+        };
+        let now = (self.state.phase, self.state.seats.clone());
+        if self.listed_last.as_ref() != Some(&now) {
+            let _ = listing.send(self.state.summary());
+            self.listed_last = Some(now);
+        }
+    }
+
+    /// In a cluster, at a clean stop: hands the table over (the next node to ask takes it,
+    /// charging nothing, as the clocks were just saved).
+    async fn release(&mut self) {
+        let Some(fence) = &self.fence else { return };
+        if self.lost {
+            return;
+        }
+        match self.store.release(&self.state.id, &fence.node, fence.epoch).await {
+            Ok(true) => tracing::debug!(table = %self.state.id, "table released"),
+            Ok(false) => tracing::debug!(table = %self.state.id, "table already taken by another node"),
+            Err(e) => tracing::warn!(table = %self.state.id, error = %e, "table not released: another node takes it once this node's lease lapses"),
+        }
+    }
+
+    /// A write was fenced, or the store says another node owns the table: stop acting on it
+    /// (the run loop ends; the connections close, and their clients reconnect to the owner).
+    fn lose(&mut self) {
+        if !self.lost {
+            self.lost = true;
+            tracing::warn!(table = %self.state.id, "another node owns this table now: dropped without writing");
+            let _ = self
+                .settings
+                .notices
+                .send(TableNotice::Lost(self.state.id.clone()));
+        }
+    }
+
+    /// In a cluster, after a write failed: whether this node still owns the table (a failure
+    /// that is not a fence may hide one, say a key taken by the new owner's event).
+    async fn still_owned(&mut self) -> bool {
+        let Some(fence) = &self.fence else {
+            return true;
+        };
+        match self.store.ownership(&self.state.id).await {
+            Ok(Some(o)) => {
+                o.owner.as_deref() == Some(fence.node.as_str()) && o.epoch == fence.epoch
+            }
+            // Cannot tell: the next write's fence decides.
+            _ => true,
         }
     }
 
@@ -305,6 +372,10 @@ impl Table {
         if !self.unsure {
             return Ok(());
         }
+        if !self.still_owned().await {
+            self.lose();
+            return Err(ServerError::TableMoved);
+        }
         let id = self.state.id.clone();
         let stored = self.store.table(&id).await?.map_or(0, |row| row.version);
         if stored > self.state.version {
@@ -343,8 +414,11 @@ impl Table {
             return;
         }
         if self.state.clocks.is_some() && self.state.phase == Phase::Running {
-            if let Err(e) = self.store.save_row(&self.state.row(Instant::now())).await {
-                ServerError::from(e).log();
+            let row = self.state.row(Instant::now());
+            match self.store.save_row_fenced(&row, self.fence.as_ref()).await {
+                Err(StoreError::Fenced(_)) => self.lose(),
+                Err(e) => ServerError::from(e).log(),
+                Ok(()) => {}
             }
         }
     }
@@ -598,6 +672,11 @@ impl Table {
         let ends = phase != Phase::Ended && self.state.phase == Phase::Ended;
         if let Err(e) = self.write(&events, ends, at).await {
             self.rebuild(clocks);
+            if e == ServerError::TableMoved {
+                // Refused by the fence: nothing was written, and never will be from here.
+                self.lose();
+                return Err(e);
+            }
             // It may have landed all the same: the next action reads the store first.
             self.unsure = true;
             return Err(e);
@@ -655,6 +734,7 @@ impl Table {
         }
         self.log.extend(versioned.iter().map(|v| v.event.clone()));
         self.listed.send_replace(self.state.summary());
+        self.publish_listing();
         self.send_update(versioned);
         self.maybe_think();
     }
@@ -679,13 +759,20 @@ impl Table {
             None
         };
         self.store
-            .write(&TableWrite {
-                row: self.state.row(at),
-                events: events.to_vec(),
-                ratings,
-                finished,
-            })
-            .await?;
+            .write_fenced(
+                &TableWrite {
+                    row: self.state.row(at),
+                    events: events.to_vec(),
+                    ratings,
+                    finished,
+                },
+                self.fence.as_ref(),
+            )
+            .await
+            .map_err(|e| match e {
+                StoreError::Fenced(_) => ServerError::TableMoved,
+                e => e.into(),
+            })?;
         Ok(())
     }
 

@@ -24,7 +24,7 @@ use self::core::TableState;
 use crate::clock::Clocks;
 use crate::error::ServerError;
 use crate::protocol::{ClientMessage, Event, ServerMessage, TableOptions, TableSummary};
-use crate::store::Store;
+use crate::store::{Fence, Store};
 use crate::variant::RuleOptions;
 use chuhe_rules::xiangqi::{DEFAULT_NO_CAPTURE_LIMIT, MAX_NO_CAPTURE_LIMIT};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,6 +55,9 @@ pub struct TableSettings {
     pub ended_grace: Duration,
     /// Where the actor reports what its owner may want to act on (the server's map of tables).
     pub notices: mpsc::UnboundedSender<TableNotice>,
+    /// In a cluster: where the actor sends the table as listed after each stored change, for
+    /// the lobby every node shows ([`crate::cluster`]).
+    pub listing: Option<mpsc::UnboundedSender<TableSummary>>,
 }
 
 /// What a table actor reports to the owner of the tables, with the table's id.
@@ -65,6 +68,9 @@ pub enum TableNotice {
     /// The table has ended and has had no WebSocket connection for the ended grace period: it
     /// may be retired ([`TableHandle::retire`]).
     Idle(String),
+    /// In a cluster: another node owns the table now (this node's write was fenced); the
+    /// actor has stopped without writing.
+    Lost(String),
 }
 
 /// The way to a table actor; cheap to clone.
@@ -263,14 +269,31 @@ pub async fn create(
     settings: TableSettings,
     id: String,
     options: TableOptions,
+    owner: Option<&str>,
 ) -> Result<TableHandle, ServerError> {
     let options = check_options(options)?;
     let mut state = TableState::new(id.clone(), options.clone(), crate::store::now_ms());
     let created = Event::Created { options };
     let now = Instant::now();
     state.apply(&created, now).map_err(ServerError::Internal)?;
-    store.create_table(&state.row(now), &created).await?;
-    Ok(spawn(state, vec![created], store.clone(), settings))
+    store
+        .create_table_owned(&state.row(now), &created, owner)
+        .await?;
+    let fence = owner.map(|node| Fence {
+        node: node.to_owned(),
+        epoch: 1,
+    });
+    Ok(spawn(state, vec![created], store.clone(), settings, fence))
+}
+
+/// How a cluster node holds a table it loads: its fence, and the thinking time to charge
+/// (after its previous owner died: [`crate::store::cluster::Ownership::uncharged`]).
+#[derive(Debug, Clone)]
+pub struct Held {
+    /// The node's key and the table's epoch.
+    pub fence: Fence,
+    /// Thinking time before the previous owner died, charged to the seat to move.
+    pub uncharged: Duration,
 }
 
 /// Brings a stored table back: replays its events, restores its clocks from the snapshot and
@@ -283,6 +306,7 @@ pub async fn load(
     store: &Store,
     settings: TableSettings,
     id: &str,
+    held: Option<Held>,
 ) -> Result<TableHandle, ServerError> {
     let row = store
         .table(id)
@@ -307,7 +331,9 @@ pub async fn load(
             row = row.version,
             "the table row's version disagrees with its events: repaired from the event log"
         );
-        store.save_row(&state.row(now)).await?;
+        store
+            .save_row_fenced(&state.row(now), held.as_ref().map(|h| &h.fence))
+            .await?;
     }
     let increment = state.increment();
     if let (Some(c), Some(snap)) = (&mut state.clocks, row.clocks) {
@@ -317,11 +343,20 @@ pub async fn load(
             // After a kill -9 the snapshot is the last write's: the thinking time from then to
             // the crash (as far as the previous server recorded it was alive) is charged, as a
             // clean stop charges it when it saves the clocks.
-            let uncharged = store.uncharged_since_last_write(id).await?;
+            let uncharged = match &held {
+                Some(h) => h.uncharged,
+                None => store.uncharged_since_last_write(id).await?,
+            };
             c.start(seat, now.checked_sub(uncharged).unwrap_or(now));
         }
     }
-    Ok(spawn(state, log, store.clone(), settings))
+    Ok(spawn(
+        state,
+        log,
+        store.clone(),
+        settings,
+        held.map(|h| h.fence),
+    ))
 }
 
 #[cfg(test)]

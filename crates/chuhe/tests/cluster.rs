@@ -1,0 +1,644 @@
+//! Three `chuhe serve` nodes on loopback ports, one PostgreSQL database (made with `createdb`)
+//! and the machine's NATS (JetStream on, `CHUHE_TEST_NATS`, default `nats://127.0.0.1:4222`),
+//! under a NATS prefix of their own (docs/cluster.md):
+//!
+//! - players connected to different nodes play a xiangqi, a sanguo and a banqi game to the
+//!   end, while a subscriber records every message of the cluster's subjects; no banqi view on
+//!   NATS shows more than the face-up pieces (every face-down square is `?`), and the lobby is
+//!   the same from every node;
+//! - the owner of a game against the computer is killed with SIGKILL: a node takes the table
+//!   over, the player reconnects through another node, nothing acknowledged is lost, and the
+//!   computer answers again;
+//! - a node paused with SIGSTOP past its lease is replaced by another; resumed, its stale move
+//!   is refused (it stops with status 75 without writing) and the event log is intact.
+//!
+//! Nodes run with `--lease-ms 2000` to keep the test short (the default is 5 s).
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
+
+const CHUHE: &str = env!("CARGO_BIN_EXE_chuhe");
+const LEASE_MS: u64 = 2000;
+
+fn nats_url() -> String {
+    std::env::var("CHUHE_TEST_NATS").unwrap_or_else(|_| "nats://127.0.0.1:4222".to_owned())
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A PostgreSQL database of its own, dropped on drop.
+struct PgDatabase(String);
+
+impl PgDatabase {
+    fn new(name: &str) -> PgDatabase {
+        let name = format!("chuhe_{name}_{}", std::process::id());
+        let _ = Command::new("dropdb")
+            .args(["-h", "127.0.0.1", "-U", "postgres", "--if-exists", &name])
+            .status();
+        let made = Command::new("createdb")
+            .args(["-h", "127.0.0.1", "-U", "postgres", &name])
+            .status()
+            .expect("createdb (PostgreSQL's client) is needed");
+        assert!(made.success(), "createdb {name} failed");
+        PgDatabase(name)
+    }
+
+    fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:5432/{}", self.0)
+    }
+}
+
+impl Drop for PgDatabase {
+    fn drop(&mut self) {
+        let _ = Command::new("dropdb")
+            .args(["-h", "127.0.0.1", "-U", "postgres", "--force", &self.0])
+            .status();
+    }
+}
+
+/// A node process; killed on drop.
+struct Node {
+    name: String,
+    port: u16,
+    child: Child,
+    log: PathBuf,
+}
+
+impl Node {
+    fn start(name: &str, database: &str, prefix: &str, dir: &Path) -> Node {
+        let port = free_port();
+        let log = dir.join(format!("{name}.log"));
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .unwrap();
+        let child = Command::new(CHUHE)
+            .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+            .args(["--database", database, "--nats", &nats_url()])
+            .args(["--node-id", name, "--nats-prefix", prefix])
+            .args(["--lease-ms", &LEASE_MS.to_string()])
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(file)
+            .spawn()
+            .unwrap();
+        let mut node = Node {
+            name: name.to_owned(),
+            port,
+            child,
+            log,
+        };
+        node.wait_healthy();
+        node
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    fn wait_healthy(&mut self) {
+        let until = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < until {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                panic!("{} exited ({status}):\n{}", self.name, self.log_text());
+            }
+            if let Ok(mut s) = TcpStream::connect(("127.0.0.1", self.port)) {
+                let _ = s.write_all(b"GET /api/health HTTP/1.0\r\nHost: x\r\n\r\n");
+                let mut answer = String::new();
+                let _ = s.read_to_string(&mut answer);
+                if answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200") {
+                    return;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("{}: no 200 from /api/health within 30 s", self.name);
+    }
+
+    fn signal(&self, signal: &str) {
+        let done = Command::new("kill")
+            .args([&format!("-{signal}"), &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(done.success(), "kill -{signal} {}", self.name);
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.signal_quietly();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Node {
+    fn signal_quietly(&self) -> std::io::Result<()> {
+        Command::new("kill")
+            .args(["-CONT", &self.child.id().to_string()])
+            .stderr(Stdio::null())
+            .status()
+            .map(|_| ())
+    }
+}
+
+/// A temporary folder, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("chuhe-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A guest session's cookie pair.
+async fn guest(url: &str, name: &str) -> String {
+    let response = reqwest::Client::new()
+        .post(format!("{url}/api/session"))
+        .json(&json!({ "name": name }))
+        .send()
+        .await
+        .unwrap();
+    assert!(response.status().is_success(), "session: {}", response.status());
+    response
+        .headers()
+        .get_all(reqwest::header::SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .filter_map(|v| v.split(';').next())
+        .find(|pair| pair.starts_with("chuhe_session="))
+        .unwrap()
+        .to_owned()
+}
+
+async fn create_table(url: &str, cookie: &str, options: Value) -> String {
+    let response = reqwest::Client::new()
+        .post(format!("{url}/api/tables"))
+        .header(reqwest::header::COOKIE, cookie)
+        .json(&options)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 201, "create table");
+    let summary: Value = response.json().await.unwrap();
+    summary["id"].as_str().unwrap().to_owned()
+}
+
+async fn get_json(url: &str) -> Value {
+    let response = reqwest::get(url).await.unwrap();
+    assert!(response.status().is_success(), "GET {url}: {}", response.status());
+    response.json().await.unwrap()
+}
+
+type Sink = futures_util::stream::SplitSink<
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
+    Message,
+>;
+
+/// A player's WebSocket: what it sends, and what it reads (`None` once closed).
+struct Player {
+    sink: Sink,
+    inbox: mpsc::UnboundedReceiver<Option<Value>>,
+    /// The last version seen, and the legal moves then (empty unless it is this seat's turn).
+    version: u64,
+    legal: Vec<String>,
+    captures: Vec<String>,
+    ended: bool,
+    last_sent: Option<Instant>,
+}
+
+impl Player {
+    async fn connect(url: &str, table: &str, cookie: &str, since: Option<u64>) -> Player {
+        let host = url.trim_start_matches("http://");
+        let since = since.map_or(String::new(), |v| format!("?since={v}"));
+        let mut request = format!("ws://{host}/api/tables/{table}/ws{since}")
+            .into_client_request()
+            .unwrap();
+        request
+            .headers_mut()
+            .insert("cookie", cookie.parse().unwrap());
+        let (ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+        let (sink, mut stream) = ws.split();
+        let (tx, inbox) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Some(Ok(frame)) = stream.next().await {
+                if let Message::Text(text) = frame {
+                    if let Ok(v) = serde_json::from_str::<Value>(&text) {
+                        let _ = tx.send(Some(v));
+                    }
+                }
+            }
+            let _ = tx.send(None);
+        });
+        Player {
+            sink,
+            inbox,
+            version: 0,
+            legal: Vec::new(),
+            captures: Vec::new(),
+            ended: false,
+            last_sent: None,
+        }
+    }
+
+    async fn send(&mut self, msg: Value) {
+        // The server lets a connection send 10 messages a second after a burst.
+        if let Some(t) = self.last_sent {
+            let due = t + Duration::from_millis(105);
+            tokio::time::sleep_until(due.into()).await;
+        }
+        self.last_sent = Some(Instant::now());
+        let _ = self.sink.send(Message::Text(msg.to_string().into())).await;
+    }
+
+    /// Reads one message (up to `wait`): `Some(message)`, or `None` when closed or silent.
+    async fn read(&mut self, wait: Duration) -> Option<Value> {
+        let msg = tokio::time::timeout(wait, self.inbox.recv())
+            .await
+            .ok()
+            .flatten()
+            .flatten()?;
+        match msg["type"].as_str() {
+            Some("state") => {
+                self.version = msg["version"].as_u64().unwrap();
+                self.legal = strings(&msg["legal_moves"]);
+                self.captures = strings(&msg["capture_moves"]);
+                self.ended |= msg["outcome"].is_object();
+            }
+            Some("update") => {
+                self.version = msg["version"].as_u64().unwrap();
+                self.legal = strings(&msg["legal_moves"]);
+                self.captures = strings(&msg["capture_moves"]);
+                self.ended |= msg["phase"] == "ended";
+            }
+            _ => {}
+        }
+        Some(msg)
+    }
+
+    /// Reads until a message satisfies `what` (panics after `wait`).
+    async fn until(&mut self, wait: Duration, what: impl Fn(&Value) -> bool) -> Value {
+        let end = Instant::now() + wait;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            match self.read(left).await {
+                Some(m) if what(&m) => return m,
+                Some(_) => {}
+                None => panic!("no awaited message within {wait:?}"),
+            }
+        }
+    }
+
+    /// Reads whatever is queued, without waiting.
+    async fn drain(&mut self) -> bool {
+        let mut open = true;
+        while let Ok(m) = self.inbox.try_recv() {
+            match m {
+                Some(v) => {
+                    let _ = self.apply(v);
+                }
+                None => open = false,
+            }
+        }
+        open
+    }
+
+    fn apply(&mut self, msg: Value) -> Value {
+        match msg["type"].as_str() {
+            Some("state") | Some("update") => {
+                self.version = msg["version"].as_u64().unwrap();
+                self.legal = strings(&msg["legal_moves"]);
+                self.captures = strings(&msg["capture_moves"]);
+                self.ended |= msg["outcome"].is_object() || msg["phase"] == "ended";
+            }
+            _ => {}
+        }
+        msg
+    }
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect())
+        .unwrap_or_default()
+}
+
+/// Plays a game to its end with every seat's player (captures first, else any legal move).
+async fn play_to_end(players: &mut [Player], rng: &mut u64) -> u64 {
+    let end = Instant::now() + Duration::from_secs(240);
+    let mut moves = 0;
+    loop {
+        assert!(Instant::now() < end, "the game did not end within 4 minutes");
+        for p in players.iter_mut() {
+            p.drain().await;
+        }
+        if players.iter().any(|p| p.ended) {
+            return moves;
+        }
+        let Some(p) = players.iter_mut().find(|p| !p.legal.is_empty()) else {
+            // Nobody has a move yet: wait for the next message of any player.
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            continue;
+        };
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        let pool = if p.captures.is_empty() {
+            &p.legal
+        } else {
+            &p.captures
+        };
+        let mv = pool[(*rng % pool.len() as u64) as usize].clone();
+        let version = p.version;
+        p.legal.clear();
+        p.send(json!({"type": "move", "version": version, "move": mv}))
+            .await;
+        moves += 1;
+    }
+}
+
+/// Everything published on the cluster's subjects (and the lobby bucket's), in order.
+async fn record_nats(prefix: &str) -> Arc<Mutex<Vec<(String, Vec<u8>)>>> {
+    let client = async_nats::connect(nats_url()).await.unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    for subject in [format!("{prefix}.>"), format!("$KV.{prefix}-lobby.>"), "_INBOX.>".to_owned()] {
+        let mut sub = client.subscribe(subject).await.unwrap();
+        let seen = seen.clone();
+        tokio::spawn(async move {
+            while let Some(m) = sub.next().await {
+                seen.lock()
+                    .unwrap()
+                    .push((m.subject.to_string(), m.payload.to_vec()));
+            }
+        });
+    }
+    client.flush().await.unwrap();
+    // The client lives as long as the subscriptions' tasks hold it.
+    std::mem::forget(client);
+    seen
+}
+
+/// The events of a table, checked to be numbered 1, 2, 3… without a gap or a double.
+async fn events(url: &str, table: &str) -> Vec<Value> {
+    let events = get_json(&format!("{url}/api/tables/{table}/events")).await;
+    let events = events.as_array().unwrap().clone();
+    for (i, e) in events.iter().enumerate() {
+        assert_eq!(e["version"].as_u64(), Some(i as u64 + 1), "event {i} of {table}");
+    }
+    events
+}
+
+fn moved(events: &[Value]) -> Vec<(u64, String)> {
+    events
+        .iter()
+        .filter(|e| e["event"]["kind"] == "moved")
+        .map(|e| {
+            (
+                e["version"].as_u64().unwrap(),
+                e["event"]["move"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn three_nodes_serve_one_site_and_survive_kill_and_pause() {
+    let dir = TempDir::new("cluster");
+    let db = PgDatabase::new("cluster");
+    let prefix = format!("ct{}", std::process::id());
+    let seen = record_nats(&prefix).await;
+    let mut nodes: Vec<Node> = ["n1", "n2", "n3"]
+        .iter()
+        .map(|n| Node::start(n, &db.url(), &prefix, &dir.0))
+        .collect();
+    let url = |i: usize, nodes: &[Node]| nodes[i].url();
+
+    // 1. A game of each variant, every player on another node than the table's creator.
+    let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut tables = Vec::new();
+    for (variant, options, creator, seats) in [
+        ("xiangqi", json!({"variant": "xiangqi", "no_capture_limit": 40}), 0, vec![1, 2]),
+        ("sanguo", json!({"variant": "sanguo"}), 1, vec![0, 2, 1]),
+        ("banqi", json!({"variant": "banqi"}), 2, vec![0, 1]),
+    ] {
+        let owner_cookie = guest(&url(creator, &nodes), &format!("{variant} host")).await;
+        let table = create_table(&url(creator, &nodes), &owner_cookie, options).await;
+        let mut players = Vec::new();
+        for (seat, node) in seats.iter().enumerate() {
+            let cookie = guest(&url(*node, &nodes), &format!("{variant} {seat}")).await;
+            let mut p = Player::connect(&url(*node, &nodes), &table, &cookie, None).await;
+            p.until(Duration::from_secs(10), |m| m["type"] == "state").await;
+            p.send(json!({"type": "sit", "seat": seat})).await;
+            players.push(p);
+        }
+        // Everyone is seated once each player has seen the last seat taken.
+        let last = seats.len() - 1;
+        for p in players.iter_mut() {
+            p.until(Duration::from_secs(10), |m| {
+                m["type"] == "update"
+                    && m["events"]
+                        .as_array()
+                        .is_some_and(|e| e.iter().any(|e| e["event"]["kind"] == "sat" && e["event"]["seat"] == last))
+            })
+            .await;
+        }
+        players[0].send(json!({"type": "start"})).await;
+        tables.push((variant, table, players));
+    }
+    // The lobby is the same from every node.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let lobbies: Vec<Value> = futures_util::future::join_all(
+        (0..3).map(|i| get_json_owned(format!("{}/api/tables", url(i, &nodes)))),
+    )
+    .await;
+    assert_eq!(lobbies[0].as_array().unwrap().len(), 3, "{}", lobbies[0]);
+    assert_eq!(lobbies[0], lobbies[1]);
+    assert_eq!(lobbies[1], lobbies[2]);
+    let mut games = Vec::new();
+    for (variant, table, mut players) in tables {
+        let mut seed = rng ^ variant.len() as u64;
+        rng = rng.rotate_left(7);
+        games.push(tokio::spawn(async move {
+            let moves = play_to_end(&mut players, &mut seed).await;
+            (variant, table, moves)
+        }));
+    }
+    for game in games {
+        let (variant, table, moves) = game.await.unwrap();
+        let events = events(&url(0, &nodes), &table).await;
+        let last = events.last().unwrap();
+        assert_eq!(last["event"]["kind"], "ended", "{variant}: {last}");
+        assert!(moves > 10, "{variant}: {moves} moves");
+        let stored = moved(&events);
+        assert!(stored.len() as u64 <= moves, "{variant}: more moves stored than sent");
+        eprintln!("{variant}: {} moves stored, ended {}", stored.len(), last["event"]);
+        if variant == "banqi" {
+            check_banqi_secrecy(&seen, &events);
+        }
+    }
+
+    // 2. SIGKILL of the owner of a game against the computer.
+    let cookie = guest(&url(1, &nodes), "versus").await;
+    let table = create_table(&url(0, &nodes), &cookie, json!({"variant": "xiangqi"})).await;
+    let mut p = Player::connect(&url(1, &nodes), &table, &cookie, None).await;
+    p.until(Duration::from_secs(10), |m| m["type"] == "state").await;
+    p.send(json!({"type": "sit", "seat": 0})).await;
+    p.send(json!({"type": "sit_computer", "seat": 1, "level": 1})).await;
+    p.until(Duration::from_secs(10), |m| m["type"] == "update" && m["events"].to_string().contains("computer")).await;
+    p.send(json!({"type": "start"})).await;
+    for _ in 0..3 {
+        p.until(Duration::from_secs(15), |m| m["type"] == "update" && m["to_move"] == 0 && !strings(&m["legal_moves"]).is_empty()).await;
+        let mv = p.legal[0].clone();
+        let version = p.version;
+        p.send(json!({"type": "move", "version": version, "move": mv})).await;
+        p.until(Duration::from_secs(10), |m| m["type"] == "update" && m["to_move"] == 1).await;
+    }
+    let before = moved(&events(&url(1, &nodes), &table).await);
+    let killed = Instant::now();
+    nodes[0].child.kill().unwrap();
+    nodes[0].child.wait().unwrap();
+    // The forwarding node closes the player's socket once the owner's lease lapses.
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = end.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, p.inbox.recv()).await {
+            Ok(Some(Some(v))) => {
+                p.apply(v);
+            }
+            Ok(_) => break,
+            Err(_) => panic!("the socket forwarded to the killed owner stayed open"),
+        }
+    }
+    let mut p = Player::connect(&url(2, &nodes), &table, &cookie, Some(p.version)).await;
+    let state = p.until(Duration::from_secs(15), |m| m["type"] == "state").await;
+    let taken_over = killed.elapsed();
+    assert!(taken_over < Duration::from_secs(10), "taken over after {taken_over:?}");
+    let after = moved(&events(&url(2, &nodes), &table).await);
+    assert!(after.starts_with(&before), "acknowledged moves lost: {before:?} then {after:?}");
+    // The computer keeps playing: it answers the next move.
+    let version = state["version"].as_u64().unwrap();
+    if state["to_move"] == 1 {
+        p.until(Duration::from_secs(15), |m| m["type"] == "update" && m["to_move"] == 0).await;
+    }
+    let mv = p.legal.first().cloned().expect("legal moves for the player");
+    let version = p.version.max(version);
+    p.send(json!({"type": "move", "version": version, "move": mv})).await;
+    p.until(Duration::from_secs(15), |m| m["type"] == "update" && m["to_move"] == 0 && m["events"].to_string().contains("\"seat\":1")).await;
+    eprintln!("taken over and reconnected {taken_over:?} after the kill");
+
+    // 3. SIGSTOP past the lease: the paused node's stale move is refused.
+    let red = guest(&url(1, &nodes), "red").await;
+    let black = guest(&url(1, &nodes), "black").await;
+    let table = create_table(&url(1, &nodes), &red, json!({"variant": "xiangqi"})).await;
+    let mut r = Player::connect(&url(1, &nodes), &table, &red, None).await;
+    let mut b = Player::connect(&url(1, &nodes), &table, &black, None).await;
+    r.until(Duration::from_secs(10), |m| m["type"] == "state").await;
+    b.until(Duration::from_secs(10), |m| m["type"] == "state").await;
+    r.send(json!({"type": "sit", "seat": 0})).await;
+    b.send(json!({"type": "sit", "seat": 1})).await;
+    r.until(Duration::from_secs(10), |m| m["events"].to_string().contains("\"seat\":1")).await;
+    r.send(json!({"type": "start"})).await;
+    r.until(Duration::from_secs(10), |m| !strings(&m["legal_moves"]).is_empty()).await;
+    let version = r.version;
+    r.send(json!({"type": "move", "version": version, "move": "h2e2"})).await;
+    b.until(Duration::from_secs(10), |m| !strings(&m["legal_moves"]).is_empty()).await;
+    let stale_version = b.version;
+    nodes[1].signal("STOP");
+    // Sent while the owner is paused: it waits in the socket.
+    b.send(json!({"type": "move", "version": stale_version, "move": "h9g7"})).await;
+    tokio::time::sleep(Duration::from_millis(LEASE_MS + 1500)).await;
+    let mut b2 = Player::connect(&url(2, &nodes), &table, &black, None).await;
+    b2.until(Duration::from_secs(15), |m| m["type"] == "state" && !strings(&m["legal_moves"]).is_empty()).await;
+    b2.send(json!({"type": "move", "version": stale_version, "move": "b9c7"})).await;
+    b2.until(Duration::from_secs(10), |m| m["type"] == "update" && m["events"].to_string().contains("b9c7")).await;
+    nodes[1].signal("CONT");
+    let status = {
+        let end = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(s) = nodes[1].child.try_wait().unwrap() {
+                break Some(s);
+            }
+            if Instant::now() > end {
+                break None;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(75),
+        "the paused node must stop with status 75:\n{}",
+        nodes[1].log_text()
+    );
+    let events = events(&url(2, &nodes), &table).await;
+    let moves: Vec<String> = moved(&events).into_iter().map(|(_, m)| m).collect();
+    assert_eq!(moves, ["h2e2", "b9c7"], "the stale move h9g7 must not be stored");
+    eprintln!("n1 log:\n{}", nodes[0].log_text().lines().filter(|l| l.contains("WARN") || l.contains("ERROR")).collect::<Vec<_>>().join("\n"));
+}
+
+async fn get_json_owned(url: String) -> Value {
+    get_json(&url).await
+}
+
+/// Every banqi view that passed through NATS shows each face-down square as `?`: as many as
+/// the 32 pieces less the flips recorded up to its version.
+fn check_banqi_secrecy(seen: &Arc<Mutex<Vec<(String, Vec<u8>)>>>, events: &[Value]) {
+    let flips_by = |version: u64| {
+        moved(events)
+            .iter()
+            .filter(|(v, m)| *v <= version && m.contains('='))
+            .count()
+    };
+    let seen = seen.lock().unwrap();
+    let mut views = 0;
+    for (subject, payload) in seen.iter() {
+        let Ok(v) = serde_json::from_slice::<Value>(payload) else {
+            continue;
+        };
+        let (Some(version), Some(view)) = (
+            v["version"].as_u64(),
+            v["board"]["view"].as_str().filter(|_| v["board"]["variant"] == "banqi"),
+        ) else {
+            continue;
+        };
+        let board = view.split(' ').next().unwrap();
+        let hidden = board.chars().filter(|c| *c == '?').count();
+        assert_eq!(
+            hidden,
+            32 - flips_by(version),
+            "a banqi view on {subject} at version {version} shows more than the face-up pieces: {view}"
+        );
+        views += 1;
+    }
+    assert!(views > 10, "too few banqi views went through NATS to tell ({views})");
+    eprintln!("banqi: {views} views on NATS, each hiding every face-down piece");
+}
