@@ -132,6 +132,8 @@ pub(crate) struct Cluster {
     lobby: Mutex<HashMap<String, TableSummary>>,
     /// Woken when another node released tables: scan for them at once.
     released: Notify,
+    /// Set once the node has ended its lease (a clean stop): the lease is no longer renewed.
+    left: std::sync::atomic::AtomicBool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -272,7 +274,10 @@ impl Cluster {
             .connect(settings.nats_url.as_str())
             .await
             .map_err(|e| {
-                ServerError::Config(format!("cannot connect to NATS at {}: {e}", settings.nats_url))
+                ServerError::Config(format!(
+                    "cannot connect to NATS at {}: {e}",
+                    settings.nats_url
+                ))
             })?;
         let jetstream = async_nats::jetstream::new(nats.clone());
         let bucket = format!("{}-lobby", settings.prefix);
@@ -305,6 +310,7 @@ impl Cluster {
             hosted: Mutex::new(HashMap::new()),
             lobby: Mutex::new(HashMap::new()),
             released: Notify::new(),
+            left: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -452,7 +458,10 @@ impl Cluster {
             .map(|(id, _)| *id)
             .collect();
         if !gone.is_empty() {
-            tracing::info!(connections = gone.len(), "closing connections forwarded to a node that is gone");
+            tracing::info!(
+                connections = gone.len(),
+                "closing connections forwarded to a node that is gone"
+            );
         }
         {
             let mut proxies = lock(&self.proxies);
@@ -477,6 +486,7 @@ impl Cluster {
 
     /// Ends the lease and tells the other nodes that this node's tables are free.
     pub(crate) async fn leave(&self, store: &crate::store::Store) {
+        self.left.store(true, Ordering::Release);
         if let Err(e) = store.end_node(&self.key).await {
             tracing::warn!(error = %e, "the node's lease was not ended: it lapses by itself");
         }
@@ -536,7 +546,10 @@ async fn follow_released(cluster: Arc<Cluster>, mut sub: async_nats::Subscriber)
     }
 }
 
-async fn publish_listings(cluster: Arc<Cluster>, mut listings: mpsc::UnboundedReceiver<TableSummary>) {
+async fn publish_listings(
+    cluster: Arc<Cluster>,
+    mut listings: mpsc::UnboundedReceiver<TableSummary>,
+) {
     while let Some(summary) = listings.recv().await {
         cluster.publish_listing(summary).await;
     }
@@ -730,12 +743,13 @@ async fn keep_lease(state: std::sync::Weak<crate::Inner>, cluster: Arc<Cluster>)
         }
         let Some(inner) = state.upgrade() else { break };
         let state = AppState(inner);
-        if state.is_shutting_down() {
+        if cluster.left.load(Ordering::Acquire) {
             break;
         }
         let store = state.store().clone();
         match store.renew_node(&cluster.key, cluster.settings.lease).await {
             Ok(true) => {}
+            Ok(false) if cluster.left.load(Ordering::Acquire) => break,
             Ok(false) => {
                 // Paused or cut off past the lease: other nodes may own our tables already.
                 // Nothing more is written from here.
@@ -746,6 +760,11 @@ async fn keep_lease(state: std::sync::Weak<crate::Inner>, cluster: Arc<Cluster>)
                 tracing::warn!(error = %e, "lease not renewed: trying again");
                 continue;
             }
+        }
+        if state.is_shutting_down() {
+            // Still renewing while the tables' clocks are saved and the tables released; no
+            // more tables taken.
+            continue;
         }
         match store.live_nodes().await {
             Ok(live) => cluster.forget_dead(&live.into_iter().collect()).await,

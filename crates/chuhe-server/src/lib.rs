@@ -349,8 +349,7 @@ impl AppState {
                     None => continue,
                 }
             };
-            let handle =
-                table::load(&self.0.store, self.table_settings(), id, Some(held)).await?;
+            let handle = table::load(&self.0.store, self.table_settings(), id, Some(held)).await?;
             tables.insert(handle.clone());
             if handle.is_ended() {
                 tables

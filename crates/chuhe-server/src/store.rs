@@ -1409,9 +1409,9 @@ async fn take_advisory_lock(url: &str, options: StoreOptions) -> Result<AnyConne
     };
     let row = within(options.statement_timeout, async {
         Ok(sqlx::query(sql)
-        .bind(ADVISORY_LOCK_KEY)
-        .fetch_one(&mut conn)
-        .await?)
+            .bind(ADVISORY_LOCK_KEY)
+            .fetch_one(&mut conn)
+            .await?)
     })
     .await?;
     let locked: bool = row.try_get("locked")?;

@@ -1,9 +1,9 @@
 //! The table WebSocket: one task per connection between the socket and the table actor, with
 //! the size and rate limits.
 
+use crate::cluster::{RemoteConn, Route};
 use crate::error::ServerError;
 use crate::protocol::{ClientMessage, ServerMessage, MAX_MESSAGE_BYTES};
-use crate::cluster::{RemoteConn, Route};
 use crate::table::{is_closed_error, Person, TableHandle};
 use crate::{AppState, Heartbeat};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -172,13 +172,15 @@ async fn connect(
     let until = Instant::now() + OWNER_WAIT;
     loop {
         let result = match &route {
-            Route::Local(table) => table
-                .connect(person.clone(), since, out.clone())
-                .await
-                .map(|conn| Link::Local {
-                    table: table.clone(),
-                    conn,
-                }),
+            Route::Local(table) => {
+                table
+                    .connect(person.clone(), since, out.clone())
+                    .await
+                    .map(|conn| Link::Local {
+                        table: table.clone(),
+                        conn,
+                    })
+            }
             Route::Remote(owner) => match state.cluster() {
                 Some(c) => c
                     .connect_remote(owner, id, person.as_ref(), since, out.clone())

@@ -203,3 +203,92 @@ async fn a_lost_group_commit_is_resolved_by_version(backend: Backend) {
     store.close().await;
 }
 on_both!(a_lost_group_commit_is_resolved_by_version);
+
+/// A cluster's fence (PostgreSQL): a node writes its table while it holds it at its epoch and
+/// its lease runs; once another node took the table, or its own lease lapsed, its write is
+/// refused and nothing of it is stored.
+#[tokio::test]
+async fn a_fenced_write_is_refused_once_the_node_lost_the_table() {
+    use chuhe_server::store::{Fence, StoreOptions};
+    use std::time::Duration;
+    let db = fresh_db(Backend::Postgres).await;
+    let options = StoreOptions {
+        cluster: true,
+        ..StoreOptions::default()
+    };
+    let store = Store::connect_with(&db.url, options).await.unwrap();
+    let long = Duration::from_secs(60);
+    store.register_node("a-1", "a", long).await.unwrap();
+    store.register_node("b-1", "b", long).await.unwrap();
+    let created = Event::Created {
+        options: serde_json::from_str(OPTIONS).unwrap(),
+    };
+    store
+        .create_table_owned(&row("t0", 1), &created, Some("a-1"))
+        .await
+        .unwrap();
+    let a = Fence {
+        node: "a-1".to_owned(),
+        epoch: 1,
+    };
+    store.write_fenced(&moves(0, 1, 1), Some(&a)).await.unwrap();
+
+    let seen = store.ownership("t0").await.unwrap().unwrap();
+    assert_eq!(seen.owner.as_deref(), Some("a-1"));
+    assert_eq!(seen.epoch, 1);
+    assert!(seen.owner_alive);
+    assert_eq!(store.orphans(10).await.unwrap(), Vec::<String>::new());
+    // b takes it over (as after a's death): the epoch grows; a second claim on what was seen
+    // loses the race.
+    assert_eq!(store.claim("t0", &seen, "b-1").await.unwrap(), Some(2));
+    assert_eq!(store.claim("t0", &seen, "a-1").await.unwrap(), None);
+    let refused = store.write_fenced(&moves(0, 2, 1), Some(&a)).await;
+    assert!(
+        matches!(refused, Err(StoreError::Fenced(ref t)) if t == "t0"),
+        "{refused:?}"
+    );
+    assert_eq!(store.events("t0").await.unwrap().len(), 2);
+    let b = Fence {
+        node: "b-1".to_owned(),
+        epoch: 2,
+    };
+    store.write_fenced(&moves(0, 2, 1), Some(&b)).await.unwrap();
+    assert_eq!(store.table("t0").await.unwrap().unwrap().version, 3);
+
+    // A node whose lease lapsed writes nothing, even on a table it still holds, and cannot
+    // renew: it must start again.
+    store
+        .register_node("c-1", "c", Duration::from_millis(300))
+        .await
+        .unwrap();
+    let seen = store.ownership("t0").await.unwrap().unwrap();
+    assert_eq!(store.claim("t0", &seen, "c-1").await.unwrap(), Some(3));
+    let c = Fence {
+        node: "c-1".to_owned(),
+        epoch: 3,
+    };
+    store.write_fenced(&moves(0, 3, 1), Some(&c)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let refused = store.write_fenced(&moves(0, 4, 1), Some(&c)).await;
+    assert!(matches!(refused, Err(StoreError::Fenced(_))), "{refused:?}");
+    assert!(!store.renew_node("c-1", long).await.unwrap());
+    assert!(store.renew_node("a-1", long).await.unwrap());
+    // Its table is free for the others, and taking it over charges the time from the table's
+    // last write to c's last renewal (here: none, c renewed before that write).
+    assert_eq!(store.orphans(10).await.unwrap(), vec!["t0".to_owned()]);
+    let seen = store.ownership("t0").await.unwrap().unwrap();
+    assert!(!seen.owner_alive);
+    assert_eq!(seen.uncharged(), Duration::ZERO);
+    assert_eq!(store.events("t0").await.unwrap().len(), 4);
+    // A clean release leaves no owner and nothing to charge.
+    assert_eq!(store.claim("t0", &seen, "a-1").await.unwrap(), Some(4));
+    assert!(store.release("t0", "a-1", 4).await.unwrap());
+    let seen = store.ownership("t0").await.unwrap().unwrap();
+    assert_eq!((seen.owner, seen.epoch), (None, 4));
+    store.end_node("a-1").await.unwrap();
+    assert_eq!(store.live_nodes().await.unwrap(), vec!["b-1".to_owned()]);
+    // SQLite holds no cluster.
+    let sqlite = fresh_db(Backend::Sqlite).await;
+    let refused = Store::connect_with(&sqlite.url, options).await;
+    assert!(matches!(refused, Err(StoreError::NotClustered)));
+}

@@ -105,7 +105,12 @@ pub struct ClusterArgs {
     pub node_id: Option<String>,
     /// First token of the cluster's NATS subjects and name of its lobby bucket, so that several
     /// sites can share one NATS.
-    #[arg(long, env = "CHUHE_NATS_PREFIX", default_value = "chuhe", requires = "nats")]
+    #[arg(
+        long,
+        env = "CHUHE_NATS_PREFIX",
+        default_value = "chuhe",
+        requires = "nats"
+    )]
     pub nats_prefix: String,
     /// How long a node's lease lasts without renewal, in milliseconds: a dead node's tables
     /// are taken over this long after it died (plus about a second).
@@ -119,7 +124,10 @@ impl ClusterArgs {
     ///
     /// # Errors
     /// An input error for a database that is not PostgreSQL.
-    fn settings(&self, database: &str) -> Result<Option<chuhe_server::cluster::ClusterSettings>, CliError> {
+    fn settings(
+        &self,
+        database: &str,
+    ) -> Result<Option<chuhe_server::cluster::ClusterSettings>, CliError> {
         let Some(nats) = &self.nats else {
             return Ok(None);
         };

@@ -188,7 +188,11 @@ async fn guest(url: &str, name: &str) -> String {
         .send()
         .await
         .unwrap();
-    assert!(response.status().is_success(), "session: {}", response.status());
+    assert!(
+        response.status().is_success(),
+        "session: {}",
+        response.status()
+    );
     response
         .headers()
         .get_all(reqwest::header::SET_COOKIE)
@@ -215,7 +219,11 @@ async fn create_table(url: &str, cookie: &str, options: Value) -> String {
 
 async fn get_json(url: &str) -> Value {
     let response = reqwest::get(url).await.unwrap();
-    assert!(response.status().is_success(), "GET {url}: {}", response.status());
+    assert!(
+        response.status().is_success(),
+        "GET {url}: {}",
+        response.status()
+    );
     response.json().await.unwrap()
 }
 
@@ -348,7 +356,11 @@ impl Player {
 
 fn strings(v: &Value) -> Vec<String> {
     v.as_array()
-        .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_owned))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -357,7 +369,10 @@ async fn play_to_end(players: &mut [Player], rng: &mut u64) -> u64 {
     let end = Instant::now() + Duration::from_secs(240);
     let mut moves = 0;
     loop {
-        assert!(Instant::now() < end, "the game did not end within 4 minutes");
+        assert!(
+            Instant::now() < end,
+            "the game did not end within 4 minutes"
+        );
         for p in players.iter_mut() {
             p.drain().await;
         }
@@ -390,7 +405,11 @@ async fn play_to_end(players: &mut [Player], rng: &mut u64) -> u64 {
 async fn record_nats(prefix: &str) -> Arc<Mutex<Vec<(String, Vec<u8>)>>> {
     let client = async_nats::connect(nats_url()).await.unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
-    for subject in [format!("{prefix}.>"), format!("$KV.{prefix}-lobby.>"), "_INBOX.>".to_owned()] {
+    for subject in [
+        format!("{prefix}.>"),
+        format!("$KV.{prefix}-lobby.>"),
+        "_INBOX.>".to_owned(),
+    ] {
         let mut sub = client.subscribe(subject).await.unwrap();
         let seen = seen.clone();
         tokio::spawn(async move {
@@ -412,7 +431,11 @@ async fn events(url: &str, table: &str) -> Vec<Value> {
     let events = get_json(&format!("{url}/api/tables/{table}/events")).await;
     let events = events.as_array().unwrap().clone();
     for (i, e) in events.iter().enumerate() {
-        assert_eq!(e["version"].as_u64(), Some(i as u64 + 1), "event {i} of {table}");
+        assert_eq!(
+            e["version"].as_u64(),
+            Some(i as u64 + 1),
+            "event {i} of {table}"
+        );
     }
     events
 }
@@ -446,7 +469,12 @@ async fn three_nodes_serve_one_site_and_survive_kill_and_pause() {
     let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
     let mut tables = Vec::new();
     for (variant, options, creator, seats) in [
-        ("xiangqi", json!({"variant": "xiangqi", "no_capture_limit": 40}), 0, vec![1, 2]),
+        (
+            "xiangqi",
+            json!({"variant": "xiangqi", "no_capture_limit": 40}),
+            0,
+            vec![1, 2],
+        ),
         ("sanguo", json!({"variant": "sanguo"}), 1, vec![0, 2, 1]),
         ("banqi", json!({"variant": "banqi"}), 2, vec![0, 1]),
     ] {
@@ -456,7 +484,8 @@ async fn three_nodes_serve_one_site_and_survive_kill_and_pause() {
         for (seat, node) in seats.iter().enumerate() {
             let cookie = guest(&url(*node, &nodes), &format!("{variant} {seat}")).await;
             let mut p = Player::connect(&url(*node, &nodes), &table, &cookie, None).await;
-            p.until(Duration::from_secs(10), |m| m["type"] == "state").await;
+            p.until(Duration::from_secs(10), |m| m["type"] == "state")
+                .await;
             p.send(json!({"type": "sit", "seat": seat})).await;
             players.push(p);
         }
@@ -465,9 +494,10 @@ async fn three_nodes_serve_one_site_and_survive_kill_and_pause() {
         for p in players.iter_mut() {
             p.until(Duration::from_secs(10), |m| {
                 m["type"] == "update"
-                    && m["events"]
-                        .as_array()
-                        .is_some_and(|e| e.iter().any(|e| e["event"]["kind"] == "sat" && e["event"]["seat"] == last))
+                    && m["events"].as_array().is_some_and(|e| {
+                        e.iter()
+                            .any(|e| e["event"]["kind"] == "sat" && e["event"]["seat"] == last)
+                    })
             })
             .await;
         }
@@ -499,8 +529,15 @@ async fn three_nodes_serve_one_site_and_survive_kill_and_pause() {
         assert_eq!(last["event"]["kind"], "ended", "{variant}: {last}");
         assert!(moves > 10, "{variant}: {moves} moves");
         let stored = moved(&events);
-        assert!(stored.len() as u64 <= moves, "{variant}: more moves stored than sent");
-        eprintln!("{variant}: {} moves stored, ended {}", stored.len(), last["event"]);
+        assert!(
+            stored.len() as u64 <= moves,
+            "{variant}: more moves stored than sent"
+        );
+        eprintln!(
+            "{variant}: {} moves stored, ended {}",
+            stored.len(),
+            last["event"]
+        );
         if variant == "banqi" {
             check_banqi_secrecy(&seen, &events);
         }
@@ -510,17 +547,29 @@ async fn three_nodes_serve_one_site_and_survive_kill_and_pause() {
     let cookie = guest(&url(1, &nodes), "versus").await;
     let table = create_table(&url(0, &nodes), &cookie, json!({"variant": "xiangqi"})).await;
     let mut p = Player::connect(&url(1, &nodes), &table, &cookie, None).await;
-    p.until(Duration::from_secs(10), |m| m["type"] == "state").await;
+    p.until(Duration::from_secs(10), |m| m["type"] == "state")
+        .await;
     p.send(json!({"type": "sit", "seat": 0})).await;
-    p.send(json!({"type": "sit_computer", "seat": 1, "level": 1})).await;
-    p.until(Duration::from_secs(10), |m| m["type"] == "update" && m["events"].to_string().contains("computer")).await;
+    p.send(json!({"type": "sit_computer", "seat": 1, "level": 1}))
+        .await;
+    p.until(Duration::from_secs(10), |m| {
+        m["type"] == "update" && m["events"].to_string().contains("computer")
+    })
+    .await;
     p.send(json!({"type": "start"})).await;
     for _ in 0..3 {
-        p.until(Duration::from_secs(15), |m| m["type"] == "update" && m["to_move"] == 0 && !strings(&m["legal_moves"]).is_empty()).await;
+        p.until(Duration::from_secs(15), |m| {
+            m["type"] == "update" && m["to_move"] == 0 && !strings(&m["legal_moves"]).is_empty()
+        })
+        .await;
         let mv = p.legal[0].clone();
         let version = p.version;
-        p.send(json!({"type": "move", "version": version, "move": mv})).await;
-        p.until(Duration::from_secs(10), |m| m["type"] == "update" && m["to_move"] == 1).await;
+        p.send(json!({"type": "move", "version": version, "move": mv}))
+            .await;
+        p.until(Duration::from_secs(10), |m| {
+            m["type"] == "update" && m["to_move"] == 1
+        })
+        .await;
     }
     let before = moved(&events(&url(1, &nodes), &table).await);
     let killed = Instant::now();
@@ -539,20 +588,39 @@ async fn three_nodes_serve_one_site_and_survive_kill_and_pause() {
         }
     }
     let mut p = Player::connect(&url(2, &nodes), &table, &cookie, Some(p.version)).await;
-    let state = p.until(Duration::from_secs(15), |m| m["type"] == "state").await;
+    let state = p
+        .until(Duration::from_secs(15), |m| m["type"] == "state")
+        .await;
     let taken_over = killed.elapsed();
-    assert!(taken_over < Duration::from_secs(10), "taken over after {taken_over:?}");
+    assert!(
+        taken_over < Duration::from_secs(10),
+        "taken over after {taken_over:?}"
+    );
     let after = moved(&events(&url(2, &nodes), &table).await);
-    assert!(after.starts_with(&before), "acknowledged moves lost: {before:?} then {after:?}");
+    assert!(
+        after.starts_with(&before),
+        "acknowledged moves lost: {before:?} then {after:?}"
+    );
     // The computer keeps playing: it answers the next move.
     let version = state["version"].as_u64().unwrap();
     if state["to_move"] == 1 {
-        p.until(Duration::from_secs(15), |m| m["type"] == "update" && m["to_move"] == 0).await;
+        p.until(Duration::from_secs(15), |m| {
+            m["type"] == "update" && m["to_move"] == 0
+        })
+        .await;
     }
-    let mv = p.legal.first().cloned().expect("legal moves for the player");
+    let mv = p
+        .legal
+        .first()
+        .cloned()
+        .expect("legal moves for the player");
     let version = p.version.max(version);
-    p.send(json!({"type": "move", "version": version, "move": mv})).await;
-    p.until(Duration::from_secs(15), |m| m["type"] == "update" && m["to_move"] == 0 && m["events"].to_string().contains("\"seat\":1")).await;
+    p.send(json!({"type": "move", "version": version, "move": mv}))
+        .await;
+    p.until(Duration::from_secs(15), |m| {
+        m["type"] == "update" && m["to_move"] == 0 && m["events"].to_string().contains("\"seat\":1")
+    })
+    .await;
     eprintln!("taken over and reconnected {taken_over:?} after the kill");
 
     // 3. SIGSTOP past the lease: the paused node's stale move is refused.
@@ -561,25 +629,45 @@ async fn three_nodes_serve_one_site_and_survive_kill_and_pause() {
     let table = create_table(&url(1, &nodes), &red, json!({"variant": "xiangqi"})).await;
     let mut r = Player::connect(&url(1, &nodes), &table, &red, None).await;
     let mut b = Player::connect(&url(1, &nodes), &table, &black, None).await;
-    r.until(Duration::from_secs(10), |m| m["type"] == "state").await;
-    b.until(Duration::from_secs(10), |m| m["type"] == "state").await;
+    r.until(Duration::from_secs(10), |m| m["type"] == "state")
+        .await;
+    b.until(Duration::from_secs(10), |m| m["type"] == "state")
+        .await;
     r.send(json!({"type": "sit", "seat": 0})).await;
     b.send(json!({"type": "sit", "seat": 1})).await;
-    r.until(Duration::from_secs(10), |m| m["events"].to_string().contains("\"seat\":1")).await;
+    r.until(Duration::from_secs(10), |m| {
+        m["events"].to_string().contains("\"seat\":1")
+    })
+    .await;
     r.send(json!({"type": "start"})).await;
-    r.until(Duration::from_secs(10), |m| !strings(&m["legal_moves"]).is_empty()).await;
+    r.until(Duration::from_secs(10), |m| {
+        !strings(&m["legal_moves"]).is_empty()
+    })
+    .await;
     let version = r.version;
-    r.send(json!({"type": "move", "version": version, "move": "h2e2"})).await;
-    b.until(Duration::from_secs(10), |m| !strings(&m["legal_moves"]).is_empty()).await;
+    r.send(json!({"type": "move", "version": version, "move": "h2e2"}))
+        .await;
+    b.until(Duration::from_secs(10), |m| {
+        !strings(&m["legal_moves"]).is_empty()
+    })
+    .await;
     let stale_version = b.version;
     nodes[1].signal("STOP");
     // Sent while the owner is paused: it waits in the socket.
-    b.send(json!({"type": "move", "version": stale_version, "move": "h9g7"})).await;
+    b.send(json!({"type": "move", "version": stale_version, "move": "h9g7"}))
+        .await;
     tokio::time::sleep(Duration::from_millis(LEASE_MS + 1500)).await;
     let mut b2 = Player::connect(&url(2, &nodes), &table, &black, None).await;
-    b2.until(Duration::from_secs(15), |m| m["type"] == "state" && !strings(&m["legal_moves"]).is_empty()).await;
-    b2.send(json!({"type": "move", "version": stale_version, "move": "b9c7"})).await;
-    b2.until(Duration::from_secs(10), |m| m["type"] == "update" && m["events"].to_string().contains("b9c7")).await;
+    b2.until(Duration::from_secs(15), |m| {
+        m["type"] == "state" && !strings(&m["legal_moves"]).is_empty()
+    })
+    .await;
+    b2.send(json!({"type": "move", "version": stale_version, "move": "b9c7"}))
+        .await;
+    b2.until(Duration::from_secs(10), |m| {
+        m["type"] == "update" && m["events"].to_string().contains("b9c7")
+    })
+    .await;
     nodes[1].signal("CONT");
     let status = {
         let end = Instant::now() + Duration::from_secs(10);
@@ -601,8 +689,20 @@ async fn three_nodes_serve_one_site_and_survive_kill_and_pause() {
     );
     let events = events(&url(2, &nodes), &table).await;
     let moves: Vec<String> = moved(&events).into_iter().map(|(_, m)| m).collect();
-    assert_eq!(moves, ["h2e2", "b9c7"], "the stale move h9g7 must not be stored");
-    eprintln!("n1 log:\n{}", nodes[0].log_text().lines().filter(|l| l.contains("WARN") || l.contains("ERROR")).collect::<Vec<_>>().join("\n"));
+    assert_eq!(
+        moves,
+        ["h2e2", "b9c7"],
+        "the stale move h9g7 must not be stored"
+    );
+    eprintln!(
+        "n1 log:\n{}",
+        nodes[0]
+            .log_text()
+            .lines()
+            .filter(|l| l.contains("WARN") || l.contains("ERROR"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }
 
 async fn get_json_owned(url: String) -> Value {
@@ -626,7 +726,9 @@ fn check_banqi_secrecy(seen: &Arc<Mutex<Vec<(String, Vec<u8>)>>>, events: &[Valu
         };
         let (Some(version), Some(view)) = (
             v["version"].as_u64(),
-            v["board"]["view"].as_str().filter(|_| v["board"]["variant"] == "banqi"),
+            v["board"]["view"]
+                .as_str()
+                .filter(|_| v["board"]["variant"] == "banqi"),
         ) else {
             continue;
         };
@@ -639,6 +741,9 @@ fn check_banqi_secrecy(seen: &Arc<Mutex<Vec<(String, Vec<u8>)>>>, events: &[Valu
         );
         views += 1;
     }
-    assert!(views > 10, "too few banqi views went through NATS to tell ({views})");
+    assert!(
+        views > 10,
+        "too few banqi views went through NATS to tell ({views})"
+    );
     eprintln!("banqi: {views} views on NATS, each hiding every face-down piece");
 }

@@ -164,7 +164,10 @@ impl Store {
              WHERE g.id = $1"
         );
         self.timed(async {
-            let row = sqlx::query(&sql).bind(id).fetch_optional(&self.pool).await?;
+            let row = sqlx::query(&sql)
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
             let Some(r) = row else { return Ok(None) };
             let phase: String = r.try_get("phase")?;
             Ok(Some(Ownership {
@@ -204,7 +207,9 @@ impl Store {
             .bind(seen.owner.as_deref())
             .fetch_optional(&self.pool)
             .await?;
-            Ok(row.map(|r| r.try_get::<i64, _>("owner_epoch")).transpose()?)
+            Ok(row
+                .map(|r| r.try_get::<i64, _>("owner_epoch"))
+                .transpose()?)
         })
         .await
     }
@@ -270,12 +275,7 @@ impl Store {
              AND NOT EXISTS (SELECT 1 FROM game_tables g \
              WHERE g.owner_node = cluster_nodes.node AND g.phase <> 'ended')"
         );
-        self.timed(async {
-            Ok(sqlx::query(&sql)
-                .execute(&self.pool)
-                .await?
-                .rows_affected())
-        })
-        .await
+        self.timed(async { Ok(sqlx::query(&sql).execute(&self.pool).await?.rows_affected()) })
+            .await
     }
 }

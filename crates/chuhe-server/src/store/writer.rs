@@ -447,7 +447,9 @@ async fn commit_round(writer: &mut Writer, round: Round) {
     }
 }
 
-/// Writes singles, then table writes, in one transaction; returns each single's result.
+/// Writes singles, then table writes, in one transaction; returns each single's result. A
+/// failed transaction is rolled back at once: its row locks (a fenced table's row, say) must
+/// not wait for the writer's next job while other nodes want those rows.
 async fn write_group(
     conn: &mut AnyConnection,
     singles: &[Single],
@@ -455,18 +457,13 @@ async fn write_group(
     faults: &Faults,
 ) -> Result<Vec<Result<u64, StoreError>>, StoreError> {
     let mut tx = conn.begin().await?;
-    let mut results = Vec::with_capacity(singles.len());
-    for single in singles {
-        match run_single(&mut tx, single).await {
-            // A refusal that wrote nothing: the transaction goes on.
-            Err(e @ StoreError::NameTaken(_)) => results.push(Err(e)),
-            Err(e) => return Err(e),
-            Ok(n) => results.push(Ok(n)),
+    let results = match fill_group(&mut tx, singles, tables).await {
+        Ok(results) => results,
+        Err(e) => {
+            let _ = tx.rollback().await;
+            return Err(e);
         }
-    }
-    if !tables.is_empty() {
-        write_tables(&mut tx, tables).await?;
-    }
+    };
     // Faults are faked on table writes only (the periodic writes of the store, sessions and
     // players never take a fault meant for a table).
     let faked = !tables.is_empty();
@@ -477,6 +474,27 @@ async fn write_group(
     tx.commit().await?;
     if faked && faults.take(Fault::LostCommitAnswer) {
         return Err(injected("the connection was cut after COMMIT was sent"));
+    }
+    Ok(results)
+}
+
+/// The statements of a group, in its transaction.
+async fn fill_group(
+    tx: &mut Transaction<'_, Any>,
+    singles: &[Single],
+    tables: &[PreparedTable],
+) -> Result<Vec<Result<u64, StoreError>>, StoreError> {
+    let mut results = Vec::with_capacity(singles.len());
+    for single in singles {
+        match run_single(tx, single).await {
+            // A refusal that wrote nothing: the transaction goes on.
+            Err(e @ StoreError::NameTaken(_)) => results.push(Err(e)),
+            Err(e) => return Err(e),
+            Ok(n) => results.push(Ok(n)),
+        }
+    }
+    if !tables.is_empty() {
+        write_tables(tx, tables).await?;
     }
     Ok(results)
 }
@@ -578,7 +596,11 @@ async fn write_tables(
         let updated = query.execute(&mut **tx).await?.rows_affected();
         if updated < chunk.len() as u64 {
             let first = chunk.first().map(|w| w.id.clone()).unwrap_or_default();
-            let id = if chunk.len() == 1 { first } else { format!("{first} (or another of {} tables)", chunk.len()) };
+            let id = if chunk.len() == 1 {
+                first
+            } else {
+                format!("{first} (or another of {} tables)", chunk.len())
+            };
             return Err(StoreError::Fenced(id));
         }
     }

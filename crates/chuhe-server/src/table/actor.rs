@@ -226,10 +226,18 @@ impl Table {
         if self.lost {
             return;
         }
-        match self.store.release(&self.state.id, &fence.node, fence.epoch).await {
+        match self
+            .store
+            .release(&self.state.id, &fence.node, fence.epoch)
+            .await
+        {
             Ok(true) => tracing::debug!(table = %self.state.id, "table released"),
-            Ok(false) => tracing::debug!(table = %self.state.id, "table already taken by another node"),
-            Err(e) => tracing::warn!(table = %self.state.id, error = %e, "table not released: another node takes it once this node's lease lapses"),
+            Ok(false) => {
+                tracing::debug!(table = %self.state.id, "table already taken by another node")
+            }
+            Err(e) => {
+                tracing::warn!(table = %self.state.id, error = %e, "table not released: another node takes it once this node's lease lapses")
+            }
         }
     }
 
