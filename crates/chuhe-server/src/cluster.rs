@@ -781,7 +781,7 @@ async fn keep_lease(state: std::sync::Weak<crate::Inner>, cluster: Arc<Cluster>)
             Err(e) => tracing::warn!(error = %e, "cannot look for tables to take over"),
         }
         round += 1;
-        if round % 3600 == 0 {
+        if round.is_multiple_of(3600) {
             let _ = store.forget_dead_nodes().await;
         }
     }

@@ -401,8 +401,11 @@ async fn play_to_end(players: &mut [Player], rng: &mut u64) -> u64 {
     }
 }
 
+/// Messages seen on NATS: subject and payload, in order.
+type Recorded = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
+
 /// Everything published on the cluster's subjects (and the lobby bucket's), in order.
-async fn record_nats(prefix: &str) -> Arc<Mutex<Vec<(String, Vec<u8>)>>> {
+async fn record_nats(prefix: &str) -> Recorded {
     let client = async_nats::connect(nats_url()).await.unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
     for subject in [
@@ -711,7 +714,7 @@ async fn get_json_owned(url: String) -> Value {
 
 /// Every banqi view that passed through NATS shows each face-down square as `?`: as many as
 /// the 32 pieces less the flips recorded up to its version.
-fn check_banqi_secrecy(seen: &Arc<Mutex<Vec<(String, Vec<u8>)>>>, events: &[Value]) {
+fn check_banqi_secrecy(seen: &Recorded, events: &[Value]) {
     let flips_by = |version: u64| {
         moved(events)
             .iter()
