@@ -20,6 +20,18 @@
 //! The server's HTTP limits count requests per client address (`docs/protocol.md`, "Limits"), so
 //! each player connects from its own loopback address (127.1.0.1, 127.1.0.2, ...; Linux routes the
 //! whole 127.0.0.0/8 to the loopback interface) unless `--no-spread` is given.
+//!
+//! **Clusters.** `--url` may be given several times (the nodes of one cluster): seat `i` of game
+//! `g` makes its session and connects through `urls[(g + i) % n]`, so the seats of one game sit
+//! on different nodes; the table is created through seat 0's URL, and the stored events are
+//! read through any URL. With `--reconnect`, a connection that closes or fails mid-game is made
+//! again through the next URL with `?since=` the last version the seat saw, every 200 ms for up
+//! to 30 s from the loss; the replayed events and the new `state` are applied and the game plays
+//! on (the seat to move moves again from that state). A move sent and not acknowledged when its
+//! connection was lost is not counted as acknowledged: the replay tells whether it landed
+//! (counted apart) or not (the seat plays on). Requests that get no answer or a 5xx are tried
+//! again the same way. The report then says how many reconnections there were and the longest
+//! time a seat went from a loss to its first `state` after it (the takeover time a player sees).
 
 use crate::cli::CliError;
 use chuhe_rules::Variant;
@@ -1423,6 +1435,143 @@ mod tests {
         assert_eq!(
             totals.slow_summary(),
             "5 in 3 seconds; worst: 1 s: 3, 0 s: 1, 7 s: 1"
+        );
+    }
+
+    /// The seats of one game start on different URLs, the next game starts one URL further,
+    /// and every try (a failed one, a reconnection) moves a seat on to the next URL.
+    #[test]
+    fn seats_of_a_game_use_the_urls_in_turn() {
+        // Two nodes, two seats: the seats of every game sit on different nodes.
+        assert_eq!(
+            (0..4)
+                .map(|g| (url_index(2, g, 0, 0), url_index(2, g, 1, 0)))
+                .collect::<Vec<_>>(),
+            [(0, 1), (1, 0), (0, 1), (1, 0)]
+        );
+        // Three nodes, sanguo's three seats: one seat per node; game 4's table is created
+        // through node 1 (its seat 0's URL).
+        let seats: Vec<usize> = (0..3).map(|seat| url_index(3, 4, seat, 0)).collect();
+        assert_eq!(seats, [1, 2, 0]);
+        // Reconnecting: seat 0 of game 4 tries nodes 2, 0, 1, 2, ...
+        let tries: Vec<usize> = (1..5).map(|turn| url_index(3, 4, 0, turn)).collect();
+        assert_eq!(tries, [2, 0, 1, 2]);
+        // One URL (or one given once): always it.
+        assert!((0..5).all(|turn| url_index(1, 7, 2, turn) == 0));
+    }
+
+    #[test]
+    fn a_link_remembers_the_last_version_seen() {
+        let mut link = Link::default();
+        assert_eq!(link.since(), None);
+        assert!(link.is_up());
+        link.saw(5);
+        link.saw(3);
+        assert_eq!(link.since(), Some(5));
+        // Nothing was lost: a state is just a state.
+        assert_eq!(link.restored(Instant::now()), None);
+    }
+
+    /// A move sent against version 10 and not acknowledged when the connection was lost: the
+    /// replay after reconnecting shows it at version 11, so it landed.
+    #[test]
+    fn a_move_in_doubt_landed_when_the_replay_shows_it() {
+        let t0 = Instant::now();
+        let mut link = Link::default();
+        link.saw(10);
+        assert_eq!(link.lose(t0, Some(10)), 1);
+        assert!(!link.is_up());
+        assert_eq!(link.since(), Some(10));
+        // Another seat's move at 11, this seat's move at another version: not it.
+        assert!(!link.landed(0, 1, 11));
+        assert!(!link.landed(0, 0, 12));
+        assert!(link.landed(0, 0, 11));
+        // Counted once.
+        assert!(!link.landed(0, 0, 11));
+        link.saw(11);
+        let back = t0 + Duration::from_millis(1_250);
+        assert_eq!(
+            link.restored(back),
+            Some((Duration::from_millis(1_250), false))
+        );
+        assert!(link.is_up());
+        assert_eq!(link.since(), Some(11));
+    }
+
+    /// The replay did not show the move: the state after it says so, and the seat plays on
+    /// from the state.
+    #[test]
+    fn a_move_in_doubt_that_did_not_land() {
+        let t0 = Instant::now();
+        let mut link = Link::default();
+        link.saw(10);
+        link.lose(t0, Some(10));
+        assert!(!link.landed(0, 1, 11));
+        assert_eq!(
+            link.restored(t0 + Duration::from_millis(300)),
+            Some((Duration::from_millis(300), true))
+        );
+        // The next loss without a move in flight leaves nothing in doubt.
+        link.lose(t0 + Duration::from_secs(5), None);
+        assert_eq!(
+            link.restored(t0 + Duration::from_secs(6)),
+            Some((Duration::from_secs(1), false))
+        );
+    }
+
+    /// A new connection that closes before its state (an error, then the close) is one more
+    /// loss of the same outage: the gap runs from the first loss, the move stays in doubt, and
+    /// the generation moves on so the old connection's notes are dropped.
+    #[test]
+    fn a_loss_while_reconnecting_keeps_the_first_loss() {
+        let t0 = Instant::now();
+        let mut link = Link::default();
+        link.saw(4);
+        assert_eq!(link.lose(t0, Some(4)), 1);
+        assert_eq!(link.lose(t0 + Duration::from_secs(2), None), 2);
+        assert_eq!(link.generation, 2);
+        assert!(link.landed(1, 1, 5));
+        assert_eq!(
+            link.restored(t0 + Duration::from_secs(3)),
+            Some((Duration::from_secs(3), false))
+        );
+    }
+
+    #[test]
+    fn failures_worth_another_try() {
+        assert!(Failure::unanswered("connect: refused".to_owned()).transient);
+        assert!(Failure::status("session: http 503".to_owned(), 503).transient);
+        assert!(!Failure::status("session: http 429".to_owned(), 429).transient);
+        assert!(!Failure::lasting("bind 127.1.0.1: in use".to_owned()).transient);
+    }
+
+    #[test]
+    fn the_reconnect_lines_of_the_report() {
+        let totals = Totals::default();
+        let mut out = Vec::new();
+        write_reconnects(&totals, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "reconnects: 0\nfailed tries: 0\n\
+             unacknowledged at a loss: 0 moves, 0 landed after a reconnect, 0 did not\n"
+        );
+        totals.reconnects.store(3, Ordering::Relaxed);
+        lock(&totals.gaps).0.extend([800, 1_234_567, 90_000]);
+        for _ in 0..2 {
+            totals.failed_try("connect: Connection refused (os error 111)");
+        }
+        totals.failed_try("not_found: no table \"x\"");
+        totals.in_doubt.store(2, Ordering::Relaxed);
+        totals.landed.store(1, Ordering::Relaxed);
+        totals.not_landed.store(1, Ordering::Relaxed);
+        let mut out = Vec::new();
+        write_reconnects(&totals, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "reconnects: 3 (longest gap 1234.6 ms)\nfailed tries: 3\n  \
+             2 x connect: Connection refused (os error 111)\n  \
+             1 x not_found: no table \"x\"\n\
+             unacknowledged at a loss: 2 moves, 1 landed after a reconnect, 1 did not\n"
         );
     }
 
