@@ -591,12 +591,8 @@ async fn reconnect(job: Reconnect) {
         }
         let url = &job.settings.urls[url_index(n, job.game, job.seat, turn)];
         let budget = RETRY_FOR.saturating_sub(job.lost.elapsed());
-        let failure = match tokio::time::timeout(
-            budget,
-            open(url, &job.table, job.since, &job.player),
-        )
-        .await
-        {
+        let attempt = open(url, &job.table, job.since, &job.player);
+        let failure = match tokio::time::timeout(budget, attempt).await {
             Ok(Ok((writer, reader))) => {
                 let note = Note {
                     seat: job.seat,
@@ -1014,7 +1010,8 @@ async fn play(
                         totals.not_landed.fetch_add(1, Ordering::Relaxed);
                     }
                     // A seat taken on a lost connection may not have been stored: take it.
-                    if summary.phase == "open" && summary.seats.get(seat).is_some_and(Option::is_none)
+                    if summary.phase == "open"
+                        && summary.seats.get(seat).is_some_and(Option::is_none)
                     {
                         g.send(seat, serde_json::json!({"type": "sit", "seat": seat}))
                             .await?;
@@ -1116,7 +1113,6 @@ async fn send(w: &mut Writer, msg: serde_json::Value) -> Result<(), String> {
         .await
         .map_err(|e| format!("ws send: {e}"))
 }
-
 
 /// The server's resident memory in KiB (`VmRSS` of `/proc/PID/status`).
 fn rss_kib(pid: u32) -> Option<u64> {

@@ -64,14 +64,20 @@ fn games_go_on_across_kill_9_with_reconnect() {
     assert_eq!(doubt.len(), 3, "{context}");
     assert_eq!(doubt[0], doubt[1] + doubt[2], "{context}");
     let stored = line(&report, "stored: ");
-    assert!(first_number(stored) >= 20, "too few moves to tell:\n{context}");
+    assert!(
+        first_number(stored) >= 20,
+        "too few moves to tell:\n{context}"
+    );
     assert!(
         stored.ends_with(" acknowledged moves checked, 0 missing, 0 doubled"),
         "{context}"
     );
     // Six slots, each starting with another variant (xiangqi, sanguo, banqi, ...): every slot
     // started a game.
-    let games: Vec<u64> = line(&report, "games: ").split(", ").map(first_number).collect();
+    let games: Vec<u64> = line(&report, "games: ")
+        .split(", ")
+        .map(first_number)
+        .collect();
     assert_eq!(games[0], 6, "{context}");
     assert!(games[1] >= 6, "{context}");
 }
@@ -112,7 +118,13 @@ fn two_urls_of_one_server() {
 #[test]
 fn every_url_is_checked() {
     let out = Command::new(CHUHE)
-        .args(["loadtest", "--url", "http://127.0.0.1:1", "--url", "ftp://x"])
+        .args([
+            "loadtest",
+            "--url",
+            "http://127.0.0.1:1",
+            "--url",
+            "ftp://x",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
