@@ -923,7 +923,10 @@ async fn play(
     let mut last_sent: Vec<Option<Instant>> = vec![None; seats];
     loop {
         let wake = g.scheduled.as_ref().map_or(deadline, |s| s.0.min(deadline));
+        // What has arrived first (a closed connection among it), then the timer: a move is
+        // never sent on a connection whose close is already in the inbox.
         let next = tokio::select! {
+            biased;
             m = inbox.recv() => Some(m),
             () = tokio::time::sleep_until(wake) => None,
         };
