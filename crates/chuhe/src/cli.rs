@@ -156,9 +156,10 @@ pub enum Command {
     /// Play many games at once against a running chuhe serve and report moves/s, latencies,
     /// errors and memory; every acknowledged move is then checked in the store (docs/performance.md).
     Loadtest {
-        /// The server's base URL.
+        /// The server's base URL; give it several times for the nodes of a cluster (seat i of
+        /// game g connects through URL (g + i) mod N; the table is created through seat 0's).
         #[arg(long, default_value = "http://127.0.0.1:8080")]
-        url: String,
+        url: Vec<String>,
         /// Games played at the same time (each game: one guest and one WebSocket per seat),
         /// 1 to 100000.
         #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -190,6 +191,11 @@ pub enum Command {
         /// sessions, tables and connections of the games are being set up).
         #[arg(long, default_value_t = 0)]
         warmup: u64,
+        /// When a connection closes or fails mid-game, connect again through the next URL with
+        /// ?since=the last version seen (a pause of 200 ms between tries, up to 30 s) and play
+        /// on; requests that get no answer (or a 5xx) are tried again the same way.
+        #[arg(long)]
+        reconnect: bool,
     },
 }
 
@@ -359,9 +365,13 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             server_pid,
             seed,
             warmup,
+            reconnect,
         } => {
             let settings = crate::loadtest_cmd::LoadSettings {
-                url: crate::loadtest_cmd::base_url(&url)?,
+                urls: url
+                    .iter()
+                    .map(|u| crate::loadtest_cmd::base_url(u))
+                    .collect::<Result<_, _>>()?,
                 games: games as usize,
                 duration: std::time::Duration::from_secs(duration),
                 think_ms: parse_range(&think_ms)?,
@@ -371,6 +381,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 server_pid,
                 seed,
                 warmup: std::time::Duration::from_secs(warmup),
+                reconnect,
             };
             crate::loadtest_cmd::run(settings, &mut out)?
         }

@@ -1,0 +1,93 @@
+//! What the tests that run a real `chuhe serve` share: a free port, the server process, waiting
+//! for its health, a temporary folder, the lines of a load test's report.
+
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The `chuhe` binary under test.
+pub const CHUHE: &str = env!("CARGO_BIN_EXE_chuhe");
+
+/// A free loopback port (free when asked; the server binds it with `SO_REUSEADDR`).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `chuhe serve` on `127.0.0.1:port` and `database`, its log appended to `log`.
+pub fn serve(database: &str, port: u16, log: &Path) -> Child {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .unwrap();
+    Command::new(CHUHE)
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+        .args(["--database", database])
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until `GET /api/health` answers 200 (up to 30 s).
+pub fn wait_healthy(port: u16, server: &mut Child) {
+    let until = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < until {
+        assert!(
+            server.try_wait().unwrap().is_none(),
+            "chuhe serve exited before answering"
+        );
+        if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
+            let _ = s.write_all(b"GET /api/health HTTP/1.0\r\nHost: x\r\n\r\n");
+            let mut answer = String::new();
+            let _ = s.read_to_string(&mut answer);
+            if answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200") {
+                return;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("no 200 from /api/health within 30 s");
+}
+
+/// A fresh temporary folder, removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("chuhe-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The line of `report` that starts with `prefix`, without the prefix.
+pub fn line<'a>(report: &'a str, prefix: &str) -> &'a str {
+    report
+        .lines()
+        .find_map(|l| l.strip_prefix(prefix))
+        .unwrap_or_else(|| panic!("no {prefix:?} line in:\n{report}"))
+}
+
+/// The number that starts `text` (`"12 acknowledged ..."`: 12).
+pub fn first_number(text: &str) -> u64 {
+    text.split(|c: char| !c.is_ascii_digit())
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no number at the start of {text:?}"))
+}
