@@ -565,6 +565,10 @@ fn normalize_url(url: &str) -> String {
 /// each other.
 const ADVISORY_LOCK_KEY: i32 = 0x6368_7568;
 
+/// The first key of the PostgreSQL advisory lock held while a starting server migrates the
+/// schema and indexes the names (`chui` in ASCII), so that nodes starting together take turns.
+const STARTUP_LOCK_KEY: i32 = 0x6368_7569;
+
 /// The statements that set a new connection's time limit: PostgreSQL's `statement_timeout`,
 /// SQLite's `busy_timeout`, in milliseconds.
 fn timeout_statement(is_sqlite: bool, limit: Duration) -> String {
@@ -629,8 +633,26 @@ impl Store {
         .await?;
         let migrator = Migrator::new(Embedded).await?;
         let conn = writer.conn().await.map_err(open_error)?;
-        migrator.run(&mut *conn).await?;
-        index_name_skeletons(conn).await?;
+        if !is_sqlite {
+            // Cluster nodes may start together: one at a time migrates and builds the index
+            // of the names (`CREATE INDEX IF NOT EXISTS` is not safe against itself).
+            sqlx::query("SELECT pg_advisory_lock($1, hashtext(current_schema()))")
+                .bind(STARTUP_LOCK_KEY)
+                .execute(&mut *conn)
+                .await?;
+        }
+        let prepared = async {
+            migrator.run(&mut *conn).await?;
+            index_name_skeletons(conn).await
+        }
+        .await;
+        if !is_sqlite {
+            sqlx::query("SELECT pg_advisory_unlock($1, hashtext(current_schema()))")
+                .bind(STARTUP_LOCK_KEY)
+                .execute(&mut *conn)
+                .await?;
+        }
+        prepared?;
         let previous_alive_ms =
             sqlx::query("SELECT value FROM server_state WHERE name = 'alive_ms'")
                 .fetch_optional(&mut *conn)
