@@ -236,6 +236,10 @@ impl AppState {
         if added > 0 {
             tracing::info!(games = added, "finished games listed from their events");
         }
+        let indexed = state.0.store.add_missing_players().await?;
+        if indexed > 0 {
+            tracing::info!(games = indexed, "finished games indexed by player");
+        }
         let ids = state.0.store.live_table_ids().await?;
         let mut tables = state.0.tables.lock().await;
         for id in ids {
