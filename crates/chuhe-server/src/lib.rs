@@ -345,6 +345,35 @@ impl AppState {
         Ok(handle)
     }
 
+    /// Creates the agreed rematch of the ended table `from` (options and seats from
+    /// [`TableNotice::Rematch`]) and tells `from` its id; a failure is logged and told to
+    /// `from` too.
+    async fn rematch(
+        &self,
+        from: &str,
+        options: protocol::TableOptions,
+        seats: Vec<Option<protocol::SeatPlayer>>,
+    ) {
+        let id = http::random_id(10);
+        let created =
+            table::create_seated(&self.0.store, self.table_settings(), id, options, seats).await;
+        let next = match created {
+            Ok(handle) => {
+                let id = handle.id().to_owned();
+                self.0.tables.lock().await.insert(handle);
+                Some(id)
+            }
+            Err(e) => {
+                e.log();
+                None
+            }
+        };
+        match self.table(from).await {
+            Ok(old) => old.rematched(next).await,
+            Err(e) => e.log(),
+        }
+    }
+
     /// Every table in memory.
     pub async fn tables(&self) -> Vec<TableHandle> {
         self.0
@@ -404,6 +433,13 @@ async fn follow_notices(state: Weak<Inner>, mut notices: mpsc::UnboundedReceiver
         match notice {
             TableNotice::Idle(id) => state.retire(&id).await,
             TableNotice::Ended(id) => state.limit_ended(&id).await,
+            TableNotice::Rematch {
+                table,
+                options,
+                seats,
+            } => {
+                tokio::spawn(async move { state.rematch(&table, options, seats).await });
+            }
         }
     }
 }

@@ -53,6 +53,10 @@ pub(crate) enum Command {
     Retire {
         reply: oneshot::Sender<bool>,
     },
+    /// The agreed rematch's table, or `None` when creating it failed.
+    Rematched {
+        table: Option<String>,
+    },
 }
 
 impl std::fmt::Debug for Command {
@@ -94,6 +98,8 @@ struct Table {
     store: Store,
     settings: TableSettings,
     tx: mpsc::Sender<Command>,
+    /// Whether the owner was asked for the agreed rematch's table ([`TableNotice::Rematch`]).
+    rematch_asked: bool,
 }
 
 /// The wait before a timer whose write failed is tried again.
@@ -140,6 +146,7 @@ pub(crate) fn spawn(
         store,
         settings,
         tx,
+        rematch_asked: false,
     };
     tokio::spawn(table.run(rx));
     handle
@@ -363,6 +370,7 @@ impl Table {
                 if let Some(c) = self.conns.remove(&conn) {
                     if let Some(p) = c.person {
                         self.presence_changed(&p);
+                        self.withdraw_rematch(&p).await;
                     }
                     self.send_spectators();
                 }
@@ -392,7 +400,52 @@ impl Table {
                 }
                 self.maybe_think();
             }
+            Command::Rematched { table } => {
+                self.rematch_asked = false;
+                let event = table.and_then(|t| core::rematched(&self.state, &t));
+                if let Some(event) = event {
+                    if let Err(e) = self
+                        .commit(Decision::Events(vec![event]), Instant::now())
+                        .await
+                    {
+                        e.log();
+                    }
+                }
+            }
             Command::Shutdown { .. } | Command::Retire { .. } => {}
+        }
+    }
+
+    /// Withdraws the rematch that `person` asked for once none of its connections is left.
+    async fn withdraw_rematch(&mut self, person: &Person) {
+        let Some(seat) = self.state.seat_of(person) else {
+            return;
+        };
+        if self.is_connected(seat) || self.settle().await.is_err() {
+            return;
+        }
+        if let Some(event) = core::withdraw_rematch(&self.state, seat) {
+            if let Err(e) = self
+                .commit(Decision::Events(vec![event]), Instant::now())
+                .await
+            {
+                e.log();
+            }
+        }
+    }
+
+    /// Asks the owner for the rematch's table once every seat wants it (once per agreement).
+    fn ask_rematch(&mut self) {
+        if self.rematch_asked {
+            return;
+        }
+        if let Some((options, seats)) = core::rematch_due(&self.state) {
+            self.rematch_asked = true;
+            let _ = self.settings.notices.send(TableNotice::Rematch {
+                table: self.state.id.clone(),
+                options,
+                seats,
+            });
         }
     }
 
@@ -657,6 +710,7 @@ impl Table {
         self.listed.send_replace(self.state.summary());
         self.send_update(versioned);
         self.maybe_think();
+        self.ask_rematch();
     }
 
     /// Writes `events` (already applied: the last is the row's version) with the table row at

@@ -23,7 +23,9 @@ use self::actor::{spawn, Command};
 use self::core::TableState;
 use crate::clock::Clocks;
 use crate::error::ServerError;
-use crate::protocol::{ClientMessage, Event, ServerMessage, TableOptions, TableSummary};
+use crate::protocol::{
+    ClientMessage, Event, SeatPlayer, ServerMessage, TableOptions, TableSummary,
+};
 use crate::store::Store;
 use crate::variant::RuleOptions;
 use chuhe_rules::xiangqi::{DEFAULT_NO_CAPTURE_LIMIT, MAX_NO_CAPTURE_LIMIT};
@@ -65,6 +67,17 @@ pub enum TableNotice {
     /// The table has ended and has had no WebSocket connection for the ended grace period: it
     /// may be retired ([`TableHandle::retire`]).
     Idle(String),
+    /// Every seat of the ended table `table` wants a rematch: the owner creates a table with
+    /// these options and these players already seated ([`create_seated`]), then tells the old
+    /// table its id ([`TableHandle::rematched`]).
+    Rematch {
+        /// The ended table.
+        table: String,
+        /// The new table's options (the old table's).
+        options: TableOptions,
+        /// Who sits where at the new table, per seat.
+        seats: Vec<Option<SeatPlayer>>,
+    },
 }
 
 /// The way to a table actor; cheap to clone.
@@ -177,6 +190,13 @@ impl TableHandle {
         rx.await.unwrap_or(true)
     }
 
+    /// Tells the table that its agreed rematch has the table `table` (`Some`): a `rematched`
+    /// event follows; or that creating it failed (`None`): the rematch is asked for again at
+    /// the table's next change.
+    pub async fn rematched(&self, table: Option<String>) {
+        let _ = self.tx.send(Command::Rematched { table }).await;
+    }
+
     /// Saves the clocks and stops the actor.
     pub async fn shutdown(&self) {
         let (reply, rx) = oneshot::channel();
@@ -271,6 +291,57 @@ pub async fn create(
     state.apply(&created, now).map_err(ServerError::Internal)?;
     store.create_table(&state.row(now), &created).await?;
     Ok(spawn(state, vec![created], store.clone(), settings))
+}
+
+/// Creates a table with `seats` already taken (a rematch): stores its `created` event and the
+/// `sat` events, then starts its actor. The persons have the grace period to connect.
+///
+/// # Errors
+/// Bad options, a seat list of the wrong length, or the database failed.
+pub async fn create_seated(
+    store: &Store,
+    settings: TableSettings,
+    id: String,
+    options: TableOptions,
+    seats: Vec<Option<SeatPlayer>>,
+) -> Result<TableHandle, ServerError> {
+    let options = check_options(options)?;
+    if seats.len() != options.variant.seat_count() {
+        return Err(ServerError::Internal(format!(
+            "{} seats for a table of {}",
+            seats.len(),
+            options.variant.seat_count()
+        )));
+    }
+    let mut state = TableState::new(id.clone(), options.clone(), crate::store::now_ms());
+    let created = Event::Created { options };
+    let now = Instant::now();
+    state.apply(&created, now).map_err(ServerError::Internal)?;
+    store.create_table(&state.row(now), &created).await?;
+    let sat: Vec<Event> = seats
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            p.map(|player| Event::Sat {
+                seat: crate::protocol::Seat::new(i),
+                player,
+            })
+        })
+        .collect();
+    for e in &sat {
+        state.apply(e, now).map_err(ServerError::Internal)?;
+    }
+    store
+        .write(&crate::store::TableWrite {
+            row: state.row(now),
+            events: sat.clone(),
+            ratings: Vec::new(),
+            finished: None,
+        })
+        .await?;
+    let mut log = vec![created];
+    log.extend(sat);
+    Ok(spawn(state, log, store.clone(), settings))
 }
 
 /// Brings a stored table back: replays its events, restores its clocks from the snapshot and
