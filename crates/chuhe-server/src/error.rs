@@ -62,6 +62,9 @@ pub enum ServerError {
     Store(Arc<StoreError>),
     /// A bad start-up setting (address, database URL); never sent to a client.
     Config(String),
+    /// A bounded resource is in full use (the analyses running at once): sent as
+    /// `rate_limited` with status 503 and the text, to try again shortly.
+    Busy(String),
 }
 
 impl ServerError {
@@ -70,9 +73,9 @@ impl ServerError {
         match self {
             ServerError::BadMessage(_) => ErrorCode::BadMessage,
             ServerError::TooLarge => ErrorCode::TooLarge,
-            ServerError::RateLimited | ServerError::TooManyRequests { .. } => {
-                ErrorCode::RateLimited
-            }
+            ServerError::RateLimited
+            | ServerError::TooManyRequests { .. }
+            | ServerError::Busy(_) => ErrorCode::RateLimited,
             ServerError::Unauthorized(_) => ErrorCode::Unauthorized,
             ServerError::NotFound(_) | ServerError::TableClosed => ErrorCode::NotFound,
             ServerError::Conflict(_) => ErrorCode::Conflict,
@@ -112,6 +115,7 @@ impl ServerError {
             ServerError::Store(e) if matches!(**e, StoreError::Timeout(_)) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
+            ServerError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             ServerError::Internal(_) | ServerError::Store(_) | ServerError::Config(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
@@ -178,6 +182,7 @@ impl fmt::Display for ServerError {
             ServerError::Internal(m) => write!(f, "internal error: {m}"),
             ServerError::Store(e) => write!(f, "internal error: {e}"),
             ServerError::Config(m) => f.write_str(m),
+            ServerError::Busy(m) => f.write_str(m),
         }
     }
 }

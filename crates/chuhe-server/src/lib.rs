@@ -21,6 +21,7 @@ pub mod analysis;
 pub mod clock;
 pub mod computer;
 pub mod error;
+pub mod evaluation;
 pub mod extract;
 mod http;
 pub mod limit;
