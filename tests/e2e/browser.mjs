@@ -13,6 +13,7 @@ import { chromium } from 'playwright-core';
 import { rulesPages } from './rules-pages.mjs';
 import { kindsOf, symbolSheet, symbolsDrawn } from './symbols.mjs';
 import { webfixChecks } from './webfix.mjs';
+import { analysisChecks } from './analysis.mjs';
 import { rematchChecks } from './rematch.mjs';
 import { tableChecks } from './table-around.mjs';
 
@@ -509,6 +510,7 @@ async function run(b) {
   await webfixChecks(b, base, shots);
   await tableChecks(b, base, shots);
   await rematchChecks(b, base, shots);
+  await analysisChecks(b, base, shots);
 
   // 8. last, since it empties this address's bucket for logins and guest sessions: wrong logins
   // in a row until the server's rate limit answers 429, shown in the page's language

@@ -518,6 +518,9 @@ export function tablePage(shell, id) {
         },
       }, t('table.new_game')));
     }
+    if (s.table.options.variant === 'xiangqi' && s.table.phase === 'ended' && s.board.moves.length > 0) {
+      buttons.push(h('a', { class: 'button', id: 'analyse', href: `#/analysis/t/${s.table.id}` }, t('analysis.open')));
+    }
     if (s.table.options.variant === 'xiangqi' && s.board.moves.length > 0) {
       const notation = lang() === 'zh' ? 'chinese' : 'wxf';
       buttons.push(h('a', { class: 'button', id: 'pgn', href: `/api/tables/${s.table.id}/pgn?notation=${notation}`, download: `chuhe-${s.table.id}.pgn` }, t('table.pgn')));
