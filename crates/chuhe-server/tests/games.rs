@@ -340,7 +340,7 @@ async fn finished_games_listed(backend: Backend) {
     assert_eq!(server.state.store().add_missing_players().await.unwrap(), 0);
     for (p, expected) in [(&mated_red, &mated), (&resigned_black, &resigned)] {
         let got: FinishedPage = get_json(&server, &format!("/api/games?player={p}")).await;
-        assert_eq!(ids_of(&got), [expected.clone()], "{p}");
+        assert_eq!(ids_of(&got), std::slice::from_ref(expected), "{p}");
     }
     server.stop().await;
 }
