@@ -165,6 +165,8 @@ enum Due {
 impl Table {
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
         self.maybe_think();
+        // a rematch agreed before a restart, whose table was not made yet
+        self.ask_rematch();
         loop {
             self.refresh_idle();
             let due = self.next_due();
