@@ -13,6 +13,8 @@ import { chromium } from 'playwright-core';
 import { rulesPages } from './rules-pages.mjs';
 import { kindsOf, symbolSheet, symbolsDrawn } from './symbols.mjs';
 import { webfixChecks } from './webfix.mjs';
+import { analysisChecks } from './analysis.mjs';
+import { rematchChecks } from './rematch.mjs';
 import { tableChecks } from './table-around.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -507,6 +509,8 @@ async function run(b) {
   await symbolSheet(b, base, shots);
   await webfixChecks(b, base, shots);
   await tableChecks(b, base, shots);
+  await rematchChecks(b, base, shots);
+  await analysisChecks(b, base, shots);
 
   // 8. last, since it empties this address's bucket for logins and guest sessions: wrong logins
   // in a row until the server's rate limit answers 429, shown in the page's language

@@ -236,7 +236,9 @@ async function ratedGame(b, base, shots) {
   assert.equal(await sun.textContent('#no-games'), 'Ninguna partida terminada.');
   await sun.click('#variant-filter [data-variant="xiangqi"]');
   await sun.waitForSelector('#finished tr[data-game]');
-  // names in the list link to their pages, with the rating beside account holders
+  // names in the list link to their pages, with the rating beside account holders (each
+  // rating comes with its own request)
+  await sun.waitForFunction(() => document.querySelectorAll('#finished .list-rating').length === 2);
   assert.deepEqual(await sun.$$eval('#finished .player-link', (a) => a.map((x) => x.textContent)), ['Sun Ce', 'Lu Meng']);
   assert.deepEqual(await sun.$$eval('#finished .list-rating', (r) => r.map((x) => x.textContent)), [` ${w[1]}`, ` ${l[1]}`]);
   await sun.setViewportSize(PHONE);

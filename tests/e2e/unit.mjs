@@ -145,7 +145,7 @@ const outcome = readFileSync(join(root, 'crates/chuhe-rules/src/outcome.rs'), 'u
 const reasons = [...outcome.matchAll(/EndReason::\w+ => "([a-z-]+)"/g)].map((m) => m[1]);
 assert.ok(reasons.length >= 15, 'the end reasons of outcome.rs were found');
 for (const r of reasons) assert.ok(keys().includes(`reason.${r}`), `reason.${r} is in the catalogue`);
-for (const file of ['app.js', 'lobby.js', 'table-view.js', 'format.js', 'player.js']) {
+for (const file of ['app.js', 'lobby.js', 'table-view.js', 'format.js', 'player.js', 'analysis.js']) {
   const text = readFileSync(join(root, 'web/js', file), 'utf8');
   const named = [...text.matchAll(/\bt\('([a-z_.]+)'/g)].map((m) => m[1]);
   assert.ok(named.length > 5, `${file} names ${named.length} keys`);
@@ -306,6 +306,19 @@ checks++;
     assert.deepEqual(got, lines[l], l);
   }
   setLang('es');
+}
+checks++;
+
+// the analysis board's evaluation as written (Red's view, in soldiers) and the bar's share
+{
+  const { evalText, redShare } = await import('../../web/js/analysis.js');
+  assert.deepEqual(
+    [{ cp: 58 }, { cp: -120 }, { cp: 0 }, { mate: 3 }, { mate: -2 }, null].map(evalText),
+    ['+0.58', '-1.20', '0.00', '#3', '#-2', '–'],
+  );
+  assert.deepEqual([{ mate: 1 }, { mate: -1 }, { cp: 0 }, null].map(redShare), [100, 0, 50, 50]);
+  assert.ok(redShare({ cp: 300 }) > 70 && redShare({ cp: 300 }) < 80);
+  assert.ok(Math.abs(redShare({ cp: -300 }) + redShare({ cp: 300 }) - 100) < 1e-9);
 }
 checks++;
 

@@ -3,6 +3,7 @@
 // the catalogue (i18n.js); the boards are drawn by boards.js; the server decides everything else.
 //
 // lobby.js       the lobby page
+// analysis.js    the analysis board (the engine's evaluation of a xiangqi game or a FEN)
 // table.js       a table's state and actions (socket, selection, seat actions, step-through)
 // table-view.js  the table page
 // select.js      choosing a move among the server's legal moves (table and rules diagrams)
@@ -18,6 +19,7 @@ import { lobbyPage } from './lobby.js';
 import { tablePage } from './table-view.js';
 import { rulesPage } from './rules.js';
 import { playerPage } from './player.js';
+import { analysisPage } from './analysis.js';
 import { isMuted, setMuted } from './sound.js';
 
 /**
@@ -93,7 +95,8 @@ function header(variant) {
   }, ...['iccs', 'wxf', 'chinese'].map((n) => h('option', { value: n, selected: n === session.notation }, t(`notation.${n}`))));
   return h('header', {},
     h('a', { href: '#/', class: 'brand' }, h('span', { class: 'logo' }, '楚河'), ' chuhe'),
-    h('nav', {}, h('a', { href: '#/', id: 'nav-lobby' }, t('app.lobby')), ' ', h('a', { href: '#/rules/xiangqi', id: 'nav-rules' }, t('rules.nav'))),
+    h('nav', {}, h('a', { href: '#/', id: 'nav-lobby' }, t('app.lobby')), ' ', h('a', { href: '#/rules/xiangqi', id: 'nav-rules' }, t('rules.nav')),
+      ' ', h('a', { href: '#/analysis', id: 'nav-analysis' }, t('analysis.nav'))),
     h('span', { class: 'spacer' }),
     session.me ? h('span', { class: 'me', id: 'me', title: session.me.name }, t('session.hello', { name: session.me.name }),
       session.me.account ? '' : ` (${t('session.guest')})`) : null,
@@ -163,7 +166,12 @@ function route() {
   const table = /^#\/t\/([a-z0-9]+)$/.exec(location.hash);
   const rules = /^#\/rules\/(xiangqi|sanguo|banqi)$/.exec(location.hash);
   const player = /^#\/p\/([A-Za-z0-9]+)$/.exec(location.hash);
+  const analysis = /^#\/analysis(?:\/t\/([a-z0-9]+))?$/.exec(location.hash);
   if (table) page = tablePage(shell, table[1]);
+  else if (analysis) {
+    page = analysisPage(shell, analysis[1] ?? null);
+    window.scrollTo(0, 0);
+  }
   else if (player) {
     page = playerPage(shell, player[1]);
     window.scrollTo(0, 0);

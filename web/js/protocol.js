@@ -38,7 +38,8 @@
  *   board: BoardView, to_move: number | null, check: number[], legal_moves: string[],
  *   capture_moves: string[], clocks: ClockState[] | null, draw_offers: boolean,
  *   draw_offer: number | null, takeback_offer?: number | null, connected: boolean[],
- *   abandon_ms?: (number | null)[], outcome: Outcome | null, winner_seats?: number[], defeats?: Defeat[]}} StateMessage
+ *   abandon_ms?: (number | null)[], outcome: Outcome | null, winner_seats?: number[], defeats?: Defeat[],
+ *   rematch_offers?: number[], rematch?: string | null}} StateMessage
  */
 /**
  * @typedef {{kind: 'created', options: TableOptions}
@@ -52,6 +53,9 @@
  *   | {kind: 'takeback_offered', seat: number}
  *   | {kind: 'takeback_declined', seat: number}
  *   | {kind: 'taken_back', plies: number}
+ *   | {kind: 'rematch_offered', seat: number}
+ *   | {kind: 'rematch_declined', seat: number}
+ *   | {kind: 'rematched', table: string}
  *   | {kind: 'ended', outcome: Outcome, result: string | null, winner_seats?: number[]}} TableEvent
  */
 /**
@@ -67,7 +71,7 @@
  * @typedef {{type: 'update', version: number, events: {version: number, event: TableEvent}[],
  *   you: number | null, phase: 'open' | 'running' | 'ended', to_move: number | null,
  *   check: number[], clocks: ClockState[] | null, draw_offer: number | null,
- *   takeback_offer?: number | null, board?: BoardPosition, connected?: boolean[], legal_moves: string[],
+ *   takeback_offer?: number | null, rematch_offers?: number[], board?: BoardPosition, connected?: boolean[], legal_moves: string[],
  *   capture_moves: string[]}} UpdateMessage
  */
 /**
@@ -104,6 +108,7 @@
  *   | {type: 'stand'} | {type: 'start'} | {type: 'resign'} | {type: 'offer_draw'}
  *   | {type: 'accept_draw'} | {type: 'decline_draw'} | {type: 'abort'} | {type: 'ping'}
  *   | {type: 'takeback'} | {type: 'accept_takeback'} | {type: 'decline_takeback'}
+ *   | {type: 'offer_rematch'} | {type: 'accept_rematch'} | {type: 'decline_rematch'}
  *   | {type: 'chat', text: string}
  *   | {type: 'move', version: number, move: string}} ClientMessage
  */
@@ -164,6 +169,7 @@ export function applyUpdate(state, update) {
   let board = state.board;
   let { outcome, winner_seats: winners } = state;
   const defeats = [...(state.defeats ?? [])];
+  let rematch = state.rematch ?? null;
   for (const { event } of events) {
     if (event.kind === 'sat' || event.kind === 'stood') {
       if (event.seat >= seats.length) return null;
@@ -180,6 +186,8 @@ export function applyUpdate(state, update) {
       board = /** @type {BoardView} */ ({ ...board, ...update.board, moves: board.moves.slice(0, board.moves.length - event.plies) });
     } else if (event.kind === 'defeated') {
       defeats.push({ seat: event.seat, reason: event.reason, heir: event.heir, ply: event.ply });
+    } else if (event.kind === 'rematched') {
+      rematch = event.table;
     }
   }
   return {
@@ -199,6 +207,8 @@ export function applyUpdate(state, update) {
     outcome,
     winner_seats: winners,
     defeats,
+    rematch_offers: update.rematch_offers ?? [],
+    rematch,
   };
 }
 

@@ -30,6 +30,8 @@ export function tablePage(shell, id) {
   let declined = null;
   /** @type {number | null} the seat that declined the last takeback request, until the next move */
   let takebackDeclined = null;
+  /** @type {number | null} the seat that declined (or withdrew) the last rematch offer */
+  let rematchDeclined = null;
   table.onUpdate = (msg, before) => {
     const kinds = msg.events.map((e) => e.event.kind);
     if (kinds.includes('ended') && before.table.options.rated && !ratingsAfterEnd) {
@@ -44,6 +46,14 @@ export function tablePage(shell, id) {
       if (event.kind === 'moved' || event.kind === 'draw_offered') declined = null;
       if (event.kind === 'takeback_declined') takebackDeclined = event.seat;
       if (event.kind === 'moved' || event.kind === 'takeback_offered' || event.kind === 'taken_back') takebackDeclined = null;
+      if (event.kind === 'rematch_declined') rematchDeclined = event.seat;
+      if (event.kind === 'rematch_offered') rematchDeclined = null;
+      // the rematch agreed: its players go to the new table (already seated there), where
+      // the new first seat starts the game once everyone has arrived
+      if (event.kind === 'rematched' && before.you !== null) {
+        try { sessionStorage.setItem(`chuhe.rematch.${event.table}`, '1'); } catch { /* storage disabled */ }
+        location.hash = `#/t/${event.table}`;
+      }
     }
     if (kinds.includes('started')) play('start');
     if (kinds.includes('ended')) play('end');
@@ -461,6 +471,21 @@ export function tablePage(shell, id) {
       }
       buttons.push(h('button', { id: 'resign', onclick: () => { if (confirm(t('table.confirm_resign'))) table.send({ type: 'resign' }); } }, t('table.resign')));
     }
+    if (s.table.phase === 'ended' && seated && s.table.seats.every((x) => x?.kind !== 'computer')) {
+      // between people: offer a rematch, or answer the other's; once agreed, a link to it
+      const offers = s.rematch_offers ?? [];
+      const mine = offers.includes(/** @type {number} */ (s.you));
+      if (s.rematch) {
+        buttons.push(h('a', { class: 'button primary', id: 'go-rematch', href: `#/t/${s.rematch}` }, t('table.go_rematch')));
+      } else if (offers.length > 0 && !mine) {
+        buttons.push(h('button', { id: 'accept-rematch', class: 'primary', onclick: () => table.send({ type: 'accept_rematch' }) }, t('table.accept_rematch')));
+        buttons.push(h('button', { id: 'decline-rematch', onclick: () => table.send({ type: 'decline_rematch' }) }, t('table.decline_rematch')));
+      } else {
+        buttons.push(h('button', {
+          id: 'rematch', class: 'primary', disabled: mine, onclick: () => table.send({ type: 'offer_rematch' }),
+        }, t(mine ? 'table.rematch_sent' : 'table.rematch')));
+      }
+    }
     if (s.table.phase === 'ended' && seated) {
       const computer = s.table.seats.find((x) => x?.kind === 'computer');
       if (computer && computer.kind === 'computer') {
@@ -492,6 +517,9 @@ export function tablePage(shell, id) {
           location.hash = '#/';
         },
       }, t('table.new_game')));
+    }
+    if (s.table.options.variant === 'xiangqi' && s.table.phase === 'ended' && s.board.moves.length > 0) {
+      buttons.push(h('a', { class: 'button', id: 'analyse', href: `#/analysis/t/${s.table.id}` }, t('analysis.open')));
     }
     if (s.table.options.variant === 'xiangqi' && s.board.moves.length > 0) {
       const notation = lang() === 'zh' ? 'chinese' : 'wxf';
@@ -538,6 +566,11 @@ export function tablePage(shell, id) {
       ? h('p', { class: 'offer', id: 'takeback-offered' }, t('table.takeback_offered', { seat: seatLabel(/** @type {string} */ (variant), /** @type {number} */ (s.takeback_offer)) }))
       : s && takebackDeclined !== null && s.table.phase === 'running'
         ? h('p', { class: 'offer declined', id: 'takeback-declined' }, t('table.takeback_declined', { seat: seatLabel(/** @type {string} */ (variant), takebackDeclined) })) : null;
+    const rematchOffers = (s?.rematch_offers ?? []).filter((x) => x !== s?.you);
+    const rematchNote = s && s.table.phase === 'ended' && !s.rematch && rematchOffers.length > 0
+      ? h('p', { class: 'offer', id: 'rematch-offered' }, t('table.rematch_offered', { seat: seatLabel(/** @type {string} */ (variant), rematchOffers[0]) }))
+      : s && s.table.phase === 'ended' && rematchDeclined !== null && (s.rematch_offers ?? []).length === 0
+        ? h('p', { class: 'offer declined', id: 'rematch-declined' }, t('table.rematch_declined', { seat: seatLabel(/** @type {string} */ (variant), rematchDeclined) })) : null;
     const toMoveColor = s && s.to_move !== null
       ? (variant === 'sanguo' ? KINGDOM_COLORS[s.to_move] : '') : '';
     const lastDefeat = table.lastDefeat && s?.table.phase !== 'ended' ? table.lastDefeat : null;
@@ -562,7 +595,7 @@ export function tablePage(shell, id) {
         s?.outcome ? h('div', { class: 'banner', id: 'result', role: 'status' }, resultText()) : null,
         statusText() ? h('p', { class: `status${s && s.to_move !== null && s.to_move === s.you ? ' yours' : ''}`, id: 'status', style: toMoveColor ? `border-color:${toMoveColor}` : undefined }, statusText()) : null,
         seatsNode(),
-        offer, takebackOffer,
+        offer, takebackOffer, rematchNote,
         lastDefeat ? h('p', { class: 'defeat-notice', id: 'defeat-notice', role: 'status' }, defeatText(lastDefeat)) : null,
         noticeText() ? h('p', { class: 'error', role: 'alert' }, noticeText()) : null,
         actionsNode(),

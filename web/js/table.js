@@ -37,6 +37,22 @@ export function requestSetup(id, seat, level) {
 }
 
 /**
+ * Whether the players were sent to table `id` as their agreed rematch (the mark is taken).
+ * @param {string} id
+ * @returns {boolean}
+ */
+function takeRematch(id) {
+  try {
+    const key = `chuhe.rematch.${id}`;
+    const marked = sessionStorage.getItem(key) === '1';
+    sessionStorage.removeItem(key);
+    return marked;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The setup asked for table `id`, taken (it runs once).
  * @param {string} id
  * @returns {{seat: number, level: number} | null}
@@ -104,6 +120,8 @@ export class Table {
      * @type {{seat: number, level: number} | null}
      */
     this.setup = takeSetup(id);
+    /** whether this table is a rematch its players were sent to: the first seat starts it */
+    this.rematchStart = takeRematch(id);
     /** the version at which the last setup step was sent (one step per version) */
     this.setupSent = -1;
     /**
@@ -155,6 +173,7 @@ export class Table {
         this.absentUntil[msg.seat] = ms === null ? null : performance.now() + ms;
         this.state = { ...this.state, connected };
         expose('state', this.state);
+        this.startRematch();
         this.onChange();
       } else if (msg.type === 'chat') {
         this.chat = [...this.chat, { room: msg.room, name: msg.name, seat: msg.seat, text: msg.text }].slice(-CHAT_KEEP);
@@ -188,6 +207,7 @@ export class Table {
     this.problem = null;
     if (state.table.phase === 'ended') this.loadPositions();
     this.stepSetup();
+    this.startRematch();
     this.playPremove();
     this.onChange();
   }
@@ -231,6 +251,23 @@ export class Table {
       return !ends.flip && ends.from === pre.from && ends.to === pre.to;
     });
     if (move) this.sendMove(move);
+  }
+
+  /**
+   * A rematch the players were sent to: its first seat starts the game once every seat is
+   * taken and connected (once; the others wait).
+   */
+  startRematch() {
+    const s = this.state;
+    if (!s || !this.rematchStart) return;
+    if (s.table.phase !== 'open') {
+      this.rematchStart = false;
+      return;
+    }
+    if (s.you === 0 && s.table.seats.every((x) => x !== null) && s.connected.every((c) => c)) {
+      this.rematchStart = false;
+      this.send({ type: 'start' });
+    }
   }
 
   /** The next step of a computer game's setup: sit, seat the computer, start. */

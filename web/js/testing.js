@@ -4,9 +4,9 @@
 
 /**
  * Hands `value` to the browser tests as `window.chuheTest[name]`; does nothing in a normal page.
- * @param {'state' | 'socket' | 'review' | 'sounds'} name the last table state, the table's socket
- *   (to drop it as a network failure would), the step-through of an ended game, the sounds asked
- *   for so far
+ * @param {'state' | 'socket' | 'review' | 'sounds' | 'analysis'} name the last table state, the
+ *   table's socket (to drop it as a network failure would), the step-through of an ended game, the
+ *   sounds asked for so far, the analysis board's evaluations and ply
  * @param {unknown} value
  */
 export function expose(name, value) {

@@ -72,6 +72,9 @@ pub enum ServerError {
         /// The owner's public message.
         message: String,
     },
+    /// A bounded resource is in full use (the analyses running at once): sent as
+    /// `rate_limited` with status 503 and the text, to try again shortly.
+    Busy(String),
 }
 
 impl ServerError {
@@ -80,9 +83,9 @@ impl ServerError {
         match self {
             ServerError::BadMessage(_) => ErrorCode::BadMessage,
             ServerError::TooLarge => ErrorCode::TooLarge,
-            ServerError::RateLimited | ServerError::TooManyRequests { .. } => {
-                ErrorCode::RateLimited
-            }
+            ServerError::RateLimited
+            | ServerError::TooManyRequests { .. }
+            | ServerError::Busy(_) => ErrorCode::RateLimited,
             ServerError::Unauthorized(_) => ErrorCode::Unauthorized,
             ServerError::NotFound(_) | ServerError::TableClosed => ErrorCode::NotFound,
             ServerError::Conflict(_) => ErrorCode::Conflict,
@@ -126,6 +129,7 @@ impl ServerError {
             ServerError::Store(e) if matches!(**e, StoreError::Timeout(_)) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
+            ServerError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             ServerError::Internal(_) | ServerError::Store(_) | ServerError::Config(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
@@ -197,6 +201,7 @@ impl fmt::Display for ServerError {
                 f.write_str("the table is moving to another server: reconnecting")
             }
             ServerError::Relayed { message, .. } => f.write_str(message),
+            ServerError::Busy(m) => f.write_str(m),
         }
     }
 }

@@ -27,6 +27,7 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .route("/api/health", get(health))
         .route("/api/analysis", post(crate::analysis::route))
+        .route("/api/analysis/eval", post(crate::evaluation::route))
         .route("/api/session", post(guest))
         .route("/api/accounts", post(register))
         .route("/api/login", post(login))

@@ -22,6 +22,7 @@ pub mod clock;
 pub mod cluster;
 pub mod computer;
 pub mod error;
+pub mod evaluation;
 pub mod extract;
 mod http;
 pub mod limit;
@@ -258,6 +259,10 @@ impl AppState {
         if added > 0 {
             tracing::info!(games = added, "finished games listed from their events");
         }
+        let indexed = state.0.store.add_missing_players().await?;
+        if indexed > 0 {
+            tracing::info!(games = indexed, "finished games indexed by player");
+        }
         if let (Some(c), Some(listings)) = (joined, listings) {
             // The tables come to the node through its scan for tables nobody holds.
             cluster::start(&state, c, listings).await?;
@@ -492,6 +497,48 @@ impl AppState {
         Ok(handle)
     }
 
+    /// Creates the agreed rematch of the ended table `from` (options and seats from
+    /// [`TableNotice::Rematch`]) and tells `from` its id; a failure is logged and told to
+    /// `from` too.
+    async fn rematch(
+        &self,
+        from: &str,
+        options: protocol::TableOptions,
+        seats: Vec<Option<protocol::SeatPlayer>>,
+    ) {
+        let id = http::random_id(10);
+        let owner = self.0.cluster.as_ref().map(|c| c.key().to_owned());
+        let created = table::create_seated(
+            &self.0.store,
+            self.table_settings(),
+            id,
+            options,
+            seats,
+            owner.as_deref(),
+        )
+        .await;
+        let next = match created {
+            Ok(handle) => {
+                let id = handle.id().to_owned();
+                self.0.tables.lock().await.insert(handle);
+                Some(id)
+            }
+            Err(e) => {
+                e.log();
+                None
+            }
+        };
+        match self.route(from).await {
+            Ok(cluster::Route::Local(old)) => old.rematched(next).await,
+            // Another node took the old table meanwhile: its players find the new table
+            // through that table's next rematch request.
+            Ok(cluster::Route::Remote(owner)) => {
+                tracing::warn!(table = %from, %owner, "rematch made, but the old table moved to another node")
+            }
+            Err(e) => e.log(),
+        }
+    }
+
     /// Every table in memory.
     pub async fn tables(&self) -> Vec<TableHandle> {
         self.0
@@ -556,6 +603,13 @@ async fn follow_notices(state: Weak<Inner>, mut notices: mpsc::UnboundedReceiver
             TableNotice::Idle(id) => state.retire(&id).await,
             TableNotice::Ended(id) => state.limit_ended(&id).await,
             TableNotice::Lost(id) => state.forget_lost(&id).await,
+            TableNotice::Rematch {
+                table,
+                options,
+                seats,
+            } => {
+                tokio::spawn(async move { state.rematch(&table, options, seats).await });
+            }
         }
     }
 }

@@ -121,6 +121,9 @@ fn export_table_record(id: &str, created_ms: i64, events: &[Event]) -> Result<St
             | Event::DrawDeclined { .. }
             | Event::TakebackOffered { .. }
             | Event::TakebackDeclined { .. }
+            | Event::RematchOffered { .. }
+            | Event::RematchDeclined { .. }
+            | Event::Rematched { .. }
             | Event::Defeated { .. } => {}
         }
     }
@@ -187,6 +190,9 @@ fn export_xiangqi(
             | Event::DrawDeclined { .. }
             | Event::TakebackOffered { .. }
             | Event::TakebackDeclined { .. }
+            | Event::RematchOffered { .. }
+            | Event::RematchDeclined { .. }
+            | Event::Rematched { .. }
             | Event::Defeated { .. } => {}
         }
     }

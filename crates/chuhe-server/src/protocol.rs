@@ -200,6 +200,26 @@ pub enum Event {
         /// The seats that won, ascending (empty for a draw or an aborted game).
         winner_seats: Vec<Seat>,
     },
+    /// After the end, a seat asked for a rematch, or accepted the rematch another seat asked
+    /// for (`offer_rematch`, `accept_rematch`). Once every seat with a person wants it (the
+    /// computer always does), the server creates the new table and a `rematched` event follows.
+    RematchOffered {
+        /// The seat that wants the rematch.
+        seat: Seat,
+    },
+    /// The rematch asked for was declined by `seat` (`decline_rematch`), or withdrawn: the seat
+    /// that asked for it left the table (its last connection closed). Nobody wants it anymore.
+    RematchDeclined {
+        /// The seat that declined, or that left.
+        seat: Seat,
+    },
+    /// The rematch was agreed: the new table `table` has the same options and the same
+    /// players, each moved one seat on (xiangqi and banqi: the colours swapped; sanguo: the
+    /// kingdoms turned), already seated. The clients go there.
+    Rematched {
+        /// The new table's id.
+        table: String,
+    },
 }
 
 /// The table as one connection may see it, sent after connecting and after `sync`; every
@@ -248,6 +268,12 @@ pub struct State {
     /// (empty in the other games). Absent from old fixtures: empty.
     #[serde(default)]
     pub defeats: Vec<Defeat>,
+    /// After the end: the seats that want a rematch, ascending (left out when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rematch_offers: Vec<Seat>,
+    /// The rematch's table once agreed (`rematched`), else left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rematch: Option<String>,
 }
 
 /// A defeated sanguo kingdom (`spec/sanguo.md` §6.1), as [`State::defeats`] lists it: the
@@ -304,6 +330,9 @@ pub struct Update {
     /// The seat with a pending takeback request, if any (left out when none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub takeback_offer: Option<Seat>,
+    /// The seats that want a rematch after the change, ascending (left out when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rematch_offers: Vec<Seat>,
     /// With a `moved` event only: the board after it, without the move list (the move itself is
     /// the event's `move`, appended to the list).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -431,7 +460,10 @@ impl State {
                     heir: *heir,
                     ply: *ply,
                 }),
+                Event::Rematched { table } => next.rematch = Some(table.clone()),
                 Event::Created { .. }
+                | Event::RematchOffered { .. }
+                | Event::RematchDeclined { .. }
                 | Event::Started
                 | Event::DrawOffered { .. }
                 | Event::DrawDeclined { .. }
@@ -448,6 +480,7 @@ impl State {
         next.clocks.clone_from(&update.clocks);
         next.draw_offer = update.draw_offer;
         next.takeback_offer = update.takeback_offer;
+        next.rematch_offers.clone_from(&update.rematch_offers);
         if let Some(connected) = &update.connected {
             next.connected.clone_from(connected);
         }
@@ -520,6 +553,13 @@ pub enum ClientMessage {
     AcceptTakeback {},
     /// Declines the other seat's pending takeback request.
     DeclineTakeback {},
+    /// After the end, asks the other seats for a rematch (a seated person; `rematch_offered`).
+    OfferRematch {},
+    /// Accepts the rematch another seat asked for (a `rematch_offered` of the caller; the
+    /// `rematched` event follows once every seat wants it).
+    AcceptRematch {},
+    /// Declines the rematch another seat asked for (`rematch_declined`).
+    DeclineRematch {},
     /// Says `text` in the table's chat: a seated person to the seated persons, anyone else to
     /// the other spectators (needs a session).
     Chat {
@@ -740,6 +780,9 @@ impl FinishedGame {
                 | Event::DrawDeclined { .. }
                 | Event::TakebackOffered { .. }
                 | Event::TakebackDeclined { .. }
+                | Event::RematchOffered { .. }
+                | Event::RematchDeclined { .. }
+                | Event::Rematched { .. }
                 | Event::Defeated { .. } => {}
             }
         }

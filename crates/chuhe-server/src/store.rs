@@ -93,6 +93,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../migrations/0004_sessions_and_names.sql"),
     ),
     (5, "cluster", include_str!("../migrations/0005_cluster.sql")),
+    (
+        6,
+        "game_players",
+        include_str!("../migrations/0006_game_players.sql"),
+    ),
 ];
 
 /// How often the running server records that it is alive (`server_state.alive_ms`): after a
@@ -384,7 +389,22 @@ fn finished_row(game: &FinishedGame) -> Result<FinishedRow, StoreError> {
         ended_ms: game.ended_ms,
         reason: game.outcome.reason.as_str(),
         summary: serde_json::to_string(game)?,
+        variant: game.options.variant.as_str(),
+        players: finished_players(game),
     })
+}
+
+/// The ids of the persons seated in a finished game, each once, in seat order.
+fn finished_players(game: &FinishedGame) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for seat in game.seats.iter().flatten() {
+        if let crate::protocol::SeatPlayer::Person { id, .. } = seat {
+            if !ids.contains(id) {
+                ids.push(id.clone());
+            }
+        }
+    }
+    ids
 }
 
 /// Time limits of a store (see [`Store::connect_with`]).
@@ -1103,6 +1123,34 @@ impl Store {
         Ok(added)
     }
 
+    /// Adds the `game_players` rows of every finished game that has none (games finished
+    /// before the `game_players` migration), from its stored summary. Returns how many games
+    /// got them.
+    ///
+    /// # Errors
+    /// A database failure, or a stored summary that does not read.
+    pub async fn add_missing_players(&self) -> Result<usize, StoreError> {
+        let rows = sqlx::query(
+            "SELECT summary FROM finished_games f \
+             WHERE NOT EXISTS (SELECT 1 FROM game_players p WHERE p.table_id = f.table_id) \
+             ORDER BY table_id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        let mut added = 0;
+        for r in &rows {
+            let text: String = r.try_get("summary")?;
+            let game: FinishedGame = serde_json::from_str(&text)?;
+            let row = finished_row(&game)?;
+            if row.players.is_empty() {
+                continue;
+            }
+            self.write_single(Single::FinishedPlayers(row)).await?;
+            added += 1;
+        }
+        Ok(added)
+    }
+
     /// Up to `limit` finished games (aborted ones left out), the most recently ended first;
     /// with `before` (a table id), only the games that ended before that one (ties in time by
     /// id, descending).
@@ -1171,6 +1219,9 @@ impl Store {
         player: Option<&str>,
         variant: Option<&str>,
     ) -> Result<Vec<FinishedGame>, StoreError> {
+        if let Some(p) = player {
+            return self.finished_games_of(before, limit, p, variant).await;
+        }
         let mut sql = String::from("SELECT summary FROM finished_games WHERE reason <> 'aborted'");
         let mut binds: Vec<String> = Vec::new();
         let mut cursor_ms = None;
@@ -1215,6 +1266,104 @@ impl Store {
                 Ok(serde_json::from_str(&text)?)
             })
             .collect()
+    }
+
+    /// [`Store::finished_games_filtered`] with a player: read through the `game_players`
+    /// index, `(player_id, ended_ms, table_id)` or, with a variant,
+    /// `(player_id, variant, ended_ms, table_id)`, newest first.
+    async fn finished_games_of(
+        &self,
+        before: Option<&str>,
+        limit: u32,
+        player: &str,
+        variant: Option<&str>,
+    ) -> Result<Vec<FinishedGame>, StoreError> {
+        let mut sql = String::from(
+            "SELECT f.summary FROM game_players p JOIN finished_games f ON f.table_id = p.table_id \
+             WHERE p.player_id = $1 AND f.reason <> 'aborted'",
+        );
+        let mut n = 2;
+        if variant.is_some() {
+            sql.push_str(&format!(" AND p.variant = ${n}"));
+            n += 1;
+        }
+        let mut cursor = None;
+        if let Some(id) = before {
+            let row = sqlx::query(
+                "SELECT ended_ms FROM finished_games WHERE table_id = $1 AND reason <> 'aborted'",
+            )
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| StoreError::NoFinishedGame(id.to_owned()))?;
+            let ended_ms: i64 = row.try_get("ended_ms")?;
+            sql.push_str(&format!(
+                " AND (p.ended_ms < ${n} OR (p.ended_ms = ${n} AND p.table_id < ${}))",
+                n + 1
+            ));
+            n += 2;
+            cursor = Some((ended_ms, id));
+        }
+        sql.push_str(&format!(
+            " ORDER BY p.ended_ms DESC, p.table_id DESC LIMIT ${n}"
+        ));
+        let mut query = sqlx::query(&sql).bind(player);
+        if let Some(v) = variant {
+            query = query.bind(v);
+        }
+        if let Some((ms, id)) = cursor {
+            query = query.bind(ms).bind(id);
+        }
+        let rows = query.bind(i64::from(limit)).fetch_all(&self.pool).await?;
+        rows.iter()
+            .map(|r| {
+                let text: String = r.try_get("summary")?;
+                Ok(serde_json::from_str(&text)?)
+            })
+            .collect()
+    }
+
+    /// The query plan of [`Store::finished_games_filtered`] for a player (and a variant when
+    /// given), as the database explains it, one line per step: to check that it reads the
+    /// `game_players` index (on PostgreSQL with sequential scans discouraged, as for a table
+    /// too big to read whole).
+    ///
+    /// # Errors
+    /// A database failure.
+    pub async fn explain_player_filter(&self, variant: bool) -> Result<String, StoreError> {
+        let filter = if variant {
+            " AND p.variant = 'xiangqi'"
+        } else {
+            ""
+        };
+        let select = format!(
+            "SELECT f.summary FROM game_players p JOIN finished_games f ON f.table_id = p.table_id \
+             WHERE p.player_id = 'x' AND f.reason <> 'aborted'{filter} \
+             ORDER BY p.ended_ms DESC, p.table_id DESC LIMIT 20"
+        );
+        let mut conn = self.pool.acquire().await?;
+        let sqlite = conn.backend_name() == "SQLite";
+        let sql = if sqlite {
+            format!("EXPLAIN QUERY PLAN {select}")
+        } else {
+            // a small table is read whole when that is cheaper: ask for the plan of a big one
+            conn.execute("SET enable_seqscan = off").await?;
+            format!("EXPLAIN {select}")
+        };
+        let rows = sqlx::query(&sql).fetch_all(&mut *conn).await?;
+        let mut lines = Vec::new();
+        for r in &rows {
+            let line: String = if sqlite {
+                r.try_get("detail")?
+            } else {
+                r.try_get(0)?
+            };
+            lines.push(line);
+        }
+        if !sqlite {
+            conn.execute("RESET enable_seqscan").await?;
+        }
+        Ok(lines.join("\n"))
     }
 
     /// Records that a table's clocks could not be saved at shutdown: the stop is not clean,

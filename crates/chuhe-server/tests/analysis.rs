@@ -90,3 +90,84 @@ async fn analysis_answers_board_moves_check_and_outcome() {
     assert_eq!(status, 413);
     server.stop().await;
 }
+
+/// `POST /api/analysis/eval`: the engine's mate in one first in the line with a mate score,
+/// the moves of a game one position each, and the limits refused with their exact messages.
+#[tokio::test]
+async fn the_engine_evaluates_each_position_within_its_limits() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, settings(Duration::from_secs(60))).await;
+
+    let body = r#"{"fen":"3k5/1R7/9/9/9/9/9/9/9/4K2R1 w","notation":"chinese"}"#;
+    let (status, _, answer) = server
+        .http("POST", "/api/analysis/eval", None, Some(body))
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let v: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    let p = &v["positions"][0];
+    assert_eq!(p["ply"], 0);
+    assert_eq!(p["eval"], serde_json::json!({"mate": 1}));
+    assert_eq!(p["line"][0], "h0h9");
+    assert_eq!(p["line_text"][0], "车二进九");
+    assert_eq!(v["next"], serde_json::Value::Null);
+    assert_eq!(v["nodes_per_position"], 60_000);
+
+    // A game: one position per ply, the move played in the notation asked for.
+    let body = r#"{"moves":["h2e2","h9g7"],"notation":"wxf"}"#;
+    let (status, _, answer) = server
+        .http("POST", "/api/analysis/eval", None, Some(body))
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let v: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    let played: Vec<&serde_json::Value> = v["positions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["played"])
+        .collect();
+    assert_eq!(
+        played,
+        [
+            &serde_json::Value::Null,
+            &serde_json::json!("C2.5"),
+            &serde_json::json!("H8+7")
+        ]
+    );
+    assert!(v["positions"][2]["eval"]["cp"].is_i64(), "{answer}");
+
+    let moves = vec!["\"h2e2\""; 301].join(",");
+    let too_many = format!(r#"{{"moves":[{moves}]}}"#);
+    let cases = [
+        (
+            too_many.as_str(),
+            400,
+            r#"{"error":"bad_message","message":"bad message: at most 300 moves, got 301"}"#,
+        ),
+        (
+            r#"{"moves":["h2e2"],"from":2}"#,
+            400,
+            r#"{"error":"bad_message","message":"bad message: from 2 is beyond the last position (ply 1)"}"#,
+        ),
+        (
+            r#"{"moves":["h2e2","e9e7"]}"#,
+            400,
+            r#"{"error":"illegal_move","message":"illegal move: e9e7 at ply 2 (general moves one point orthogonally)"}"#,
+        ),
+        (
+            r#"{"notation":"san"}"#,
+            400,
+            r#"{"error":"bad_message","message":"bad message: notation \"san\": use iccs, wxf or chinese"}"#,
+        ),
+    ];
+    for (body, want_status, want_body) in cases {
+        let (status, _, answer) = server
+            .http("POST", "/api/analysis/eval", None, Some(body))
+            .await;
+        assert_eq!(
+            (status, answer.as_str()),
+            (want_status, want_body),
+            "{body}"
+        );
+    }
+    server.stop().await;
+}

@@ -175,6 +175,35 @@ async fn finished_games_listed(backend: Backend) {
         let got: FinishedPage = get_json(&server, &format!("/api/games?{query}")).await;
         assert_eq!(ids_of(&got), expected, "{query}");
     }
+    // The player filter reads the game_players index; it agrees with the whole list filtered
+    // here by seat.
+    let store = server.state.store();
+    for (variant, index) in [
+        (false, "game_players_by_player"),
+        (true, "game_players_by_variant"),
+    ] {
+        let plan = store.explain_player_filter(variant).await.unwrap();
+        // SQLite takes the index made for the query; PostgreSQL, without statistics, may
+        // take either index of game_players by player
+        let wanted = if backend == Backend::Sqlite {
+            index
+        } else {
+            "game_players_by_"
+        };
+        assert!(plan.contains(wanted), "{plan}");
+    }
+    assert_eq!(store.add_missing_players().await.unwrap(), 0);
+    for p in [&mated_red, &resigned_black, &person(m, 1), &person(r, 0)] {
+        let got: FinishedPage = get_json(&server, &format!("/api/games?player={p}")).await;
+        let by_seat: Vec<String> = page
+            .games
+            .iter()
+            .filter(|g| (0..2).any(|s| person(g, s) == *p))
+            .map(|g| g.id.clone())
+            .collect();
+        assert_eq!(ids_of(&got), by_seat, "{p}");
+        assert_eq!(by_seat.len(), 1);
+    }
     let one: FinishedPage = get_json(&server, "/api/games?variant=xiangqi&limit=1").await;
     assert_eq!(
         (ids_of(&one), one.next.as_deref()),
@@ -277,6 +306,15 @@ async fn finished_games_listed(backend: Backend) {
     {
         sqlx::any::install_default_drivers();
         let pool = sqlx::AnyPool::connect(&db.url).await.unwrap();
+        let players = sqlx::query("DELETE FROM game_players")
+            .execute(&pool)
+            .await
+            .unwrap();
+        assert_eq!(
+            players.rows_affected(),
+            6,
+            "two persons in each of the three games"
+        );
         let gone = sqlx::query("DELETE FROM finished_games")
             .execute(&pool)
             .await
@@ -297,6 +335,12 @@ async fn finished_games_listed(backend: Backend) {
             (&a.seats, &a.outcome, &a.result, a.plies, a.created_ms),
             (&b.seats, &b.outcome, &b.result, b.plies, b.created_ms)
         );
+    }
+    // ... and their players are indexed again: the filters answer as before.
+    assert_eq!(server.state.store().add_missing_players().await.unwrap(), 0);
+    for (p, expected) in [(&mated_red, &mated), (&resigned_black, &resigned)] {
+        let got: FinishedPage = get_json(&server, &format!("/api/games?player={p}")).await;
+        assert_eq!(ids_of(&got), std::slice::from_ref(expected), "{p}");
     }
     server.stop().await;
 }

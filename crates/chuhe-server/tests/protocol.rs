@@ -78,12 +78,15 @@ fn fixtures_parse_and_print_back() {
         set(&[
             "abort",
             "accept_draw",
+            "accept_rematch",
             "accept_takeback",
             "chat",
             "decline_draw",
+            "decline_rematch",
             "decline_takeback",
             "move",
             "offer_draw",
+            "offer_rematch",
             "ping",
             "resign",
             "sit",
@@ -116,6 +119,9 @@ fn fixtures_parse_and_print_back() {
             "draw_offered",
             "ended",
             "moved",
+            "rematch_declined",
+            "rematch_offered",
+            "rematched",
             "sat",
             "started",
             "stood",
@@ -125,7 +131,7 @@ fn fixtures_parse_and_print_back() {
         ])
     );
     assert_eq!(http.len(), 8);
-    assert_eq!(names.len(), 56);
+    assert_eq!(names.len(), 62);
 }
 
 #[test]

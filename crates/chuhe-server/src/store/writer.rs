@@ -37,6 +37,10 @@ pub(super) struct FinishedRow {
     pub(super) ended_ms: i64,
     pub(super) reason: &'static str,
     pub(super) summary: String,
+    /// The variant word (`game_players.variant`).
+    pub(super) variant: &'static str,
+    /// The persons who played it (`game_players`), each once.
+    pub(super) players: Vec<String>,
 }
 
 /// A rating row, ready to bind.
@@ -111,6 +115,8 @@ pub(super) enum Single {
     Alive { now_ms: i64 },
     /// A finished-game row added after the fact.
     Finished(FinishedRow),
+    /// The `game_players` rows of a finished game stored before them.
+    FinishedPlayers(FinishedRow),
 }
 
 /// A job whose outcome is being checked.
@@ -276,6 +282,12 @@ impl Writer {
             ),
             Pending::Single(Single::Finished(row)) => (
                 "SELECT table_id AS v FROM finished_games WHERE table_id = $1 AND $2 = $2",
+                row.table_id.as_str(),
+                0,
+                None,
+            ),
+            Pending::Single(Single::FinishedPlayers(row)) => (
+                "SELECT table_id AS v FROM game_players WHERE table_id = $1 AND $2 = $2",
                 row.table_id.as_str(),
                 0,
                 None,
@@ -646,6 +658,33 @@ async fn insert_finished(
             .bind(f.summary.as_str());
     }
     query.execute(&mut **tx).await?;
+    insert_players(tx, rows).await
+}
+
+/// The `game_players` rows of finished games (at most 3 per game, 4 parameters each).
+async fn insert_players(
+    tx: &mut Transaction<'_, Any>,
+    rows: &[&FinishedRow],
+) -> Result<(), StoreError> {
+    let count: usize = rows.iter().map(|f| f.players.len()).sum();
+    if count == 0 {
+        return Ok(());
+    }
+    let sql = format!(
+        "INSERT INTO game_players (player_id, table_id, ended_ms, variant) VALUES {}",
+        values(count, 4)
+    );
+    let mut query = sqlx::query(&sql).persistent(count <= 3);
+    for f in rows {
+        for p in &f.players {
+            query = query
+                .bind(p.as_str())
+                .bind(f.table_id.as_str())
+                .bind(f.ended_ms)
+                .bind(f.variant);
+        }
+    }
+    query.execute(&mut **tx).await?;
     Ok(())
 }
 
@@ -782,6 +821,10 @@ async fn run_single(tx: &mut Transaction<'_, Any>, single: &Single) -> Result<u6
             .rows_affected(),
         Single::Finished(row) => {
             insert_finished(tx, &[row]).await?;
+            1
+        }
+        Single::FinishedPlayers(row) => {
+            insert_players(tx, &[row]).await?;
             1
         }
     };

@@ -53,6 +53,10 @@ pub(crate) enum Command {
     Retire {
         reply: oneshot::Sender<bool>,
     },
+    /// The agreed rematch's table, or `None` when creating it failed.
+    Rematched {
+        table: Option<String>,
+    },
 }
 
 impl std::fmt::Debug for Command {
@@ -101,6 +105,8 @@ struct Table {
     /// What was last sent on [`TableSettings::listing`] (without the version: the lobby
     /// copy changes when the phase or the seats do).
     listed_last: Option<(Phase, Vec<Option<SeatPlayer>>)>,
+    /// Whether the owner was asked for the agreed rematch's table ([`TableNotice::Rematch`]).
+    rematch_asked: bool,
 }
 
 /// The wait before a timer whose write failed is tried again.
@@ -151,6 +157,7 @@ pub(crate) fn spawn(
         fence,
         lost: false,
         listed_last: None,
+        rematch_asked: false,
     };
     tokio::spawn(table.run(rx));
     handle
@@ -170,6 +177,8 @@ impl Table {
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
         self.publish_listing();
         self.maybe_think();
+        // a rematch agreed before a restart, whose table was not made yet
+        self.ask_rematch();
         while !self.lost {
             self.refresh_idle();
             let due = self.next_due();
@@ -445,6 +454,7 @@ impl Table {
                 if let Some(c) = self.conns.remove(&conn) {
                     if let Some(p) = c.person {
                         self.presence_changed(&p);
+                        self.withdraw_rematch(&p).await;
                     }
                     self.send_spectators();
                 }
@@ -474,7 +484,52 @@ impl Table {
                 }
                 self.maybe_think();
             }
+            Command::Rematched { table } => {
+                self.rematch_asked = false;
+                let event = table.and_then(|t| core::rematched(&self.state, &t));
+                if let Some(event) = event {
+                    if let Err(e) = self
+                        .commit(Decision::Events(vec![event]), Instant::now())
+                        .await
+                    {
+                        e.log();
+                    }
+                }
+            }
             Command::Shutdown { .. } | Command::Retire { .. } => {}
+        }
+    }
+
+    /// Withdraws the rematch that `person` asked for once none of its connections is left.
+    async fn withdraw_rematch(&mut self, person: &Person) {
+        let Some(seat) = self.state.seat_of(person) else {
+            return;
+        };
+        if self.is_connected(seat) || self.settle().await.is_err() {
+            return;
+        }
+        if let Some(event) = core::withdraw_rematch(&self.state, seat) {
+            if let Err(e) = self
+                .commit(Decision::Events(vec![event]), Instant::now())
+                .await
+            {
+                e.log();
+            }
+        }
+    }
+
+    /// Asks the owner for the rematch's table once every seat wants it (once per agreement).
+    fn ask_rematch(&mut self) {
+        if self.rematch_asked {
+            return;
+        }
+        if let Some((options, seats)) = core::rematch_due(&self.state) {
+            self.rematch_asked = true;
+            let _ = self.settings.notices.send(TableNotice::Rematch {
+                table: self.state.id.clone(),
+                options,
+                seats,
+            });
         }
     }
 
@@ -745,6 +800,7 @@ impl Table {
         self.publish_listing();
         self.send_update(versioned);
         self.maybe_think();
+        self.ask_rematch();
     }
 
     /// Writes `events` (already applied: the last is the row's version) with the table row at

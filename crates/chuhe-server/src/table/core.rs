@@ -40,6 +40,10 @@ pub(crate) struct TableState {
     pub(crate) takeback_offer: Option<Seat>,
     /// When the table was created, milliseconds since the Unix epoch.
     pub(crate) created_ms: i64,
+    /// After the end: the seats that want a rematch, ascending.
+    pub(crate) rematch_offers: Vec<Seat>,
+    /// The rematch's table, once agreed.
+    pub(crate) rematch: Option<String>,
 }
 
 /// What a message asks of the table, once checked against its state.
@@ -80,6 +84,8 @@ impl TableState {
             draw_offer: None,
             takeback_offer: None,
             created_ms,
+            rematch_offers: Vec::new(),
+            rematch: None,
         }
     }
 
@@ -137,6 +143,17 @@ impl TableState {
             Event::DrawDeclined { .. } => self.draw_offer = None,
             Event::TakebackOffered { seat } => self.takeback_offer = Some(*seat),
             Event::TakebackDeclined { .. } => self.takeback_offer = None,
+            Event::RematchOffered { seat } => {
+                if !self.rematch_offers.contains(seat) {
+                    self.rematch_offers.push(*seat);
+                    self.rematch_offers.sort_unstable();
+                }
+            }
+            Event::RematchDeclined { .. } => self.rematch_offers.clear(),
+            Event::Rematched { table } => {
+                self.rematch = Some(table.clone());
+                self.rematch_offers.clear();
+            }
             // the move before it has already defeated the kingdom in the game
             Event::Defeated { .. } => {}
             Event::TakenBack { plies } => {
@@ -304,6 +321,8 @@ impl TableState {
                 .game
                 .as_sanguo()
                 .map_or_else(Vec::new, |g| g.defeats().iter().map(defeat_of).collect()),
+            rematch_offers: self.rematch_offers.clone(),
+            rematch: self.rematch.clone(),
         }
     }
 
@@ -332,6 +351,7 @@ impl TableState {
             clocks: self.clocks.as_ref().map(|c| c.view(now)),
             draw_offer: self.draw_offer,
             takeback_offer: self.takeback_offer,
+            rematch_offers: self.rematch_offers.clone(),
             board: moved.then(|| self.game.position_view()),
             connected: seated.then_some(connected),
             legal_moves: Vec::new(),
@@ -369,6 +389,21 @@ impl TableState {
                 "seats change only before the start".to_owned(),
             )),
         }
+    }
+
+    /// A rematch may be offered or answered: the game has ended and no rematch was agreed yet.
+    fn rematch_open(&self) -> Result<(), ServerError> {
+        if self.phase != Phase::Ended {
+            return Err(ServerError::NotAllowed(
+                "a rematch is for a game that has ended".to_owned(),
+            ));
+        }
+        if self.rematch.is_some() {
+            return Err(ServerError::NotAllowed(
+                "the rematch has already been agreed".to_owned(),
+            ));
+        }
+        Ok(())
     }
 
     fn draw_variant(&self) -> Result<(), ServerError> {
@@ -625,6 +660,31 @@ pub(crate) fn decide(
                 )),
             }
         }
+        ClientMessage::OfferRematch {} | ClientMessage::AcceptRematch {} => {
+            let seat = caller.seat(state)?;
+            state.rematch_open()?;
+            if state.rematch_offers.contains(&seat) {
+                return Err(ServerError::NotAllowed(
+                    "you already offered a rematch".to_owned(),
+                ));
+            }
+            if matches!(msg, ClientMessage::AcceptRematch {}) && state.rematch_offers.is_empty() {
+                return Err(ServerError::NotAllowed(
+                    "there is no rematch offer to answer".to_owned(),
+                ));
+            }
+            one(Event::RematchOffered { seat })
+        }
+        ClientMessage::DeclineRematch {} => {
+            let seat = caller.seat(state)?;
+            state.rematch_open()?;
+            if state.rematch_offers.iter().all(|s| *s == seat) {
+                return Err(ServerError::NotAllowed(
+                    "there is no rematch offer to answer".to_owned(),
+                ));
+            }
+            one(Event::RematchDeclined { seat })
+        }
         ClientMessage::Abort {} => {
             caller.seat(state)?;
             state.running()?;
@@ -809,6 +869,42 @@ pub(crate) fn ended(outcome: Outcome, winner_seats: Vec<Seat>) -> Event {
         outcome,
         winner_seats,
     }
+}
+
+/// The rematch to create once every seat with a person wants it (the computer always does):
+/// the table's options and its players, each moved one seat on (the player at seat `s` sits at
+/// `(s + 1) % seats`: xiangqi and banqi swap colours, sanguo turns the kingdoms). `None` while
+/// someone has not agreed, before the end, and once the rematch has its table.
+pub(crate) fn rematch_due(state: &TableState) -> Option<(TableOptions, Vec<Option<SeatPlayer>>)> {
+    if state.phase != Phase::Ended || state.rematch.is_some() || state.rematch_offers.is_empty() {
+        return None;
+    }
+    let agreed = Seat::all(state.seats.len())
+        .all(|seat| state.rematch_offers.contains(&seat) || state.computer_level(seat).is_some());
+    if !agreed {
+        return None;
+    }
+    let n = state.seats.len();
+    let mut seats = vec![None; n];
+    for (s, player) in state.seats.iter().enumerate() {
+        seats[(s + 1) % n].clone_from(player);
+    }
+    Some((state.options.clone(), seats))
+}
+
+/// The `rematched` event once the agreed rematch's table `table` exists, or `None` when no
+/// rematch is due (it was agreed already, or withdrawn in between).
+pub(crate) fn rematched(state: &TableState, table: &str) -> Option<Event> {
+    rematch_due(state).map(|_| Event::Rematched {
+        table: table.to_owned(),
+    })
+}
+
+/// The `rematch_declined` event withdrawing the rematch `seat` asked for, when its person has
+/// left the table (its last connection closed) before the rematch was agreed; else `None`.
+pub(crate) fn withdraw_rematch(state: &TableState, seat: Seat) -> Option<Event> {
+    let open = state.phase == Phase::Ended && state.rematch.is_none();
+    (open && state.rematch_offers.contains(&seat)).then_some(Event::RematchDeclined { seat })
 }
 
 /// The seats of the indices that [`AnyGame`] answers with (winners, seats in check).
@@ -1777,5 +1873,144 @@ mod tests {
             }
         );
         assert_eq!(e.status(), axum::http::StatusCode::NOT_FOUND);
+    }
+
+    /// A game of `variant` between people that `players[0]` resigned: ended.
+    fn resigned(variant: Variant) -> (TableState, Vec<Person>) {
+        let (mut state, players) = running(variant, None, Instant::now());
+        let end = events(ask(&state, Some(&players[0]), ClientMessage::Resign {}));
+        apply_all(&mut state, &end);
+        assert_eq!(state.phase, Phase::Ended);
+        (state, players)
+    }
+
+    #[test]
+    fn a_rematch_is_offered_declined_offered_again_accepted_with_the_colours_swapped() {
+        let (mut state, p) = resigned(Variant::Xiangqi);
+        let offered = events(ask(&state, Some(&p[0]), ClientMessage::OfferRematch {}));
+        assert_eq!(offered, vec![Event::RematchOffered { seat: Seat::new(0) }]);
+        apply_all(&mut state, &offered);
+        assert_eq!(state.rematch_offers, vec![Seat::new(0)]);
+        assert_eq!(rematch_due(&state), None, "the other has not answered");
+        assert_eq!(rematched(&state, "t2"), None);
+        let declined = events(ask(&state, Some(&p[1]), ClientMessage::DeclineRematch {}));
+        assert_eq!(
+            declined,
+            vec![Event::RematchDeclined { seat: Seat::new(1) }]
+        );
+        apply_all(&mut state, &declined);
+        assert!(state.rematch_offers.is_empty());
+
+        apply_all(&mut state, &offered);
+        let accepted = events(ask(&state, Some(&p[1]), ClientMessage::AcceptRematch {}));
+        assert_eq!(accepted, vec![Event::RematchOffered { seat: Seat::new(1) }]);
+        apply_all(&mut state, &accepted);
+        let (options, seats) = rematch_due(&state).expect("both want it");
+        assert_eq!(options, state.options);
+        assert_eq!(seats, vec![Some(seated(&p[1])), Some(seated(&p[0]))]);
+        let done = rematched(&state, "t2").unwrap();
+        assert_eq!(
+            done,
+            Event::Rematched {
+                table: "t2".to_owned()
+            }
+        );
+        apply_all(&mut state, &[done]);
+        assert_eq!(state.rematch.as_deref(), Some("t2"));
+        assert_eq!(rematch_due(&state), None);
+        let view = state.view(Some(Seat::new(0)), vec![true, true], Instant::now());
+        assert_eq!(view.rematch.as_deref(), Some("t2"));
+        assert!(view.rematch_offers.is_empty());
+        assert_eq!(
+            refused(ask(&state, Some(&p[0]), ClientMessage::OfferRematch {})),
+            not_allowed("the rematch has already been agreed")
+        );
+    }
+
+    #[test]
+    fn a_rematch_is_refused_before_the_end_twice_without_an_offer_and_to_spectators() {
+        let (state, p) = running(Variant::Xiangqi, None, Instant::now());
+        assert_eq!(
+            refused(ask(&state, Some(&p[0]), ClientMessage::OfferRematch {})),
+            not_allowed("a rematch is for a game that has ended")
+        );
+        let (mut state, p) = resigned(Variant::Xiangqi);
+        for msg in [
+            ClientMessage::AcceptRematch {},
+            ClientMessage::DeclineRematch {},
+        ] {
+            assert_eq!(
+                refused(ask(&state, Some(&p[1]), msg)),
+                not_allowed("there is no rematch offer to answer")
+            );
+        }
+        let stranger = person("z", false);
+        assert_eq!(
+            refused(ask(&state, Some(&stranger), ClientMessage::OfferRematch {})),
+            ServerError::NotSeated
+        );
+        let offered = events(ask(&state, Some(&p[0]), ClientMessage::OfferRematch {}));
+        apply_all(&mut state, &offered);
+        assert_eq!(
+            refused(ask(&state, Some(&p[0]), ClientMessage::OfferRematch {})),
+            not_allowed("you already offered a rematch")
+        );
+        assert_eq!(
+            refused(ask(&state, Some(&p[0]), ClientMessage::DeclineRematch {})),
+            not_allowed("there is no rematch offer to answer")
+        );
+    }
+
+    #[test]
+    fn a_rematch_offer_is_withdrawn_when_its_seat_leaves() {
+        let (mut state, p) = resigned(Variant::Xiangqi);
+        assert_eq!(withdraw_rematch(&state, Seat::new(0)), None);
+        let offered = events(ask(&state, Some(&p[0]), ClientMessage::OfferRematch {}));
+        apply_all(&mut state, &offered);
+        assert_eq!(
+            withdraw_rematch(&state, Seat::new(1)),
+            None,
+            "seat 1 offered nothing"
+        );
+        let gone = withdraw_rematch(&state, Seat::new(0)).unwrap();
+        assert_eq!(gone, Event::RematchDeclined { seat: Seat::new(0) });
+        apply_all(&mut state, &[gone]);
+        assert!(state.rematch_offers.is_empty());
+        assert_eq!(
+            refused(ask(&state, Some(&p[1]), ClientMessage::AcceptRematch {})),
+            not_allowed("there is no rematch offer to answer")
+        );
+    }
+
+    #[test]
+    fn a_sanguo_rematch_needs_all_three_and_turns_the_kingdoms() {
+        let (mut state, p) = resigned(Variant::Sanguo);
+        for (i, who) in p.iter().enumerate() {
+            assert_eq!(rematch_due(&state), None, "after {i} offers");
+            let offered = events(ask(&state, Some(who), ClientMessage::OfferRematch {}));
+            apply_all(&mut state, &offered);
+        }
+        let (_, seats) = rematch_due(&state).expect("all three want it");
+        assert_eq!(
+            seats,
+            vec![
+                Some(seated(&p[2])),
+                Some(seated(&p[0])),
+                Some(seated(&p[1]))
+            ]
+        );
+    }
+
+    #[test]
+    fn against_the_computer_one_rematch_offer_is_enough() {
+        let me = person("a", false);
+        let mut state = against_computer(&me);
+        let end = events(ask(&state, Some(&me), ClientMessage::Resign {}));
+        apply_all(&mut state, &end);
+        let offered = events(ask(&state, Some(&me), ClientMessage::OfferRematch {}));
+        apply_all(&mut state, &offered);
+        let (_, seats) = rematch_due(&state).expect("the computer always agrees");
+        let computer = state.seats[1].clone();
+        assert_eq!(seats, vec![computer, Some(seated(&me))]);
     }
 }

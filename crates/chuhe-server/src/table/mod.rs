@@ -23,7 +23,9 @@ use self::actor::{spawn, Command};
 use self::core::TableState;
 use crate::clock::Clocks;
 use crate::error::ServerError;
-use crate::protocol::{ClientMessage, Event, ServerMessage, TableOptions, TableSummary};
+use crate::protocol::{
+    ClientMessage, Event, SeatPlayer, ServerMessage, TableOptions, TableSummary,
+};
 use crate::store::{Fence, Store};
 use crate::variant::RuleOptions;
 use chuhe_rules::xiangqi::{DEFAULT_NO_CAPTURE_LIMIT, MAX_NO_CAPTURE_LIMIT};
@@ -71,6 +73,17 @@ pub enum TableNotice {
     /// In a cluster: another node owns the table now (this node's write was fenced); the
     /// actor has stopped without writing.
     Lost(String),
+    /// Every seat of the ended table `table` wants a rematch: the owner creates a table with
+    /// these options and these players already seated ([`create_seated`]), then tells the old
+    /// table its id ([`TableHandle::rematched`]).
+    Rematch {
+        /// The ended table.
+        table: String,
+        /// The new table's options (the old table's).
+        options: TableOptions,
+        /// Who sits where at the new table, per seat.
+        seats: Vec<Option<SeatPlayer>>,
+    },
 }
 
 /// The way to a table actor; cheap to clone.
@@ -181,6 +194,13 @@ impl TableHandle {
             return true;
         }
         rx.await.unwrap_or(true)
+    }
+
+    /// Tells the table that its agreed rematch has the table `table` (`Some`): a `rematched`
+    /// event follows; or that creating it failed (`None`): the rematch is asked for again at
+    /// the table's next change.
+    pub async fn rematched(&self, table: Option<String>) {
+        let _ = self.tx.send(Command::Rematched { table }).await;
     }
 
     /// Saves the clocks and stops the actor.
@@ -294,6 +314,67 @@ pub struct Held {
     pub fence: Fence,
     /// Thinking time before the previous owner died, charged to the seat to move.
     pub uncharged: Duration,
+}
+
+/// Creates a table with `seats` already taken (a rematch): stores its `created` event and the
+/// `sat` events, then starts its actor. The persons have the grace period to connect.
+///
+/// # Errors
+/// Bad options, a seat list of the wrong length, or the database failed.
+pub async fn create_seated(
+    store: &Store,
+    settings: TableSettings,
+    id: String,
+    options: TableOptions,
+    seats: Vec<Option<SeatPlayer>>,
+    owner: Option<&str>,
+) -> Result<TableHandle, ServerError> {
+    let options = check_options(options)?;
+    if seats.len() != options.variant.seat_count() {
+        return Err(ServerError::Internal(format!(
+            "{} seats for a table of {}",
+            seats.len(),
+            options.variant.seat_count()
+        )));
+    }
+    let mut state = TableState::new(id.clone(), options.clone(), crate::store::now_ms());
+    let created = Event::Created { options };
+    let now = Instant::now();
+    state.apply(&created, now).map_err(ServerError::Internal)?;
+    store
+        .create_table_owned(&state.row(now), &created, owner)
+        .await?;
+    let fence = owner.map(|node| Fence {
+        node: node.to_owned(),
+        epoch: 1,
+    });
+    let sat: Vec<Event> = seats
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            p.map(|player| Event::Sat {
+                seat: crate::protocol::Seat::new(i),
+                player,
+            })
+        })
+        .collect();
+    for e in &sat {
+        state.apply(e, now).map_err(ServerError::Internal)?;
+    }
+    store
+        .write_fenced(
+            &crate::store::TableWrite {
+                row: state.row(now),
+                events: sat.clone(),
+                ratings: Vec::new(),
+                finished: None,
+            },
+            fence.as_ref(),
+        )
+        .await?;
+    let mut log = vec![created];
+    log.extend(sat);
+    Ok(spawn(state, log, store.clone(), settings, fence))
 }
 
 /// Brings a stored table back: replays its events, restores its clocks from the snapshot and

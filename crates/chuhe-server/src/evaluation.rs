@@ -1,0 +1,434 @@
+//! `POST /api/analysis/eval`: the engine's evaluation and best line for the positions of a
+//! xiangqi game (the analysis board of the web client), from the start or from a FEN.
+//!
+//! The cost is bounded three ways: every position gets a fixed search budget
+//! ([`EVAL_NODES`] nodes, at most [`EVAL_TIME`]); one request evaluates at most
+//! [`POSITIONS_PER_REQUEST`] positions (the answer's `next` says where to go on) of a game of at
+//! most [`MAX_EVAL_MOVES`] moves; at most [`MAX_CONCURRENT_EVALS`] requests search at once, on
+//! blocking threads (a request beyond that is refused at once with `rate_limited`, it does not
+//! wait). The computer players' pool ([`crate::computer`]) is not used: analyses never delay a
+//! computer's move. No session is needed and nothing is stored. See `docs/protocol.md`.
+
+use crate::error::ServerError;
+use crate::extract::JsonBody;
+use axum::Json;
+use chuhe_engine::search::{Control, Limits, Score, Searcher, Settings};
+use chuhe_engine::tt::Table;
+use chuhe_notation::{write_move, ChineseStyle, Notation};
+use chuhe_rules::outcome::Outcome;
+use chuhe_rules::xiangqi::{Color, Game, GameOptions, Move, Position};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+use tokio::sync::Semaphore;
+
+/// Nodes searched per position.
+pub const EVAL_NODES: u64 = 60_000;
+/// Longest search of one position (the node budget usually ends it first).
+pub const EVAL_TIME: Duration = Duration::from_millis(300);
+/// Most moves a request may give (the game; positions after them are not analysed).
+pub const MAX_EVAL_MOVES: usize = 300;
+/// Most positions one request evaluates.
+pub const POSITIONS_PER_REQUEST: usize = 20;
+/// Most requests that search at once (the others are refused).
+pub const MAX_CONCURRENT_EVALS: usize = 2;
+/// Longest best line reported, in moves.
+pub const MAX_LINE: usize = 8;
+/// Longest accepted FEN, bytes.
+pub const MAX_FEN_BYTES: usize = 128;
+/// The transposition table of one request, MiB.
+const TABLE_MIB: usize = 8;
+
+/// The searches running now, shared by every request of the process.
+static RUNNING: Semaphore = Semaphore::const_new(MAX_CONCURRENT_EVALS);
+
+/// The body of `POST /api/analysis/eval`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvalRequest {
+    /// The start position as a xiangqi FEN; `null` or absent: the usual start.
+    #[serde(default)]
+    pub fen: Option<String>,
+    /// The game's moves from there, ICCS (`h2e2`); at most [`MAX_EVAL_MOVES`].
+    #[serde(default)]
+    pub moves: Vec<String>,
+    /// The first ply to evaluate (0: the start position; `moves.len()`: the last position).
+    #[serde(default)]
+    pub from: usize,
+    /// The notation of `played` and `line_text`: `iccs` (default), `wxf` or `chinese`.
+    #[serde(default)]
+    pub notation: Option<String>,
+}
+
+/// An evaluation from Red's point of view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Eval {
+    /// Centipawns: positive when Red is better (a Soldier over the river is worth about 100).
+    Cp(i32),
+    /// A forced mate in this many moves: positive when Red mates, negative when Black does.
+    Mate(i32),
+}
+
+/// One analysed position.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PositionEval {
+    /// The moves played to reach it (0: the start position).
+    pub ply: usize,
+    /// The position's FEN.
+    pub fen: String,
+    /// The move that led here, in the notation asked for; `null` at ply 0.
+    pub played: Option<String>,
+    /// The evaluation, `null` once the game is over in this position (see `outcome`).
+    pub eval: Option<Eval>,
+    /// The best line from here, ICCS, at most [`MAX_LINE`] moves; empty once the game is over.
+    pub line: Vec<String>,
+    /// The same line in the notation asked for.
+    pub line_text: Vec<String>,
+    /// The deepest completed search depth, plies.
+    pub depth: i32,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// How the game ended in this position (mate, repetition, no-capture limit), else `null`.
+    pub outcome: Option<Outcome>,
+}
+
+/// The answer of `POST /api/analysis/eval`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvalAnswer {
+    /// The positions from `from`, in order, at most [`POSITIONS_PER_REQUEST`].
+    pub positions: Vec<PositionEval>,
+    /// The ply to ask `from` next, `null` when the last position is in this answer.
+    pub next: Option<usize>,
+    /// The node budget of each position.
+    pub nodes_per_position: u64,
+}
+
+/// The route's handler: checks the request, then searches on a blocking thread.
+///
+/// # Errors
+/// `bad_message` for a bad FEN, notation, `from` or too many moves; `illegal_move` for a move
+/// that does not read or is not legal; `rate_limited` (503) when [`MAX_CONCURRENT_EVALS`]
+/// analyses are running.
+pub async fn route(
+    JsonBody(request): JsonBody<EvalRequest>,
+) -> Result<Json<EvalAnswer>, ServerError> {
+    Ok(Json(evaluate_with(&RUNNING, request).await?))
+}
+
+/// [`route`] with the semaphore that bounds the searches running at once.
+///
+/// # Errors
+/// As [`route`].
+pub async fn evaluate_with(
+    running: &Semaphore,
+    request: EvalRequest,
+) -> Result<EvalAnswer, ServerError> {
+    let job = Job::read(&request)?;
+    let _permit = running.try_acquire().map_err(|_| {
+        ServerError::Busy(format!(
+            "the engine is busy with {MAX_CONCURRENT_EVALS} analyses: try again in a moment"
+        ))
+    })?;
+    tokio::task::spawn_blocking(move || job.run())
+        .await
+        .map_err(|e| ServerError::Internal(format!("analysis thread: {e}")))?
+}
+
+/// A checked request: the start, the moves, the range and the notation.
+struct Job {
+    start: Position,
+    moves: Vec<Move>,
+    from: usize,
+    notation: Notation,
+}
+
+impl Job {
+    fn read(request: &EvalRequest) -> Result<Job, ServerError> {
+        if request.moves.len() > MAX_EVAL_MOVES {
+            return Err(ServerError::BadMessage(format!(
+                "at most {MAX_EVAL_MOVES} moves, got {}",
+                request.moves.len()
+            )));
+        }
+        if request.from > request.moves.len() {
+            return Err(ServerError::BadMessage(format!(
+                "from {} is beyond the last position (ply {})",
+                request.from,
+                request.moves.len()
+            )));
+        }
+        let notation = match request.notation.as_deref().unwrap_or("iccs") {
+            "iccs" => Notation::Iccs,
+            "wxf" => Notation::Wxf,
+            "chinese" => Notation::Chinese,
+            other => {
+                return Err(ServerError::BadMessage(format!(
+                    "notation {other:?}: use iccs, wxf or chinese"
+                )))
+            }
+        };
+        let start = match request.fen.as_deref().map(str::trim) {
+            None | Some("") => Position::start(),
+            Some(text) if text.len() > MAX_FEN_BYTES => {
+                return Err(ServerError::BadMessage(format!(
+                    "a FEN has at most {MAX_FEN_BYTES} bytes"
+                )))
+            }
+            Some(text) => Position::from_fen(text)
+                .map_err(|e| ServerError::BadMessage(format!("fen: {e}")))?,
+        };
+        let mut game = Game::new(start.clone(), GameOptions::default());
+        let mut moves = Vec::with_capacity(request.moves.len());
+        for (i, text) in request.moves.iter().enumerate() {
+            let ply = i + 1;
+            let m: Move = text
+                .parse()
+                .map_err(|e| ServerError::IllegalMove(format!("{text} at ply {ply} ({e})")))?;
+            if game.status().outcome().is_some() {
+                return Err(ServerError::IllegalMove(format!(
+                    "{text} at ply {ply} (the game is over)"
+                )));
+            }
+            game.play(m)
+                .map_err(|e| ServerError::IllegalMove(format!("{text} at ply {ply} ({e})")))?;
+            moves.push(m);
+        }
+        Ok(Job {
+            start,
+            moves,
+            from: request.from,
+            notation,
+        })
+    }
+
+    /// Replays the game and searches each position of the range in turn.
+    fn run(self) -> Result<EvalAnswer, ServerError> {
+        let table = Table::new(TABLE_MIB)
+            .map_err(|()| ServerError::Internal("no memory for the analysis table".to_owned()))?;
+        let last = self.moves.len().min(self.from + POSITIONS_PER_REQUEST - 1);
+        let mut game = Game::new(self.start.clone(), GameOptions::default());
+        let mut positions = Vec::new();
+        for ply in 0..=last {
+            let played = if ply == 0 {
+                None
+            } else {
+                let m = self.moves[ply - 1];
+                let text = write_move(game.position(), m, self.notation, ChineseStyle::default())
+                    .map_err(|e| ServerError::Internal(format!("a replayed move: {e}")))?;
+                game.play(m)
+                    .map_err(|e| ServerError::Internal(format!("a replayed move: {e}")))?;
+                Some(text)
+            };
+            if ply < self.from {
+                continue;
+            }
+            let mut p = self.search(&game, &table, ply);
+            p.played = played;
+            positions.push(p);
+        }
+        Ok(EvalAnswer {
+            positions,
+            next: (last < self.moves.len()).then_some(last + 1),
+            nodes_per_position: EVAL_NODES,
+        })
+    }
+
+    /// The evaluation of the game's current position (`ply` moves played).
+    fn search(&self, game: &Game, table: &Table, ply: usize) -> PositionEval {
+        let pos = game.position();
+        let mut answer = PositionEval {
+            ply,
+            fen: pos.to_string(),
+            played: None,
+            eval: None,
+            line: Vec::new(),
+            line_text: Vec::new(),
+            depth: 0,
+            nodes: 0,
+            outcome: game.status().outcome().cloned(),
+        };
+        if answer.outcome.is_some() {
+            return answer;
+        }
+        table.new_search();
+        let ctl = Control::default();
+        let limits = Limits {
+            nodes: Some(EVAL_NODES),
+            movetime: Some(EVAL_TIME.as_millis() as u64),
+            ..Limits::default()
+        };
+        let settings = Settings {
+            no_capture_limit: game.options().no_capture_limit,
+            ..Settings::default()
+        };
+        let mut searcher = Searcher::new(
+            &self.start,
+            &self.moves[..ply],
+            table,
+            &ctl,
+            settings,
+            limits,
+        );
+        let mut pv: Vec<Move> = Vec::new();
+        let found = searcher.run(&mut |info| {
+            if info.multipv == 1 && info.bound.is_none() {
+                pv.clone_from(&info.pv);
+            }
+        });
+        if pv.first() != found.best.as_ref() {
+            pv = found.best.into_iter().collect();
+        }
+        pv.truncate(MAX_LINE);
+        // the line's moves written one after the other on a copy of the position
+        let mut walk = pos.clone();
+        for m in &pv {
+            let Ok(text) = write_move(&walk, *m, self.notation, ChineseStyle::default()) else {
+                break;
+            };
+            if walk.play(*m).is_err() {
+                break;
+            }
+            answer.line.push(m.to_string());
+            answer.line_text.push(text);
+        }
+        let red = pos.side_to_move() == Color::Red;
+        answer.eval = Some(match Score::from_internal(found.score) {
+            Score::Cp(cp) => Eval::Cp(if red { cp } else { -cp }),
+            Score::Mate(n) => Eval::Mate(if red { n } else { -n }),
+        });
+        answer.depth = found.depth;
+        answer.nodes = found.nodes;
+        answer
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(fen: Option<&str>, moves: &[&str]) -> EvalRequest {
+        EvalRequest {
+            fen: fen.map(str::to_owned),
+            moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+            from: 0,
+            notation: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_mate_in_one_is_found_first_with_its_mate_score() {
+        // Red's Chariot h0 to h9 mates: the Black General may not step to e9 (it would face
+        // Red's on the open e-file) nor to d8 (the other Chariot holds rank 8)
+        let semaphore = Semaphore::new(1);
+        let mut r = request(Some("3k5/1R7/9/9/9/9/9/9/9/4K2R1 w"), &[]);
+        r.notation = Some("wxf".to_owned());
+        let answer = evaluate_with(&semaphore, r).await.unwrap();
+        assert_eq!(answer.next, None);
+        let p = &answer.positions[0];
+        assert_eq!(p.line.first().map(String::as_str), Some("h0h9"));
+        assert_eq!(p.line_text.first().map(String::as_str), Some("R2+9"));
+        assert_eq!(p.eval, Some(Eval::Mate(1)));
+        // the same with Black to mate: negative from Red's view
+        let black = request(Some("4k2r1/9/9/9/9/9/9/9/1r7/3K5 b"), &[]);
+        let answer = evaluate_with(&semaphore, black).await.unwrap();
+        let p = &answer.positions[0];
+        assert_eq!(p.line.first().map(String::as_str), Some("h9h0"));
+        assert_eq!(p.eval, Some(Eval::Mate(-1)));
+    }
+
+    #[tokio::test]
+    async fn every_position_of_a_game_from_its_start_and_a_mated_end() {
+        let semaphore = Semaphore::new(1);
+        // a mate in one played: the last position is over, with no line
+        let answer = evaluate_with(
+            &semaphore,
+            request(Some("3k5/1R7/9/9/9/9/9/9/9/4K2R1 w"), &["h0h9"]),
+        )
+        .await
+        .unwrap();
+        assert_eq!(answer.positions.len(), 2);
+        let end = &answer.positions[1];
+        assert_eq!(
+            (end.ply, end.played.as_deref(), end.eval, end.line.len()),
+            (1, Some("h0h9"), None, 0)
+        );
+        assert_eq!(
+            end.outcome.as_ref().map(|o| o.reason.as_str()),
+            Some("checkmate")
+        );
+        assert_eq!(end.fen, "3k3R1/1R7/9/9/9/9/9/9/9/4K4 b - - 1 1");
+        // the start: about level, a few moves deep
+        let answer = evaluate_with(&semaphore, request(None, &["h2e2", "h9g7"]))
+            .await
+            .unwrap();
+        let plies: Vec<usize> = answer.positions.iter().map(|p| p.ply).collect();
+        assert_eq!(plies, [0, 1, 2]);
+        let Some(Eval::Cp(cp)) = answer.positions[0].eval else {
+            panic!("centipawns at the start");
+        };
+        assert!(cp.abs() < 100, "{cp}");
+        assert!(answer.positions[0].depth >= 3);
+        assert!(answer.positions[0].nodes <= EVAL_NODES + 10_000);
+    }
+
+    #[tokio::test]
+    async fn a_long_game_comes_in_pages() {
+        let semaphore = Semaphore::new(1);
+        // a real game (CCPD 8087) that Black wins by checkmate in 24 plies
+        let game = "c3c4 g6g5 b0c2 h9g7 c2d4 h7h3 h0g2 b9c7 i3i4 c9e7 a0a1 d9e8 b2c2 a9d9 \
+                    d4c6 g7f5 f0e1 f5e3 g2e3 h3e3 g0e2 b7b0 a1b1 d9d0";
+        let moves: Vec<&str> = game.split_whitespace().collect();
+        let mut r = request(None, &moves);
+        let mut r2 = r.clone();
+        let answer = evaluate_with(&semaphore, r.clone()).await.unwrap();
+        assert_eq!(answer.positions.len(), POSITIONS_PER_REQUEST);
+        assert_eq!(answer.next, Some(POSITIONS_PER_REQUEST));
+        r2.from = POSITIONS_PER_REQUEST;
+        let rest = evaluate_with(&semaphore, r2).await.unwrap();
+        let plies: Vec<usize> = rest.positions.iter().map(|p| p.ply).collect();
+        assert_eq!(plies, [20, 21, 22, 23, 24]);
+        assert_eq!(rest.next, None);
+        // before the mate, Black's mate is seen; after it, the game is over
+        assert!(matches!(rest.positions[3].eval, Some(Eval::Mate(n)) if n < 0));
+        let end = &rest.positions[4];
+        assert_eq!((end.eval, end.played.as_deref()), (None, Some("d9d0")));
+        r.from = 25;
+        assert_eq!(
+            evaluate_with(&semaphore, r).await.unwrap_err(),
+            ServerError::BadMessage("from 25 is beyond the last position (ply 24)".to_owned())
+        );
+    }
+
+    #[tokio::test]
+    async fn the_limits_are_refused_with_clear_messages() {
+        let free = Semaphore::new(1);
+        let too_many = vec!["h2e2"; MAX_EVAL_MOVES + 1];
+        assert_eq!(
+            evaluate_with(&free, request(None, &too_many))
+                .await
+                .unwrap_err(),
+            ServerError::BadMessage("at most 300 moves, got 301".to_owned())
+        );
+        let busy = Semaphore::new(0);
+        let e = evaluate_with(&busy, request(None, &[])).await.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the engine is busy with 2 analyses: try again in a moment"
+        );
+        assert_eq!(e.status(), axum::http::StatusCode::SERVICE_UNAVAILABLE);
+        for (r, message) in [
+            (request(Some("not a fen"), &[]), "bad message: fen: "),
+            (request(None, &["e0e2"]), "illegal move: e0e2 at ply 1 ("),
+            (request(None, &["zz"]), "illegal move: zz at ply 1 ("),
+        ] {
+            let e = evaluate_with(&free, r).await.unwrap_err();
+            assert!(e.to_string().starts_with(message), "{e}");
+        }
+        let mut r = request(None, &[]);
+        r.notation = Some("san".to_owned());
+        assert_eq!(
+            evaluate_with(&free, r).await.unwrap_err(),
+            ServerError::BadMessage(r#"notation "san": use iccs, wxf or chinese"#.to_owned())
+        );
+    }
+}
