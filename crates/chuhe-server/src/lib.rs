@@ -162,6 +162,15 @@ struct Tables {
 }
 
 impl Tables {
+    /// The handle of table `id` when its actor runs here, marked as used now.
+    fn live(&mut self, id: &str) -> Option<TableHandle> {
+        self.tick += 1;
+        let tick = self.tick;
+        let entry = self.map.get_mut(id).filter(|e| !e.handle.is_closed())?;
+        entry.used = tick;
+        Some(entry.handle.clone())
+    }
+
     fn insert(&mut self, handle: TableHandle) {
         self.tick += 1;
         let used = self.tick;
@@ -299,16 +308,8 @@ impl AppState {
             return Ok(cluster::Route::Local(self.table(id).await?));
         };
         for _ in 0..3 {
-            {
-                let mut tables = self.0.tables.lock().await;
-                tables.tick += 1;
-                let tick = tables.tick;
-                if let Some(entry) = tables.map.get_mut(id) {
-                    if !entry.handle.is_closed() {
-                        entry.used = tick;
-                        return Ok(cluster::Route::Local(entry.handle.clone()));
-                    }
-                }
+            if let Some(handle) = self.0.tables.lock().await.live(id) {
+                return Ok(cluster::Route::Local(handle));
             }
             let seen = self
                 .0
@@ -399,13 +400,8 @@ impl AppState {
     /// [`ServerError::NotFound`] for an unknown id.
     pub async fn table(&self, id: &str) -> Result<TableHandle, ServerError> {
         let mut tables = self.0.tables.lock().await;
-        tables.tick += 1;
-        let tick = tables.tick;
-        if let Some(entry) = tables.map.get_mut(id) {
-            if !entry.handle.is_closed() {
-                entry.used = tick;
-                return Ok(entry.handle.clone());
-            }
+        if let Some(handle) = tables.live(id) {
+            return Ok(handle);
         }
         let handle = table::load(&self.0.store, self.table_settings(), id, None).await?;
         tables.insert(handle.clone());

@@ -1438,10 +1438,7 @@ impl Store {
         )
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows
-            .iter()
-            .map(|r| r.try_get::<String, _>("id"))
-            .collect::<Result<_, _>>()?)
+        texts(&rows, "id")
     }
 
     /// Every event of a table with its version, in version order (none for an unknown table).
@@ -1479,6 +1476,17 @@ impl Store {
             .map(|(_, event)| event)
             .collect())
     }
+}
+
+/// The text column `column` of every row.
+///
+/// # Errors
+/// A row without that column, or not a text.
+fn texts(rows: &[AnyRow], column: &str) -> Result<Vec<String>, StoreError> {
+    Ok(rows
+        .iter()
+        .map(|r| r.try_get::<String, _>(column))
+        .collect::<Result<_, _>>()?)
 }
 
 /// Hands an ungrouped write to the writer through `jobs` and waits (up to `limit`) for the

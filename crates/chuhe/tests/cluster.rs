@@ -26,49 +26,14 @@ use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
 
-const CHUHE: &str = env!("CARGO_BIN_EXE_chuhe");
+mod common;
+
+use common::{free_port, PgDatabase, TempDir, CHUHE};
+
 const LEASE_MS: u64 = 2000;
 
 fn nats_url() -> String {
     std::env::var("CHUHE_TEST_NATS").unwrap_or_else(|_| "nats://127.0.0.1:4222".to_owned())
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A PostgreSQL database of its own, dropped on drop.
-struct PgDatabase(String);
-
-impl PgDatabase {
-    fn new(name: &str) -> PgDatabase {
-        let name = format!("chuhe_{name}_{}", std::process::id());
-        let _ = Command::new("dropdb")
-            .args(["-h", "127.0.0.1", "-U", "postgres", "--if-exists", &name])
-            .status();
-        let made = Command::new("createdb")
-            .args(["-h", "127.0.0.1", "-U", "postgres", &name])
-            .status()
-            .expect("createdb (PostgreSQL's client) is needed");
-        assert!(made.success(), "createdb {name} failed");
-        PgDatabase(name)
-    }
-
-    fn url(&self) -> String {
-        format!("postgres://postgres@127.0.0.1:5432/{}", self.0)
-    }
-}
-
-impl Drop for PgDatabase {
-    fn drop(&mut self) {
-        let _ = Command::new("dropdb")
-            .args(["-h", "127.0.0.1", "-U", "postgres", "--force", &self.0])
-            .status();
-    }
 }
 
 /// A node process; killed on drop.
@@ -159,24 +124,6 @@ impl Node {
             .stderr(Stdio::null())
             .status()
             .map(|_| ())
-    }
-}
-
-/// A temporary folder, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("chuhe-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

@@ -6,58 +6,12 @@
 //! test exits with status 1 otherwise). On SQLite and on PostgreSQL (a database of its own,
 //! made with `createdb`).
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
-const CHUHE: &str = env!("CARGO_BIN_EXE_chuhe");
-
-/// A free loopback port (free when asked; the server binds it with `SO_REUSEADDR`).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn serve(database: &str, port: u16, log: &Path) -> Child {
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .unwrap();
-    Command::new(CHUHE)
-        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
-        .args(["--database", database])
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .unwrap()
-}
-
-/// Waits until `GET /api/health` answers 200 (up to 30 s).
-fn wait_healthy(port: u16, server: &mut Child) {
-    let until = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < until {
-        assert!(
-            server.try_wait().unwrap().is_none(),
-            "chuhe serve exited before answering"
-        );
-        if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
-            let _ = s.write_all(b"GET /api/health HTTP/1.0\r\nHost: x\r\n\r\n");
-            let mut answer = String::new();
-            let _ = s.read_to_string(&mut answer);
-            if answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200") {
-                return;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    panic!("no 200 from /api/health within 30 s");
-}
+use common::{free_port, serve, wait_healthy, PgDatabase, TempDir, CHUHE};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 /// Plays for 9 s with the server killed after 3 s, restarted at once; checks the load test's
 /// verdict and that moves were acknowledged.
@@ -131,24 +85,6 @@ fn acknowledged_moves_survive_kill(database: &str, dir: &Path) {
     );
 }
 
-/// A fresh temporary folder, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("chuhe-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 #[test]
 fn sqlite_keeps_every_acknowledged_move_across_kill_9() {
     let dir = TempDir::new("kill-sqlite");
@@ -156,37 +92,10 @@ fn sqlite_keeps_every_acknowledged_move_across_kill_9() {
     acknowledged_moves_survive_kill(&database, &dir.0);
 }
 
-/// A PostgreSQL database of its own, dropped on drop (`CHUHE_TEST_POSTGRES_HOST`, default the
-/// local server, user `postgres`, trust authentication).
-struct PgDatabase(String);
-
-impl PgDatabase {
-    fn new() -> PgDatabase {
-        let name = format!("chuhe_kill_{}", std::process::id());
-        let _ = Command::new("dropdb")
-            .args(["-h", "127.0.0.1", "-U", "postgres", "--if-exists", &name])
-            .status();
-        let made = Command::new("createdb")
-            .args(["-h", "127.0.0.1", "-U", "postgres", &name])
-            .status()
-            .expect("createdb (PostgreSQL's client) is needed");
-        assert!(made.success(), "createdb {name} failed");
-        PgDatabase(name)
-    }
-}
-
-impl Drop for PgDatabase {
-    fn drop(&mut self) {
-        let _ = Command::new("dropdb")
-            .args(["-h", "127.0.0.1", "-U", "postgres", "--force", &self.0])
-            .status();
-    }
-}
-
 #[test]
 fn postgres_keeps_every_acknowledged_move_across_kill_9() {
     let dir = TempDir::new("kill-postgres");
-    let db = PgDatabase::new();
-    let database = format!("postgres://postgres@127.0.0.1:5432/{}", db.0);
+    let db = PgDatabase::new("kill");
+    let database = db.url();
     acknowledged_moves_survive_kill(&database, &dir.0);
 }

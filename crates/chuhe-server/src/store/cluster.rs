@@ -143,10 +143,7 @@ impl Store {
         );
         self.timed(async {
             let rows = sqlx::query(&sql).fetch_all(&self.pool).await?;
-            Ok(rows
-                .iter()
-                .map(|r| r.try_get::<String, _>("node"))
-                .collect::<Result<_, _>>()?)
+            super::texts(&rows, "node")
         })
         .await
     }
@@ -255,10 +252,7 @@ impl Store {
                 .bind(i64::from(limit))
                 .fetch_all(&self.pool)
                 .await?;
-            Ok(rows
-                .iter()
-                .map(|r| r.try_get::<String, _>("id"))
-                .collect::<Result<_, _>>()?)
+            super::texts(&rows, "id")
         })
         .await
     }

@@ -280,7 +280,8 @@ pub fn rule_options(options: &TableOptions) -> RuleOptions {
     }
 }
 
-/// Creates a table: stores it with its `created` event and starts its actor.
+/// Creates a table: stores it with its `created` event and starts its actor; in a cluster the
+/// node `owner` holds it (epoch 1).
 ///
 /// # Errors
 /// Bad options, or the database failed.
@@ -291,19 +292,8 @@ pub async fn create(
     options: TableOptions,
     owner: Option<&str>,
 ) -> Result<TableHandle, ServerError> {
-    let options = check_options(options)?;
-    let mut state = TableState::new(id.clone(), options.clone(), crate::store::now_ms());
-    let created = Event::Created { options };
-    let now = Instant::now();
-    state.apply(&created, now).map_err(ServerError::Internal)?;
-    store
-        .create_table_owned(&state.row(now), &created, owner)
-        .await?;
-    let fence = owner.map(|node| Fence {
-        node: node.to_owned(),
-        epoch: 1,
-    });
-    Ok(spawn(state, vec![created], store.clone(), settings, fence))
+    let seats = vec![None; options.variant.seat_count()];
+    create_seated(store, settings, id, options, seats, owner).await
 }
 
 /// How a cluster node holds a table it loads: its fence, and the thinking time to charge
@@ -316,8 +306,9 @@ pub struct Held {
     pub uncharged: Duration,
 }
 
-/// Creates a table with `seats` already taken (a rematch): stores its `created` event and the
-/// `sat` events, then starts its actor. The persons have the grace period to connect.
+/// Creates a table with `seats` already taken (a rematch; none taken for [`create`]): stores
+/// its `created` event and the `sat` events, then starts its actor, held by the cluster node
+/// `owner` when given. The persons have the grace period to connect.
 ///
 /// # Errors
 /// Bad options, a seat list of the wrong length, or the database failed.
@@ -361,17 +352,19 @@ pub async fn create_seated(
     for e in &sat {
         state.apply(e, now).map_err(ServerError::Internal)?;
     }
-    store
-        .write_fenced(
-            &crate::store::TableWrite {
-                row: state.row(now),
-                events: sat.clone(),
-                ratings: Vec::new(),
-                finished: None,
-            },
-            fence.as_ref(),
-        )
-        .await?;
+    if !sat.is_empty() {
+        store
+            .write_fenced(
+                &crate::store::TableWrite {
+                    row: state.row(now),
+                    events: sat.clone(),
+                    ratings: Vec::new(),
+                    finished: None,
+                },
+                fence.as_ref(),
+            )
+            .await?;
+    }
     let mut log = vec![created];
     log.extend(sat);
     Ok(spawn(state, log, store.clone(), settings, fence))

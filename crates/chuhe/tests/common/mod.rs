@@ -76,6 +76,38 @@ impl Drop for TempDir {
     }
 }
 
+/// A PostgreSQL database of its own, `chuhe_NAME_PID`, made with `createdb` and dropped on drop
+/// (the local server, user `postgres`, trust authentication).
+pub struct PgDatabase(pub String);
+
+impl PgDatabase {
+    pub fn new(name: &str) -> PgDatabase {
+        let name = format!("chuhe_{name}_{}", std::process::id());
+        let _ = Command::new("dropdb")
+            .args(["-h", "127.0.0.1", "-U", "postgres", "--if-exists", &name])
+            .status();
+        let made = Command::new("createdb")
+            .args(["-h", "127.0.0.1", "-U", "postgres", &name])
+            .status()
+            .expect("createdb (PostgreSQL's client) is needed");
+        assert!(made.success(), "createdb {name} failed");
+        PgDatabase(name)
+    }
+
+    /// The database's URL.
+    pub fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:5432/{}", self.0)
+    }
+}
+
+impl Drop for PgDatabase {
+    fn drop(&mut self) {
+        let _ = Command::new("dropdb")
+            .args(["-h", "127.0.0.1", "-U", "postgres", "--force", &self.0])
+            .status();
+    }
+}
+
 /// The line of `report` that starts with `prefix`, without the prefix.
 pub fn line<'a>(report: &'a str, prefix: &str) -> &'a str {
     report
