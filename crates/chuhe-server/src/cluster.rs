@@ -47,6 +47,9 @@ pub const LEASE_LOST_EXIT: i32 = 75;
 /// The header that marks the end of a forwarded connection on its `conn` subject.
 const CLOSED_HEADER: &str = "Chuhe-Closed";
 
+/// How long a node waits for NATS at start.
+const NATS_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// How long a forwarding node waits for the owner's answer to a request.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -134,6 +137,8 @@ pub(crate) struct Cluster {
     released: Notify,
     /// Set once the node has ended its lease (a clean stop): the lease is no longer renewed.
     left: std::sync::atomic::AtomicBool,
+    /// The nodes whose lease ran at the last look (every round of [`keep_lease`]).
+    live: Mutex<HashSet<String>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -269,16 +274,28 @@ impl Cluster {
         settings.check()?;
         let suffix = crate::http::random_id(6);
         let key = format!("{}-{suffix}", settings.node_name);
-        let nats = async_nats::ConnectOptions::new()
-            .name(format!("chuhe {key}"))
-            .connect(settings.nats_url.as_str())
-            .await
-            .map_err(|e| {
-                ServerError::Config(format!(
-                    "cannot connect to NATS at {}: {e}",
-                    settings.nats_url
-                ))
-            })?;
+        // A server that accepts the connection but never answers (not NATS) must not hold
+        // the start forever.
+        let nats = tokio::time::timeout(
+            NATS_CONNECT_TIMEOUT,
+            async_nats::ConnectOptions::new()
+                .name(format!("chuhe {key}"))
+                .connect(settings.nats_url.as_str()),
+        )
+        .await
+        .map_err(|_| {
+            ServerError::Config(format!(
+                "cannot connect to NATS at {}: no answer within {} s",
+                settings.nats_url,
+                NATS_CONNECT_TIMEOUT.as_secs()
+            ))
+        })?
+        .map_err(|e| {
+            ServerError::Config(format!(
+                "cannot connect to NATS at {}: {e}",
+                settings.nats_url
+            ))
+        })?;
         let jetstream = async_nats::jetstream::new(nats.clone());
         let bucket = format!("{}-lobby", settings.prefix);
         let config = kv::Config {
@@ -311,6 +328,7 @@ impl Cluster {
             lobby: Mutex::new(HashMap::new()),
             released: Notify::new(),
             left: std::sync::atomic::AtomicBool::new(false),
+            live: Mutex::new(HashSet::new()),
         })
     }
 
@@ -449,9 +467,39 @@ impl Cluster {
         }
     }
 
+    /// Whether `node` is a live node of the cluster: by the last look, else by the store (a
+    /// node that has just joined).
+    async fn is_live(&self, node: &str, store: &crate::store::Store) -> bool {
+        if node == self.key || lock(&self.live).contains(node) {
+            return true;
+        }
+        match store.live_nodes().await {
+            Ok(live) => {
+                let live: HashSet<String> = live.into_iter().collect();
+                let known = live.contains(node);
+                *lock(&self.live) = live;
+                known
+            }
+            Err(_) => false,
+        }
+    }
+
     /// Closes the forwarded connections of the nodes not in `live` and drops the hosted
-    /// connections they had here.
-    async fn forget_dead(&self, live: &HashSet<String>) {
+    /// connections they had here; logs the nodes that left since the last look.
+    async fn forget_dead(&self, live: HashSet<String>) {
+        {
+            let mut known = lock(&self.live);
+            for gone in known.difference(&live) {
+                tracing::info!(node = %gone, "a node left the cluster (its lease ended or lapsed)");
+            }
+            for new in live.difference(&known) {
+                if *new != self.key {
+                    tracing::info!(node = %new, "a node joined the cluster");
+                }
+            }
+            *known = live.clone();
+        }
+        let live = &live;
         let gone: Vec<u64> = lock(&self.proxies)
             .iter()
             .filter(|(_, p)| !live.contains(&p.owner))
@@ -523,9 +571,11 @@ pub(crate) async fn start(
         .subscribe(cluster.released_subject())
         .await
         .map_err(|e| ServerError::Config(format!("NATS subscribe: {e}")))?;
+    // Every entry already in the bucket first (the tables listed before this node started),
+    // then every change.
     let watch = cluster
         .lobby_bucket
-        .watch_all()
+        .watch_with_history(">")
         .await
         .map_err(|e| ServerError::Config(format!("NATS watch of the lobby: {e}")))?;
     let weak = state.downgrade();
@@ -655,6 +705,14 @@ async fn answer(state: &AppState, cluster: &Arc<Cluster>, request: Request) -> O
             back,
             from,
         } => {
+            // Only the cluster's nodes forward connections, each for its own subjects.
+            let own_subject = format!("{}.conn.{from}.", cluster.settings.prefix);
+            if !back.starts_with(&own_subject) || !cluster.is_live(&from, state.store()).await {
+                tracing::warn!(%from, %back, "a connect request from no live node refused");
+                return Some(Reply::refused(&ServerError::NotAllowed(
+                    "connect: not from a live node of this cluster".to_owned(),
+                )));
+            }
             let handle = match owned(state, &table).await {
                 Ok(Some(h)) => h,
                 Ok(None) => return Some(Reply::NotOwner),
@@ -767,7 +825,7 @@ async fn keep_lease(state: std::sync::Weak<crate::Inner>, cluster: Arc<Cluster>)
             continue;
         }
         match store.live_nodes().await {
-            Ok(live) => cluster.forget_dead(&live.into_iter().collect()).await,
+            Ok(live) => cluster.forget_dead(live.into_iter().collect()).await,
             Err(e) => tracing::warn!(error = %e, "cannot read the live nodes"),
         }
         match store.orphans(64).await {

@@ -342,7 +342,7 @@ impl AppState {
             } else {
                 match self.0.store.claim(id, &seen, cluster.key()).await? {
                     Some(epoch) => {
-                        tracing::info!(table = %id, epoch, from = ?seen.owner, "table taken over");
+                        tracing::info!(table = %id, epoch, from = seen.owner.as_deref().unwrap_or("none"), "table taken over");
                         table::Held {
                             fence: store::Fence {
                                 node: cluster.key().to_owned(),
@@ -734,25 +734,34 @@ fn raise_open_file_limit() {
     }
 }
 
-/// Resolves on SIGINT or SIGTERM.
+/// Resolves on SIGINT, SIGTERM or SIGHUP.
 pub async fn shutdown_signal() {
     let interrupt = async {
         let _ = tokio::signal::ctrl_c().await;
     };
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+    let unix = |kind: tokio::signal::unix::SignalKind| async move {
+        match tokio::signal::unix::signal(kind) {
             Ok(mut s) => {
                 s.recv().await;
             }
             Err(_) => std::future::pending::<()>().await,
         }
     };
+    #[cfg(unix)]
+    let terminate = unix(tokio::signal::unix::SignalKind::terminate());
+    // A hang-up (the terminal closed, a supervisor's reload signal) stops cleanly too: the
+    // clocks are saved and, in a cluster, the tables handed over.
+    #[cfg(unix)]
+    let hangup = unix(tokio::signal::unix::SignalKind::hangup());
     #[cfg(not(unix))]
     let terminate = std::future::pending::<()>();
+    #[cfg(not(unix))]
+    let hangup = std::future::pending::<()>();
     tokio::select! {
         () = interrupt => {},
         () = terminate => {},
+        () = hangup => {},
     }
 }
 
