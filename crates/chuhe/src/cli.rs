@@ -188,6 +188,14 @@ pub enum Command {
         /// sessions, tables and connections of the games are being set up).
         #[arg(long, default_value_t = 0)]
         warmup: u64,
+        /// Computer tables played besides the games (0 to 10000): each one guest against the
+        /// computer in every other seat, created through the normal API; their latencies are
+        /// reported apart.
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=10_000))]
+        computer_games: u32,
+        /// The computer's level at those tables (1-8).
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=8))]
+        computer_level: u8,
     },
 }
 
@@ -355,6 +363,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             server_pid,
             seed,
             warmup,
+            computer_games,
+            computer_level,
         } => {
             let settings = crate::loadtest_cmd::LoadSettings {
                 url: crate::loadtest_cmd::base_url(&url)?,
@@ -367,6 +377,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 server_pid,
                 seed,
                 warmup: std::time::Duration::from_secs(warmup),
+                computer_games: computer_games as usize,
+                computer_level,
             };
             crate::loadtest_cmd::run(settings, &mut out)?
         }

@@ -13,6 +13,11 @@
 //! - **hand-over**: until the connection of the seat to move next receives its legal moves (what a
 //!   player needs to answer), in the same `update`, which carries them only to that seat.
 //!
+//! With `--computer-games N`, N more tables run besides: one guest each, the computer in every
+//! other seat (`sit_computer` at `--computer-level`), the guest playing random moves at the same
+//! think times; their acks are reported apart (the hand-over there would be the computer's
+//! thinking), so the human games' latencies can be compared with and without computer games.
+//!
 //! Every acknowledged move is remembered; at the end each table's stored events are read back
 //! (`GET /api/tables/{id}/events`, which reads the store) and every acknowledged move must be
 //! stored exactly once, at the version it was acknowledged with.
@@ -82,6 +87,10 @@ pub struct LoadSettings {
     /// Latencies of moves sent in the first `warmup` of the run (sessions, tables and
     /// connections being set up) are left out of the percentiles.
     pub warmup: Duration,
+    /// Computer tables played besides the games: one guest against the computer.
+    pub computer_games: usize,
+    /// The computer's level at those tables (1–8).
+    pub computer_level: u8,
 }
 
 /// The latencies of one kind, in microseconds.
@@ -115,6 +124,12 @@ impl Samples {
 struct Totals {
     ack: Mutex<Samples>,
     handover: Mutex<Samples>,
+    /// Acks of the guests' moves at computer tables.
+    computer_ack: Mutex<Samples>,
+    /// Moves the computer played (seen by the guest at its table).
+    computer_moves: AtomicU64,
+    computer_games_started: AtomicU64,
+    computer_games_ended: AtomicU64,
     /// Refusals and failures by error code (or a short description of a transport failure).
     errors: Mutex<HashMap<String, u64>>,
     /// Acknowledged moves per table: `(version, move)`.
@@ -408,9 +423,11 @@ struct Pending {
     sent: Instant,
 }
 
-/// Plays games one after another in one slot until the deadline.
+/// Plays games one after another in one slot until the deadline; `computer`: the computer's
+/// level in every seat but the first.
 async fn game_slot(
     slot: usize,
+    computer: Option<u8>,
     settings: Arc<LoadSettings>,
     totals: Arc<Totals>,
     addresses: Arc<AtomicU32>,
@@ -422,7 +439,7 @@ async fn game_slot(
         let variant = settings.variants[(slot + round) % settings.variants.len()];
         round += 1;
         if let Err(e) = play_game(
-            slot, variant, &settings, &totals, &addresses, deadline, &mut rng,
+            slot, variant, computer, &settings, &totals, &addresses, deadline, &mut rng,
         )
         .await
         {
@@ -433,10 +450,13 @@ async fn game_slot(
     }
 }
 
-/// One game from the guests' sessions to its end (or the deadline).
+/// One game from the guests' sessions to its end (or the deadline); with `computer`, one guest
+/// in seat 0 and the computer at that level in the other seats.
+#[allow(clippy::too_many_arguments)]
 async fn play_game(
     slot: usize,
     variant: Variant,
+    computer: Option<u8>,
     settings: &LoadSettings,
     totals: &Totals,
     addresses: &AtomicU32,
@@ -445,10 +465,16 @@ async fn play_game(
 ) -> Result<(), String> {
     let url = settings.url.trim_end_matches('/');
     let seats = variant.seat_count();
-    let mut players = Vec::with_capacity(seats);
-    for seat in 0..seats {
+    // The seats played by guests of this test (the others by the computer).
+    let people = if computer.is_some() { 1 } else { seats };
+    let mut players = Vec::with_capacity(people);
+    for seat in 0..people {
         let address = settings.spread.then(|| next_address(addresses));
-        players.push(new_guest(url, address, &format!("load {slot}.{seat}")).await?);
+        let name = match computer {
+            Some(_) => format!("load c{slot}"),
+            None => format!("load {slot}.{seat}"),
+        };
+        players.push(new_guest(url, address, &name).await?);
     }
     let table = new_table(url, &players[0], variant, settings.time).await?;
     let (inbox_tx, mut inbox) = mpsc::unbounded_channel();
@@ -460,7 +486,17 @@ async fn play_game(
     for (seat, w) in writers.iter_mut().enumerate() {
         send(w, serde_json::json!({"type": "sit", "seat": seat})).await?;
     }
-    totals.games_started.fetch_add(1, Ordering::Relaxed);
+    if let Some(level) = computer {
+        for seat in people..seats {
+            let msg = serde_json::json!({"type": "sit_computer", "seat": seat, "level": level});
+            send(&mut writers[0], msg).await?;
+        }
+        totals
+            .computer_games_started
+            .fetch_add(1, Ordering::Relaxed);
+    } else {
+        totals.games_started.fetch_add(1, Ordering::Relaxed);
+    }
     let mut started = false;
     // Seat 0's view of which seats are taken (from its state, then the `sat`/`stood` events).
     let mut seated: Vec<bool> = Vec::new();
@@ -535,13 +571,20 @@ async fn play_game(
                     let mine = pending[seat]
                         .as_ref()
                         .is_some_and(|p| mover == seat && version == p.version + 1);
+                    if computer.is_some() && seat == 0 && mover >= people {
+                        totals.computer_moves.fetch_add(1, Ordering::Relaxed);
+                    }
                     if mine {
                         if let Some(p) = pending[seat].take() {
                             if totals.measured(p.sent) {
                                 let took = micros(at - p.sent);
-                                lock(&totals.ack).0.push(took);
-                                if took > SLOW_ACK_MICROS {
-                                    totals.slow(p.sent);
+                                if computer.is_some() {
+                                    lock(&totals.computer_ack).0.push(took);
+                                } else {
+                                    lock(&totals.ack).0.push(took);
+                                    if took > SLOW_ACK_MICROS {
+                                        totals.slow(p.sent);
+                                    }
                                 }
                             }
                             lock(&totals.acked)
@@ -563,7 +606,11 @@ async fn play_game(
                     }
                 }
                 IncomingEvent::Ended {} if seat == 0 => {
-                    totals.games_ended.fetch_add(1, Ordering::Relaxed);
+                    if computer.is_some() {
+                        totals.computer_games_ended.fetch_add(1, Ordering::Relaxed);
+                    } else {
+                        totals.games_ended.fetch_add(1, Ordering::Relaxed);
+                    }
                     return Ok(());
                 }
                 _ => {}
@@ -578,7 +625,8 @@ async fn play_game(
         }
         if handover.as_ref().is_some_and(|p| version > p.version) {
             if let Some(p) = handover.take() {
-                if totals.measured(p.sent) {
+                // At a computer table the hand-over would time the computer's thinking.
+                if computer.is_none() && totals.measured(p.sent) {
                     lock(&totals.handover).0.push(micros(at - p.sent));
                 }
             }
@@ -714,17 +762,21 @@ async fn run_async(settings: LoadSettings, out: &mut impl std::io::Write) -> Res
     let deadline = begin + settings.duration;
     let _ = totals.measure_from.set(begin + settings.warmup);
     let _ = totals.began.set(begin);
-    let mut tasks = Vec::with_capacity(settings.games);
-    for slot in 0..settings.games {
+    let all = settings.games + settings.computer_games;
+    let mut tasks = Vec::with_capacity(all);
+    for slot in 0..all {
+        // The computer tables first, so they are running when the human games are measured.
+        let computer = (slot < settings.computer_games).then_some(settings.computer_level);
         tasks.push(tokio::spawn(game_slot(
             slot,
+            computer,
             settings.clone(),
             totals.clone(),
             addresses.clone(),
             deadline,
         )));
         // Start the games over the first seconds rather than all in one instant.
-        if settings.games > 50 && slot % 50 == 49 {
+        if all > 50 && slot % 50 == 49 {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
@@ -784,6 +836,22 @@ async fn run_async(settings: LoadSettings, out: &mut impl std::io::Write) -> Res
     }
     writeln!(out, "ack: {}", lock(&totals.ack).summary())?;
     writeln!(out, "hand-over: {}", lock(&totals.handover).summary())?;
+    if settings.computer_games > 0 {
+        writeln!(
+            out,
+            "computer tables: {} at once (level {}), {} started, {} ended, {} computer moves",
+            settings.computer_games,
+            settings.computer_level,
+            totals.computer_games_started.load(Ordering::Relaxed),
+            totals.computer_games_ended.load(Ordering::Relaxed),
+            totals.computer_moves.load(Ordering::Relaxed)
+        )?;
+        writeln!(
+            out,
+            "ack at computer tables: {}",
+            lock(&totals.computer_ack).summary()
+        )?;
+    }
     writeln!(
         out,
         "acks over {} ms, by the second their move was sent: {}",
