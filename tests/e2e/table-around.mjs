@@ -268,9 +268,9 @@ async function ratedGame(b, base, shots) {
  */
 async function computerGame(b, base, shots) {
   const page = await open(b, base, 'es-ES', 'Guan Yu', DESKTOP);
-  assert.equal(await page.textContent('#vs-level-hint'), 'Aficionado: mira unas 12.000 posiciones por jugada (al instante)');
+  assert.equal(await page.textContent('#vs-level-hint'), 'Aficionado: ve unas jugadas adelante, con errores; piensa hasta 0,5 s por jugada');
   await page.selectOption('#vs-level', '8');
-  assert.equal(await page.textContent('#vs-level-hint'), 'Máximo: mira unas 800.000 posiciones por jugada (≈ 0,8 s por jugada)');
+  assert.equal(await page.textContent('#vs-level-hint'), 'Máximo: toda su fuerza, sin errores a propósito; piensa hasta 2,5 s por jugada');
   await page.selectOption('#vs-level', '1');
   await page.screenshot({ path: join(shots, 'lobby-vs-computer.png') });
   await page.click('#vs-play');
@@ -337,8 +337,14 @@ async function computerGame(b, base, shots) {
   await page.waitForSelector('.clock, #status');
   await page.waitForSelector('[data-seat="1"] .occupant:has-text("Guan Yu")');
   assert.equal(await page.textContent('[data-seat="0"] .occupant'), 'Ordenador (nivel 1)');
+  // the computer (Red now) moves first: its seat shows that it is thinking (for the server's
+  // pause of 0.5 s at least), and the sign goes once it has moved
+  await page.waitForSelector('[data-seat="0"] [data-thinking="0"]');
+  assert.equal(await page.textContent('[data-thinking="0"]'), 'pensando…');
+  await page.screenshot({ path: join(shots, 'table-computer-thinking.png') });
   await page.waitForSelector('#status.yours', { timeout: 15000 });
-  console.log('ok the computer in two clicks, sounds, tab title, result beside the board, rematch with colours swapped');
+  assert.equal(await page.locator('[data-thinking]').count(), 0);
+  console.log('ok the computer in two clicks, sounds, tab title, result beside the board, rematch with colours swapped, the computer thinking');
   // the computer answers a draw offer at once (core.rs: computer_accepts_draw): it takes the
   // draw unless it is more than half a Soldier ahead, which its random level-1 first move
   // sometimes leaves it; either way the answer comes and is shown

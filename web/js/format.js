@@ -146,27 +146,21 @@ export function ratedBadge(rated) {
 }
 
 /**
- * Nodes the engine searches per move at levels 1–8 (`NODES_BY_LEVEL` of
- * crates/chuhe-engine/src/player.rs); at about a million nodes a second (docs/engine.md) that
- * is the time a xiangqi move takes.
+ * The longest a computer move takes at levels 1–8, milliseconds (`LEVELS` of
+ * crates/chuhe-engine/src/levels.rs, the same in every game).
  */
-export const LEVEL_NODES = [2000, 5000, 12000, 30000, 70000, 150000, 350000, 800000];
+export const LEVEL_TIME_MS = [300, 400, 500, 700, 900, 1200, 1800, 2500];
 
 /**
- * A level's name and what it means: xiangqi's node budget and time per move; sanguo and banqi,
- * the simple player that ignores the level.
+ * A level's name, what kind of player it is and its longest time per move (the same scale in
+ * every game, docs/players.md).
  * @param {number} level 1–8
- * @param {string} variant
  */
-export function levelHint(level, variant) {
-  const name = t(`level.${level}`);
-  if (variant !== 'xiangqi') return t('level.simple', { name });
-  const nodes = LEVEL_NODES[level - 1] ?? LEVEL_NODES[0];
+export function levelHint(level) {
+  const n = Math.min(8, Math.max(1, level || 1));
   const locale = { es: 'es-ES', en: 'en-GB', zh: 'zh-CN' }[lang()];
-  const seconds = nodes / 1e6;
-  const time = seconds < 0.1 ? t('level.instant')
-    : t('level.seconds', { s: new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(seconds) });
-  return t('level.hint', { name, nodes: new Intl.NumberFormat(locale).format(nodes), time });
+  const s = new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(LEVEL_TIME_MS[n - 1] / 1000);
+  return t('level.hint', { name: t(`level.${n}`), what: t(`level.what.${n}`), s });
 }
 
 /** @param {import('./protocol.js').SeatEntry | null} entry */

@@ -252,7 +252,7 @@ export function lobbyPage(shell) {
     vsField('lobby.time', h('select', { id: 'vs-time', onchange: (/** @type {Event} */ e) => { vs.time = /** @type {HTMLSelectElement} */ (e.target).value; } },
       ...VS_TIMES.map((x) => h('option', { value: x, selected: x === vs.time }, x === 'none' ? t('lobby.untimed') : x)))),
     h('button', { type: 'submit', id: 'vs-play', class: 'primary', disabled: !session.me }, t('lobby.vs_play')),
-    h('p', { class: 'muted hint level-hint', id: 'vs-level-hint' }, levelHint(vs.level, vs.variant)),
+    h('p', { class: 'muted hint level-hint', id: 'vs-level-hint' }, levelHint(vs.level)),
     session.me ? null : h('p', { class: 'muted hint' }, t('lobby.vs_needs_session')));
 
     shell.show(h('main', { class: 'lobby' }, yourGameBox, sessionCard, computer, ratingsBox, messageBox, listBox, create, finishedBox, rulesLinks()));

@@ -271,6 +271,8 @@ export function tablePage(shell, id) {
         h('span', { class: 'dot', style: `background:${color}` }),
         h('span', { class: 'seat-name' }, seatLabel(variant, i, colors)),
         toMove ? h('span', { class: 'turn-badge', style: `background:${turnColor}` }, t('table.moving')) : null,
+        // a computer seat to move: it is thinking (the server answers after a pause of its own)
+        toMove && entry?.kind === 'computer' && s.table.phase === 'running' ? h('span', { class: 'thinking', 'data-thinking': i, role: 'status' }, t('table.thinking')) : null,
         defeated ? h('span', { class: 'defeated-badge', 'data-defeated': i }, t('table.defeated')) : null,
         h('span', { class: 'occupant', title: occupant(entry) },
           entry?.kind === 'person' ? h('a', { class: 'player-link', href: `#/p/${entry.id}` }, entry.name) : occupant(entry), s.you === i ? ` (${t('table.you')})` : '',

@@ -1,6 +1,6 @@
 //! Matches between computer players, for the strength figures of `docs/players.md`: whole games
 //! under every end-of-game rule, seats rotated, results counted as wins, shared wins, draws and
-//! losses of the first contender.
+//! losses of the first contender, and scored head to head ([`Result1::quarters`]).
 //!
 //! Budgets are node counts (the level's node budget times a scale), never time, so a match is
 //! the same on every machine and for the same seed. Banqi flips are drawn from a generator seeded
@@ -60,8 +60,27 @@ pub enum Result1 {
     Shared,
     /// Nobody won.
     Draw,
-    /// Another player won.
+    /// Another player won alone.
     Loss,
+    /// Two other kingdoms won together (sanguo table endings only).
+    LossShared,
+}
+
+impl Result1 {
+    /// The game's head-to-head score in quarter points (0–4): the mean, over the opponent's
+    /// seats, of 1 when the first contender did better than that seat (it is among the winners
+    /// and the seat is not), ½ when as well, 0 when worse. Two players: win 4, draw 2, loss 0.
+    /// Sanguo (two rival seats): win 4, shared win 3, draw 2, a loss to one rival 1 (it did as
+    /// well as the other loser), a loss to both 0. Three equal players score 50 % on average.
+    pub fn quarters(self, rivals: u32) -> u32 {
+        match (self, rivals) {
+            (Result1::Win, _) => 4,
+            (Result1::Shared, _) => 3,
+            (Result1::Draw, _) => 2,
+            (Result1::Loss, 2) => 1,
+            (Result1::Loss | Result1::LossShared, _) => 0,
+        }
+    }
 }
 
 /// Counts of results.
@@ -73,19 +92,23 @@ pub struct Tally {
     pub shared: u32,
     /// Draws.
     pub draws: u32,
-    /// Losses.
+    /// Losses (alone or together).
     pub losses: u32,
+    /// The head-to-head score, quarter points ([`Result1::quarters`]).
+    pub quarters: u32,
 }
 
 impl Tally {
-    /// Adds one result.
-    pub fn add(&mut self, r: Result1) {
+    /// Adds one result of a game in which the first contender had `rivals` opponent seats
+    /// (1, or 2 in sanguo).
+    pub fn add(&mut self, r: Result1, rivals: u32) {
         match r {
             Result1::Win => self.wins += 1,
             Result1::Shared => self.shared += 1,
             Result1::Draw => self.draws += 1,
-            Result1::Loss => self.losses += 1,
+            Result1::Loss | Result1::LossShared => self.losses += 1,
         }
+        self.quarters += r.quarters(rivals);
     }
 
     /// Games counted.
@@ -93,25 +116,32 @@ impl Tally {
         self.wins + self.shared + self.draws + self.losses
     }
 
-    /// The score in percent: a win 1, a shared win or a draw ½.
+    /// The head-to-head score in percent ([`Result1::quarters`]): two players, a win 1 and a
+    /// draw ½; sanguo, the mean result against each rival seat, so that equal players score 50 %.
     pub fn score_percent(&self) -> f64 {
         let g = self.games().max(1);
-        100.0 * (f64::from(self.wins) + 0.5 * f64::from(self.shared + self.draws)) / f64::from(g)
+        25.0 * f64::from(self.quarters) / f64::from(g)
+    }
+
+    /// The share of games won alone, percent.
+    pub fn win_percent(&self) -> f64 {
+        100.0 * f64::from(self.wins) / f64::from(self.games().max(1))
     }
 }
 
 impl fmt::Display for Tally {
-    /// `W/shared/D/L = 150/0/30/20 (82.5 %)`.
+    /// `W/shared/D/L = 150/0/30/20 of 200 (score 82.5 %, wins 75.0 %)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "W/shared/D/L = {}/{}/{}/{} of {} ({:.1} %)",
+            "W/shared/D/L = {}/{}/{}/{} of {} (score {:.1} %, wins {:.1} %)",
             self.wins,
             self.shared,
             self.draws,
             self.losses,
             self.games(),
-            self.score_percent()
+            self.score_percent(),
+            self.win_percent()
         )
     }
 }
@@ -125,6 +155,8 @@ fn result_of(outcome: &Outcome, me: Side) -> Result1 {
         } else {
             Result1::Shared
         }
+    } else if outcome.winners.len() > 1 {
+        Result1::LossShared
     } else {
         Result1::Loss
     }
@@ -283,9 +315,27 @@ mod tests {
     fn a_tally_scores_and_prints() {
         let mut t = Tally::default();
         for r in [Result1::Win, Result1::Win, Result1::Draw, Result1::Loss] {
-            t.add(r);
+            t.add(r, 1);
         }
-        assert_eq!(t.to_string(), "W/shared/D/L = 2/0/1/1 of 4 (62.5 %)");
+        assert_eq!(
+            t.to_string(),
+            "W/shared/D/L = 2/0/1/1 of 4 (score 62.5 %, wins 50.0 %)"
+        );
+    }
+
+    #[test]
+    fn sanguo_scores_head_to_head() {
+        // Three equal kingdoms: each wins a third of the games and scores 50 %.
+        let mut t = Tally::default();
+        for r in [Result1::Win, Result1::Loss, Result1::Loss] {
+            t.add(r, 2);
+        }
+        assert_eq!(t.score_percent(), 50.0);
+        let mut t = Tally::default();
+        for r in [Result1::Shared, Result1::Draw, Result1::LossShared] {
+            t.add(r, 2);
+        }
+        assert_eq!((t.quarters, t.losses, t.shared), (5, 1, 1));
     }
 
     #[test]
@@ -293,5 +343,10 @@ mod tests {
         let m = Match { scale: 0.05 };
         let r = m.banqi_game(Contender::Level(2), Contender::Greedy, true, 1);
         assert!(matches!(r, Result1::Win | Result1::Draw | Result1::Loss));
+        // Xiangqi levels 2 and 1 at their own budgets: the same seed gives the same game.
+        let m = Match { scale: 1.0 };
+        let r = m.xiangqi_game(2, 1, true, 3);
+        assert_eq!(r, m.xiangqi_game(2, 1, true, 3));
+        assert_ne!(r, Result1::Shared);
     }
 }

@@ -100,11 +100,11 @@ impl Problem {
 
 /// Depth cap (plies), node budget and noise (evaluation units; a soldier is worth about 100) of
 /// levels 1–8.
-const DEPTH_CAP: [i32; 8] = [1, 1, 2, 2, 3, 4, 6, 64];
+const DEPTH_CAP: [i32; 8] = [1, 2, 2, 3, 3, 4, 6, 64];
 const NODES: [u64; 8] = [
     4_000, 8_000, 15_000, 30_000, 60_000, 120_000, 250_000, 600_000,
 ];
-const NOISE: [i32; 8] = [260, 180, 120, 80, 50, 30, 12, 0];
+const NOISE: [i32; 8] = [400, 200, 100, 80, 25, 30, 12, 0];
 
 /// The search limits of a level: depth cap, node budget (capped by the level's time budget)
 /// and noise.
@@ -912,6 +912,22 @@ mod tests {
             assert!(matches!(a, Action::Flip(_)));
         }
         assert!(matches!(greedy(&p, 3), Some(Action::Flip(_))));
+    }
+
+    #[test]
+    fn each_level_searches_at_least_as_deep_with_more_nodes() {
+        for w in (1..=8).collect::<Vec<u8>>().windows(2) {
+            let (lower, upper) = (Settings::level(w[0]), Settings::level(w[1]));
+            assert!(upper.depth >= lower.depth, "level {}", w[1]);
+            assert!(upper.budget.nodes > lower.budget.nodes, "level {}", w[1]);
+            // A level without a deeper search than the one below has less noise.
+            assert!(upper.depth > lower.depth || upper.noise < lower.noise);
+        }
+        assert_eq!(
+            (Settings::level(1).depth, Settings::level(1).noise),
+            (1, 400)
+        );
+        assert_eq!(Settings::level(8).noise, 0);
     }
 
     #[test]

@@ -72,11 +72,11 @@ impl Problem {
 }
 
 /// Depth cap (plies), node budget and noise (centipawns) of levels 1–8.
-const DEPTH_CAP: [i32; 8] = [1, 1, 2, 2, 3, 3, 4, 64];
+const DEPTH_CAP: [i32; 8] = [1, 2, 2, 3, 3, 3, 3, 64];
 const NODES: [u64; 8] = [
     1_500, 3_000, 6_000, 12_000, 25_000, 50_000, 100_000, 200_000,
 ];
-const NOISE: [i32; 8] = [400, 260, 170, 110, 70, 40, 15, 0];
+const NOISE: [i32; 8] = [900, 350, 120, 200, 80, 30, 5, 0];
 
 /// The search limits of a level: depth cap, node budget and noise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -515,6 +515,22 @@ mod tests {
         }
         let g = greedy(&p, 5).expect("a move");
         assert_eq!(p.position.move_text(g), "Ge2xGe1");
+    }
+
+    #[test]
+    fn each_level_searches_at_least_as_deep_with_more_nodes() {
+        for w in (1..=8).collect::<Vec<u8>>().windows(2) {
+            let (lower, upper) = (Settings::level(w[0]), Settings::level(w[1]));
+            assert!(upper.depth >= lower.depth, "level {}", w[1]);
+            assert!(upper.budget.nodes > lower.budget.nodes, "level {}", w[1]);
+            // A level without a deeper search than the one below has less noise.
+            assert!(upper.depth > lower.depth || upper.noise < lower.noise);
+        }
+        assert_eq!(
+            (Settings::level(1).depth, Settings::level(1).noise),
+            (1, 900)
+        );
+        assert_eq!(Settings::level(8).noise, 0);
     }
 
     #[test]

@@ -345,7 +345,14 @@ pub fn run_match(args: MatchArgs, out: &mut impl Write) -> Result<(), CliError> 
             }
             Variant::Xiangqi => m.xiangqi_game(level(a)?, level(b)?, i % 2 == 0, seed),
         };
-        tally.add(r);
+        tally.add(
+            r,
+            if args.variant == Variant::Sanguo {
+                2
+            } else {
+                1
+            },
+        );
         if (i + 1) % 20 == 0 {
             eprintln!("{} games: {tally}", i + 1);
         }

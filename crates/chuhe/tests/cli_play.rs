@@ -46,7 +46,19 @@ fn banqi_plays_from_a_view_and_answers_every_command() {
     assert_eq!(lines.len(), 6, "{out}");
     assert_eq!(lines[0], "readyok");
     assert_eq!(lines[1], "bestmove c2xd2");
-    assert_eq!(lines[2], "bestmove c2xd2");
+    // Level 1 plays a chariot move too, not always the capture: the horse can take nothing
+    // that is left (the chariot outranks it), so it is worth little and level 1's noise may
+    // prefer a step.
+    assert!(
+        [
+            "bestmove c2xd2",
+            "bestmove c2-b2",
+            "bestmove c2-c1",
+            "bestmove c2-c3"
+        ]
+        .contains(&lines[2]),
+        "{out}"
+    );
     assert!(lines[3].starts_with("bestmove flip "), "{out}");
     assert_eq!(
         lines[4],
