@@ -113,6 +113,9 @@ impl ClusterSettings {
 struct Proxy {
     owner: String,
     out: mpsc::UnboundedSender<ServerMessage>,
+    /// Set when the proxy is dropped (the owner closed it or died): a request of the
+    /// connection still waiting for the owner's answer gives up at once.
+    gone: tokio::sync::watch::Sender<bool>,
 }
 
 /// A connection this node hosts for a client of another node.
@@ -232,6 +235,8 @@ pub(crate) struct RemoteConn {
     owner: String,
     back: String,
     proxy: u64,
+    /// Becomes `true` when the proxy is dropped.
+    gone: tokio::sync::watch::Receiver<bool>,
 }
 
 impl RemoteConn {
@@ -241,7 +246,14 @@ impl RemoteConn {
             back: self.back.clone(),
             msg,
         };
-        match self.cluster.ask(&self.owner, &request).await {
+        let mut gone = self.gone.clone();
+        // A request sent as the owner died gets no answer: give up once its death is known
+        // (its lease lapsed) instead of waiting for the request's time limit.
+        let answer = tokio::select! {
+            answer = self.cluster.ask(&self.owner, &request) => answer,
+            _ = gone.wait_for(|g| *g) => Err(ServerError::TableMoved),
+        };
+        match answer {
             Ok(Reply::Ok { .. }) => Ok(()),
             Ok(Reply::Refused { code, message }) => Err(ServerError::Relayed { code, message }),
             Ok(Reply::NotOwner) | Err(_) => {
@@ -375,7 +387,9 @@ impl Cluster {
     }
 
     fn drop_proxy(&self, proxy: u64) {
-        lock(&self.proxies).remove(&proxy);
+        if let Some(p) = lock(&self.proxies).remove(&proxy) {
+            p.gone.send_replace(true);
+        }
     }
 
     /// Registers a client connection with the owner of `table`; its messages arrive on `out`.
@@ -393,11 +407,13 @@ impl Cluster {
     ) -> Result<RemoteConn, ServerError> {
         let proxy = self.next_proxy.fetch_add(1, Ordering::Relaxed);
         let back = format!("{}.conn.{}.{proxy}", self.settings.prefix, self.key);
+        let (gone, gone_rx) = tokio::sync::watch::channel(false);
         lock(&self.proxies).insert(
             proxy,
             Proxy {
                 owner: owner.to_owned(),
                 out,
+                gone,
             },
         );
         let conn = RemoteConn {
@@ -405,6 +421,7 @@ impl Cluster {
             owner: owner.to_owned(),
             back: back.clone(),
             proxy,
+            gone: gone_rx,
         };
         let request = Request::Connect {
             table: table.to_owned(),
@@ -413,7 +430,12 @@ impl Cluster {
             back,
             from: self.key.clone(),
         };
-        match self.ask(owner, &request).await {
+        let mut gone = conn.gone.clone();
+        let answer = tokio::select! {
+            answer = self.ask(owner, &request) => answer,
+            _ = gone.wait_for(|g| *g) => Err(ServerError::TableMoved),
+        };
+        match answer {
             Ok(Reply::Ok { .. }) => Ok(conn),
             Ok(Reply::Refused { code, message }) => {
                 conn.disconnect().await;
@@ -511,11 +533,8 @@ impl Cluster {
                 "closing connections forwarded to a node that is gone"
             );
         }
-        {
-            let mut proxies = lock(&self.proxies);
-            for id in gone {
-                proxies.remove(&id);
-            }
+        for id in gone {
+            self.drop_proxy(id);
         }
         let dead: Vec<Hosted> = {
             let mut hosted = lock(&self.hosted);
