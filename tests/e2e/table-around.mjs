@@ -245,12 +245,16 @@ async function ratedGame(b, base, shots) {
   await sun.screenshot({ path: join(shots, 'player-page.png'), fullPage: true });
   await sun.click('#finished .player-link >> text=Sun Ce');
   await sun.waitForFunction(() => document.querySelector('#player-name')?.textContent === 'Sun Ce');
-  await sun.waitForSelector('#player-ratings li[data-variant="xiangqi"]');
+  // the ratings come with a request of their own: wait for Sun Ce's, not the page before's
+  await sun.waitForFunction((r) => document.querySelector('#player-ratings li[data-variant="xiangqi"]')?.textContent?.startsWith(`Xiangqi ${r} `), w[1]);
   assert.match(await sun.textContent('#player-ratings li[data-variant="xiangqi"]') ?? '', new RegExp(`^Xiangqi ${w[1]} ± `));
   // the lobby: ratings beside the names in the finished list, one's own page linked
   await sun.click('#to-lobby');
-  await sun.waitForSelector('#finished .list-rating');
-  assert.deepEqual(await sun.$$eval('#finished tr:first-child .list-rating', (r) => r.map((x) => x.textContent)), [` ${w[1]}`, ` ${l[1]}`]);
+  // the rated game's row (other games of this run may end after it and come first); each
+  // rating comes with its own request
+  const row = `#finished tr[data-game="${lu.url().split('/').pop()}"] .list-rating`;
+  await sun.waitForFunction((sel) => document.querySelectorAll(sel).length === 2, row);
+  assert.deepEqual(await sun.$$eval(row, (r) => r.map((x) => x.textContent)), [` ${w[1]}`, ` ${l[1]}`]);
   assert.equal(await sun.getAttribute('#my-page', 'href'), `#/p/${await sun.evaluate(() => fetch('/api/me').then((r) => r.json()).then((m) => m.id))}`);
   await sun.screenshot({ path: join(shots, 'lobby-ratings.png'), fullPage: true });
   console.log('ok the player page (ratings, games by variant) from the names; ratings beside the names in the lobby');
