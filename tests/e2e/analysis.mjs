@@ -6,6 +6,7 @@
 // Called by browser.mjs (and alone by one.mjs).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { enter } from './enter.mjs';
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
@@ -23,9 +24,7 @@ async function guest(b, base, name, viewport) {
   const page = await ctx.newPage();
   page.on('pageerror', (e) => { throw new Error(`page error (${name}): ${e.message}`); });
   await page.goto(`${base}/`);
-  await page.fill('#name', name);
-  await page.click('#enter');
-  await page.waitForSelector('#me');
+  await enter(page, name);
   return page;
 }
 

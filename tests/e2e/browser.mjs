@@ -16,6 +16,7 @@ import { webfixChecks } from './webfix.mjs';
 import { analysisChecks } from './analysis.mjs';
 import { rematchChecks } from './rematch.mjs';
 import { tableChecks } from './table-around.mjs';
+import { enter } from './enter.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const shots = join(here, 'screenshots');
@@ -108,9 +109,7 @@ async function player(b, locale, name) {
   page.on('pageerror', (e) => { throw new Error(`page error (${name}): ${e.message}`); });
   page.on('dialog', (d) => d.accept());
   await page.goto(`${base}/`);
-  await page.fill('#name', name);
-  await page.click('#enter');
-  await page.waitForSelector('#me');
+  await enter(page, name);
   return page;
 }
 

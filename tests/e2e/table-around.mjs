@@ -6,6 +6,7 @@
 // (and alone by one.mjs).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { enter } from './enter.mjs';
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
@@ -26,9 +27,7 @@ async function open(b, base, locale, name, viewport, touch = false) {
   page.on('pageerror', (e) => { throw new Error(`page error (${name}): ${e.message}`); });
   await page.goto(`${base}/`);
   if (name) {
-    await page.fill('#name', name);
-    await page.click('#enter');
-    await page.waitForSelector('#me');
+    await enter(page, name);
   }
   return page;
 }
