@@ -16,8 +16,6 @@
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -28,7 +26,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 mod common;
 
-use common::{free_port, PgDatabase, TempDir, CHUHE};
+use common::{free_port, wait_healthy, PgDatabase, TempDir, CHUHE};
 
 const LEASE_MS: u64 = 2000;
 
@@ -82,22 +80,7 @@ impl Node {
     }
 
     fn wait_healthy(&mut self) {
-        let until = Instant::now() + Duration::from_secs(30);
-        while Instant::now() < until {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                panic!("{} exited ({status}):\n{}", self.name, self.log_text());
-            }
-            if let Ok(mut s) = TcpStream::connect(("127.0.0.1", self.port)) {
-                let _ = s.write_all(b"GET /api/health HTTP/1.0\r\nHost: x\r\n\r\n");
-                let mut answer = String::new();
-                let _ = s.read_to_string(&mut answer);
-                if answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200") {
-                    return;
-                }
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        panic!("{}: no 200 from /api/health within 30 s", self.name);
+        wait_healthy(self.port, &mut self.child);
     }
 
     fn signal(&self, signal: &str) {
