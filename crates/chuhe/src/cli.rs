@@ -196,6 +196,14 @@ pub enum Command {
         /// on; requests that get no answer (or a 5xx) are tried again the same way.
         #[arg(long)]
         reconnect: bool,
+        /// Games against the computer played at the same time besides the --games between
+        /// people (0 to 10000): one guest at seat 0, the computer at --computer-level in the
+        /// other seats; their latencies are reported apart.
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=10_000))]
+        computer_games: u32,
+        /// The level of the computer seats of --computer-games (1-8).
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=8))]
+        computer_level: u8,
     },
 }
 
@@ -366,6 +374,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             seed,
             warmup,
             reconnect,
+            computer_games,
+            computer_level,
         } => {
             let settings = crate::loadtest_cmd::LoadSettings {
                 urls: url
@@ -382,6 +392,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 seed,
                 warmup: std::time::Duration::from_secs(warmup),
                 reconnect,
+                computer_games: computer_games as usize,
+                computer_level,
             };
             crate::loadtest_cmd::run(settings, &mut out)?
         }

@@ -32,6 +32,15 @@
 //! (counted apart) or not (the seat plays on). Requests that get no answer or a 5xx are tried
 //! again the same way. The report then says how many reconnections there were and the longest
 //! time a seat went from a loss to its first `state` after it (the takeover time a player sees).
+//!
+//! **Against the computer.** `--computer-games N` plays N more games at the same time, each a
+//! guest at seat 0 of a table whose other seats are the computer at `--computer-level` (the
+//! variants in turn, a new game when one ends). The guest moves like the players above; its
+//! acks are reported apart from the games between people, with the computer's answer time (from
+//! the update that began the computer's turn to the update with its move: the server's minimum
+//! pause, the wait for a thinking thread, the search). So one run shows whether the moves
+//! between people keep their latency while computers think. These games do not reconnect: a
+//! closed connection is an error. Their acknowledged moves are checked in the store too.
 
 use crate::cli::CliError;
 use chuhe_rules::Variant;
@@ -100,6 +109,11 @@ pub struct LoadSettings {
     /// version seen) and the game goes on, and a request that got no answer (or a 5xx) is tried
     /// again; without it a lost connection ends its game with an error.
     pub reconnect: bool,
+    /// Games against the computer besides the `games` between people: a guest at seat 0, the
+    /// computer at `computer_level` in the other seats; reported apart (see the module text).
+    pub computer_games: usize,
+    /// The level (1–8) of the computer seats.
+    pub computer_level: u8,
 }
 
 /// The latencies of one kind, in microseconds.
@@ -161,6 +175,17 @@ struct Totals {
     landed: AtomicU64,
     /// ... of which they did not.
     not_landed: AtomicU64,
+    /// Games against the computer: the guest's acks.
+    computer_ack: Mutex<Samples>,
+    /// Games against the computer: per computer move, from the moment its turn began (the
+    /// update of the move before it arrived) to the update with its move.
+    computer_answer: Mutex<Samples>,
+    /// Games against the computer: the guest's moves acknowledged, the computer's moves seen,
+    /// games started and ended.
+    computer_moves: AtomicU64,
+    computer_answers: AtomicU64,
+    computer_started: AtomicU64,
+    computer_ended: AtomicU64,
 }
 
 /// An ack slower than this (50 ms, the issue's latency goal) is counted in
@@ -1107,6 +1132,176 @@ async fn play(
     }
 }
 
+/// Plays games against the computer one after another in one slot until the deadline.
+async fn computer_slot(
+    slot: usize,
+    settings: Arc<LoadSettings>,
+    totals: Arc<Totals>,
+    addresses: Arc<AtomicU32>,
+    deadline: Instant,
+) {
+    let mut rng = StdRng::seed_from_u64(
+        settings.seed ^ (slot as u64).wrapping_mul(0x85eb_ca6b) ^ 0xc0ff_ee00,
+    );
+    let mut round = 0usize;
+    while Instant::now() < deadline {
+        let variant = settings.variants[(slot + round) % settings.variants.len()];
+        // After the games between people in the URL rotation.
+        let game = round * settings.computer_games + slot + settings.games;
+        round += 1;
+        if let Err(e) = play_computer_game(
+            game, slot, variant, &settings, &totals, &addresses, deadline, &mut rng,
+        )
+        .await
+        {
+            totals.error(format!("against the computer: {e}"));
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+}
+
+/// One game of a guest against the computer, from the guest's session to its end (or the
+/// deadline).
+#[allow(clippy::too_many_arguments)]
+async fn play_computer_game(
+    number: usize,
+    slot: usize,
+    variant: Variant,
+    settings: &Arc<LoadSettings>,
+    totals: &Arc<Totals>,
+    addresses: &AtomicU32,
+    deadline: Instant,
+    rng: &mut StdRng,
+) -> Result<(), String> {
+    let url = &settings.urls[number % settings.urls.len()];
+    let address = settings.spread.then(|| next_address(addresses));
+    let player = new_guest(url, address, &format!("load c{slot}"))
+        .await
+        .map_err(|f| f.message)?;
+    let table = new_table(url, &player, variant, settings.time)
+        .await
+        .map_err(|f| f.message)?;
+    let (mut writer, reader) = open(url, &table, None, &player)
+        .await
+        .map_err(|f| f.message)?;
+    let (inbox_tx, mut inbox) = mpsc::unbounded_channel();
+    spawn_reader(reader, 0, 0, inbox_tx);
+    send(&mut writer, serde_json::json!({"type": "sit", "seat": 0})).await?;
+    for seat in 1..variant.seat_count() {
+        let msg = serde_json::json!({
+            "type": "sit_computer", "seat": seat, "level": settings.computer_level,
+        });
+        send(&mut writer, msg).await?;
+    }
+    send(&mut writer, serde_json::json!({"type": "start"})).await?;
+    totals.computer_started.fetch_add(1, Ordering::Relaxed);
+    // The guest's move not yet acknowledged; the move to send when its think time is over.
+    let mut pending: Option<Pending> = None;
+    let mut scheduled: Option<(Instant, u64, String)> = None;
+    // When the seat to move began its turn (the last update with a move, or the start).
+    let mut turn_began: Option<Instant> = None;
+    let mut last_sent: Option<Instant> = None;
+    loop {
+        let wake = scheduled.as_ref().map_or(deadline, |s| s.0.min(deadline));
+        let next = tokio::select! {
+            biased;
+            m = inbox.recv() => Some(m),
+            () = tokio::time::sleep_until(wake) => None,
+        };
+        let Some(next) = next else {
+            if Instant::now() >= deadline {
+                return Ok(());
+            }
+            if let Some((_, version, mv)) = scheduled.take() {
+                let sent = Instant::now();
+                pending = Some(Pending { version, sent });
+                last_sent = Some(sent);
+                let msg = serde_json::json!({"type": "move", "version": version, "move": mv});
+                send(&mut writer, msg).await?;
+            }
+            continue;
+        };
+        let Some(Note { at, report, .. }) = next else {
+            return Err("connection closed by the server".to_owned());
+        };
+        let msg = match report {
+            Report::Message(msg) => msg,
+            _ => return Err("connection closed by the server".to_owned()),
+        };
+        let (events, legal_moves, version) = match msg {
+            Incoming::Error { code, message } => {
+                totals.error(format!("against the computer: {code}: {message}"));
+                pending = None;
+                continue;
+            }
+            Incoming::Update {
+                version,
+                events,
+                legal_moves,
+            } => (
+                events.into_iter().map(|e| (e.version, e.event)).collect(),
+                legal_moves,
+                version,
+            ),
+            Incoming::Event { version, event } => (vec![(version, event)], Vec::new(), version),
+            Incoming::State {
+                version,
+                legal_moves,
+                ..
+            } => (Vec::new(), legal_moves, version),
+            Incoming::Other => continue,
+        };
+        for (version, event) in events {
+            match event {
+                IncomingEvent::Moved { seat: 0, mv } => {
+                    let mine = pending.as_ref().is_some_and(|p| version == p.version + 1);
+                    if let (true, Some(p)) = (mine, pending.take()) {
+                        if totals.measured(p.sent) {
+                            lock(&totals.computer_ack).0.push(micros(at - p.sent));
+                        }
+                        lock(&totals.acked)
+                            .entry(table.clone())
+                            .or_default()
+                            .push((version, mv));
+                        totals.computer_moves.fetch_add(1, Ordering::Relaxed);
+                    }
+                    turn_began = Some(at);
+                }
+                IncomingEvent::Moved { .. } => {
+                    if let Some(began) = turn_began {
+                        if totals.measured(began) {
+                            lock(&totals.computer_answer).0.push(micros(at - began));
+                        }
+                    }
+                    totals.computer_answers.fetch_add(1, Ordering::Relaxed);
+                    turn_began = Some(at);
+                }
+                IncomingEvent::Ended {} => {
+                    totals.computer_ended.fetch_add(1, Ordering::Relaxed);
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+        // The game has started when the first legal moves come (the guest moves first in
+        // xiangqi and banqi; in sanguo seat 0 is the first kingdom too).
+        if turn_began.is_none() && !legal_moves.is_empty() {
+            turn_began = Some(at);
+        }
+        if legal_moves.is_empty() {
+            continue;
+        }
+        let think = if settings.think_ms.1 == 0 {
+            0
+        } else {
+            rng.gen_range(settings.think_ms.0..=settings.think_ms.1)
+        };
+        let mv = legal_moves[rng.gen_range(0..legal_moves.len())].clone();
+        let due = (at + Duration::from_millis(think)).max(last_sent.map_or(at, |t| t + MIN_GAP));
+        scheduled = Some((due, version, mv));
+    }
+}
+
 fn micros(d: Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
@@ -1307,6 +1502,18 @@ async fn run_async(settings: LoadSettings, out: &mut impl std::io::Write) -> Res
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
+    for slot in 0..settings.computer_games {
+        tasks.push(tokio::spawn(computer_slot(
+            slot,
+            settings.clone(),
+            totals.clone(),
+            addresses.clone(),
+            deadline,
+        )));
+        if slot % 50 == 49 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
     // Sample the memory and the load while the games run.
     let sampler = {
         let pid = settings.server_pid;
@@ -1369,6 +1576,29 @@ async fn run_async(settings: LoadSettings, out: &mut impl std::io::Write) -> Res
         SLOW_ACK_MICROS / 1000,
         totals.slow_summary()
     )?;
+    if settings.computer_games > 0 {
+        writeln!(
+            out,
+            "against the computer (level {}): {} at once, {} started, {} ended; {} moves of the \
+             players acknowledged, {} computer moves",
+            settings.computer_level,
+            settings.computer_games,
+            totals.computer_started.load(Ordering::Relaxed),
+            totals.computer_ended.load(Ordering::Relaxed),
+            totals.computer_moves.load(Ordering::Relaxed),
+            totals.computer_answers.load(Ordering::Relaxed),
+        )?;
+        writeln!(
+            out,
+            "ack against the computer: {}",
+            lock(&totals.computer_ack).summary()
+        )?;
+        writeln!(
+            out,
+            "computer answer: {}",
+            lock(&totals.computer_answer).summary()
+        )?;
+    }
     let errors = lock(&totals.errors);
     let mut errors: Vec<_> = errors.iter().collect();
     errors.sort();
