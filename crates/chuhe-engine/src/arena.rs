@@ -17,27 +17,32 @@ use rand::SeedableRng;
 use std::fmt;
 use std::str::FromStr;
 
-/// A player in a match: the greedy one-ply player or a level.
+/// A player in a match: the greedy one-ply player, a level, or (sanguo) the max^n search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Contender {
     /// The greedy one-ply player (sanguo and banqi).
     Greedy,
     /// A level 1–8.
     Level(u8),
+    /// Sanguo only: the max^n search ([`sanguo::maxn`]) with level 8's node budget (scaled),
+    /// to compare with the paranoid search of the levels.
+    MaxN,
 }
 
 impl FromStr for Contender {
     type Err = String;
 
-    /// `greedy` or a level `1` … `8` (also `L1` … `L8`).
+    /// `greedy`, `maxn` or a level `1` … `8` (also `L1` … `L8`).
     fn from_str(s: &str) -> Result<Contender, String> {
-        if s == "greedy" {
-            return Ok(Contender::Greedy);
+        match s {
+            "greedy" => return Ok(Contender::Greedy),
+            "maxn" => return Ok(Contender::MaxN),
+            _ => {}
         }
         let n = s.trim_start_matches(['L', 'l']);
         match n.parse::<u8>() {
             Ok(l) if (1..=8).contains(&l) => Ok(Contender::Level(l)),
-            _ => Err(format!("bad player {s:?}: expected greedy or a level 1-8")),
+            _ => Err(format!("bad player {s:?}: expected greedy, maxn or a level 1-8")),
         }
     }
 }
@@ -46,6 +51,7 @@ impl fmt::Display for Contender {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Contender::Greedy => f.write_str("greedy"),
+            Contender::MaxN => f.write_str("maxn"),
             Contender::Level(l) => write!(f, "L{l}"),
         }
     }
@@ -176,7 +182,7 @@ impl Match {
 
     fn banqi_move(&self, c: Contender, p: &banqi::Problem, seed: u64) -> Option<rb::Action> {
         match c {
-            Contender::Greedy => banqi::greedy(p, seed),
+            Contender::Greedy | Contender::MaxN => banqi::greedy(p, seed),
             Contender::Level(l) => {
                 let mut s = banqi::Settings::level(l);
                 s.budget = self.budget(s.budget.nodes);
@@ -188,6 +194,10 @@ impl Match {
     fn sanguo_move(&self, c: Contender, p: &sanguo::Problem, seed: u64) -> Option<rs::Move> {
         match c {
             Contender::Greedy => sanguo::greedy(p, seed),
+            Contender::MaxN => {
+                let nodes = sanguo::Settings::level(8).budget.nodes;
+                sanguo::maxn(p, self.budget(nodes))
+            }
             Contender::Level(l) => {
                 let mut s = sanguo::Settings::level(l);
                 s.budget = self.budget(s.budget.nodes);
@@ -303,11 +313,13 @@ mod tests {
     #[test]
     fn contenders_parse() {
         assert_eq!("greedy".parse(), Ok(Contender::Greedy));
+        assert_eq!("maxn".parse(), Ok(Contender::MaxN));
+        assert_eq!(Contender::MaxN.to_string(), "maxn");
         assert_eq!("L8".parse(), Ok(Contender::Level(8)));
         assert_eq!("3".parse(), Ok(Contender::Level(3)));
         assert_eq!(
             "9".parse::<Contender>(),
-            Err("bad player \"9\": expected greedy or a level 1-8".to_owned())
+            Err("bad player \"9\": expected greedy, maxn or a level 1-8".to_owned())
         );
     }
 

@@ -167,6 +167,26 @@ pub fn evaluate(pos: &Position, me: Kingdom) -> i32 {
     if pos.active_count() == 1 {
         return WIN;
     }
+    view(pos, &strengths(pos), me)
+}
+
+/// [`evaluate`] for each kingdom at once, index [`Kingdom::index`] (one pass over the board).
+pub fn evaluate_all(pos: &Position) -> [i32; 3] {
+    let strength = strengths(pos);
+    Kingdom::ALL.map(|k| {
+        if pos.is_defeated(k) {
+            -WIN
+        } else if pos.active_count() == 1 {
+            WIN
+        } else {
+            view(pos, &strength, k)
+        }
+    })
+}
+
+/// Each kingdom's strength: material by owner, mobility, attacks, minus the danger to its
+/// General (0 for a defeated kingdom).
+fn strengths(pos: &Position) -> [i32; 3] {
     let mut strength = [0i32; 3];
     let mut danger = [0i32; 3];
     for p in Point::all() {
@@ -213,6 +233,12 @@ pub fn evaluate(pos: &Position, me: Kingdom) -> i32 {
             strength[k.index()] -= danger[k.index()];
         }
     }
+    strength
+}
+
+/// `me`'s score from the kingdoms' strengths: its own minus the mean of its active rivals'
+/// (with one rival left: minus that rival's, plus [`RIVAL_GONE`]).
+fn view(pos: &Position, strength: &[i32; 3], me: Kingdom) -> i32 {
     let mine = strength[me.index()];
     let rivals: Vec<i32> = Kingdom::ALL
         .into_iter()
@@ -467,6 +493,166 @@ impl Search {
     }
 }
 
+/// The max^n player, kept to measure the choice of search (`docs/players.md`, "Why paranoid"):
+/// every kingdom maximises its own evaluation ([`evaluate_all`] backs up a score per kingdom),
+/// by iterative deepening within `budget`, with the same capture quiescence, move order and end
+/// rules as the paranoid search but without its pruning. The levels do not use it.
+pub fn maxn(problem: &Problem, budget: Budget) -> Option<Move> {
+    let pos = &problem.position;
+    let me = pos.side_to_move().index();
+    let mut moves = pos.legal_moves();
+    order(pos, &mut moves, None);
+    let mut s = MaxN {
+        budget,
+        nodes: 0,
+        stopped: false,
+        path: problem.stretch.clone(),
+    };
+    let mut best = *moves.first()?;
+    for depth in 1..=64 {
+        let mut scored = Vec::with_capacity(moves.len());
+        for &m in &moves {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let v = s.value(&child, depth - 1, 1);
+            if s.stopped {
+                break;
+            }
+            scored.push((m, v[me]));
+        }
+        // An unfinished iteration still counts when its first move (the last best) was
+        // searched and another one beat it.
+        let Some(&(first, first_score)) = scored.first() else {
+            break;
+        };
+        let top = scored.iter().copied().fold((first, first_score), |b, e| {
+            if e.1 > b.1 {
+                e
+            } else {
+                b
+            }
+        });
+        best = top.0;
+        if s.stopped {
+            break;
+        }
+        scored.sort_by_key(|e| std::cmp::Reverse(e.1));
+        moves = scored.iter().map(|e| e.0).collect();
+        if top.1.abs() >= WIN - 100 {
+            break;
+        }
+    }
+    Some(best)
+}
+
+struct MaxN {
+    budget: Budget,
+    nodes: u64,
+    stopped: bool,
+    path: Vec<u64>,
+}
+
+impl MaxN {
+    fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes & 63 == 0 && self.budget.exhausted(self.nodes) {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    /// The scores of `pos` for the three kingdoms, each kingdom choosing its best child.
+    fn value(&mut self, pos: &Position, depth: i32, ply: i32) -> [i32; 3] {
+        if self.tick() {
+            return [0; 3];
+        }
+        if pos.active_count() == 1 {
+            // The last kingdom standing: a sooner win is better, a later loss less bad.
+            return Kingdom::ALL.map(|k| {
+                if pos.is_defeated(k) {
+                    -(WIN - ply)
+                } else {
+                    WIN - ply
+                }
+            });
+        }
+        if pos.quiet() >= QUIET_LIMIT {
+            return [0; 3];
+        }
+        let key = pos.key();
+        if pos.quiet() > 0
+            && self
+                .path
+                .iter()
+                .rev()
+                .take(usize::from(pos.quiet()) + 1)
+                .any(|&k| k == key)
+        {
+            return [0; 3];
+        }
+        if depth <= 0 {
+            return self.quiesce(pos, ply, 0);
+        }
+        let mut moves = pos.legal_moves();
+        if moves.is_empty() {
+            return evaluate_all(pos);
+        }
+        order(pos, &mut moves, None);
+        let mover = pos.side_to_move().index();
+        let mut best: Option<[i32; 3]> = None;
+        self.path.push(key);
+        for m in moves {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let v = self.value(&child, depth - 1, ply + 1);
+            if self.stopped {
+                self.path.pop();
+                return [0; 3];
+            }
+            if best.is_none_or(|b| v[mover] > b[mover]) {
+                best = Some(v);
+            }
+            // Nothing beats taking the last rival's General.
+            if v[mover] >= WIN - 100 {
+                break;
+            }
+        }
+        self.path.pop();
+        best.unwrap_or([0; 3])
+    }
+
+    /// Captures only; the kingdom to move may stand pat.
+    fn quiesce(&mut self, pos: &Position, ply: i32, q: i32) -> [i32; 3] {
+        if self.tick() {
+            return [0; 3];
+        }
+        let stand = evaluate_all(pos);
+        if q >= 4 || pos.active_count() == 1 {
+            return stand;
+        }
+        let mover = pos.side_to_move().index();
+        let mut moves: Vec<Move> = pos
+            .legal_moves()
+            .into_iter()
+            .filter(|m| pos.piece_at(m.to).is_some())
+            .collect();
+        order(pos, &mut moves, None);
+        let mut best = stand;
+        for m in moves {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let v = self.quiesce(&child, ply + 1, q + 1);
+            if self.stopped {
+                return [0; 3];
+            }
+            if v[mover] > best[mover] {
+                best = v;
+            }
+        }
+        best
+    }
+}
+
 /// Captures first (a General first of all, then the most valuable victim by the least valuable
 /// attacker), the table's move before everything.
 fn order(pos: &Position, moves: &mut [Move], first: Option<Move>) {
@@ -537,5 +723,41 @@ mod tests {
     fn same_seed_same_move() {
         let p = Problem::from_position(Position::start(true));
         assert_eq!(choose(&p, 3, 11), choose(&p, 3, 11));
+    }
+
+    #[test]
+    fn maxn_plays_legal_moves_and_takes_a_general() {
+        for flags in [true, false] {
+            let p = Problem::from_position(Position::start(flags));
+            let m = maxn(&p, Budget::nodes(3_000)).expect("a move");
+            assert!(p.position.is_legal(m));
+        }
+        let pos = Position::from_text("9/4rP4/9/9/4rK4,9/9/9/4rR4/4gK4,9/4bP4/9/9/4bK4 R B - - 0")
+            .expect("a valid position");
+        let m = maxn(&Problem::from_position(pos.clone()), Budget::nodes(3_000)).expect("a move");
+        assert_eq!(pos.move_text(m), "Ge2xGe1");
+    }
+
+    #[test]
+    fn every_kingdom_is_evaluated_as_alone() {
+        let mut pos = Position::start(true);
+        pos.resolve_start();
+        for _ in 0..2 {
+            let mv = pos.legal_moves()[3];
+            pos.play_unchecked(mv);
+        }
+        let all = evaluate_all(&pos);
+        for k in Kingdom::ALL {
+            assert_eq!(all[k.index()], evaluate(&pos, k), "{k:?}");
+        }
+        // Shu takes Wu's General: Wu scores a loss, the other two are still in the game.
+        let pos = Position::from_text("9/4rP4/9/9/4rK4,9/9/9/4rR4/4gK4,9/4bP4/9/9/4bK4 R B - - 0")
+            .expect("a valid position");
+        let mut after = pos.clone();
+        let take = pos.legal_moves().into_iter().find(|&m| pos.move_text(m) == "Ge2xGe1");
+        after.play_unchecked(take.expect("Shu can take Wu's General"));
+        let all = evaluate_all(&after);
+        assert_eq!(all[1], -WIN);
+        assert!(all[0].abs() < WIN && all[2].abs() < WIN, "{all:?}");
     }
 }

@@ -329,9 +329,14 @@ pub fn run_match(args: MatchArgs, out: &mut impl Write) -> Result<(), CliError> 
             "bad --scale: expected a number in (0, 100]",
         ));
     }
+    if args.variant != Variant::Sanguo && (a == Contender::MaxN || b == Contender::MaxN) {
+        return Err(CliError::input("maxn is a sanguo player"));
+    }
     let level = |c: Contender| match c {
         Contender::Level(l) => Ok(l),
-        Contender::Greedy => Err(CliError::input("xiangqi has no greedy player")),
+        Contender::Greedy | Contender::MaxN => {
+            Err(CliError::input("xiangqi has no greedy player"))
+        }
     };
     let m = Match { scale: args.scale };
     let mut tally = Tally::default();
