@@ -545,6 +545,18 @@ pub fn maxn(problem: &Problem, budget: Budget) -> Option<Move> {
     Some(best)
 }
 
+/// The scores of a game won by the last kingdom standing, `ply` plies from the root: a sooner
+/// win is better, a later loss less bad.
+fn last_standing(pos: &Position, ply: i32) -> [i32; 3] {
+    Kingdom::ALL.map(|k| {
+        if pos.is_defeated(k) {
+            -(WIN - ply)
+        } else {
+            WIN - ply
+        }
+    })
+}
+
 struct MaxN {
     budget: Budget,
     nodes: u64,
@@ -567,14 +579,7 @@ impl MaxN {
             return [0; 3];
         }
         if pos.active_count() == 1 {
-            // The last kingdom standing: a sooner win is better, a later loss less bad.
-            return Kingdom::ALL.map(|k| {
-                if pos.is_defeated(k) {
-                    -(WIN - ply)
-                } else {
-                    WIN - ply
-                }
-            });
+            return last_standing(pos, ply);
         }
         if pos.quiet() >= QUIET_LIMIT {
             return [0; 3];
@@ -626,8 +631,11 @@ impl MaxN {
         if self.tick() {
             return [0; 3];
         }
+        if pos.active_count() == 1 {
+            return last_standing(pos, ply);
+        }
         let stand = evaluate_all(pos);
-        if q >= 4 || pos.active_count() == 1 {
+        if q >= 4 {
             return stand;
         }
         let mover = pos.side_to_move().index();
