@@ -45,9 +45,26 @@ pub fn choose_move(
     no_capture_limit: u16,
     seed: u64,
 ) -> Option<Move> {
+    let time = crate::levels::Level::get(level).time_budget();
+    choose_move_within(start, moves, level, no_capture_limit, seed, time)
+}
+
+/// [`choose_move`] within `time` when that is less than the level's time budget (the server
+/// gives a search that waited for a thread what is left of the budget).
+///
+/// # Panics
+/// If a move of `moves` is not legal in turn.
+pub fn choose_move_within(
+    start: &Position,
+    moves: &[Move],
+    level: u8,
+    no_capture_limit: u16,
+    seed: u64,
+    time: std::time::Duration,
+) -> Option<Move> {
     let level = level.clamp(1, MAX_LEVEL);
     let nodes = NODES_BY_LEVEL[usize::from(level) - 1];
-    let time = crate::levels::Level::get(level).time_budget();
+    let time = time.min(crate::levels::Level::get(level).time_budget());
     choose_move_with(
         start,
         moves,

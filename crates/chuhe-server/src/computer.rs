@@ -11,6 +11,7 @@
 //! follow the game.
 
 use crate::variant::{AnyGame, AnyMove};
+use chuhe_engine::levels::{Budget, Level};
 use chuhe_engine::{banqi, sanguo};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -81,36 +82,97 @@ impl Problem {
     /// The computer's move at `level` (1–8, clamped), its choices varied by `seed`; `None` when
     /// there is none. Blocks for up to the level's time budget.
     pub fn choose(&self, level: u8, seed: u64) -> Option<AnyMove> {
+        self.choose_within(level, seed, Level::get(level).time_budget())
+    }
+
+    /// [`Problem::choose`] within `time` when that is less than the level's time budget (the
+    /// level's node budget and noise are kept; a shorter time can only stop it sooner).
+    pub fn choose_within(&self, level: u8, seed: u64, time: Duration) -> Option<AnyMove> {
+        let time = time.min(Level::get(level).time_budget());
         match self {
             Problem::Xiangqi {
                 start,
                 moves,
                 no_capture_limit,
-            } => chuhe_engine::player::choose_move(start, moves, level, *no_capture_limit, seed)
-                .map(AnyMove::Xiangqi),
-            Problem::Sanguo(p) => sanguo::choose(p, level, seed).map(AnyMove::Sanguo),
-            Problem::Banqi(p) => banqi::choose(p, level, seed).map(AnyMove::Banqi),
+            } => chuhe_engine::player::choose_move_within(
+                start,
+                moves,
+                level,
+                *no_capture_limit,
+                seed,
+                time,
+            )
+            .map(AnyMove::Xiangqi),
+            Problem::Sanguo(p) => {
+                let mut s = sanguo::Settings::level(level);
+                s.budget = Budget::nodes(s.budget.nodes).capped(time);
+                sanguo::choose_with(p, s, seed).map(AnyMove::Sanguo)
+            }
+            Problem::Banqi(p) => {
+                let mut s = banqi::Settings::level(level);
+                s.budget = Budget::nodes(s.budget.nodes).capped(time);
+                banqi::choose_with(p, s, seed).map(AnyMove::Banqi)
+            }
         }
     }
 }
 
-/// The pool's limits: searches at once and the shortest answer time.
-#[derive(Debug)]
+/// A search to run on a pool thread.
+type Job = Box<dyn FnOnce() + Send>;
+
+/// The pool: its threads (fed through `jobs`), the permits that keep the searches at most one
+/// per thread and in the order asked, and the shortest answer time.
 struct Pool {
     permits: Arc<Semaphore>,
     pause: Duration,
+    jobs: std::sync::mpsc::Sender<Job>,
 }
 
 static POOL: RwLock<Option<Arc<Pool>>> = RwLock::new(None);
 
+impl Pool {
+    /// A pool of `threads` search threads (at least 1), each at the lower priority of
+    /// [`SEARCH_NICE`] for its whole life; they end when the pool is dropped and their last
+    /// search is done. Each thread keeps its memory between searches (a search's tables are
+    /// allocated again in the same place), so memory does not grow with the number of games.
+    fn new(threads: usize, pause: Duration) -> Pool {
+        let threads = threads.max(1);
+        let (jobs, queue) = std::sync::mpsc::channel::<Job>();
+        let queue = Arc::new(std::sync::Mutex::new(queue));
+        for i in 0..threads {
+            let queue = queue.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("chuhe-search-{i}"))
+                .spawn(move || {
+                    lower_priority();
+                    loop {
+                        let job = match queue.lock() {
+                            Ok(q) => q.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok(job) = job else { return };
+                        // A search that panics loses its move, not the thread.
+                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                    }
+                });
+            if let Err(e) = spawned {
+                tracing::error!("cannot start a computer search thread: {e}");
+            }
+        }
+        Pool {
+            permits: Arc::new(Semaphore::new(threads)),
+            pause,
+            jobs,
+        }
+    }
+}
+
 /// Sets the pool for the searches that start from now on: at most `threads` at once (at least
-/// 1), each answer after at least `pause`. Searches already running or waiting keep the pool
-/// they started with. [`crate::AppState::new`] calls it with its settings.
+/// 1) on as many threads, each answer after at least `pause`. Searches already running or
+/// waiting keep the pool they started with. [`crate::AppState::new`] calls it with its
+/// settings.
 pub fn configure(threads: usize, pause: Duration) {
-    let pool = Arc::new(Pool {
-        permits: Arc::new(Semaphore::new(threads.max(1))),
-        pause,
-    });
+    let pool = Arc::new(Pool::new(threads, pause));
     if let Ok(mut p) = POOL.write() {
         *p = Some(pool);
     }
@@ -123,34 +185,65 @@ fn pool() -> Arc<Pool> {
         }
     }
     configure(DEFAULT_THREADS, DEFAULT_PAUSE);
-    POOL.read().ok().and_then(|p| p.clone()).unwrap_or_else(|| {
-        Arc::new(Pool {
-            permits: Arc::new(Semaphore::new(DEFAULT_THREADS)),
-            pause: DEFAULT_PAUSE,
-        })
-    })
+    POOL.read()
+        .ok()
+        .and_then(|p| p.clone())
+        .unwrap_or_else(|| Arc::new(Pool::new(DEFAULT_THREADS, DEFAULT_PAUSE)))
+}
+
+/// The least share of its level's time budget a search gets however long it waited for a
+/// thread: a twentieth (0.125 s at level 8), at least [`LEAST_SEARCH`].
+const LEAST_SHARE: u32 = 20;
+/// The shortest search, however long it waited.
+const LEAST_SEARCH: Duration = Duration::from_millis(10);
+/// The nice value of the search threads (Linux; 0 is a normal thread, 19 the lowest
+/// priority): a human move's handling is never queued behind a search on a busy machine.
+const SEARCH_NICE: i32 = 10;
+
+/// How long a search may take after waiting `waited` for a thread: what is left of the
+/// level's time budget `budget`, at least a twentieth of it (and [`LEAST_SEARCH`]).
+fn search_time(budget: Duration, waited: Duration) -> Duration {
+    budget
+        .saturating_sub(waited)
+        .max(budget / LEAST_SHARE)
+        .max(LEAST_SEARCH)
 }
 
 /// Thinks about `problem` at `level` on the pool: waits for a free thread, searches on it, and
-/// answers no sooner than the pool's pause after the call. `None` when there is no move (or
-/// the search thread failed).
+/// answers no sooner than the pool's pause after the call. The level's time budget counts from
+/// the call, so a search that waited in line gets what is left of it (at least a twentieth):
+/// under more computer games than threads the answers keep their time, the searches get
+/// shorter. The search runs on a pool thread of lower priority ([`SEARCH_NICE`]). `None` when
+/// there is no move (or the search failed).
 pub async fn think(problem: Problem, level: u8, seed: u64) -> Option<AnyMove> {
     let pool = pool();
     // The runtime's clock: the pause is a tokio sleep, so both ends must be on one clock (a
     // paused test clock does not move while the search runs on its thread).
     let asked = Instant::now();
     let permit = pool.permits.clone().acquire_owned().await.ok()?;
-    let found = tokio::task::spawn_blocking(move || {
+    let time = search_time(Level::get(level).time_budget(), asked.elapsed());
+    let (answer, found) = tokio::sync::oneshot::channel();
+    let job: Job = Box::new(move || {
         let _held = permit;
-        problem.choose(level, seed)
-    })
-    .await
-    .ok()?;
+        let _ = answer.send(problem.choose_within(level, seed, time));
+    });
+    pool.jobs.send(job).ok()?;
+    let found = found.await.ok()?;
     let spent = asked.elapsed();
     if spent < pool.pause {
         tokio::time::sleep(pool.pause - spent).await;
     }
     found
+}
+
+/// Lowers the calling thread's priority to [`SEARCH_NICE`] (Linux; elsewhere nothing). A
+/// failure is ignored: the search runs at the normal priority.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        let tid = rustix::thread::gettid();
+        let _ = rustix::process::setpriority_process(Some(tid), SEARCH_NICE);
+    }
 }
 
 /// The computer's move at `level` for the seat to move, on the calling thread; `None` when the
@@ -196,6 +289,49 @@ mod tests {
             panic!("a banqi problem");
         };
         assert_eq!(Some(&p.view), game.as_banqi_view());
+    }
+
+    #[test]
+    fn a_search_that_waited_gets_what_is_left_of_its_time() {
+        let s = Duration::from_millis;
+        assert_eq!(search_time(s(2_500), s(0)), s(2_500));
+        assert_eq!(search_time(s(2_500), s(1_000)), s(1_500));
+        // A twentieth at least, and never less than 10 ms.
+        assert_eq!(search_time(s(2_500), s(2_400)), s(125));
+        assert_eq!(search_time(s(2_500), s(60_000)), s(125));
+        assert_eq!(search_time(s(100), s(60_000)), s(10));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn searches_run_at_a_lower_priority_on_threads_that_last() {
+        let pool = Pool::new(1, Duration::ZERO);
+        let (tx, rx) = std::sync::mpsc::channel();
+        for _ in 0..2 {
+            let tx = tx.clone();
+            let job: Job = Box::new(move || {
+                let tid = rustix::thread::gettid();
+                let nice = rustix::process::getpriority_process(Some(tid));
+                let _ = tx.send((tid, nice.expect("its priority")));
+            });
+            pool.jobs.send(job).expect("the pool takes jobs");
+        }
+        let first = rx.recv().expect("the first job ran");
+        let second = rx.recv().expect("the second job ran");
+        // One thread for both, at least SEARCH_NICE (more when the tests run niced).
+        assert_eq!(first.0, second.0);
+        assert!(first.1 >= SEARCH_NICE, "nice {}", first.1);
+        // A panicking search does not take the thread down.
+        pool.jobs.send(Box::new(|| panic!("a search failed"))).expect("sent");
+        let job: Job = Box::new(move || {
+            let _ = tx.send((rustix::thread::gettid(), 0));
+        });
+        pool.jobs.send(job).expect("sent");
+        assert_eq!(rx.recv().expect("the thread lives on").0, first.0);
+        // The calling thread keeps its own priority.
+        let own = rustix::process::getpriority_process(Some(rustix::thread::gettid()))
+            .expect("a priority");
+        assert!(own < SEARCH_NICE || own == first.1, "own nice {own}");
     }
 
     #[tokio::test(start_paused = true)]
