@@ -167,9 +167,9 @@ impl Pool {
     }
 }
 
-/// Sets the pool for the searches that start from now on: at most `threads` at once (at least
-/// 1) on as many threads, each answer after at least `pause`. Searches already running or
-/// waiting keep the pool they started with. [`crate::AppState::new`] calls it with its
+/// Sets the pool for the searches that start from now on: at most `threads` at once (at
+/// least one) on as many threads, each answer after at least `pause`. Searches already running
+/// or waiting keep the pool they started with. [`crate::AppState::new`] calls it with its
 /// settings.
 pub fn configure(threads: usize, pause: Duration) {
     let pool = Arc::new(Pool::new(threads, pause));
