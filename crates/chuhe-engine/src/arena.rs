@@ -42,7 +42,9 @@ impl FromStr for Contender {
         let n = s.trim_start_matches(['L', 'l']);
         match n.parse::<u8>() {
             Ok(l) if (1..=8).contains(&l) => Ok(Contender::Level(l)),
-            _ => Err(format!("bad player {s:?}: expected greedy, maxn or a level 1-8")),
+            _ => Err(format!(
+                "bad player {s:?}: expected greedy, maxn or a level 1-8"
+            )),
         }
     }
 }

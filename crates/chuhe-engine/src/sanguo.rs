@@ -525,13 +525,11 @@ pub fn maxn(problem: &Problem, budget: Budget) -> Option<Move> {
         let Some(&(first, first_score)) = scored.first() else {
             break;
         };
-        let top = scored.iter().copied().fold((first, first_score), |b, e| {
-            if e.1 > b.1 {
-                e
-            } else {
-                b
-            }
-        });
+        let top =
+            scored
+                .iter()
+                .copied()
+                .fold((first, first_score), |b, e| if e.1 > b.1 { e } else { b });
         best = top.0;
         if s.stopped {
             break;
@@ -762,7 +760,10 @@ mod tests {
         let pos = Position::from_text("9/4rP4/9/9/4rK4,9/9/9/4rR4/4gK4,9/4bP4/9/9/4bK4 R B - - 0")
             .expect("a valid position");
         let mut after = pos.clone();
-        let take = pos.legal_moves().into_iter().find(|&m| pos.move_text(m) == "Ge2xGe1");
+        let take = pos
+            .legal_moves()
+            .into_iter()
+            .find(|&m| pos.move_text(m) == "Ge2xGe1");
         after.play_unchecked(take.expect("Shu can take Wu's General"));
         let all = evaluate_all(&after);
         assert_eq!(all[1], -WIN);

@@ -326,7 +326,9 @@ mod tests {
         assert_eq!(first.0, second.0);
         assert!(first.1 >= SEARCH_NICE, "nice {}", first.1);
         // A panicking search does not take the thread down.
-        pool.jobs.send(Box::new(|| panic!("a search failed"))).expect("sent");
+        pool.jobs
+            .send(Box::new(|| panic!("a search failed")))
+            .expect("sent");
         let job: Job = Box::new(move || {
             let _ = tx.send((rustix::thread::gettid(), 0));
         });

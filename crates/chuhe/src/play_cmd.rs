@@ -334,9 +334,7 @@ pub fn run_match(args: MatchArgs, out: &mut impl Write) -> Result<(), CliError> 
     }
     let level = |c: Contender| match c {
         Contender::Level(l) => Ok(l),
-        Contender::Greedy | Contender::MaxN => {
-            Err(CliError::input("xiangqi has no greedy player"))
-        }
+        Contender::Greedy | Contender::MaxN => Err(CliError::input("xiangqi has no greedy player")),
     };
     let m = Match { scale: args.scale };
     let mut tally = Tally::default();
