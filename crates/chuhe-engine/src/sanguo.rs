@@ -525,11 +525,12 @@ pub fn maxn(problem: &Problem, budget: Budget) -> Option<Move> {
         let Some(&(first, first_score)) = scored.first() else {
             break;
         };
-        let top =
-            scored
-                .iter()
-                .copied()
-                .fold((first, first_score), |b, e| if e.1 > b.1 { e } else { b });
+        let mut top = (first, first_score);
+        for &e in &scored[1..] {
+            if e.1 > top.1 {
+                top = e;
+            }
+        }
         best = top.0;
         if s.stopped {
             break;
