@@ -245,13 +245,26 @@ impl Player {
 
     /// Reads until a message satisfies `what` (panics after `wait`).
     async fn until(&mut self, wait: Duration, what: impl Fn(&Value) -> bool) -> Value {
+        match self.try_until(wait, what).await {
+            Ok(m) => m,
+            Err(seen) => panic!("no awaited message within {wait:?}; read meanwhile: {seen:?}"),
+        }
+    }
+
+    /// Reads until a message satisfies `what`; after `wait`, the messages read meanwhile.
+    async fn try_until(
+        &mut self,
+        wait: Duration,
+        what: impl Fn(&Value) -> bool,
+    ) -> Result<Value, Vec<Value>> {
         let end = Instant::now() + wait;
+        let mut seen = Vec::new();
         loop {
             let left = end.saturating_duration_since(Instant::now());
             match self.read(left).await {
-                Some(m) if what(&m) => return m,
-                Some(_) => {}
-                None => panic!("no awaited message within {wait:?}"),
+                Some(m) if what(&m) => return Ok(m),
+                Some(m) => seen.push(m),
+                None => return Err(seen),
             }
         }
     }
@@ -606,16 +619,26 @@ async fn three_nodes_serve_one_site_and_survive_kill_and_pause() {
         .await;
     tokio::time::sleep(Duration::from_millis(LEASE_MS + 1500)).await;
     let mut b2 = Player::connect(&url(2, &nodes), &table, &black, None).await;
-    b2.until(Duration::from_secs(15), |m| {
-        m["type"] == "state" && !strings(&m["legal_moves"]).is_empty()
-    })
-    .await;
+    if let Err(seen) = b2
+        .try_until(Duration::from_secs(15), |m| {
+            m["type"] == "state" && !strings(&m["legal_moves"]).is_empty()
+        })
+        .await
+    {
+        let logs: Vec<String> = nodes.iter().map(|n| n.log_text()).collect();
+        panic!("no state with Black to move through node 2; read: {seen:?}\nlogs: {logs:#?}");
+    }
     b2.send(json!({"type": "move", "version": stale_version, "move": "b9c7"}))
         .await;
-    b2.until(Duration::from_secs(10), |m| {
-        m["type"] == "update" && m["events"].to_string().contains("b9c7")
-    })
-    .await;
+    if let Err(seen) = b2
+        .try_until(Duration::from_secs(10), |m| {
+            m["type"] == "update" && m["events"].to_string().contains("b9c7")
+        })
+        .await
+    {
+        let logs: Vec<String> = nodes.iter().map(|n| n.log_text()).collect();
+        panic!("the move through node 2 was not acknowledged; read: {seen:?}\nlogs: {logs:#?}");
+    }
     nodes[1].signal("CONT");
     let status = {
         let end = Instant::now() + Duration::from_secs(10);
