@@ -89,6 +89,31 @@ impl Node {
             .status()
             .unwrap();
         assert!(done.success(), "kill -{signal} {}", self.name);
+        if signal == "STOP" {
+            self.wait_stopped();
+        }
+    }
+
+    /// Waits until every thread of the node shows as stopped (`T` in /proc/PID/task/*/stat):
+    /// `kill` returns once the signal is sent, and a thread that was running may still run a
+    /// moment on a busy machine (up to 5 s).
+    fn wait_stopped(&self) {
+        let tasks = format!("/proc/{}/task", self.child.id());
+        let end = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < end {
+            let stopped = std::fs::read_dir(&tasks).unwrap().all(|task| {
+                let stat =
+                    std::fs::read_to_string(task.unwrap().path().join("stat")).unwrap_or_default();
+                // The state follows the command name in parentheses.
+                stat.rsplit_once(") ")
+                    .is_none_or(|(_, rest)| rest.starts_with('T') || rest.starts_with('t'))
+            });
+            if stopped {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        panic!("{} did not stop within 5 s", self.name);
     }
 }
 
@@ -176,6 +201,37 @@ struct Player {
 
 impl Player {
     async fn connect(url: &str, table: &str, cookie: &str, since: Option<u64>) -> Player {
+        match Player::try_connect(url, table, cookie, since).await {
+            Ok(p) => p,
+            Err(e) => panic!("connecting to {url}: {e}"),
+        }
+    }
+
+    /// [`Player::connect`], tried again every 200 ms for up to `wait` as a client does while a
+    /// table changes hands (a connection closed during the handshake, a 503).
+    async fn connect_within(
+        wait: Duration,
+        url: &str,
+        table: &str,
+        cookie: &str,
+        since: Option<u64>,
+    ) -> Player {
+        let end = Instant::now() + wait;
+        loop {
+            match Player::try_connect(url, table, cookie, since).await {
+                Ok(p) => return p,
+                Err(e) if Instant::now() >= end => panic!("connecting to {url}: {e}"),
+                Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+            }
+        }
+    }
+
+    async fn try_connect(
+        url: &str,
+        table: &str,
+        cookie: &str,
+        since: Option<u64>,
+    ) -> Result<Player, tokio_tungstenite::tungstenite::Error> {
         let host = url.trim_start_matches("http://");
         let since = since.map_or(String::new(), |v| format!("?since={v}"));
         let mut request = format!("ws://{host}/api/tables/{table}/ws{since}")
@@ -184,7 +240,7 @@ impl Player {
         request
             .headers_mut()
             .insert("cookie", cookie.parse().unwrap());
-        let (ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+        let (ws, _) = tokio_tungstenite::connect_async(request).await?;
         let (sink, mut stream) = ws.split();
         let (tx, inbox) = mpsc::unbounded_channel();
         tokio::spawn(async move {
@@ -197,7 +253,7 @@ impl Player {
             }
             let _ = tx.send(None);
         });
-        Player {
+        Ok(Player {
             sink,
             inbox,
             version: 0,
@@ -205,7 +261,7 @@ impl Player {
             captures: Vec::new(),
             ended: false,
             last_sent: None,
-        }
+        })
     }
 
     async fn send(&mut self, msg: Value) {
@@ -618,7 +674,14 @@ async fn three_nodes_serve_one_site_and_survive_kill_and_pause() {
     b.send(json!({"type": "move", "version": stale_version, "move": "h9g7"}))
         .await;
     tokio::time::sleep(Duration::from_millis(LEASE_MS + 1500)).await;
-    let mut b2 = Player::connect(&url(2, &nodes), &table, &black, None).await;
+    let mut b2 = Player::connect_within(
+        Duration::from_secs(10),
+        &url(2, &nodes),
+        &table,
+        &black,
+        None,
+    )
+    .await;
     if let Err(seen) = b2
         .try_until(Duration::from_secs(15), |m| {
             m["type"] == "state" && !strings(&m["legal_moves"]).is_empty()
