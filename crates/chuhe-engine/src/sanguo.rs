@@ -358,14 +358,7 @@ impl Search {
             return 0;
         }
         let key = pos.key();
-        if pos.quiet() > 0
-            && self
-                .path
-                .iter()
-                .rev()
-                .take(usize::from(pos.quiet()) + 1)
-                .any(|&k| k == key)
-        {
+        if repeated(&self.path, pos, key) {
             return 0;
         }
         if depth <= 0 {
@@ -464,12 +457,7 @@ impl Search {
             }
             beta = beta.min(stand);
         }
-        let mut moves: Vec<Move> = pos
-            .legal_moves()
-            .into_iter()
-            .filter(|m| pos.piece_at(m.to).is_some())
-            .collect();
-        order(pos, &mut moves, None);
+        let moves = captures(pos);
         let mut best = stand;
         for m in moves {
             let mut child = pos.clone();
@@ -584,14 +572,7 @@ impl MaxN {
             return [0; 3];
         }
         let key = pos.key();
-        if pos.quiet() > 0
-            && self
-                .path
-                .iter()
-                .rev()
-                .take(usize::from(pos.quiet()) + 1)
-                .any(|&k| k == key)
-        {
+        if repeated(&self.path, pos, key) {
             return [0; 3];
         }
         if depth <= 0 {
@@ -638,12 +619,7 @@ impl MaxN {
             return stand;
         }
         let mover = pos.side_to_move().index();
-        let mut moves: Vec<Move> = pos
-            .legal_moves()
-            .into_iter()
-            .filter(|m| pos.piece_at(m.to).is_some())
-            .collect();
-        order(pos, &mut moves, None);
+        let moves = captures(pos);
         let mut best = stand;
         for m in moves {
             let mut child = pos.clone();
@@ -658,6 +634,28 @@ impl MaxN {
         }
         best
     }
+}
+
+/// Whether `pos` (search key `key`) was seen since the last capture or defeat: `path` holds the
+/// keys of the positions before it, the last one last (a draw by repetition).
+fn repeated(path: &[u64], pos: &Position, key: u64) -> bool {
+    pos.quiet() > 0
+        && path
+            .iter()
+            .rev()
+            .take(usize::from(pos.quiet()) + 1)
+            .any(|&k| k == key)
+}
+
+/// The captures of the kingdom to move, in search order ([`order`]).
+fn captures(pos: &Position) -> Vec<Move> {
+    let mut moves: Vec<Move> = pos
+        .legal_moves()
+        .into_iter()
+        .filter(|m| pos.piece_at(m.to).is_some())
+        .collect();
+    order(pos, &mut moves, None);
+    moves
 }
 
 /// Captures first (a General first of all, then the most valuable victim by the least valuable
