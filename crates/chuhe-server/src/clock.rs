@@ -119,6 +119,11 @@ impl Clocks {
         }
     }
 
+    /// The time added to a seat's clock after each of its moves.
+    pub fn increment(&self) -> Duration {
+        self.increment
+    }
+
     /// `seat`'s time left at `now`.
     pub fn remaining(&self, seat: usize, now: Instant) -> Duration {
         match self.running {

@@ -213,19 +213,39 @@ fn search_time(budget: Duration, waited: Duration) -> Duration {
         .max(LEAST_SEARCH)
 }
 
+/// The most a computer's answer may take on a clock with `remaining` left and `increment` added
+/// after each move: a twentieth of what is left plus three quarters of the increment, never more
+/// than half of what is left. So a computer keeps time for the rest of the game, in blitz as in
+/// a long game (60+0: 3 s for the first move, less as the clock runs down; 3+2: 10.5 s; the
+/// level's time budget caps both).
+pub fn clock_share(remaining: Duration, increment: Duration) -> Duration {
+    (remaining / 20 + increment * 3 / 4).min(remaining / 2)
+}
+
 /// Thinks about `problem` at `level` on the pool: waits for a free thread, searches on it, and
-/// answers no sooner than the pool's pause after the call. The level's time budget counts from
+/// answers no sooner than the pool's pause after the call. On a clock, `clock` is the most the
+/// answer may take ([`clock_share`]): it caps the level's time budget and the pause. The level's time budget counts from
 /// the call, so a search that waited in line gets what is left of it (at least a twentieth):
 /// under more computer games than threads the answers keep their time, the searches get
 /// shorter. The search runs on a pool thread of lower priority ([`SEARCH_NICE`]). `None` when
 /// there is no move (or the search failed).
-pub async fn think(problem: Problem, level: u8, seed: u64) -> Option<AnyMove> {
+pub async fn think(
+    problem: Problem,
+    level: u8,
+    seed: u64,
+    clock: Option<Duration>,
+) -> Option<AnyMove> {
     let pool = pool();
+    let budget = Level::get(level).time_budget();
+    let (budget, pause) = match clock {
+        Some(share) => (budget.min(share), pool.pause.min(share)),
+        None => (budget, pool.pause),
+    };
     // The runtime's clock: the pause is a tokio sleep, so both ends must be on one clock (a
     // paused test clock does not move while the search runs on its thread).
     let asked = Instant::now();
     let permit = pool.permits.clone().acquire_owned().await.ok()?;
-    let time = search_time(Level::get(level).time_budget(), asked.elapsed());
+    let time = search_time(budget, asked.elapsed());
     let (answer, found) = tokio::sync::oneshot::channel();
     let job: Job = Box::new(move || {
         let _held = permit;
@@ -234,8 +254,8 @@ pub async fn think(problem: Problem, level: u8, seed: u64) -> Option<AnyMove> {
     pool.jobs.send(job).ok()?;
     let found = found.await.ok()?;
     let spent = asked.elapsed();
-    if spent < pool.pause {
-        tokio::time::sleep(pool.pause - spent).await;
+    if spent < pause {
+        tokio::time::sleep(pause - spent).await;
     }
     found
 }
@@ -293,6 +313,17 @@ mod tests {
             panic!("a banqi problem");
         };
         assert_eq!(Some(&p.view), game.as_banqi_view());
+    }
+
+    #[test]
+    fn a_computer_on_a_clock_spends_a_share_of_it() {
+        let s = Duration::from_millis;
+        // 60+0: a twentieth; 3+2: a twentieth and three quarters of the increment.
+        assert_eq!(clock_share(s(60_000), s(0)), s(3_000));
+        assert_eq!(clock_share(s(180_000), s(2_000)), s(10_500));
+        // Never more than half of what is left (1 s left, 2 s increment).
+        assert_eq!(clock_share(s(1_000), s(2_000)), s(500));
+        assert_eq!(clock_share(s(0), s(0)), s(0));
     }
 
     #[test]
@@ -354,13 +385,21 @@ mod tests {
             .await
             .expect("a permit");
         let waiting =
-            tokio::time::timeout(Duration::from_secs(60), think(problem.clone(), 1, 1)).await;
+            tokio::time::timeout(Duration::from_secs(60), think(problem.clone(), 1, 1, None)).await;
         assert!(waiting.is_err(), "a search ran beyond the pool's size");
         drop(busy);
         let asked = Instant::now();
-        let m = think(problem, 1, 1).await.expect("a move");
+        let m = think(problem.clone(), 1, 1, None).await.expect("a move");
         assert!(game.legal_moves().contains(&m.to_string()));
         assert!(asked.elapsed() >= Duration::from_millis(500));
+        // On a clock with 40 ms to spend the pause shrinks to it (the paused clock does not
+        // move while the search runs on its thread, so the elapsed time is the pause).
+        let asked = Instant::now();
+        let m = think(problem, 1, 1, Some(Duration::from_millis(40)))
+            .await
+            .expect("a move");
+        assert!(game.legal_moves().contains(&m.to_string()));
+        assert_eq!(asked.elapsed(), Duration::from_millis(40));
         configure(DEFAULT_THREADS, DEFAULT_PAUSE);
     }
 }

@@ -454,6 +454,44 @@ async fn computer_answers() {
     server.stop().await;
 }
 
+/// The computer keeps time on a short clock: at level 8 (a 2.5 s budget) with 2 s for the whole
+/// game, each answer takes a share of what is left (a twentieth here), pause included, so six
+/// rounds pass without a loss on time.
+#[tokio::test]
+async fn the_computer_keeps_time_on_a_short_clock() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, Settings::default()).await;
+    let cookie = server.guest("blitz").await;
+    let table = server
+        .create_table(
+            &cookie,
+            r#"{"variant":"xiangqi","time":{"initial_ms":2000,"increment_ms":0}}"#,
+        )
+        .await;
+    let mut me = server.ws(&table, Some(&cookie), None).await;
+    me.act(&ClientMessage::Sit { seat: Seat::new(0) }, 2).await;
+    let level = ClientMessage::SitComputer {
+        seat: Seat::new(1),
+        level: 8,
+    };
+    me.act(&level, 3).await;
+    let mut state = me.act(&ClientMessage::Start {}, 4).await;
+    for round in 0..6u64 {
+        let version = 4 + 2 * round;
+        let mine = state.legal_moves[0].clone();
+        me.send(&mv(version, &mine)).await;
+        assert_eq!(me.event().await.0, version + 1);
+        let (v, event) = me.event().await;
+        assert_eq!(v, version + 2, "round {round}: {event:?}");
+        assert!(
+            matches!(event, Event::Moved { seat, .. } if seat == Seat::new(1)),
+            "round {round}: expected the computer's move, got {event:?}"
+        );
+        state = me.state_at(version + 2).await;
+    }
+    server.stop().await;
+}
+
 /// Accounts: register, a taken name, a wrong password, login, `GET /api/me`.
 #[tokio::test]
 async fn accounts() {

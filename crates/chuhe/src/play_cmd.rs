@@ -98,7 +98,7 @@ impl Session {
                 writeln!(out, "bestmove {}", text.as_deref().unwrap_or("(none)"))
                     .map_err(|e| e.to_string())?;
             }
-            other => return Err(format!("unknown command {other:?}")),
+            other => return Err(format!("unknown command {:?}", shortened(other))),
         }
         Ok(true)
     }
@@ -278,15 +278,31 @@ fn flags_of(variant: Variant, options: Option<&str>) -> Result<bool, CliError> {
     Ok(flags)
 }
 
+/// At most the first 40 characters of `text`, with `…` when there were more (an error line
+/// names a bad input without repeating all of it).
+fn shortened(text: &str) -> String {
+    match text.char_indices().nth(40) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
 /// `chuhe play`: runs a session on standard input and output until `quit` or the end of input.
 pub fn play(variant: Variant, options: Option<&str>, seed: u64) -> Result<(), CliError> {
     let flags = flags_of(variant, options)?;
     let mut session = Session::new(variant, flags, seed);
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
-    for line in stdin.lock().lines() {
+    // Lines as bytes: a line that is not UTF-8 is refused like any bad input, and the session
+    // goes on.
+    for line in stdin.lock().split(b'\n') {
         let line = line?;
-        match session.handle(&line, &mut out) {
+        let line = match String::from_utf8(line) {
+            Ok(text) => Ok(text),
+            Err(_) => Err("the line is not UTF-8 text".to_owned()),
+        };
+        let handled = line.and_then(|l| session.handle(l.trim_end_matches('\r'), &mut out));
+        match handled {
             Ok(true) => {}
             Ok(false) => break,
             Err(e) => {

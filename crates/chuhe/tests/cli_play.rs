@@ -5,6 +5,11 @@ use std::process::{Command, Stdio};
 
 /// Runs `chuhe play` with `args`, feeds it `stdin`, returns standard output and exit status.
 fn play(args: &[&str], stdin: &str) -> (String, i32) {
+    play_bytes(args, stdin.as_bytes())
+}
+
+/// [`play`] with any bytes on standard input.
+fn play_bytes(args: &[&str], stdin: &[u8]) -> (String, i32) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_chuhe"))
         .arg("play")
         .args(args)
@@ -17,7 +22,7 @@ fn play(args: &[&str], stdin: &str) -> (String, i32) {
         .stdin
         .take()
         .expect("stdin")
-        .write_all(stdin.as_bytes())
+        .write_all(stdin)
         .expect("written");
     let out = child.wait_with_output().expect("it ends");
     (
@@ -109,6 +114,27 @@ fn xiangqi_mates_and_reports_no_move_when_mated() {
         "info string error move 2 \"e2e9\": that piece belongs to the side not to move"
     );
     assert_eq!(lines.len(), 3);
+}
+
+#[test]
+fn bytes_that_are_not_text_and_long_lines_get_one_short_error_line() {
+    let long = "x".repeat(100_000);
+    let mut input = b"isready\n\xff\xfe\nisready\n".to_vec();
+    input.extend_from_slice(long.as_bytes());
+    input.extend_from_slice(b"\r\nisready\r\nquit\n");
+    let (out, status) = play_bytes(&["--variant", "banqi"], &input);
+    assert_eq!(status, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "readyok",
+            "info string error the line is not UTF-8 text",
+            "readyok",
+            &format!("info string error unknown command \"{}…\"", &long[..40]),
+            "readyok",
+        ]
+    );
 }
 
 #[test]

@@ -88,6 +88,9 @@ struct Table {
     /// reads it without asking the actor).
     listed: tokio::sync::watch::Sender<TableSummary>,
     thinking_for: Option<u64>,
+    /// The computer's search started for version `thinking_for`: aborted when the table moves
+    /// on without it (a takeback, a resignation, the end), so a stale search leaves the line.
+    thinking: Option<tokio::task::AbortHandle>,
     /// Set when a write failed: it may have landed all the same (the connection cut after
     /// `COMMIT`, a time limit reached), so the stored version is read before the next action
     /// ([`Table::settle`]).
@@ -149,6 +152,7 @@ pub(crate) fn spawn(
         ended,
         listed,
         thinking_for: None,
+        thinking: None,
         unsure: false,
         retry_at: None,
         store,
@@ -471,6 +475,7 @@ impl Table {
             }
             Command::ComputerMoved { version, mv } => {
                 self.thinking_for = None;
+                self.thinking = None;
                 if let Err(e) = self.settle().await {
                     e.log();
                 } else if version == self.state.version {
@@ -897,15 +902,23 @@ impl Table {
     }
 
     /// Starts the computer's search when a computer seat is to move. The search gets what it
-    /// needs from the game ([`computer::Problem`]), not a copy of the game.
+    /// needs from the game ([`computer::Problem`]), not a copy of the game, and the share of its
+    /// clock it may use ([`computer::clock_share`]). A search for an earlier version is aborted
+    /// first: waiting in line, it leaves the line; already running, its answer is dropped.
     fn maybe_think(&mut self) {
+        let version = self.state.version;
+        if self.thinking_for.is_some_and(|v| v != version) {
+            self.thinking_for = None;
+            if let Some(stale) = self.thinking.take() {
+                stale.abort();
+            }
+        }
         let Some(seat) = self.state.to_move() else {
             return;
         };
         let Some(level) = self.state.computer_level(seat) else {
             return;
         };
-        let version = self.state.version;
         if self.thinking_for == Some(version) {
             return;
         }
@@ -913,14 +926,18 @@ impl Table {
         let Some(problem) = computer::Problem::of(&self.state.game) else {
             return;
         };
+        let clock = self.state.clocks.as_ref().map(|c| {
+            computer::clock_share(c.remaining(seat.index(), Instant::now()), c.increment())
+        });
         let tx = self.tx.clone();
         let seed = rand::random();
-        tokio::spawn(async move {
+        let task = tokio::spawn(async move {
             // On the bounded pool, answering after the pause at the earliest.
-            if let Some(mv) = computer::think(problem, level, seed).await {
+            if let Some(mv) = computer::think(problem, level, seed, clock).await {
                 let _ = tx.send(Command::ComputerMoved { version, mv }).await;
             }
         });
+        self.thinking = Some(task.abort_handle());
     }
 
     async fn message(&mut self, conn: u64, msg: ClientMessage) -> Result<(), ServerError> {
