@@ -342,19 +342,19 @@ impl Table {
             return;
         }
         let now = Instant::now();
-        let event = match due {
-            Due::Flag(seat) => core::flag(&self.state, seat, now),
+        let events = match due {
+            Due::Flag(seat) => core::flag(&self.state, seat, now).map(|e| vec![e]),
             Due::Abandoned(seat) => {
                 if self.absent_since[seat.index()].is_none() {
                     return;
                 }
-                core::abandon(&self.state, seat)
+                core::abandon(&self.state, seat).map(|e| vec![e])
             }
             Due::Vacated(seat) => {
                 if self.absent_since[seat.index()].is_none() {
                     return;
                 }
-                core::vacate(&self.state, seat)
+                Some(core::vacate(&self.state, seat)).filter(|e| !e.is_empty())
             }
             Due::Idle => {
                 self.idle_reported = true;
@@ -365,8 +365,8 @@ impl Table {
                 return;
             }
         };
-        if let Some(event) = event {
-            match self.commit(Decision::Events(vec![event]), now).await {
+        if let Some(events) = events {
+            match self.commit(Decision::Events(events), now).await {
                 Ok(()) => {
                     self.retry_at = None;
                     if let Due::Abandoned(seat) = due {

@@ -511,7 +511,7 @@ pub(crate) fn decide(
         ClientMessage::Stand {} => {
             let seat = caller.seat(state)?;
             state.open()?;
-            one(Event::Stood { seat })
+            Ok(Decision::Events(leave(state, seat)))
         }
         ClientMessage::Start {} => {
             caller.seat(state)?;
@@ -851,9 +851,33 @@ pub(crate) fn abandon(state: &TableState, seat: Seat) -> Option<Event> {
 
 /// The `stood` event freeing `seat` of an open table whose person has been away for the grace
 /// period, or `None` once the game has started or the seat is free.
-pub(crate) fn vacate(state: &TableState, seat: Seat) -> Option<Event> {
+pub(crate) fn vacate(state: &TableState, seat: Seat) -> Vec<Event> {
     let taken = matches!(state.seats.get(seat.index()), Some(Some(_)));
-    (state.phase == Phase::Open && taken).then_some(Event::Stood { seat })
+    if state.phase == Phase::Open && taken {
+        leave(state, seat)
+    } else {
+        Vec::new()
+    }
+}
+
+/// The events of the person at `seat` leaving an open table: it stands, and when no other person
+/// stays seated the computer seats stand too (nobody is left to play them, and the table would
+/// wait in the lobby for ever with only the computer at it).
+fn leave(state: &TableState, seat: Seat) -> Vec<Event> {
+    let person_stays = Seat::all(state.seats.len()).any(|s| {
+        s != seat
+            && matches!(state.seats.get(s.index()), Some(Some(_)))
+            && state.computer_level(s).is_none()
+    });
+    let mut events = vec![Event::Stood { seat }];
+    if !person_stays {
+        events.extend(
+            Seat::all(state.seats.len())
+                .filter(|&s| state.computer_level(s).is_some())
+                .map(|s| Event::Stood { seat: s }),
+        );
+    }
+    events
 }
 
 /// The `ended` event: the result text only when the outcome names the winners by colour (a
@@ -1801,7 +1825,7 @@ mod tests {
     #[test]
     fn an_absent_persons_seat_is_vacated_before_the_start_only() {
         let mut state = open(Variant::Xiangqi, None, false);
-        assert_eq!(vacate(&state, Seat::new(0)), None);
+        assert_eq!(vacate(&state, Seat::new(0)), vec![]);
         apply_all(
             &mut state,
             &[Event::Sat {
@@ -1811,10 +1835,49 @@ mod tests {
         );
         assert_eq!(
             vacate(&state, Seat::new(0)),
-            Some(Event::Stood { seat: Seat::new(0) })
+            vec![Event::Stood { seat: Seat::new(0) }]
         );
         let (state, _) = running(Variant::Xiangqi, None, Instant::now());
-        assert_eq!(vacate(&state, Seat::new(0)), None);
+        assert_eq!(vacate(&state, Seat::new(0)), vec![]);
+    }
+
+    #[test]
+    fn the_computer_leaves_an_open_table_with_the_last_person() {
+        let computer = SeatPlayer::Computer { level: 3 };
+        let mut state = open(Variant::Sanguo, None, false);
+        apply_all(
+            &mut state,
+            &[
+                Event::Sat {
+                    seat: Seat::new(0),
+                    player: seated(&person("a", false)),
+                },
+                Event::Sat {
+                    seat: Seat::new(1),
+                    player: computer.clone(),
+                },
+                Event::Sat {
+                    seat: Seat::new(2),
+                    player: seated(&person("b", false)),
+                },
+            ],
+        );
+        // Another person stays: only the leaver stands.
+        assert_eq!(
+            vacate(&state, Seat::new(0)),
+            vec![Event::Stood { seat: Seat::new(0) }]
+        );
+        apply_all(&mut state, &[Event::Stood { seat: Seat::new(2) }]);
+        // The last person leaves (away, or standing up): the computer's seat is freed too.
+        let both = vec![
+            Event::Stood { seat: Seat::new(0) },
+            Event::Stood { seat: Seat::new(1) },
+        ];
+        assert_eq!(vacate(&state, Seat::new(0)), both);
+        let a = person("a", false);
+        assert_eq!(events(ask(&state, Some(&a), ClientMessage::Stand {})), both);
+        apply_all(&mut state, &both);
+        assert_eq!(state.seats, vec![None, None, None]);
     }
 
     #[test]
