@@ -184,6 +184,7 @@ impl Match {
 
     fn banqi_move(&self, c: Contender, p: &banqi::Problem, seed: u64) -> Option<rb::Action> {
         match c {
+            // max^n is a sanguo search (`chuhe match` refuses it for banqi).
             Contender::Greedy | Contender::MaxN => banqi::greedy(p, seed),
             Contender::Level(l) => {
                 let mut s = banqi::Settings::level(l);

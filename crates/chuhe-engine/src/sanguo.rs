@@ -510,15 +510,9 @@ pub fn maxn(problem: &Problem, budget: Budget) -> Option<Move> {
         }
         // An unfinished iteration still counts when its first move (the last best) was
         // searched and another one beat it.
-        let Some(&(first, first_score)) = scored.first() else {
+        let Some(top) = scored.iter().copied().reduce(first_best) else {
             break;
         };
-        let mut top = (first, first_score);
-        for &e in &scored[1..] {
-            if e.1 > top.1 {
-                top = e;
-            }
-        }
         best = top.0;
         if s.stopped {
             break;
@@ -530,6 +524,15 @@ pub fn maxn(problem: &Problem, budget: Budget) -> Option<Move> {
         }
     }
     Some(best)
+}
+
+/// Of two scored moves, the better; the first of equal ones.
+fn first_best(a: (Move, i32), b: (Move, i32)) -> (Move, i32) {
+    if b.1 > a.1 {
+        b
+    } else {
+        a
+    }
 }
 
 /// The scores of a game won by the last kingdom standing, `ply` plies from the root: a sooner

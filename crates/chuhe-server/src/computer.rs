@@ -222,13 +222,11 @@ pub fn clock_share(remaining: Duration, increment: Duration) -> Duration {
     (remaining / 20 + increment * 3 / 4).min(remaining / 2)
 }
 
-/// Thinks about `problem` at `level` on the pool: waits for a free thread, searches on it, and
-/// answers no sooner than the pool's pause after the call. On a clock, `clock` is the most the
-/// answer may take ([`clock_share`]): it caps the level's time budget and the pause. The level's time budget counts from
-/// the call, so a search that waited in line gets what is left of it (at least a twentieth):
-/// under more computer games than threads the answers keep their time, the searches get
-/// shorter. The search runs on a pool thread of lower priority ([`SEARCH_NICE`]). `None` when
-/// there is no move (or the search failed).
+/// Thinks about `problem` at `level` on the pool (see the module text): waits for a free
+/// thread, searches on it for what is left of the level's time budget counted from the call (at
+/// least a twentieth), and answers no sooner than the pool's pause after the call. On a clock,
+/// `clock` is the most the answer may take ([`clock_share`]): it caps the budget and the pause.
+/// `None` when there is no move (or the search failed).
 pub async fn think(
     problem: Problem,
     level: u8,

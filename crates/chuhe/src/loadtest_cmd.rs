@@ -1015,16 +1015,6 @@ async fn play(
         // replayed event and the state on connecting carry one of the two.
         let mut restored = false;
         let (events, legal_moves, version) = match msg {
-            Incoming::Event { version, event } => (vec![(version, event)], Vec::new(), version),
-            Incoming::Update {
-                version,
-                events,
-                legal_moves,
-            } => (
-                events.into_iter().map(|e| (e.version, e.event)).collect(),
-                legal_moves,
-                version,
-            ),
             Incoming::State {
                 version,
                 legal_moves,
@@ -1052,7 +1042,10 @@ async fn play(
                 }
                 (Vec::new(), legal_moves, version)
             }
-            Incoming::Error { .. } | Incoming::Other => continue,
+            other => match changes(other) {
+                Some(change) => change,
+                None => continue,
+            },
         };
         g.links[seat].saw(version);
         for (version, event) in events {
@@ -1119,15 +1112,7 @@ async fn play(
                 }
             }
         }
-        let think = if settings.think_ms.1 == 0 {
-            0
-        } else {
-            rng.gen_range(settings.think_ms.0..=settings.think_ms.1)
-        };
-        let mv = legal_moves[rng.gen_range(0..legal_moves.len())].clone();
-        // A player never sends faster than the server's message rate lets one connection.
-        let due =
-            (at + Duration::from_millis(think)).max(last_sent[seat].map_or(at, |t| t + MIN_GAP));
+        let (due, mv) = next_move(settings, rng, &legal_moves, at, last_sent[seat]);
         g.scheduled = Some((due, seat, version, mv));
     }
 }
@@ -1173,7 +1158,7 @@ async fn play_computer_game(
     deadline: Instant,
     rng: &mut StdRng,
 ) -> Result<(), String> {
-    let url = &settings.urls[number % settings.urls.len()];
+    let url = &settings.urls[url_index(settings.urls.len(), number, 0, 0)];
     let address = settings.spread.then(|| next_address(addresses));
     let player = new_guest(url, address, &format!("load c{slot}"))
         .await
@@ -1234,22 +1219,15 @@ async fn play_computer_game(
                 pending = None;
                 continue;
             }
-            Incoming::Update {
-                version,
-                events,
-                legal_moves,
-            } => (
-                events.into_iter().map(|e| (e.version, e.event)).collect(),
-                legal_moves,
-                version,
-            ),
-            Incoming::Event { version, event } => (vec![(version, event)], Vec::new(), version),
             Incoming::State {
                 version,
                 legal_moves,
                 ..
             } => (Vec::new(), legal_moves, version),
-            Incoming::Other => continue,
+            other => match changes(other) {
+                Some(change) => change,
+                None => continue,
+            },
         };
         for (version, event) in events {
             match event {
@@ -1291,15 +1269,50 @@ async fn play_computer_game(
         if legal_moves.is_empty() {
             continue;
         }
-        let think = if settings.think_ms.1 == 0 {
-            0
-        } else {
-            rng.gen_range(settings.think_ms.0..=settings.think_ms.1)
-        };
-        let mv = legal_moves[rng.gen_range(0..legal_moves.len())].clone();
-        let due = (at + Duration::from_millis(think)).max(last_sent.map_or(at, |t| t + MIN_GAP));
+        let (due, mv) = next_move(settings, rng, &legal_moves, at, last_sent);
         scheduled = Some((due, version, mv));
     }
+}
+
+/// What a message changed: its events each with its version, the legal moves it carries, and
+/// its version.
+type Change = (Vec<(u64, IncomingEvent)>, Vec<String>, u64);
+
+/// The [`Change`] of an update or a replayed event; `None` for any other message.
+fn changes(msg: Incoming) -> Option<Change> {
+    match msg {
+        Incoming::Event { version, event } => Some((vec![(version, event)], Vec::new(), version)),
+        Incoming::Update {
+            version,
+            events,
+            legal_moves,
+        } => Some((
+            events.into_iter().map(|e| (e.version, e.event)).collect(),
+            legal_moves,
+            version,
+        )),
+        _ => None,
+    }
+}
+
+/// A player's next move among `legal_moves` (received at `at`) and when to send it: a random
+/// move after a random think time, never sooner than [`MIN_GAP`] after the connection's last
+/// move (`last_sent`), the server's message rate for one connection.
+fn next_move(
+    settings: &LoadSettings,
+    rng: &mut StdRng,
+    legal_moves: &[String],
+    at: Instant,
+    last_sent: Option<Instant>,
+) -> (Instant, String) {
+    let think = if settings.think_ms.1 == 0 {
+        0
+    } else {
+        rng.gen_range(settings.think_ms.0..=settings.think_ms.1)
+    };
+    let mv = legal_moves[rng.gen_range(0..legal_moves.len())].clone();
+    let due = (at + Duration::from_millis(think)).max(last_sent.map_or(at, |t| t + MIN_GAP));
+    (due, mv)
 }
 
 fn micros(d: Duration) -> u64 {

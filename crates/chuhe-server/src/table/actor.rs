@@ -87,10 +87,10 @@ struct Table {
     /// Shared with the handles: the table as listed, after its last stored change (the lobby
     /// reads it without asking the actor).
     listed: tokio::sync::watch::Sender<TableSummary>,
-    thinking_for: Option<u64>,
-    /// The computer's search started for version `thinking_for`: aborted when the table moves
-    /// on without it (a takeback, a resignation, the end), so a stale search leaves the line.
-    thinking: Option<tokio::task::AbortHandle>,
+    /// The computer's search under way and the version it started for: aborted when the table
+    /// moves on without it (a takeback, a resignation, the end), so a stale search leaves the
+    /// line.
+    thinking: Option<(u64, tokio::task::AbortHandle)>,
     /// Set when a write failed: it may have landed all the same (the connection cut after
     /// `COMMIT`, a time limit reached), so the stored version is read before the next action
     /// ([`Table::settle`]).
@@ -151,7 +151,6 @@ pub(crate) fn spawn(
         idle_reported: false,
         ended,
         listed,
-        thinking_for: None,
         thinking: None,
         unsure: false,
         retry_at: None,
@@ -474,8 +473,10 @@ impl Table {
                 let _ = reply.send(self.state.summary());
             }
             Command::ComputerMoved { version, mv } => {
-                self.thinking_for = None;
-                self.thinking = None;
+                // An answer sent just before its search was aborted leaves the newer search be.
+                if self.thinking.as_ref().is_some_and(|(v, _)| *v == version) {
+                    self.thinking = None;
+                }
                 if let Err(e) = self.settle().await {
                     e.log();
                 } else if version == self.state.version {
@@ -907,11 +908,12 @@ impl Table {
     /// first: waiting in line, it leaves the line; already running, its answer is dropped.
     fn maybe_think(&mut self) {
         let version = self.state.version;
-        if self.thinking_for.is_some_and(|v| v != version) {
-            self.thinking_for = None;
-            if let Some(stale) = self.thinking.take() {
-                stale.abort();
+        if let Some((started_for, task)) = self.thinking.take() {
+            if started_for == version {
+                self.thinking = Some((started_for, task));
+                return;
             }
+            task.abort();
         }
         let Some(seat) = self.state.to_move() else {
             return;
@@ -919,10 +921,6 @@ impl Table {
         let Some(level) = self.state.computer_level(seat) else {
             return;
         };
-        if self.thinking_for == Some(version) {
-            return;
-        }
-        self.thinking_for = Some(version);
         let Some(problem) = computer::Problem::of(&self.state.game) else {
             return;
         };
@@ -937,7 +935,7 @@ impl Table {
                 let _ = tx.send(Command::ComputerMoved { version, mv }).await;
             }
         });
-        self.thinking = Some(task.abort_handle());
+        self.thinking = Some((version, task.abort_handle()));
     }
 
     async fn message(&mut self, conn: u64, msg: ClientMessage) -> Result<(), ServerError> {
