@@ -252,8 +252,13 @@ async function ratedGame(b, base, shots) {
   // the rated game's row (other games of this run may end after it and come first); each
   // rating comes with its own request
   const row = `#finished tr[data-game="${lu.url().split('/').pop()}"] .list-rating`;
-  await sun.waitForFunction((sel) => document.querySelectorAll(sel).length === 2, row);
-  assert.deepEqual(await sun.$$eval(row, (r) => r.map((x) => x.textContent)), [` ${w[1]}`, ` ${l[1]}`]);
+  // the lobby list is drawn again when it changes: read the ratings in the same step that
+  // finds them (a separate read could come between two drawings)
+  const want = [` ${w[1]}`, ` ${l[1]}`];
+  await sun.waitForFunction(([sel, texts]) => {
+    const got = [...document.querySelectorAll(sel)].map((x) => x.textContent);
+    return got.length === texts.length && got.every((t, i) => t === texts[i]);
+  }, [row, want]);
   assert.equal(await sun.getAttribute('#my-page', 'href'), `#/p/${await sun.evaluate(() => fetch('/api/me').then((r) => r.json()).then((m) => m.id))}`);
   await sun.screenshot({ path: join(shots, 'lobby-ratings.png'), fullPage: true });
   console.log('ok the player page (ratings, games by variant) from the names; ratings beside the names in the lobby');
