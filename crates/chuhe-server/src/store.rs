@@ -11,8 +11,8 @@
 //! table row, and when the game ends its finished-game row and new ratings) through
 //! [`Store::write`]. The writer takes every job that is pending, up to 256 table writes, and
 //! commits the table writes in **one transaction** (multi-row `INSERT`s of the events and the
-//! finished games, multi-row `UPDATE`s of the rows, up to 200 rows a statement; ratings one
-//! upsert each): the commit, and its fsync, is shared
+//! finished games, multi-row `UPDATE`s of the rows, up to 200 rows a statement; the ratings of
+//! the rated games that end, read and written in the transaction: [`RatedGame`]): the commit, and its fsync, is shared
 //! by every table in the group, and a table's answer comes only after that commit, so an
 //! acknowledged move is durable. While one group commits, the next one gathers; there is no
 //! timer and no wait for a group to fill. Sessions, players and new tables are written by the
@@ -76,7 +76,7 @@ use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::{mpsc, oneshot};
-use writer::{FinishedRow, Job, PreparedTable, RatingBind, Single};
+use writer::{FinishedRow, Job, PreparedTable, Single};
 
 /// The migrations, embedded in the binary, applied in order at start-up.
 const MIGRATIONS: &[(i64, &str, &str)] = &[
@@ -308,9 +308,28 @@ pub struct RatingRow {
     pub games: u64,
 }
 
+/// The result of a rated game, as the writer needs it to update the players' ratings in the
+/// game's own transaction ([`TableWrite::rated`]).
+///
+/// The writer reads each player's current rating in that transaction (on PostgreSQL with a
+/// row lock, `SELECT ... FOR UPDATE`, taken in the order of the player ids so that two nodes
+/// never wait for each other; on SQLite the one writer is alone), applies one Glicko-2 rating
+/// period ([`crate::rating::rate_game`]) and writes the new ratings with the game count raised
+/// by one: games of one player that end at the same moment, on one server or on several
+/// nodes, are each counted, one after the other.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RatedGame {
+    /// The variant's wire name (`xiangqi`, `sanguo`, `banqi`).
+    pub variant: String,
+    /// The players' ids, in seat order (two, or three for sanguo; each person once).
+    pub players: Vec<String>,
+    /// Whether each player (same order) is among the winners; none for a draw.
+    pub winners: Vec<bool>,
+}
+
 /// One table's write, as its actor hands it to the store's writer ([`Store::write`]): the
 /// events, numbered so that the last one is `row.version`, the table row, and, when the events
-/// end the game, its finished-game row and the new ratings. All of it is committed together.
+/// end the game, its finished-game row and its rated result. All of it is committed together.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableWrite {
     /// The table row after the events (its `id` names the table, its `version` is the last
@@ -318,8 +337,9 @@ pub struct TableWrite {
     pub row: TableRow,
     /// The new events, in order (none to save the row alone).
     pub events: Vec<Event>,
-    /// New ratings of the players, when the events end a rated game.
-    pub ratings: Vec<RatingRow>,
+    /// The result to rate, when the events end a rated game (the new ratings are computed
+    /// from the stored ones in the write's transaction: [`RatedGame`]).
+    pub rated: Option<RatedGame>,
     /// The finished-game row, when the events end the game.
     pub finished: Option<FinishedGame>,
 }
@@ -349,18 +369,7 @@ impl TableWrite {
             clocks: clocks_text(&self.row)?,
             events,
             finished: self.finished.as_ref().map(finished_row).transpose()?,
-            ratings: self
-                .ratings
-                .iter()
-                .map(|r| RatingBind {
-                    player_id: r.player_id.clone(),
-                    variant: r.variant.clone(),
-                    rating: r.rating.rating,
-                    deviation: r.rating.deviation,
-                    volatility: r.rating.volatility,
-                    games: r.games as i64,
-                })
-                .collect(),
+            rated: self.rated.clone(),
             now_ms,
             fence: fence.cloned(),
         })
@@ -1393,7 +1402,7 @@ impl Store {
                 &TableWrite {
                     row: row.clone(),
                     events: Vec::new(),
-                    ratings: Vec::new(),
+                    rated: None,
                     finished: None,
                 },
                 fence,
@@ -1721,7 +1730,7 @@ mod tests {
             .write(&TableWrite {
                 row: row.clone(),
                 events: later.clone(),
-                ratings: Vec::new(),
+                rated: None,
                 finished: None,
             })
             .await

@@ -1,10 +1,12 @@
 //! Clocks on paused time, abandonment, rate limits, resign / draw / abort, the computer player,
 //! accounts and HTTP errors (SQLite).
 
+#[macro_use]
 mod common;
 
 use chuhe_rules::outcome::{EndReason, Outcome, Side};
 use chuhe_server::protocol::{ClientMessage, ErrorCode, Event, Seat, ServerMessage};
+use chuhe_server::rating::{rate_game, Rating};
 use chuhe_server::{Heartbeat, Settings};
 use common::*;
 use std::time::Duration;
@@ -754,3 +756,65 @@ async fn rated_game_sqlite() {
 async fn rated_game_postgres() {
     rated_game(Backend::Postgres).await
 }
+
+/// One account's three rated games end at the same moment (its three opponents resign at
+/// once): every game counts, on the account's rating and game count (it once counted 1 of 3).
+async fn rated_games_ending_at_once_all_count(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, Settings::default()).await;
+    let mut cookies = Vec::new();
+    let mut ids = Vec::new();
+    for name in ["liu bei", "zhang fei", "guan yu", "zhao yun"] {
+        let body = format!(r#"{{"name":"{name}","password":"twelve chars"}}"#);
+        let (status, head, info) = server
+            .http("POST", "/api/accounts", None, Some(&body))
+            .await;
+        assert_eq!(status, 200, "{info}");
+        cookies.push(cookie_of(&head));
+        let v: serde_json::Value = serde_json::from_str(&info).unwrap();
+        ids.push(v["id"].as_str().unwrap().to_owned());
+    }
+    let mut opponents = Vec::new();
+    for cookie in &cookies[1..] {
+        let table = server
+            .create_table(&cookies[0], r#"{"variant":"xiangqi","rated":true}"#)
+            .await;
+        let mut red = server.ws(&table, Some(&cookies[0]), None).await;
+        let mut black = server.ws(&table, Some(cookie), None).await;
+        red.act(&ClientMessage::Sit { seat: Seat::new(0) }, 2).await;
+        black
+            .act(&ClientMessage::Sit { seat: Seat::new(1) }, 3)
+            .await;
+        red.act(&ClientMessage::Start {}, 4).await;
+        black.state_at(4).await;
+        opponents.push(black);
+    }
+    for black in &mut opponents {
+        black.send(&ClientMessage::Resign {}).await;
+    }
+    for black in &mut opponents {
+        black.state_at(5).await;
+    }
+    let (_, _, body) = server
+        .http(
+            "GET",
+            &format!("/api/players/{}/ratings", ids[0]),
+            None,
+            None,
+        )
+        .await;
+    let v: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
+    assert_eq!(v.len(), 1, "{body}");
+    assert_eq!(v[0]["games"].as_u64(), Some(3), "{body}");
+    // Three wins against new players, one rating period each.
+    let won = (0..3).fold(Rating::default(), |r, _| {
+        rate_game(&[r, Rating::default()], &[true, false])[0]
+    });
+    let rating = v[0]["rating"].as_f64().unwrap();
+    assert!(
+        (rating - won.rating).abs() < 1e-6,
+        "{rating} against {won:?}"
+    );
+    server.stop().await;
+}
+on_both!(rated_games_ending_at_once_all_count);

@@ -7,7 +7,8 @@
 mod common;
 
 use chuhe_server::protocol::{Event, TableOptions};
-use chuhe_server::store::{Store, StoreError, TableRow, TableWrite};
+use chuhe_server::rating::{rate_game, Rating};
+use chuhe_server::store::{PlayerRow, RatedGame, Store, StoreError, TableRow, TableWrite};
 use common::*;
 
 const OPTIONS: &str =
@@ -78,7 +79,7 @@ fn moves(t: usize, from: u64, plies: usize) -> TableWrite {
         events: (first_ply..first_ply + plies)
             .map(|p| moved(t, p))
             .collect(),
-        ratings: Vec::new(),
+        rated: None,
         finished: None,
     }
 }
@@ -291,4 +292,111 @@ async fn a_fenced_write_is_refused_once_the_node_lost_the_table() {
     let sqlite = fresh_db(Backend::Sqlite).await;
     let refused = Store::connect_with(&sqlite.url, options).await;
     assert!(matches!(refused, Err(StoreError::NotClustered)));
+}
+
+/// The write that ends table `t` (from version 1, one move) as a rated game `a` won against
+/// `b{t}`.
+fn rated_end(t: usize) -> TableWrite {
+    let mut write = moves(t, 1, 1);
+    write.row.phase = "ended".to_owned();
+    write.rated = Some(RatedGame {
+        variant: "xiangqi".to_owned(),
+        players: vec!["a".to_owned(), format!("b{t}")],
+        winners: vec![true, false],
+    });
+    write
+}
+
+/// Account holders `a` and `b0`..`b{n-1}`.
+async fn accounts(store: &Store, n: usize) {
+    for id in std::iter::once("a".to_owned()).chain((0..n).map(|t| format!("b{t}"))) {
+        store
+            .create_player(&PlayerRow {
+                id: id.clone(),
+                name: format!("player {id}"),
+                password_hash: Some("$argon2id$not-checked-here".to_owned()),
+            })
+            .await
+            .unwrap();
+    }
+}
+
+/// `a`'s rating after `n` won games against new players, one rating period each.
+fn won_n_times(n: usize) -> Rating {
+    (0..n).fold(Rating::default(), |r, _| {
+        rate_game(&[r, Rating::default()], &[true, false])[0]
+    })
+}
+
+/// Asserts `a`'s stored xiangqi rating and count, and that each `b{t}` has one lost game.
+async fn assert_rated(store: &Store, n: usize) {
+    let a = store.rating("a", "xiangqi").await.unwrap();
+    let expected = won_n_times(n);
+    assert_eq!(a.games, n as u64, "{a:?}");
+    assert!(
+        (a.rating.rating - expected.rating).abs() < 1e-6
+            && (a.rating.deviation - expected.deviation).abs() < 1e-6,
+        "{a:?} against {expected:?}"
+    );
+    // Each loser met `a` as it stood after the games rated before (in an order the writer
+    // chose): a loss to a stronger `a` costs less.
+    let first_loss = rate_game(&[Rating::default(), Rating::default()], &[true, false])[1];
+    for t in 0..n {
+        let b = store.rating(&format!("b{t}"), "xiangqi").await.unwrap();
+        assert_eq!(b.games, 1, "b{t}: {b:?}");
+        assert!(
+            b.rating.rating >= first_loss.rating - 1e-6 && b.rating.rating < 1500.0,
+            "b{t}: {b:?}"
+        );
+    }
+}
+
+/// One account's rated games that end at the same moment are each rated, one after the other,
+/// from the stored rating (they were read and written per table, and 3 games counted as 1).
+async fn rated_games_ending_together_each_count(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let store = Store::connect(&db.url).await.unwrap();
+    let n = 8;
+    accounts(&store, n).await;
+    create_tables(&store, n).await;
+    for (t, result) in write_all(&store, (0..n).map(rated_end))
+        .await
+        .into_iter()
+        .enumerate()
+    {
+        assert!(result.is_ok(), "table t{t}: {result:?}");
+    }
+    assert_rated(&store, n).await;
+    store.close().await;
+}
+on_both!(rated_games_ending_together_each_count);
+
+/// Two cluster nodes (two stores, two writers) end rated games of one account at once: the
+/// row lock of the rating makes them count one after the other, every one.
+#[tokio::test]
+async fn rated_games_ending_together_on_two_nodes_each_count() {
+    use chuhe_server::store::StoreOptions;
+    let db = fresh_db(Backend::Postgres).await;
+    let options = StoreOptions {
+        cluster: true,
+        ..StoreOptions::default()
+    };
+    let one = Store::connect_with(&db.url, options).await.unwrap();
+    let two = Store::connect_with(&db.url, options).await.unwrap();
+    let n = 12;
+    accounts(&one, n).await;
+    create_tables(&one, n).await;
+    let tasks: Vec<_> = (0..n)
+        .map(|t| {
+            let store = if t % 2 == 0 { one.clone() } else { two.clone() };
+            tokio::spawn(async move { store.write(&rated_end(t)).await })
+        })
+        .collect();
+    for (t, task) in tasks.into_iter().enumerate() {
+        let result = task.await.unwrap();
+        assert!(result.is_ok(), "table t{t}: {result:?}");
+    }
+    assert_rated(&one, n).await;
+    one.close().await;
+    two.close().await;
 }

@@ -43,17 +43,6 @@ pub(super) struct FinishedRow {
     pub(super) players: Vec<String>,
 }
 
-/// A rating row, ready to bind.
-#[derive(Debug)]
-pub(super) struct RatingBind {
-    pub(super) player_id: String,
-    pub(super) variant: String,
-    pub(super) rating: f64,
-    pub(super) deviation: f64,
-    pub(super) volatility: f64,
-    pub(super) games: i64,
-}
-
 /// One table write with its JSON texts made (by the caller, so the writer only runs SQL).
 #[derive(Debug)]
 pub(super) struct PreparedTable {
@@ -64,7 +53,8 @@ pub(super) struct PreparedTable {
     /// `(version, body)` in version order, the last at `version`.
     pub(super) events: Vec<(i64, String)>,
     pub(super) finished: Option<FinishedRow>,
-    pub(super) ratings: Vec<RatingBind>,
+    /// The result to rate (the new ratings are computed in the transaction).
+    pub(super) rated: Option<super::RatedGame>,
     /// When it was handed over, milliseconds since the Unix epoch.
     pub(super) now_ms: i64,
     /// A cluster node's ownership, checked in the transaction (see `super::Fence`).
@@ -620,21 +610,91 @@ async fn write_tables(
     for chunk in finished.chunks(ROWS_PER_STATEMENT) {
         insert_finished(tx, chunk).await?;
     }
-    // Ratings one statement each: two games of one player may end in one group, and an upsert
-    // may not touch a row twice.
-    for r in writes.iter().flat_map(|w| &w.ratings) {
+    let rated: Vec<&super::RatedGame> = writes.iter().filter_map(|w| w.rated.as_ref()).collect();
+    if !rated.is_empty() {
+        rate(tx, &rated).await?;
+    }
+    Ok(())
+}
+
+/// Rates the games of a group, in its transaction: reads the players' stored ratings (on
+/// PostgreSQL locked, in the order of `(player, variant)`, so that writers of several nodes
+/// never wait for each other in a circle), applies each game in the group's order (two games
+/// of one player are two rating periods, the second from the first's result) and writes each
+/// changed rating once, with its game count.
+async fn rate(
+    tx: &mut Transaction<'_, Any>,
+    games: &[&super::RatedGame],
+) -> Result<(), StoreError> {
+    use crate::rating::Rating;
+    use std::collections::BTreeMap;
+    let is_postgres = tx.backend_name() == "PostgreSQL";
+    let mut current: BTreeMap<(&str, &str), (Rating, i64)> = BTreeMap::new();
+    for g in games {
+        for p in &g.players {
+            current.insert((p.as_str(), g.variant.as_str()), (Rating::default(), 0));
+        }
+    }
+    let read = if is_postgres {
+        "SELECT rating, deviation, volatility, games FROM ratings \
+         WHERE player_id = $1 AND variant = $2 FOR UPDATE"
+    } else {
+        "SELECT rating, deviation, volatility, games FROM ratings \
+         WHERE player_id = $1 AND variant = $2"
+    };
+    for (&(player, variant), value) in current.iter_mut() {
+        // A player's first rated game in the variant: a row with the default rating, so that
+        // the row exists to be locked (a concurrent first game waits for this insert).
         sqlx::query(
             "INSERT INTO ratings (player_id, variant, rating, deviation, volatility, games) \
-             VALUES ($1, $2, $3, $4, $5, $6) \
-             ON CONFLICT (player_id, variant) DO UPDATE SET rating = $3, deviation = $4, \
-             volatility = $5, games = $6",
+             VALUES ($1, $2, $3, $4, $5, 0) ON CONFLICT (player_id, variant) DO NOTHING",
         )
-        .bind(r.player_id.as_str())
-        .bind(r.variant.as_str())
-        .bind(r.rating)
-        .bind(r.deviation)
-        .bind(r.volatility)
-        .bind(r.games)
+        .bind(player)
+        .bind(variant)
+        .bind(value.0.rating)
+        .bind(value.0.deviation)
+        .bind(value.0.volatility)
+        .execute(&mut **tx)
+        .await?;
+        let row = sqlx::query(read)
+            .bind(player)
+            .bind(variant)
+            .fetch_one(&mut **tx)
+            .await?;
+        *value = (
+            Rating {
+                rating: row.try_get("rating")?,
+                deviation: row.try_get("deviation")?,
+                volatility: row.try_get("volatility")?,
+            },
+            row.try_get("games")?,
+        );
+    }
+    for g in games {
+        let variant = g.variant.as_str();
+        let before: Vec<Rating> = g
+            .players
+            .iter()
+            .map(|p| current[&(p.as_str(), variant)].0)
+            .collect();
+        let after = crate::rating::rate_game(&before, &g.winners);
+        for (p, rating) in g.players.iter().zip(after) {
+            if let Some(entry) = current.get_mut(&(p.as_str(), variant)) {
+                *entry = (rating, entry.1 + 1);
+            }
+        }
+    }
+    for ((player, variant), (rating, games)) in &current {
+        sqlx::query(
+            "UPDATE ratings SET rating = $3, deviation = $4, volatility = $5, games = $6 \
+             WHERE player_id = $1 AND variant = $2",
+        )
+        .bind(*player)
+        .bind(*variant)
+        .bind(rating.rating)
+        .bind(rating.deviation)
+        .bind(rating.volatility)
+        .bind(*games)
         .execute(&mut **tx)
         .await?;
     }

@@ -13,8 +13,7 @@ use crate::protocol::{
     ChatRoom, ClientMessage, Event, FinishedGame, Phase, Seat, SeatPlayer, ServerMessage, State,
     TableSummary, Update, VersionedEvent,
 };
-use crate::rating::{rate_game, Rating};
-use crate::store::{Fence, RatingRow, Store, StoreError, TableWrite};
+use crate::store::{Fence, RatedGame, Store, StoreError, TableWrite};
 use crate::variant::AnyMove;
 use chuhe_rules::outcome::EndReason;
 use std::collections::HashMap;
@@ -813,11 +812,7 @@ impl Table {
     /// `at`, and, when they end the game, the new ratings and the finished game, in one
     /// transaction.
     async fn write(&self, events: &[Event], ends: bool, at: Instant) -> Result<(), ServerError> {
-        let ratings = if ends {
-            self.ratings_after().await?
-        } else {
-            Vec::new()
-        };
+        let rated = if ends { self.rated_result() } else { None };
         let finished = if ends {
             FinishedGame::from_events(
                 &self.state.id,
@@ -833,7 +828,7 @@ impl Table {
                 &TableWrite {
                     row: self.state.row(at),
                     events: events.to_vec(),
-                    ratings,
+                    rated,
                     finished,
                 },
                 self.fence.as_ref(),
@@ -865,41 +860,36 @@ impl Table {
         }
     }
 
-    /// The new ratings of a rated game that has just ended (none for an aborted game).
-    async fn ratings_after(&self) -> Result<Vec<RatingRow>, ServerError> {
+    /// The result to rate of a rated game that has just ended (none for an aborted game or a
+    /// table that is not rated); the store computes the new ratings in the write's transaction.
+    fn rated_result(&self) -> Option<RatedGame> {
         let state = &self.state;
         let aborted = state
             .game
             .outcome()
             .is_some_and(|o| o.reason == EndReason::Aborted);
         if !state.options.rated || aborted {
-            return Ok(Vec::new());
+            return None;
         }
-        let variant = state.options.variant.as_str();
-        let mut before = Vec::new();
+        let mut players = Vec::new();
         for seat in &state.seats {
             match seat {
-                Some(SeatPlayer::Person { id, .. }) => {
-                    before.push(self.store.rating(id, variant).await?)
+                Some(SeatPlayer::Person { id, .. }) if !players.contains(id) => {
+                    players.push(id.clone())
                 }
-                // Rated tables seat account holders only.
-                _ => return Ok(Vec::new()),
+                // Rated tables seat account holders only, each once.
+                _ => return None,
             }
         }
         let winners = state.game.winner_seats();
-        let won: Vec<bool> = Seat::all(before.len())
+        let winners = Seat::all(players.len())
             .map(|s| winners.contains(&s))
             .collect();
-        let ratings: Vec<Rating> = before.iter().map(|r| r.rating).collect();
-        Ok(rate_game(&ratings, &won)
-            .into_iter()
-            .zip(before)
-            .map(|(rating, old)| RatingRow {
-                rating,
-                games: old.games + 1,
-                ..old
-            })
-            .collect())
+        Some(RatedGame {
+            variant: state.options.variant.as_str().to_owned(),
+            players,
+            winners,
+        })
     }
 
     /// Starts the computer's search when a computer seat is to move. The search gets what it

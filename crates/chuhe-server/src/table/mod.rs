@@ -358,7 +358,7 @@ pub async fn create_seated(
                 &crate::store::TableWrite {
                     row: state.row(now),
                     events: sat.clone(),
-                    ratings: Vec::new(),
+                    rated: None,
                     finished: None,
                 },
                 fence.as_ref(),
