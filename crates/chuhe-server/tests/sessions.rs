@@ -241,3 +241,95 @@ async fn thinking_time_before_a_crash_is_charged(backend: Backend) {
     server.stop().await;
 }
 on_both!(thinking_time_before_a_crash_is_charged);
+
+/// A restart records a new starting point for the running clock: a second crash charges the
+/// thinking time since the restart, not the down time before it (think 1 s, crash, 40 s down,
+/// think 6 s, crash was charged 46 s for 7 s). Here: 20 s charged at the first restart, then
+/// the restarted server "crashes" 6 s after it loaded the table (its row as it left it, and its
+/// last `alive_ms` 6 s after that): the third start has charged 26 s in all. A clean stop
+/// followed by a crash charges only the thinking after the restart as well.
+async fn a_second_crash_charges_only_the_time_since_the_restart(backend: Backend) {
+    use sqlx::{Connection, Row};
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, settings(Duration::from_secs(600))).await;
+    let (mut red, mut black, table) = seated_pair(&server, TIMED).await;
+    red.act(&ClientMessage::Start {}, 4).await;
+    black.state_at(4).await;
+    red.act(&mv(4, "h2e2"), 5).await;
+    black.state_at(5).await;
+    server.stop().await;
+    let remaining = |state: &chuhe_server::protocol::State| {
+        state
+            .clocks
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|c| c.remaining_ms)
+            .collect::<Vec<_>>()
+    };
+    let server = Server::start(&db, settings(Duration::from_secs(600))).await;
+    let clean = remaining(&server.ws(&table, None, None).await.state().await);
+    server.stop().await;
+    let mut conn = sqlx::AnyConnection::connect(&db.url).await.unwrap();
+    // The row as a server leaves it while it runs, and its last `alive_ms` `after_ms` later.
+    async fn crash_after(
+        conn: &mut sqlx::AnyConnection,
+        table: &str,
+        row: &(String, i64),
+        after_ms: i64,
+    ) {
+        sqlx::query("UPDATE game_tables SET clocks = $1, updated_ms = $2 WHERE id = $3")
+            .bind(row.0.as_str())
+            .bind(row.1)
+            .bind(table)
+            .execute(&mut *conn)
+            .await
+            .unwrap();
+        sqlx::query("UPDATE server_state SET value = $1 WHERE name = 'alive_ms'")
+            .bind(row.1 + after_ms)
+            .execute(&mut *conn)
+            .await
+            .unwrap();
+    }
+    async fn row_of(conn: &mut sqlx::AnyConnection, table: &str) -> (String, i64) {
+        let r = sqlx::query("SELECT clocks, updated_ms FROM game_tables WHERE id = $1")
+            .bind(table)
+            .fetch_one(&mut *conn)
+            .await
+            .unwrap();
+        (
+            r.try_get("clocks").unwrap(),
+            r.try_get("updated_ms").unwrap(),
+        )
+    }
+    // The first crash, 20 s after the last write.
+    let saved = row_of(&mut conn, &table).await;
+    crash_after(&mut conn, &table, &saved, 20_000).await;
+    let server = Server::start(&db, settings(Duration::from_secs(600))).await;
+    let once = remaining(&server.ws(&table, None, None).await.state().await);
+    let loaded = row_of(&mut conn, &table).await;
+    server.stop().await;
+    let charged = clean[1] - once[1];
+    assert!((20_000..21_000).contains(&charged), "{clean:?} {once:?}");
+    // The second crash, 6 s after the restart that charged the first.
+    crash_after(&mut conn, &table, &loaded, 6_000).await;
+    let server = Server::start(&db, settings(Duration::from_secs(600))).await;
+    let twice = remaining(&server.ws(&table, None, None).await.state().await);
+    server.stop().await;
+    assert_eq!(twice[0], clean[0]);
+    let charged = clean[1] - twice[1];
+    assert!((26_000..27_500).contains(&charged), "{clean:?} {twice:?}");
+    // A clean stop, then a crash 3 s after the next start: 3 s more, not the time between.
+    let server = Server::start(&db, settings(Duration::from_secs(600))).await;
+    let before = remaining(&server.ws(&table, None, None).await.state().await);
+    let loaded = row_of(&mut conn, &table).await;
+    server.stop().await;
+    crash_after(&mut conn, &table, &loaded, 3_000).await;
+    let server = Server::start(&db, settings(Duration::from_secs(600))).await;
+    let after = remaining(&server.ws(&table, None, None).await.state().await);
+    server.stop().await;
+    let charged = before[1] - after[1];
+    assert!((3_000..4_000).contains(&charged), "{before:?} {after:?}");
+    conn.close().await.unwrap();
+}
+on_both!(a_second_crash_charges_only_the_time_since_the_restart);

@@ -372,7 +372,9 @@ pub async fn create_seated(
 
 /// Brings a stored table back: replays its events, restores its clocks from the snapshot and
 /// starts its actor (the running clock restarts now; the time the server was down is not
-/// charged, the thinking time before a crash is: [`Store::uncharged_since_last_write`]).
+/// charged, the thinking time before a crash is: [`Store::uncharged_since_last_write`]). With
+/// a running clock, the row is saved at once with the clocks as charged, so that a later crash
+/// charges from this start, not from the last write before it.
 ///
 /// # Errors
 /// No such table, or its stored data do not replay.
@@ -422,6 +424,13 @@ pub async fn load(
                 None => store.uncharged_since_last_write(id).await?,
             };
             c.start(seat, now.checked_sub(uncharged).unwrap_or(now));
+            // A new starting point for the running clock, stored before the table is served:
+            // what was charged is in the snapshot, and the next crash or takeover charges from
+            // now (the time the table had no live owner is never charged, however many
+            // restarts follow each other).
+            store
+                .save_row_fenced(&state.row(now), held.as_ref().map(|h| &h.fence))
+                .await?;
         }
     }
     Ok(spawn(
