@@ -325,6 +325,7 @@ impl Cluster {
                 ))
             })?,
         };
+        check_identity(&jetstream, &settings, store).await?;
         store
             .register_node(&key, &settings.node_name, settings.lease)
             .await?;
@@ -804,6 +805,63 @@ async fn answer(state: &AppState, cluster: &Arc<Cluster>, request: Request) -> O
             Ok(None) => Reply::NotOwner,
             Err(e) => Reply::refused(&e),
         }),
+    }
+}
+
+/// Checks that this node joins the cluster its database and its NATS agree on: the database
+/// records the cluster's NATS prefix and id ([`crate::store::Store::cluster_identity`]: another
+/// prefix is refused while nodes run), and the NATS bucket `<prefix>-cluster` holds the same id
+/// (the first node leaves it there): a NATS that carries another site's cluster under the same
+/// prefix is refused, since the two sites would exchange their tables' messages.
+///
+/// # Errors
+/// [`ServerError::Config`] with a one-line reason; a failure to reach either.
+async fn check_identity(
+    jetstream: &async_nats::jetstream::Context,
+    settings: &ClusterSettings,
+    store: &crate::store::Store,
+) -> Result<(), ServerError> {
+    let id = store
+        .cluster_identity(&settings.prefix, &crate::http::random_id(16))
+        .await?;
+    let bucket = format!("{}-cluster", settings.prefix);
+    let config = kv::Config {
+        bucket: bucket.clone(),
+        history: 1,
+        description: "chuhe: the id of the cluster (its database) that uses this prefix".to_owned(),
+        ..Default::default()
+    };
+    let identity = match jetstream.create_key_value(config).await {
+        Ok(b) => b,
+        Err(created) => jetstream.get_key_value(&bucket).await.map_err(|e| {
+            ServerError::Config(format!(
+                "cannot open the NATS key-value bucket {bucket}: {created}; {e}"
+            ))
+        })?,
+    };
+    if identity.create("database", id.clone().into()).await.is_ok() {
+        return Ok(());
+    }
+    let found = identity.get("database").await.map_err(|e| {
+        ServerError::Config(format!(
+            "cannot read the NATS key-value bucket {bucket}: {e}"
+        ))
+    })?;
+    match found {
+        Some(found) if found.as_ref() == id.as_bytes() => Ok(()),
+        Some(found) => Err(ServerError::Config(format!(
+            "NATS at {} already carries another chuhe cluster under --nats-prefix {:?} \
+             (cluster {:?}, this database's is {id:?}): give each site its own prefix",
+            settings.nats_url,
+            settings.prefix,
+            String::from_utf8_lossy(&found)
+        ))),
+        // Removed meanwhile (a NATS without its storage): this cluster's again.
+        None => identity
+            .put("database", id.into())
+            .await
+            .map(|_| ())
+            .map_err(|e| ServerError::Config(format!("cannot write to NATS bucket {bucket}: {e}"))),
     }
 }
 

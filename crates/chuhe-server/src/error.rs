@@ -242,7 +242,8 @@ impl From<StoreError> for ServerError {
             | StoreError::Open { .. }
             | StoreError::InUse(_)
             | StoreError::NotClustered => ServerError::Config(e.to_string()),
-            StoreError::Fenced(_) => ServerError::TableMoved,
+            // Not written: another server holds the table (or the whole database) now.
+            StoreError::Fenced(_) | StoreError::Superseded(_) => ServerError::TableMoved,
             e => ServerError::Store(Arc::new(e)),
         }
     }

@@ -610,8 +610,9 @@ async fn follow_notices(state: Weak<Inner>, mut notices: mpsc::UnboundedReceiver
     }
 }
 
-/// Serves [`app`] on `listener` until `shutdown` resolves, then closes the WebSockets, saves
-/// the tables' clocks and closes the store.
+/// Serves [`app`] on `listener` until `shutdown` resolves (or the store reports that another
+/// server took its database over: [`Store::lost`]), then closes the WebSockets, saves the
+/// tables' clocks and closes the store.
 ///
 /// Each accepted connection is counted against its address's cap
 /// ([`Settings::max_connections_per_address`]: beyond it the connection is answered 429 and
@@ -640,6 +641,12 @@ pub async fn serve(
     // Each connection task holds a receiver; all have ended when the sender is closed.
     let (closing, _) = watch::channel(false);
     tokio::pin!(shutdown);
+    // A store that lost its database (another server took it over) stops the server.
+    let mut lost = state.store().lost();
+    let lost_database = async move {
+        let _ = lost.wait_for(Option::is_some).await;
+    };
+    tokio::pin!(lost_database);
     loop {
         let (tcp, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -652,6 +659,7 @@ pub async fn serve(
                 }
             },
             () = &mut shutdown => break,
+            () = &mut lost_database => break,
         };
         let Some(permit) = counter.admit(peer.ip()) else {
             tracing::debug!(%peer, "connection refused: too many from its address");
@@ -784,7 +792,13 @@ pub async fn run(bind: &str, database: &str, settings: Settings) -> Result<(), S
         .local_addr()
         .map_err(|e| ServerError::Internal(e.to_string()))?;
     tracing::info!("listening on http://{addr}");
+    let store = state.store().clone();
     serve(listener, state, shutdown_signal())
         .await
-        .map_err(|e| ServerError::Internal(format!("server: {e}")))
+        .map_err(|e| ServerError::Internal(format!("server: {e}")))?;
+    // Stopped because another server took the database: an error, for the supervisor to see.
+    match store.lost().borrow().clone() {
+        Some(why) => Err(ServerError::Internal(why)),
+        None => Ok(()),
+    }
 }

@@ -50,10 +50,26 @@
 //! own), not on the server's tokio clock, which tests pause. A caller past its limit gets
 //! [`StoreError::Timeout`]; the players see "the database did not answer in time, try again".
 //!
+//! # One writer per database
+//!
 //! On PostgreSQL the store holds an advisory lock for its schema (keys
 //! `(0x63687568, hashtext(current_schema()))`) on a connection of its own, for as long as it
 //! is open: a second server on the same database is refused ([`StoreError::InUse`]). On SQLite
 //! `chuhe serve` locks a file beside the database (its canonical path).
+//!
+//! A PostgreSQL session can end without its holder noticing (`pg_terminate_backend`, a
+//! restart of the database, `idle_session_timeout`), and its advisory lock with it, so writes
+//! do not depend on the lock. A single server takes a **writer epoch** at start
+//! (`server_state.writer_epoch`, raised by one in a transaction that also finds no live
+//! cluster node), and every transaction of its writer first reads the epoch with
+//! `SELECT ... FOR SHARE`: once another server (or a cluster node, whose registration raises
+//! the epoch too) has started, the old server's writes are refused
+//! ([`StoreError::Superseded`]), and the row lock orders the two: a write that committed
+//! before the newcomer raised the epoch is seen by it. The lock's session is checked every
+//! [`LOCK_CHECK_EVERY`] (which also keeps it from looking idle); when it has ended, the lock is
+//! taken again on a new connection if nobody took it and the epoch is still this server's,
+//! and otherwise the store reports itself lost ([`Store::lost`]): `chuhe serve` then stops,
+//! with an error, rather than serve tables it may no longer write.
 //!
 //! The store takes and gives typed values ([`Event`], [`TableOptions`], [`ClockSnapshot`],
 //! [`FinishedGame`]) and keeps them as JSON texts (`serde_json`'s compact form) in its text
@@ -98,12 +114,25 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "game_players",
         include_str!("../migrations/0006_game_players.sql"),
     ),
+    (
+        7,
+        "cluster_identity",
+        include_str!("../migrations/0007_cluster_identity.sql"),
+    ),
 ];
 
 /// How often the running server records that it is alive (`server_state.alive_ms`): after a
 /// kill -9, the thinking time from a table's last write to at most this long before the crash
 /// is charged on restart.
 pub const ALIVE_EVERY: Duration = Duration::from_secs(5);
+
+/// How often the session that holds a PostgreSQL store's advisory lock is checked (see "One
+/// writer per database" in the module documentation).
+pub const LOCK_CHECK_EVERY: Duration = Duration::from_secs(1);
+
+/// A PostgreSQL connection idle for this long is pinged before it is used again (the write
+/// connection and the pool's).
+const IDLE_PING_AFTER: Duration = Duration::from_secs(1);
 
 /// How often expired sessions and unused guests are removed (and once at start-up).
 pub const CLEANUP_EVERY: Duration = Duration::from_secs(3600);
@@ -186,6 +215,11 @@ pub enum StoreError {
     Fenced(String),
     /// A cluster operation on a store that cannot hold a cluster (SQLite).
     NotClustered,
+    /// This server no longer holds the PostgreSQL database: another `chuhe serve` (or a cluster
+    /// node) started on it after this server's advisory lock ended, and this server's writes
+    /// are refused from then on (see "One writer" in the module documentation). The server
+    /// stops.
+    Superseded(String),
 }
 
 impl fmt::Display for StoreError {
@@ -220,6 +254,7 @@ impl fmt::Display for StoreError {
             StoreError::NotClustered => {
                 f.write_str("a cluster needs PostgreSQL (SQLite is one server's database)")
             }
+            StoreError::Superseded(why) => write!(f, "{why}"),
         }
     }
 }
@@ -568,7 +603,7 @@ pub struct Store {
     faults: Arc<Faults>,
     /// On PostgreSQL, the connection that holds the advisory lock of this database for the
     /// life of the store (closed by [`Store::close`]).
-    lock: Arc<tokio::sync::Mutex<Option<AnyConnection>>>,
+    lock: Arc<tokio::sync::Mutex<LockSlot>>,
     /// On a SQLite file, the thread that checkpoints its write-ahead log (stopped by
     /// [`Store::close`], or when the last clone is dropped).
     checkpointer: Arc<std::sync::Mutex<Option<checkpoint::Checkpointer>>>,
@@ -577,6 +612,17 @@ pub struct Store {
     /// Set when a row-only write (a table's clocks saved at shutdown) failed: the stop is then
     /// not clean, and `alive_ms` is left for the next start to charge from.
     unsaved: Arc<std::sync::atomic::AtomicBool>,
+    /// Why this store may no longer write, once it may not (`None` until then): shared with
+    /// the writer and the lock's watcher ([`Store::lost`]).
+    lost: Arc<tokio::sync::watch::Sender<Option<String>>>,
+}
+
+/// The connection that holds a PostgreSQL store's advisory lock, and whether the store was
+/// closed (after which the lock is not taken again).
+#[derive(Debug, Default)]
+struct LockSlot {
+    conn: Option<AnyConnection>,
+    closed: bool,
 }
 
 /// Adds `mode=rwc` to a SQLite URL that has no mode, so a missing file is created.
@@ -682,6 +728,12 @@ impl Store {
                 .await?;
         }
         prepared?;
+        // A single server on PostgreSQL: the writer epoch that fences its writes.
+        let epoch = if is_sqlite || options.cluster {
+            None
+        } else {
+            Some(claim_writer_epoch(conn).await?)
+        };
         let previous_alive_ms =
             sqlx::query("SELECT value FROM server_state WHERE name = 'alive_ms'")
                 .fetch_optional(&mut *conn)
@@ -689,9 +741,9 @@ impl Store {
                 .map(|r| r.try_get::<i64, _>("value"))
                 .transpose()?
                 .unwrap_or(0);
-        // No timers in the pool beyond the acquire timeout, and no ping before each use: the
-        // server's clocks may run on a paused test clock, which jumps to the next timer whenever
-        // the runtime waits (for a database answer too).
+        // No timers in the pool beyond the acquire timeout, and no ping before each use of a
+        // busy connection: the server's clocks may run on a paused test clock, which jumps to
+        // the next timer whenever the runtime waits (for a database answer too).
         let pool = AnyPoolOptions::new()
             .max_connections(if is_sqlite { 4 } else { 8 })
             .min_connections(if is_sqlite { 4 } else { 1 })
@@ -699,6 +751,17 @@ impl Store {
             .idle_timeout(None)
             .max_lifetime(None)
             .test_before_acquire(false)
+            // A connection left idle may have died with its session (a restart of PostgreSQL,
+            // `idle_session_timeout`): pinged first, and replaced when it does not answer,
+            // rather than failing the read. Busy connections are never pinged.
+            .before_acquire(move |conn, meta| {
+                Box::pin(async move {
+                    if !is_sqlite && meta.idle_for >= IDLE_PING_AFTER {
+                        conn.ping().await?;
+                    }
+                    Ok(true)
+                })
+            })
             .after_connect(move |conn, _| {
                 let setup = setup.clone();
                 Box::pin(async move {
@@ -722,6 +785,9 @@ impl Store {
         } else {
             None
         };
+        let (lost, _) = tokio::sync::watch::channel(None);
+        let lost = Arc::new(lost);
+        writer.fence(epoch, lost.clone());
         let (jobs, received) = mpsc::channel(writer::MAX_GROUP * 4);
         tokio::spawn(writer::run(writer, received));
         let store = Store {
@@ -730,13 +796,91 @@ impl Store {
             options,
             is_sqlite,
             faults,
-            lock: Arc::new(tokio::sync::Mutex::new(lock)),
+            lock: Arc::new(tokio::sync::Mutex::new(LockSlot {
+                conn: lock,
+                closed: false,
+            })),
             checkpointer: Arc::new(std::sync::Mutex::new(checkpointer)),
             previous_alive_ms,
             unsaved: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+            lost,
         };
         store.start_housekeeping();
+        if !is_sqlite {
+            store.watch_lock(url.to_owned(), epoch);
+        }
         Ok(store)
+    }
+
+    /// Why this store may no longer write, once that happens (`None` until then): its
+    /// PostgreSQL lock ended and another server took the database ([`StoreError::Superseded`]).
+    /// The receiver sees the change as it happens; a server stops when it does.
+    pub fn lost(&self) -> tokio::sync::watch::Receiver<Option<String>> {
+        self.lost.subscribe()
+    }
+
+    /// Checks the session that holds the advisory lock every [`LOCK_CHECK_EVERY`] (timed on the
+    /// wall clock, the check itself on the current runtime, where the connection lives); when
+    /// it has ended, takes the lock again on a new connection, or reports the store lost when
+    /// another server holds it or the writer epoch (`epoch`, a single server's) moved on.
+    fn watch_lock(&self, url: String, epoch: Option<i64>) {
+        let Some(timers) = wall_timers() else {
+            tracing::warn!("no timer thread: the database lock is not watched");
+            return;
+        };
+        let (tick, mut ticks) = mpsc::channel::<()>(1);
+        let weak = self.jobs.downgrade();
+        timers.spawn(async move {
+            loop {
+                tokio::time::sleep(LOCK_CHECK_EVERY).await;
+                // Ends with the store's writer (every store dropped) or the watcher.
+                if weak.upgrade().is_none() || tick.send(()).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let lock = self.lock.clone();
+        let lost = self.lost.clone();
+        let options = self.options;
+        tokio::spawn(async move {
+            while ticks.recv().await.is_some() {
+                let mut held = lock.lock().await;
+                if held.closed || lost.borrow().is_some() {
+                    break;
+                }
+                if let Some(conn) = held.conn.as_mut() {
+                    let alive = within(options.statement_timeout, async {
+                        sqlx::query("SELECT 1").execute(&mut *conn).await?;
+                        Ok(())
+                    })
+                    .await;
+                    match alive {
+                        Ok(()) => continue,
+                        Err(e) => {
+                            tracing::error!(
+                                error = %e,
+                                "the PostgreSQL session that holds this server's advisory lock \
+                                 has ended: taking the lock again"
+                            );
+                            held.conn = None;
+                        }
+                    }
+                }
+                match retake_lock(&url, options, epoch).await {
+                    Ok(conn) => {
+                        tracing::warn!("the database's advisory lock is held again");
+                        held.conn = Some(conn);
+                    }
+                    Err(StoreError::Superseded(why)) => {
+                        tracing::error!("{why}");
+                        lost.send_replace(Some(why));
+                        break;
+                    }
+                    // The database is away: the writes fail meanwhile; try at the next tick.
+                    Err(e) => tracing::warn!(error = %e, "cannot take the database's lock yet"),
+                }
+            }
+        });
     }
 
     /// Starts the store's periodic writes, on the wall-clock timers (so a paused test clock
@@ -865,7 +1009,12 @@ impl Store {
             let _ = tokio::task::spawn_blocking(move || checkpointer.stop()).await;
         }
         self.pool.close().await;
-        if let Some(conn) = self.lock.lock().await.take() {
+        let conn = {
+            let mut slot = self.lock.lock().await;
+            slot.closed = true;
+            slot.conn.take()
+        };
+        if let Some(conn) = conn {
             let _ = conn.close().await;
         }
         let (answer, answered) = oneshot::channel();
@@ -1618,6 +1767,93 @@ async fn take_advisory_lock(url: &str, options: StoreOptions) -> Result<AnyConne
         )));
     }
     Ok(conn)
+}
+
+/// Takes the writer epoch of a single server on PostgreSQL: raises `server_state.writer_epoch`
+/// by one and returns it, in a transaction that refuses to start while a cluster node's lease
+/// runs (its registration raises the epoch too: see [`cluster`]).
+///
+/// # Errors
+/// [`StoreError::InUse`] while cluster nodes run on the database; a database failure.
+async fn claim_writer_epoch(conn: &mut AnyConnection) -> Result<i64, StoreError> {
+    sqlx::query(
+        "INSERT INTO server_state (name, value) VALUES ('writer_epoch', 0) \
+         ON CONFLICT (name) DO NOTHING",
+    )
+    .execute(&mut *conn)
+    .await?;
+    let mut tx = conn.begin().await?;
+    let epoch: i64 = sqlx::query(
+        "UPDATE server_state SET value = value + 1 WHERE name = 'writer_epoch' RETURNING value",
+    )
+    .fetch_one(&mut *tx)
+    .await?
+    .try_get("value")?;
+    let live: i64 = sqlx::query(&format!(
+        "SELECT COUNT(*) AS n FROM cluster_nodes WHERE lease_until_ms > {}",
+        cluster::DB_NOW_MS
+    ))
+    .fetch_one(&mut *tx)
+    .await?
+    .try_get("n")?;
+    if live > 0 {
+        tx.rollback().await?;
+        return Err(StoreError::InUse(format!(
+            "the database is in use by the nodes of a cluster ({live} live node leases): \
+             start this server with --nats, or stop the nodes first"
+        )));
+    }
+    tx.commit().await?;
+    Ok(epoch)
+}
+
+/// Takes the advisory lock again after its session ended: on a new connection, and for a
+/// single server only while the writer epoch is still `epoch` (nobody started on the database
+/// meanwhile).
+///
+/// # Errors
+/// [`StoreError::Superseded`] when another server holds the lock or took the epoch; a failed
+/// connection (the database is away: try again later).
+async fn retake_lock(
+    url: &str,
+    options: StoreOptions,
+    epoch: Option<i64>,
+) -> Result<AnyConnection, StoreError> {
+    let mut conn = match take_advisory_lock(url, options).await {
+        Ok(conn) => conn,
+        Err(StoreError::InUse(holder)) => {
+            return Err(StoreError::Superseded(format!(
+                "this server lost the database: its advisory lock ended and {holder}; \
+                 stopping (nothing more is written from here)"
+            )))
+        }
+        Err(e) => return Err(e),
+    };
+    if let Some(mine) = epoch {
+        let now: i64 = within(options.statement_timeout, async {
+            Ok(
+                sqlx::query("SELECT value FROM server_state WHERE name = 'writer_epoch'")
+                    .fetch_one(&mut conn)
+                    .await?
+                    .try_get("value")?,
+            )
+        })
+        .await?;
+        if now != mine {
+            let _ = conn.close().await;
+            return Err(StoreError::Superseded(superseded(mine, now)));
+        }
+    }
+    Ok(conn)
+}
+
+/// What a server that lost its database says: its writer epoch and the one found.
+pub(crate) fn superseded(mine: i64, found: i64) -> String {
+    format!(
+        "this server lost the database: another chuhe serve or a cluster node started on it \
+         after this server's advisory lock ended (writer epoch {found}, this server's {mine}); \
+         stopping (nothing more is written from here)"
+    )
 }
 
 /// The version of the first of `count` events whose last one is `last` (versions count from 1).

@@ -66,7 +66,9 @@ impl Store {
     }
 
     /// Registers the node process `node` (display name `name`) with a lease of `lease` from
-    /// now.
+    /// now. In the same transaction it raises the single server's writer epoch
+    /// (`server_state.writer_epoch`, see "One writer per database" in `store.rs`): a single
+    /// `chuhe serve` whose lock ended unnoticed can write nothing once a node has joined.
     ///
     /// # Errors
     /// A database failure; [`StoreError::NotClustered`] on SQLite.
@@ -82,13 +84,80 @@ impl Store {
              VALUES ($1, $2, {DB_NOW_MS}, {DB_NOW_MS}, {DB_NOW_MS} + $3)"
         );
         self.timed(async {
+            let mut tx = self.pool.begin().await?;
+            sqlx::query(
+                "INSERT INTO server_state (name, value) VALUES ('writer_epoch', 1) \
+                 ON CONFLICT (name) DO UPDATE SET value = server_state.value + 1",
+            )
+            .execute(&mut *tx)
+            .await?;
             sqlx::query(&sql)
                 .bind(node)
                 .bind(name)
                 .bind(lease.as_millis() as i64)
-                .execute(&self.pool)
+                .execute(&mut *tx)
                 .await?;
+            tx.commit().await?;
             Ok(())
+        })
+        .await
+    }
+
+    /// The cluster's identity as the database has it, checked against a joining node's NATS
+    /// subject `prefix`: the first node records its prefix and a new random cluster id
+    /// (`cluster_settings`); a node with another prefix is refused while any node's lease
+    /// runs (the lobbies would split and forwarded tables time out), and, when none runs,
+    /// records the new prefix (an operator changing it for the whole cluster). Returns the
+    /// cluster id `new_id` or the one recorded before.
+    ///
+    /// # Errors
+    /// [`StoreError::InUse`] for another prefix while nodes run; a database failure;
+    /// [`StoreError::NotClustered`] on SQLite.
+    pub async fn cluster_identity(&self, prefix: &str, new_id: &str) -> Result<String, StoreError> {
+        self.clustered()?;
+        self.timed(async {
+            let mut tx = self.pool.begin().await?;
+            sqlx::query(
+                "INSERT INTO cluster_settings (name, value) VALUES ('cluster_id', $1), \
+                 ('nats_prefix', $2) ON CONFLICT (name) DO NOTHING",
+            )
+            .bind(new_id)
+            .bind(prefix)
+            .execute(&mut *tx)
+            .await?;
+            let recorded: String = sqlx::query(
+                "SELECT value FROM cluster_settings WHERE name = 'nats_prefix' FOR UPDATE",
+            )
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("value")?;
+            if recorded != prefix {
+                let live: i64 = sqlx::query(&format!(
+                    "SELECT COUNT(*) AS n FROM cluster_nodes WHERE lease_until_ms > {DB_NOW_MS}"
+                ))
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get("n")?;
+                if live > 0 {
+                    tx.rollback().await?;
+                    return Err(StoreError::InUse(format!(
+                        "the database belongs to a cluster whose {live} running node(s) use \
+                         --nats-prefix {recorded:?}; this node was given {prefix:?}"
+                    )));
+                }
+                tracing::warn!(from = %recorded, to = %prefix, "the cluster's NATS prefix changes (no node runs)");
+                sqlx::query("UPDATE cluster_settings SET value = $1 WHERE name = 'nats_prefix'")
+                    .bind(prefix)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            let id: String =
+                sqlx::query("SELECT value FROM cluster_settings WHERE name = 'cluster_id'")
+                    .fetch_one(&mut *tx)
+                    .await?
+                    .try_get("value")?;
+            tx.commit().await?;
+            Ok(id)
         })
         .await
     }

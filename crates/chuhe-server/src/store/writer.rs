@@ -15,7 +15,7 @@
 //! still away), the caller gets the error, and the table actor settles the question from the
 //! store before its next write (`table/actor.rs`).
 
-use super::{injected, within, Fault, Faults, StoreError};
+use super::{injected, within, Fault, Faults, StoreError, IDLE_PING_AFTER};
 use sqlx::any::AnyConnectOptions;
 use sqlx::{Any, AnyConnection, ConnectOptions, Connection, Executor, Row, Transaction};
 use std::collections::HashSet;
@@ -138,6 +138,17 @@ pub(super) struct Writer {
     limit: Duration,
     faults: Arc<Faults>,
     conn: Option<AnyConnection>,
+    /// When the connection was last used: one idle for `IDLE_PING_AFTER` is pinged before its
+    /// next use (a database that restarted meanwhile left it dead), and opened again when it
+    /// does not answer, instead of failing the write.
+    last_used: std::time::Instant,
+    /// A single server's writer epoch on PostgreSQL, checked in every transaction (see "One
+    /// writer per database" in `store.rs`).
+    epoch: Option<i64>,
+    /// Where the writer reports that the database was taken over (shared with the store).
+    lost: Option<Arc<tokio::sync::watch::Sender<Option<String>>>>,
+    /// Why the writer refuses every write, once the database was taken over.
+    superseded: Option<String>,
 }
 
 impl Writer {
@@ -160,13 +171,37 @@ impl Writer {
             limit,
             faults,
             conn: None,
+            last_used: std::time::Instant::now(),
+            epoch: None,
+            lost: None,
+            superseded: None,
         };
         writer.conn().await?;
         Ok(writer)
     }
 
+    /// Fences every transaction by a single server's writer `epoch` (none: no fence) and
+    /// reports a takeover to `lost`.
+    pub(super) fn fence(
+        &mut self,
+        epoch: Option<i64>,
+        lost: Arc<tokio::sync::watch::Sender<Option<String>>>,
+    ) {
+        self.epoch = epoch;
+        self.lost = Some(lost);
+    }
+
     /// The connection, opened (SQLite: in WAL mode, fsync at every commit) when there is none.
     pub(super) async fn conn(&mut self) -> Result<&mut AnyConnection, sqlx::Error> {
+        if self.last_used.elapsed() >= IDLE_PING_AFTER {
+            if let Some(conn) = self.conn.as_mut() {
+                if let Err(e) = conn.ping().await {
+                    tracing::info!(error = %e, "the idle write connection is gone: opening another");
+                    self.conn = None;
+                }
+            }
+        }
+        self.last_used = std::time::Instant::now();
         if self.conn.is_none() {
             // No pool: a pool's acquire timeout would be a timer that a paused test clock
             // jumps to while the writer waits for the database.
@@ -220,16 +255,27 @@ impl Writer {
         singles: &[Single],
         tables: &[PreparedTable],
     ) -> Result<Vec<Result<u64, StoreError>>, StoreError> {
+        if let Some(why) = &self.superseded {
+            return Err(StoreError::Superseded(why.clone()));
+        }
         let limit = self.limit;
         let faults = self.faults.clone();
+        let epoch = self.epoch;
         let result = within(limit, async {
             match self.conn().await {
-                Ok(conn) => write_group(conn, singles, tables, &faults).await,
+                Ok(conn) => write_group(conn, epoch, singles, tables, &faults).await,
                 Err(e) => Err(e.into()),
             }
         })
         .await;
         self.check(&result);
+        if let Err(StoreError::Superseded(why)) = &result {
+            tracing::error!("{why}");
+            self.superseded = Some(why.clone());
+            if let Some(lost) = &self.lost {
+                lost.send_replace(Some(why.clone()));
+            }
+        }
         result
     }
 
@@ -325,7 +371,7 @@ impl Writer {
             Err(e) => Err(e),
         };
         match result {
-            Err(e) if !matches!(e, StoreError::NameTaken(_)) => {
+            Err(e) if !matches!(e, StoreError::NameTaken(_) | StoreError::Superseded(_)) => {
                 if self.landed(Pending::Single(single)).await == Some(true) {
                     Ok(1)
                 } else {
@@ -345,7 +391,7 @@ impl Writer {
         match self.group(&[], std::slice::from_ref(write)).await {
             Ok(_) => Ok(()),
             // Refused, not failed: nothing of it was written.
-            Err(e @ StoreError::Fenced(_)) => Err(e),
+            Err(e @ (StoreError::Fenced(_) | StoreError::Superseded(_))) => Err(e),
             Err(e) => {
                 if self.landed(Pending::Table(write)).await == Some(true) {
                     Ok(())
@@ -454,11 +500,29 @@ async fn commit_round(writer: &mut Writer, round: Round) {
 /// not wait for the writer's next job while other nodes want those rows.
 async fn write_group(
     conn: &mut AnyConnection,
+    epoch: Option<i64>,
     singles: &[Single],
     tables: &[PreparedTable],
     faults: &Faults,
 ) -> Result<Vec<Result<u64, StoreError>>, StoreError> {
     let mut tx = conn.begin().await?;
+    if let Some(mine) = epoch {
+        // Shared: writers of one epoch never wait for each other, and a newcomer's raise of
+        // the epoch waits for this transaction (it then sees what this one wrote).
+        let found: Option<i64> =
+            sqlx::query("SELECT value FROM server_state WHERE name = 'writer_epoch' FOR SHARE")
+                .fetch_optional(&mut *tx)
+                .await?
+                .map(|r| r.try_get("value"))
+                .transpose()?;
+        if found != Some(mine) {
+            let _ = tx.rollback().await;
+            return Err(StoreError::Superseded(super::superseded(
+                mine,
+                found.unwrap_or(0),
+            )));
+        }
+    }
     let results = match fill_group(&mut tx, singles, tables).await {
         Ok(results) => results,
         Err(e) => {
