@@ -87,9 +87,10 @@ struct Table {
     /// Shared with the handles: the table as listed, after its last stored change (the lobby
     /// reads it without asking the actor).
     listed: tokio::sync::watch::Sender<TableSummary>,
-    /// The computer's search under way and the version it started for: aborted when the table
-    /// moves on without it (a takeback, a resignation, the end), so a stale search leaves the
-    /// line.
+    /// The computer's search under way and the version it started for: aborted when the
+    /// position moves on without it (a takeback, a resignation, the end), so a stale search
+    /// leaves the line; kept through events that leave the position as it is (a draw offer and
+    /// its answer: [`TableState::answers_position`]).
     thinking: Option<(u64, tokio::task::AbortHandle)>,
     /// Set when a write failed: it may have landed all the same (the connection cut after
     /// `COMMIT`, a time limit reached), so the stored version is read before the next action
@@ -479,7 +480,7 @@ impl Table {
                 }
                 if let Err(e) = self.settle().await {
                     e.log();
-                } else if version == self.state.version {
+                } else if self.state.answers_position(version) {
                     if let Some(seat) = self.state.to_move() {
                         let now = Instant::now();
                         let decision = core::move_or_flag(&self.state, seat, mv, now);
@@ -904,12 +905,14 @@ impl Table {
 
     /// Starts the computer's search when a computer seat is to move. The search gets what it
     /// needs from the game ([`computer::Problem`]), not a copy of the game, and the share of its
-    /// clock it may use ([`computer::clock_share`]). A search for an earlier version is aborted
-    /// first: waiting in line, it leaves the line; already running, its answer is dropped.
+    /// clock it may use ([`computer::clock_share`]). A search for an earlier position is
+    /// aborted first: waiting in line, it leaves the line; already running, its answer is
+    /// dropped. A search for the same position at an earlier version (a draw offer and its
+    /// answer came in between) goes on.
     fn maybe_think(&mut self) {
         let version = self.state.version;
         if let Some((started_for, task)) = self.thinking.take() {
-            if started_for == version {
+            if self.state.answers_position(started_for) {
                 self.thinking = Some((started_for, task));
                 return;
             }
