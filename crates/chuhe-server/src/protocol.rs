@@ -151,7 +151,8 @@ pub enum Event {
         /// The seat that offered.
         seat: Seat,
     },
-    /// A draw offer was declined (or withdrawn by a move).
+    /// A draw offer was declined by `seat` (a move withdraws an offer without an event of its
+    /// own: applying `moved` clears it).
     DrawDeclined {
         /// The seat that declined.
         seat: Seat,
@@ -527,7 +528,9 @@ pub enum ClientMessage {
     Start {},
     /// Plays a move for the caller's seat.
     Move {
-        /// The version of the state the move answers; anything else is refused as stale.
+        /// The version of the state the move answers. Refused as stale when the position or the
+        /// turn changed since (a move, a takeback, the end, ...) or when it is beyond the
+        /// table's; offers, requests and their answers in between do not make it stale.
         version: u64,
         /// The move text (xiangqi: ICCS such as `h2e2`).
         #[serde(rename = "move")]
