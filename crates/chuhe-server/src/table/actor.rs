@@ -70,12 +70,29 @@ struct Connection {
     out: mpsc::UnboundedSender<ServerMessage>,
 }
 
+/// Whether to keep connection `c` after a send to it (`sent`: whether it went out). A closed
+/// connection goes; its person joins `left`, whose leaving [`Table::handle_left`] handles (its
+/// `disconnect` may still be on the way, and then finds nothing).
+fn keep(left: &mut Vec<Person>, c: &Connection, sent: bool) -> bool {
+    if !sent {
+        if let Some(p) = &c.person {
+            if !left.iter().any(|q| q.id == p.id) {
+                left.push(p.clone());
+            }
+        }
+    }
+    sent
+}
+
 /// The actor: the state plus what only lives in memory (connections, event log, timers).
 struct Table {
     state: TableState,
     log: Vec<Event>,
     conns: HashMap<u64, Connection>,
     next_conn: u64,
+    /// The persons of connections found closed while sending to them, whose leaving is still
+    /// to be handled ([`Table::handle_left`]).
+    left: Vec<Person>,
     /// Per seat, by [`Seat::index`]: since when its person has been away, while that counts.
     absent_since: Vec<Option<Instant>>,
     /// Since when the ended table has had no connection (`None` while live or watched).
@@ -147,6 +164,7 @@ pub(crate) fn spawn(
         log,
         conns: HashMap::new(),
         next_conn: 1,
+        left: Vec::new(),
         absent_since,
         idle_since: None,
         idle_reported: false,
@@ -184,6 +202,7 @@ impl Table {
         // a rematch agreed before a restart, whose table was not made yet
         self.ask_rematch();
         while !self.lost {
+            self.handle_left().await;
             self.refresh_idle();
             let due = self.next_due();
             let sleep = async {
@@ -202,7 +221,9 @@ impl Table {
                         break;
                     }
                     Some(Command::Retire { reply }) => {
-                        self.conns.retain(|_, c| !c.out.is_closed());
+                        let left = &mut self.left;
+                        self.conns.retain(|_, c| keep(left, c, !c.out.is_closed()));
+                        self.handle_left().await;
                         let retired = self.state.phase == Phase::Ended && self.conns.is_empty();
                         let _ = reply.send(retired);
                         if retired {
@@ -507,6 +528,19 @@ impl Table {
         }
     }
 
+    /// Handles the leaving of the persons whose connections were found closed while sending
+    /// ([`Table::left`]) as their `disconnect` would: the others are told (and the grace period
+    /// starts), a rematch they asked for is withdrawn, the spectators are counted again.
+    async fn handle_left(&mut self) {
+        while !self.left.is_empty() {
+            for p in std::mem::take(&mut self.left) {
+                self.presence_changed(&p);
+                self.withdraw_rematch(&p).await;
+            }
+            self.send_spectators();
+        }
+    }
+
     /// Withdraws the rematch that `person` asked for once none of its connections is left.
     async fn withdraw_rematch(&mut self, person: &Person) {
         let Some(seat) = self.state.seat_of(person) else {
@@ -647,12 +681,13 @@ impl Table {
             text,
         };
         let state = &self.state;
+        let left = &mut self.left;
         self.conns.retain(|_, c| {
             let seated = c.person.as_ref().and_then(|p| state.seat_of(p)).is_some();
             if seated != (room == ChatRoom::Players) {
                 return true;
             }
-            c.out.send(msg.clone()).is_ok()
+            keep(left, c, c.out.send(msg.clone()).is_ok())
         });
         Ok(())
     }
@@ -677,7 +712,9 @@ impl Table {
     }
 
     fn send_all(&mut self, msg: &ServerMessage) {
-        self.conns.retain(|_, c| c.out.send(msg.clone()).is_ok());
+        let left = &mut self.left;
+        self.conns
+            .retain(|_, c| keep(left, c, c.out.send(msg.clone()).is_ok()));
     }
 
     /// Sends every connection the [`Update`] of `events` (just applied and stored): the shared
@@ -688,6 +725,7 @@ impl Table {
         let shared = Arc::new(self.state.update(events, self.connected(), Instant::now()));
         let mut per_seat: Vec<Option<Arc<Update>>> = vec![None; self.state.seats.len()];
         let state = &self.state;
+        let left = &mut self.left;
         self.conns.retain(|_, c| {
             let update = match c.person.as_ref().and_then(|p| state.seat_of(p)) {
                 None => shared.clone(),
@@ -695,7 +733,7 @@ impl Table {
                     .get_or_insert_with(|| Arc::new(state.update_for(&shared, seat)))
                     .clone(),
             };
-            c.out.send(ServerMessage::Update(update)).is_ok()
+            keep(left, c, c.out.send(ServerMessage::Update(update)).is_ok())
         });
     }
 
