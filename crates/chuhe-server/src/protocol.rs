@@ -203,13 +203,15 @@ pub enum Event {
     },
     /// After the end, a seat asked for a rematch, or accepted the rematch another seat asked
     /// for (`offer_rematch`, `accept_rematch`). Once every seat with a person wants it (the
-    /// computer always does), the server creates the new table and a `rematched` event follows.
+    /// computer always does), the rematch is agreed (nothing takes it back), the server creates
+    /// the new table and a `rematched` event follows.
     RematchOffered {
         /// The seat that wants the rematch.
         seat: Seat,
     },
     /// The rematch asked for was declined by `seat` (`decline_rematch`), or withdrawn: the seat
-    /// that asked for it left the table (its last connection closed). Nobody wants it anymore.
+    /// that asked for it left the table (its last connection closed). Nobody wants it anymore,
+    /// and no table is made for it. Never after every seat wanted it.
     RematchDeclined {
         /// The seat that declined, or that left.
         seat: Seat,

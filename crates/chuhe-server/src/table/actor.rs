@@ -128,6 +128,12 @@ struct Table {
     listed_last: Option<(Phase, Vec<Option<SeatPlayer>>)>,
     /// Whether the owner was asked for the agreed rematch's table ([`TableNotice::Rematch`]).
     rematch_asked: bool,
+    /// The agreed rematch's table once made, until its `rematched` event is stored: a failed
+    /// write records the same table again, never makes a second one.
+    rematch_made: Option<String>,
+    /// When to try the agreed rematch again after a failure (its table not made, or its
+    /// `rematched` event not stored).
+    rematch_retry_at: Option<Instant>,
 }
 
 /// The wait before a timer whose write failed is tried again.
@@ -180,6 +186,8 @@ pub(crate) fn spawn(
         lost: false,
         listed_last: None,
         rematch_asked: false,
+        rematch_made: None,
+        rematch_retry_at: None,
     };
     tokio::spawn(table.run(rx));
     handle
@@ -193,6 +201,9 @@ enum Due {
     Vacated(Seat),
     /// The ended table has had no connection for the ended grace period.
     Idle,
+    /// The agreed rematch failed (its table not made, or its `rematched` event not stored):
+    /// the time to try again.
+    Rematch,
 }
 
 impl Table {
@@ -224,11 +235,16 @@ impl Table {
                         let left = &mut self.left;
                         self.conns.retain(|_, c| keep(left, c, !c.out.is_closed()));
                         self.handle_left().await;
-                        let retired = self.state.phase == Phase::Ended && self.conns.is_empty();
+                        // An agreed rematch is made and recorded first.
+                        let retired = self.state.phase == Phase::Ended
+                            && self.conns.is_empty()
+                            && core::rematch_due(&self.state).is_none();
                         let _ = reply.send(retired);
                         if retired {
                             break;
                         }
+                        // Not now: a new idle period starts, with its own `Idle` notice.
+                        self.idle_since = None;
                     }
                     Some(cmd) => self.handle(cmd).await,
                 },
@@ -325,10 +341,15 @@ impl Table {
 
     fn timer_due(&self) -> Option<(Instant, Due)> {
         if self.state.phase == Phase::Ended {
-            return self
+            let idle = self
                 .idle_since
                 .filter(|_| !self.idle_reported)
                 .map(|since| (since + self.settings.ended_grace, Due::Idle));
+            return match (idle, self.rematch_retry_at) {
+                (Some(idle), Some(retry)) if idle.0 <= retry => Some(idle),
+                (_, Some(retry)) => Some((retry, Due::Rematch)),
+                (idle, None) => idle,
+            };
         }
         let open = self.state.phase == Phase::Open;
         let mut best: Option<(Instant, Due)> = self
@@ -376,6 +397,15 @@ impl Table {
                     return;
                 }
                 Some(core::vacate(&self.state, seat)).filter(|e| !e.is_empty())
+            }
+            Due::Rematch => {
+                self.rematch_retry_at = None;
+                if self.rematch_made.is_some() {
+                    self.record_rematch().await;
+                } else {
+                    self.ask_rematch();
+                }
+                return;
             }
             Due::Idle => {
                 self.idle_reported = true;
@@ -514,14 +544,13 @@ impl Table {
             }
             Command::Rematched { table } => {
                 self.rematch_asked = false;
-                let event = table.and_then(|t| core::rematched(&self.state, &t));
-                if let Some(event) = event {
-                    if let Err(e) = self
-                        .commit(Decision::Events(vec![event]), Instant::now())
-                        .await
-                    {
-                        e.log();
+                match table {
+                    Some(table) => {
+                        self.rematch_made = Some(table);
+                        self.record_rematch().await;
                     }
+                    // Not made: asked for again a little later.
+                    None => self.rematch_retry_at = Some(Instant::now() + TIMER_RETRY),
                 }
             }
             Command::Shutdown { .. } | Command::Retire { .. } => {}
@@ -559,9 +588,36 @@ impl Table {
         }
     }
 
-    /// Asks the owner for the rematch's table once every seat wants it (once per agreement).
+    /// Stores the `rematched` event of the table made for the agreed rematch
+    /// ([`Table::rematch_made`]); when the write fails, the same table is recorded again
+    /// after [`TIMER_RETRY`].
+    async fn record_rematch(&mut self) {
+        let Some(table) = self.rematch_made.clone() else {
+            return;
+        };
+        let now = Instant::now();
+        let stored = match self.settle().await {
+            Ok(()) => match core::rematched(&self.state, &table) {
+                Some(event) => self.commit(Decision::Events(vec![event]), now).await,
+                // Recorded already (a write reported as failed had landed).
+                None => Ok(()),
+            },
+            Err(e) => Err(e),
+        };
+        match stored {
+            Ok(()) => self.rematch_made = None,
+            Err(e) => {
+                e.log();
+                tracing::warn!(table = %self.state.id, rematch = %table, "the rematch's table was not recorded: trying again");
+                self.rematch_retry_at = Some(Instant::now() + TIMER_RETRY);
+            }
+        }
+    }
+
+    /// Asks the owner for the rematch's table once every seat wants it (once per agreement,
+    /// and not while a table made for it waits to be recorded).
     fn ask_rematch(&mut self) {
-        if self.rematch_asked {
+        if self.rematch_asked || self.rematch_made.is_some() {
             return;
         }
         if let Some((options, seats)) = core::rematch_due(&self.state) {

@@ -414,14 +414,15 @@ impl TableState {
         }
     }
 
-    /// A rematch may be offered or answered: the game has ended and no rematch was agreed yet.
+    /// A rematch may be offered or answered: the game has ended and no rematch was agreed yet
+    /// (every seat wanting it is the agreement, before its table exists: nothing undoes it).
     fn rematch_open(&self) -> Result<(), ServerError> {
         if self.phase != Phase::Ended {
             return Err(ServerError::NotAllowed(
                 "a rematch is for a game that has ended".to_owned(),
             ));
         }
-        if self.rematch.is_some() {
+        if self.rematch.is_some() || is_rematch_agreed(self) {
             return Err(ServerError::NotAllowed(
                 "the rematch has already been agreed".to_owned(),
             ));
@@ -947,17 +948,26 @@ pub(crate) fn ended(outcome: Outcome, winner_seats: Vec<Seat>) -> Event {
     }
 }
 
-/// The rematch to create once every seat with a person wants it (the computer always does):
-/// the table's options and its players, each moved one seat on (the player at seat `s` sits at
-/// `(s + 1) % seats`: xiangqi and banqi swap colours, sanguo turns the kingdoms). `None` while
-/// someone has not agreed, before the end, and once the rematch has its table.
+/// Whether the rematch is agreed and its table not made yet: the game has ended, no
+/// `rematched` event yet, and every seat with a person wants it (the computer always does).
+/// This is the one decision: from the `rematch_offered` event that completes it, nothing takes
+/// it back (a late `decline_rematch` is refused, a seat leaving withdraws nothing), so the
+/// table made for it is always the one its `rematched` event names.
+pub(crate) fn is_rematch_agreed(state: &TableState) -> bool {
+    state.phase == Phase::Ended
+        && state.rematch.is_none()
+        && !state.rematch_offers.is_empty()
+        && Seat::all(state.seats.len()).all(|seat| {
+            state.rematch_offers.contains(&seat) || state.computer_level(seat).is_some()
+        })
+}
+
+/// The rematch to create once it is agreed ([`is_rematch_agreed`]): the table's options and
+/// its players, each moved one seat on (the player at seat `s` sits at `(s + 1) % seats`:
+/// xiangqi and banqi swap colours, sanguo turns the kingdoms). `None` while someone has not
+/// agreed, before the end, and once the rematch has its table.
 pub(crate) fn rematch_due(state: &TableState) -> Option<(TableOptions, Vec<Option<SeatPlayer>>)> {
-    if state.phase != Phase::Ended || state.rematch.is_some() || state.rematch_offers.is_empty() {
-        return None;
-    }
-    let agreed = Seat::all(state.seats.len())
-        .all(|seat| state.rematch_offers.contains(&seat) || state.computer_level(seat).is_some());
-    if !agreed {
+    if !is_rematch_agreed(state) {
         return None;
     }
     let n = state.seats.len();
@@ -969,7 +979,7 @@ pub(crate) fn rematch_due(state: &TableState) -> Option<(TableOptions, Vec<Optio
 }
 
 /// The `rematched` event once the agreed rematch's table `table` exists, or `None` when no
-/// rematch is due (it was agreed already, or withdrawn in between).
+/// rematch is due (its `rematched` event is already stored).
 pub(crate) fn rematched(state: &TableState, table: &str) -> Option<Event> {
     rematch_due(state).map(|_| Event::Rematched {
         table: table.to_owned(),
@@ -977,9 +987,10 @@ pub(crate) fn rematched(state: &TableState, table: &str) -> Option<Event> {
 }
 
 /// The `rematch_declined` event withdrawing the rematch `seat` asked for, when its person has
-/// left the table (its last connection closed) before the rematch was agreed; else `None`.
+/// left the table (its last connection closed) before the rematch was agreed; else `None`
+/// (once agreed, the rematch stands: its table is made and the player finds it at this one).
 pub(crate) fn withdraw_rematch(state: &TableState, seat: Seat) -> Option<Event> {
-    let open = state.phase == Phase::Ended && state.rematch.is_none();
+    let open = state.phase == Phase::Ended && state.rematch.is_none() && !is_rematch_agreed(state);
     (open && state.rematch_offers.contains(&seat)).then_some(Event::RematchDeclined { seat })
 }
 
@@ -1436,7 +1447,10 @@ mod tests {
         note(&mut state, &mut log, offer);
         assert_eq!((state.version, state.draw_offer), (5, Some(Seat::new(1))));
         let moved = play_at(&mut state, red, 4, "h2e2");
-        assert!(matches!(&moved[..], [Event::Moved { ply: 1, .. }]), "{moved:?}");
+        assert!(
+            matches!(&moved[..], [Event::Moved { ply: 1, .. }]),
+            "{moved:?}"
+        );
         log.extend(moved);
         assert_eq!((state.version, state.draw_offer), (6, None));
         assert_eq!(state.to_move(), Some(Seat::new(1)));
@@ -2234,6 +2248,56 @@ mod tests {
         assert_eq!(
             refused(ask(&state, Some(&p[1]), ClientMessage::AcceptRematch {})),
             not_allowed("there is no rematch offer to answer")
+        );
+    }
+
+    /// Issue 25 item 8: once every seat wants the rematch, it is agreed: neither the offerer
+    /// leaving nor a late decline (crossing the accept) takes it back, so the table made for
+    /// it is the one the `rematched` event names.
+    #[test]
+    fn an_agreed_rematch_is_not_withdrawn_by_a_leaving_seat_or_a_late_decline() {
+        let (mut state, p) = resigned(Variant::Xiangqi);
+        let offered = events(ask(&state, Some(&p[0]), ClientMessage::OfferRematch {}));
+        apply_all(&mut state, &offered);
+        let accepted = events(ask(&state, Some(&p[1]), ClientMessage::AcceptRematch {}));
+        apply_all(&mut state, &accepted);
+        assert!(rematch_due(&state).is_some(), "both want it");
+        for seat in Seat::all(2) {
+            assert_eq!(withdraw_rematch(&state, seat), None, "seat {seat} left");
+        }
+        for who in &p {
+            for msg in [
+                ClientMessage::DeclineRematch {},
+                ClientMessage::OfferRematch {},
+                ClientMessage::AcceptRematch {},
+            ] {
+                assert_eq!(
+                    refused(ask(&state, Some(who), msg.clone())),
+                    not_allowed("the rematch has already been agreed"),
+                    "{} {msg:?}",
+                    who.id
+                );
+            }
+        }
+        assert_eq!(
+            rematched(&state, "t2"),
+            Some(Event::Rematched {
+                table: "t2".to_owned()
+            })
+        );
+        // In sanguo a seat that offered may still leave while the third has not answered.
+        let (mut state, p) = resigned(Variant::Sanguo);
+        for who in &p[..2] {
+            let offered = events(ask(&state, Some(who), ClientMessage::OfferRematch {}));
+            apply_all(&mut state, &offered);
+        }
+        assert_eq!(
+            withdraw_rematch(&state, Seat::new(0)),
+            Some(Event::RematchDeclined { seat: Seat::new(0) })
+        );
+        assert_eq!(
+            events(ask(&state, Some(&p[2]), ClientMessage::DeclineRematch {})),
+            vec![Event::RematchDeclined { seat: Seat::new(2) }]
         );
     }
 
