@@ -203,7 +203,7 @@ async fn an_accepted_rematch_stays_agreed_when_its_offerer_leaves(backend: Backe
         ["ended", "rematch_offered", "rematch_offered", "rematched"]
     );
     // The new table is the only one open, both seated, the colours swapped.
-    assert_eq!(listed(&server).await, [next.clone()]);
+    assert_eq!(listed(&server).await, [next.as_str()]);
     let mut back = server.ws(&table, red_cookie.as_deref(), None).await;
     assert_eq!(back.state().await.rematch.as_deref(), Some(next.as_str()));
     let mut new_black = server.ws(&next, red_cookie.as_deref(), None).await;
