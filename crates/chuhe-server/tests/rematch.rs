@@ -181,7 +181,8 @@ async fn an_accepted_rematch_stays_agreed_when_its_offerer_leaves(backend: Backe
     // the accept reaches the table (which waits for the database to store it) ...
     tokio::time::sleep(Duration::from_millis(300)).await;
     red.close().await;
-    // ... then the leaving, queued behind it
+    // ... then Red leaves: the table sees it once the accept is stored (the accept's update
+    // finds Red's connection closed, or Red's disconnect comes next), before the new table
     tokio::time::sleep(Duration::from_millis(300)).await;
     drop(lock);
 
