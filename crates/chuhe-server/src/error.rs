@@ -36,7 +36,8 @@ pub enum ServerError {
     NotSeated,
     /// Another seat's turn.
     NotYourTurn,
-    /// The move answers version `got`, the table is at `current`.
+    /// The move answers version `got`, a position the table has left since (a move, a
+    /// takeback, the end...); the table is at `current`.
     StaleVersion {
         /// The version the move carried.
         got: u64,

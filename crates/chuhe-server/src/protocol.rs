@@ -151,7 +151,8 @@ pub enum Event {
         /// The seat that offered.
         seat: Seat,
     },
-    /// A draw offer was declined (or withdrawn by a move).
+    /// A draw offer was declined by `seat` (a move withdraws an offer without an event of its
+    /// own: applying `moved` clears it).
     DrawDeclined {
         /// The seat that declined.
         seat: Seat,
@@ -202,13 +203,15 @@ pub enum Event {
     },
     /// After the end, a seat asked for a rematch, or accepted the rematch another seat asked
     /// for (`offer_rematch`, `accept_rematch`). Once every seat with a person wants it (the
-    /// computer always does), the server creates the new table and a `rematched` event follows.
+    /// computer always does), the rematch is agreed (nothing takes it back), the server creates
+    /// the new table and a `rematched` event follows.
     RematchOffered {
         /// The seat that wants the rematch.
         seat: Seat,
     },
     /// The rematch asked for was declined by `seat` (`decline_rematch`), or withdrawn: the seat
-    /// that asked for it left the table (its last connection closed). Nobody wants it anymore.
+    /// that asked for it left the table (its last connection closed). Nobody wants it anymore,
+    /// and no table is made for it. Never after every seat wanted it.
     RematchDeclined {
         /// The seat that declined, or that left.
         seat: Seat,
@@ -527,7 +530,9 @@ pub enum ClientMessage {
     Start {},
     /// Plays a move for the caller's seat.
     Move {
-        /// The version of the state the move answers; anything else is refused as stale.
+        /// The version of the state the move answers. Refused as stale when the position or the
+        /// turn changed since (a move, a takeback, the end, ...) or when it is beyond the
+        /// table's; offers, requests and their answers in between do not make it stale.
         version: u64,
         /// The move text (xiangqi: ICCS such as `h2e2`).
         #[serde(rename = "move")]

@@ -227,21 +227,6 @@ async fn a_second_server_on_one_postgres_database_is_refused() {
     beside.close().await;
 }
 
-/// Holds the database's write lock from another connection until dropped: on SQLite an
-/// immediate transaction, on PostgreSQL `LOCK TABLE game_tables` in a transaction.
-async fn hold_write_lock(backend: Backend, url: &str) -> sqlx::AnyConnection {
-    use sqlx::Connection;
-    let mut conn = sqlx::AnyConnection::connect(url).await.unwrap();
-    let statements: &[&str] = match backend {
-        Backend::Sqlite => &["BEGIN IMMEDIATE"],
-        Backend::Postgres => &["BEGIN", "LOCK TABLE game_tables IN ACCESS EXCLUSIVE MODE"],
-    };
-    for s in statements {
-        sqlx::query(s).execute(&mut conn).await.unwrap();
-    }
-    conn
-}
-
 /// The database hangs (its write lock held by another connection): with a 1 s limit, Red's
 /// move gets a clear error (and nothing is played); once the lock is gone the same move is
 /// played.
@@ -320,3 +305,40 @@ async fn the_health_check_reports_the_database(backend: Backend) {
     server.stop().await;
 }
 on_both!(the_health_check_reports_the_database);
+
+/// A player whose connection closes while the table waits for the database is gone all the
+/// same: the update after the write finds the connection closed before its `disconnect`
+/// arrives, and the table takes that as the leaving it is (the others are told, the grace
+/// period runs) instead of forgetting the connection silently (the player then counted as
+/// present for ever: no abandonment, an untimed game stuck).
+async fn a_player_who_leaves_while_the_table_waits_is_gone(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, settings(Duration::from_secs(60))).await;
+    let (mut red, mut black, _) = started(&server).await;
+    red.act(&mv(4, "h2e2"), 5).await;
+    black.state_at(5).await;
+    let lock = hold_write_lock(backend, &db.url).await;
+    black.send(&mv(5, "h9g7")).await;
+    // the move reaches the table, which waits for the database to store it; then Red leaves
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    red.close().await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    drop(lock);
+    black.state_at(6).await;
+    let told = tokio::time::timeout(Duration::from_secs(10), black.next())
+        .await
+        .expect("Black was never told that Red left");
+    let ServerMessage::Presence {
+        seat,
+        connected,
+        abandon_ms,
+    } = told
+    else {
+        panic!("a presence message expected, got {told:?}");
+    };
+    assert_eq!((seat, connected), (Seat::new(0), false));
+    let left = abandon_ms.expect("Red's grace period runs");
+    assert!((50_000..=60_000).contains(&left), "{left}");
+    server.stop().await;
+}
+on_both!(a_player_who_leaves_while_the_table_waits_is_gone);

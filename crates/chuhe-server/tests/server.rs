@@ -482,3 +482,73 @@ async fn restart_keeps_games(backend: Backend) {
     server.stop().await;
 }
 on_both!(restart_keeps_games);
+
+/// Issue 25 item 7: a move sent against the version before the opponent's draw offer or
+/// takeback request (they crossed) is played, and withdraws what was pending; the stored
+/// events say so, and a restart replays them to the same table.
+async fn a_move_that_crosses_an_offer_is_played(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, Settings::default()).await;
+    let (mut red, mut black, table) = seated_pair(&server, TIMED).await;
+    red.act(&ClientMessage::Start {}, 4).await;
+    black.state_at(4).await;
+    // Black offers a draw while Red's move for version 4 is on its way.
+    let offered = black.act(&ClientMessage::OfferDraw {}, 5).await;
+    assert_eq!(offered.draw_offer, Some(Seat::new(1)));
+    red.send(&mv(4, "h2e2")).await;
+    for c in [&mut red, &mut black] {
+        let after = c.state_at(6).await;
+        assert_eq!(after.draw_offer, None);
+        assert_eq!(after.to_move, Some(Seat::new(1)));
+        let clocks = after.clocks.unwrap();
+        assert_eq!((clocks[0].running, clocks[1].running), (false, true));
+    }
+    // Red asks for a takeback while Black's move for version 6 is on its way.
+    let asked = red.act(&ClientMessage::Takeback {}, 7).await;
+    assert_eq!(asked.takeback_offer, Some(Seat::new(0)));
+    black.send(&mv(6, "h9g7")).await;
+    let before = black.state_at(8).await;
+    assert_eq!(before.takeback_offer, None);
+    let chuhe_server::variant::BoardView::Xiangqi { moves, .. } = &before.board else {
+        panic!("not a xiangqi board");
+    };
+    assert_eq!(moves, &["h2e2", "h9g7"]);
+    red.state_at(8).await;
+    let (status, _, body) = server
+        .http("GET", &format!("/api/tables/{table}/events"), None, None)
+        .await;
+    assert_eq!(status, 200);
+    let stored: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
+    let kinds: Vec<&str> = stored
+        .iter()
+        .map(|e| e["event"]["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "created",
+            "sat",
+            "sat",
+            "started",
+            "draw_offered",
+            "moved",
+            "takeback_offered",
+            "moved"
+        ]
+    );
+    server.stop().await;
+
+    // The stored events replay to the same table, and play goes on.
+    let server = Server::start(&db, Settings::default()).await;
+    let mut black = server.ws(&table, black.cookie.as_deref(), None).await;
+    let after = black.state_at(8).await;
+    assert_eq!(after.board, before.board);
+    assert_eq!(after.table, before.table);
+    assert_eq!((after.draw_offer, after.takeback_offer), (None, None));
+    let mut red = server.ws(&table, red.cookie.as_deref(), None).await;
+    red.state_at(8).await;
+    red.act(&mv(8, "h0g2"), 9).await;
+    black.state_at(9).await;
+    server.stop().await;
+}
+on_both!(a_move_that_crosses_an_offer_is_played);

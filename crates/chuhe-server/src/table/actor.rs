@@ -69,12 +69,29 @@ struct Connection {
     out: mpsc::UnboundedSender<ServerMessage>,
 }
 
+/// Whether to keep connection `c` after a send to it (`sent`: whether it went out). A closed
+/// connection goes; its person joins `left`, whose leaving [`Table::handle_left`] handles (its
+/// `disconnect` may still be on the way, and then finds nothing).
+fn keep(left: &mut Vec<Person>, c: &Connection, sent: bool) -> bool {
+    if !sent {
+        if let Some(p) = &c.person {
+            if !left.iter().any(|q| q.id == p.id) {
+                left.push(p.clone());
+            }
+        }
+    }
+    sent
+}
+
 /// The actor: the state plus what only lives in memory (connections, event log, timers).
 struct Table {
     state: TableState,
     log: Vec<Event>,
     conns: HashMap<u64, Connection>,
     next_conn: u64,
+    /// The persons of connections found closed while sending to them, whose leaving is still
+    /// to be handled ([`Table::handle_left`]).
+    left: Vec<Person>,
     /// Per seat, by [`Seat::index`]: since when its person has been away, while that counts.
     absent_since: Vec<Option<Instant>>,
     /// Since when the ended table has had no connection (`None` while live or watched).
@@ -86,9 +103,10 @@ struct Table {
     /// Shared with the handles: the table as listed, after its last stored change (the lobby
     /// reads it without asking the actor).
     listed: tokio::sync::watch::Sender<TableSummary>,
-    /// The computer's search under way and the version it started for: aborted when the table
-    /// moves on without it (a takeback, a resignation, the end), so a stale search leaves the
-    /// line.
+    /// The computer's search under way and the version it started for: aborted when the
+    /// position moves on without it (a takeback, a resignation, the end), so a stale search
+    /// leaves the line; kept through events that leave the position as it is (a draw offer and
+    /// its answer: [`TableState::answers_position`]).
     thinking: Option<(u64, tokio::task::AbortHandle)>,
     /// Set when a write failed: it may have landed all the same (the connection cut after
     /// `COMMIT`, a time limit reached), so the stored version is read before the next action
@@ -109,6 +127,12 @@ struct Table {
     listed_last: Option<(Phase, Vec<Option<SeatPlayer>>)>,
     /// Whether the owner was asked for the agreed rematch's table ([`TableNotice::Rematch`]).
     rematch_asked: bool,
+    /// The agreed rematch's table once made, until its `rematched` event is stored: a failed
+    /// write records the same table again, never makes a second one.
+    rematch_made: Option<String>,
+    /// When to try the agreed rematch again after a failure (its table not made, or its
+    /// `rematched` event not stored).
+    rematch_retry_at: Option<Instant>,
 }
 
 /// The wait before a timer whose write failed is tried again.
@@ -145,6 +169,7 @@ pub(crate) fn spawn(
         log,
         conns: HashMap::new(),
         next_conn: 1,
+        left: Vec::new(),
         absent_since,
         idle_since: None,
         idle_reported: false,
@@ -160,6 +185,8 @@ pub(crate) fn spawn(
         lost: false,
         listed_last: None,
         rematch_asked: false,
+        rematch_made: None,
+        rematch_retry_at: None,
     };
     tokio::spawn(table.run(rx));
     handle
@@ -173,6 +200,9 @@ enum Due {
     Vacated(Seat),
     /// The ended table has had no connection for the ended grace period.
     Idle,
+    /// The agreed rematch failed (its table not made, or its `rematched` event not stored):
+    /// the time to try again.
+    Rematch,
 }
 
 impl Table {
@@ -182,6 +212,7 @@ impl Table {
         // a rematch agreed before a restart, whose table was not made yet
         self.ask_rematch();
         while !self.lost {
+            self.handle_left().await;
             self.refresh_idle();
             let due = self.next_due();
             let sleep = async {
@@ -200,12 +231,19 @@ impl Table {
                         break;
                     }
                     Some(Command::Retire { reply }) => {
-                        self.conns.retain(|_, c| !c.out.is_closed());
-                        let retired = self.state.phase == Phase::Ended && self.conns.is_empty();
+                        let left = &mut self.left;
+                        self.conns.retain(|_, c| keep(left, c, !c.out.is_closed()));
+                        self.handle_left().await;
+                        // An agreed rematch is made and recorded first.
+                        let retired = self.state.phase == Phase::Ended
+                            && self.conns.is_empty()
+                            && core::rematch_due(&self.state).is_none();
                         let _ = reply.send(retired);
                         if retired {
                             break;
                         }
+                        // Not now: a new idle period starts, with its own `Idle` notice.
+                        self.idle_since = None;
                     }
                     Some(cmd) => self.handle(cmd).await,
                 },
@@ -302,10 +340,15 @@ impl Table {
 
     fn timer_due(&self) -> Option<(Instant, Due)> {
         if self.state.phase == Phase::Ended {
-            return self
+            let idle = self
                 .idle_since
                 .filter(|_| !self.idle_reported)
                 .map(|since| (since + self.settings.ended_grace, Due::Idle));
+            return match (idle, self.rematch_retry_at) {
+                (Some(idle), Some(retry)) if idle.0 <= retry => Some(idle),
+                (_, Some(retry)) => Some((retry, Due::Rematch)),
+                (idle, None) => idle,
+            };
         }
         let open = self.state.phase == Phase::Open;
         let mut best: Option<(Instant, Due)> = self
@@ -353,6 +396,15 @@ impl Table {
                     return;
                 }
                 Some(core::vacate(&self.state, seat)).filter(|e| !e.is_empty())
+            }
+            Due::Rematch => {
+                self.rematch_retry_at = None;
+                if self.rematch_made.is_some() {
+                    self.record_rematch().await;
+                } else {
+                    self.ask_rematch();
+                }
+                return;
             }
             Due::Idle => {
                 self.idle_reported = true;
@@ -478,7 +530,7 @@ impl Table {
                 }
                 if let Err(e) = self.settle().await {
                     e.log();
-                } else if version == self.state.version {
+                } else if self.state.answers_position(version) {
                     if let Some(seat) = self.state.to_move() {
                         let now = Instant::now();
                         let decision = core::move_or_flag(&self.state, seat, mv, now);
@@ -491,17 +543,29 @@ impl Table {
             }
             Command::Rematched { table } => {
                 self.rematch_asked = false;
-                let event = table.and_then(|t| core::rematched(&self.state, &t));
-                if let Some(event) = event {
-                    if let Err(e) = self
-                        .commit(Decision::Events(vec![event]), Instant::now())
-                        .await
-                    {
-                        e.log();
+                match table {
+                    Some(table) => {
+                        self.rematch_made = Some(table);
+                        self.record_rematch().await;
                     }
+                    // Not made: asked for again a little later.
+                    None => self.rematch_retry_at = Some(Instant::now() + TIMER_RETRY),
                 }
             }
             Command::Shutdown { .. } | Command::Retire { .. } => {}
+        }
+    }
+
+    /// Handles the leaving of the persons whose connections were found closed while sending
+    /// ([`Table::left`]) as their `disconnect` would: the others are told (and the grace period
+    /// starts), a rematch they asked for is withdrawn, the spectators are counted again.
+    async fn handle_left(&mut self) {
+        while !self.left.is_empty() {
+            for p in std::mem::take(&mut self.left) {
+                self.presence_changed(&p);
+                self.withdraw_rematch(&p).await;
+            }
+            self.send_spectators();
         }
     }
 
@@ -523,9 +587,36 @@ impl Table {
         }
     }
 
-    /// Asks the owner for the rematch's table once every seat wants it (once per agreement).
+    /// Stores the `rematched` event of the table made for the agreed rematch
+    /// ([`Table::rematch_made`]); when the write fails, the same table is recorded again
+    /// after [`TIMER_RETRY`].
+    async fn record_rematch(&mut self) {
+        let Some(table) = self.rematch_made.clone() else {
+            return;
+        };
+        let now = Instant::now();
+        let stored = match self.settle().await {
+            Ok(()) => match core::rematched(&self.state, &table) {
+                Some(event) => self.commit(Decision::Events(vec![event]), now).await,
+                // Recorded already (a write reported as failed had landed).
+                None => Ok(()),
+            },
+            Err(e) => Err(e),
+        };
+        match stored {
+            Ok(()) => self.rematch_made = None,
+            Err(e) => {
+                e.log();
+                tracing::warn!(table = %self.state.id, rematch = %table, "the rematch's table was not recorded: trying again");
+                self.rematch_retry_at = Some(Instant::now() + TIMER_RETRY);
+            }
+        }
+    }
+
+    /// Asks the owner for the rematch's table once every seat wants it (once per agreement,
+    /// and not while a table made for it waits to be recorded).
     fn ask_rematch(&mut self) {
-        if self.rematch_asked {
+        if self.rematch_asked || self.rematch_made.is_some() {
             return;
         }
         if let Some((options, seats)) = core::rematch_due(&self.state) {
@@ -645,12 +736,13 @@ impl Table {
             text,
         };
         let state = &self.state;
+        let left = &mut self.left;
         self.conns.retain(|_, c| {
             let seated = c.person.as_ref().and_then(|p| state.seat_of(p)).is_some();
             if seated != (room == ChatRoom::Players) {
                 return true;
             }
-            c.out.send(msg.clone()).is_ok()
+            keep(left, c, c.out.send(msg.clone()).is_ok())
         });
         Ok(())
     }
@@ -675,7 +767,9 @@ impl Table {
     }
 
     fn send_all(&mut self, msg: &ServerMessage) {
-        self.conns.retain(|_, c| c.out.send(msg.clone()).is_ok());
+        let left = &mut self.left;
+        self.conns
+            .retain(|_, c| keep(left, c, c.out.send(msg.clone()).is_ok()));
     }
 
     /// Sends every connection the [`Update`] of `events` (just applied and stored): the shared
@@ -686,6 +780,7 @@ impl Table {
         let shared = Arc::new(self.state.update(events, self.connected(), Instant::now()));
         let mut per_seat: Vec<Option<Arc<Update>>> = vec![None; self.state.seats.len()];
         let state = &self.state;
+        let left = &mut self.left;
         self.conns.retain(|_, c| {
             let update = match c.person.as_ref().and_then(|p| state.seat_of(p)) {
                 None => shared.clone(),
@@ -693,7 +788,7 @@ impl Table {
                     .get_or_insert_with(|| Arc::new(state.update_for(&shared, seat)))
                     .clone(),
             };
-            c.out.send(ServerMessage::Update(update)).is_ok()
+            keep(left, c, c.out.send(ServerMessage::Update(update)).is_ok())
         });
     }
 
@@ -894,12 +989,14 @@ impl Table {
 
     /// Starts the computer's search when a computer seat is to move. The search gets what it
     /// needs from the game ([`computer::Problem`]), not a copy of the game, and the share of its
-    /// clock it may use ([`computer::clock_share`]). A search for an earlier version is aborted
-    /// first: waiting in line, it leaves the line; already running, its answer is dropped.
+    /// clock it may use ([`computer::clock_share`]). A search for an earlier position is
+    /// aborted first: waiting in line, it leaves the line; already running, its answer is
+    /// dropped. A search for the same position at an earlier version (a draw offer and its
+    /// answer came in between) goes on.
     fn maybe_think(&mut self) {
         let version = self.state.version;
         if let Some((started_for, task)) = self.thinking.take() {
-            if started_for == version {
+            if self.state.answers_position(started_for) {
                 self.thinking = Some((started_for, task));
                 return;
             }

@@ -31,6 +31,11 @@ pub(crate) struct TableState {
     pub(crate) phase: Phase,
     /// The number of events applied.
     pub(crate) version: u64,
+    /// The version of the last event that changed the game, the turn, the seats or the phase
+    /// ([`changes_position`]): a move chosen at any version from this one on answers the
+    /// position as it is ([`TableState::answers_position`]). The events after it (offers,
+    /// requests and their answers) leave the position and the turn as they were.
+    pub(crate) position_version: u64,
     pub(crate) seats: Vec<Option<SeatPlayer>>,
     pub(crate) game: AnyGame,
     pub(crate) clocks: Option<Clocks>,
@@ -78,6 +83,7 @@ impl TableState {
             options,
             phase: Phase::Open,
             version: 0,
+            position_version: 0,
             seats: vec![None; seats],
             game,
             clocks,
@@ -113,12 +119,29 @@ impl TableState {
         Duration::from_millis(self.options.time.map_or(0, |t| t.increment_ms))
     }
 
-    /// Applies one event at `at` and counts it in the version.
+    /// Applies one event at `at` and counts it in the version (and in the position's version
+    /// when it changes the position: [`changes_position`]).
     ///
     /// # Errors
     /// Only for stored events that do not fit (corrupt data): a seat that does not exist, a
     /// move record that does not play. The state is then unchanged.
     pub(crate) fn apply(&mut self, event: &Event, at: Instant) -> Result<(), String> {
+        self.apply_event(event, at)?;
+        if changes_position(event) {
+            self.position_version = self.version;
+        }
+        Ok(())
+    }
+
+    /// Whether a move chosen at `version` answers the position as it is: no event since then
+    /// changed the game, the turn, the seats or the phase (a draw offer, a takeback request or
+    /// their answers may have come in between), and `version` is not beyond the table's.
+    pub(crate) fn answers_position(&self, version: u64) -> bool {
+        (self.position_version..=self.version).contains(&version)
+    }
+
+    /// [`TableState::apply`] without the position's version.
+    fn apply_event(&mut self, event: &Event, at: Instant) -> Result<(), String> {
         match event {
             Event::Created { .. } => {}
             Event::Sat { seat, player } => {
@@ -391,14 +414,15 @@ impl TableState {
         }
     }
 
-    /// A rematch may be offered or answered: the game has ended and no rematch was agreed yet.
+    /// A rematch may be offered or answered: the game has ended and no rematch was agreed yet
+    /// (every seat wanting it is the agreement, before its table exists: nothing undoes it).
     fn rematch_open(&self) -> Result<(), ServerError> {
         if self.phase != Phase::Ended {
             return Err(ServerError::NotAllowed(
                 "a rematch is for a game that has ended".to_owned(),
             ));
         }
-        if self.rematch.is_some() {
+        if self.rematch.is_some() || is_rematch_agreed(self) {
             return Err(ServerError::NotAllowed(
                 "the rematch has already been agreed".to_owned(),
             ));
@@ -539,7 +563,10 @@ pub(crate) fn decide(
         ClientMessage::Move { version, mv } => {
             let seat = caller.seat(state)?;
             state.running()?;
-            if *version != state.version {
+            // A move that crossed an offer, a request or an answer still answers the position
+            // (and withdraws what is pending); one that crossed a move, a takeback, the end...
+            // answers a position that is gone.
+            if !state.answers_position(*version) {
                 return Err(ServerError::StaleVersion {
                     got: *version,
                     current: state.version,
@@ -789,7 +816,33 @@ pub(crate) fn play(
         state.end(outcome.clone(), &winners, at);
         events.push(ended(outcome, winners));
     }
+    state.position_version = state.version;
     Ok(events)
+}
+
+/// Whether `event` changes what a move answers: the game (a move, a sanguo defeat, a
+/// takeback), the turn, the seats or the phase (created, sat, stood, started, ended). Offers,
+/// requests and their answers (draw, takeback, rematch) and the rematch's table change none of
+/// it: a move chosen before them still answers the same position. Chat lines and presence are
+/// not events at all.
+pub(crate) fn changes_position(event: &Event) -> bool {
+    match event {
+        Event::Created { .. }
+        | Event::Sat { .. }
+        | Event::Stood { .. }
+        | Event::Started
+        | Event::Moved { .. }
+        | Event::Defeated { .. }
+        | Event::TakenBack { .. }
+        | Event::Ended { .. } => true,
+        Event::DrawOffered { .. }
+        | Event::DrawDeclined { .. }
+        | Event::TakebackOffered { .. }
+        | Event::TakebackDeclined { .. }
+        | Event::RematchOffered { .. }
+        | Event::RematchDeclined { .. }
+        | Event::Rematched { .. } => false,
+    }
 }
 
 /// The `defeated` events of the sanguo defeats that happened with move `ply` (none in the
@@ -895,17 +948,26 @@ pub(crate) fn ended(outcome: Outcome, winner_seats: Vec<Seat>) -> Event {
     }
 }
 
-/// The rematch to create once every seat with a person wants it (the computer always does):
-/// the table's options and its players, each moved one seat on (the player at seat `s` sits at
-/// `(s + 1) % seats`: xiangqi and banqi swap colours, sanguo turns the kingdoms). `None` while
-/// someone has not agreed, before the end, and once the rematch has its table.
+/// Whether the rematch is agreed and its table not made yet: the game has ended, no
+/// `rematched` event yet, and every seat with a person wants it (the computer always does).
+/// This is the one decision: from the `rematch_offered` event that completes it, nothing takes
+/// it back (a late `decline_rematch` is refused, a seat leaving withdraws nothing), so the
+/// table made for it is always the one its `rematched` event names.
+pub(crate) fn is_rematch_agreed(state: &TableState) -> bool {
+    state.phase == Phase::Ended
+        && state.rematch.is_none()
+        && !state.rematch_offers.is_empty()
+        && Seat::all(state.seats.len()).all(|seat| {
+            state.rematch_offers.contains(&seat) || state.computer_level(seat).is_some()
+        })
+}
+
+/// The rematch to create once it is agreed ([`is_rematch_agreed`]): the table's options and
+/// its players, each moved one seat on (the player at seat `s` sits at `(s + 1) % seats`:
+/// xiangqi and banqi swap colours, sanguo turns the kingdoms). `None` while someone has not
+/// agreed, before the end, and once the rematch has its table.
 pub(crate) fn rematch_due(state: &TableState) -> Option<(TableOptions, Vec<Option<SeatPlayer>>)> {
-    if state.phase != Phase::Ended || state.rematch.is_some() || state.rematch_offers.is_empty() {
-        return None;
-    }
-    let agreed = Seat::all(state.seats.len())
-        .all(|seat| state.rematch_offers.contains(&seat) || state.computer_level(seat).is_some());
-    if !agreed {
+    if !is_rematch_agreed(state) {
         return None;
     }
     let n = state.seats.len();
@@ -917,7 +979,7 @@ pub(crate) fn rematch_due(state: &TableState) -> Option<(TableOptions, Vec<Optio
 }
 
 /// The `rematched` event once the agreed rematch's table `table` exists, or `None` when no
-/// rematch is due (it was agreed already, or withdrawn in between).
+/// rematch is due (its `rematched` event is already stored).
 pub(crate) fn rematched(state: &TableState, table: &str) -> Option<Event> {
     rematch_due(state).map(|_| Event::Rematched {
         table: table.to_owned(),
@@ -925,9 +987,10 @@ pub(crate) fn rematched(state: &TableState, table: &str) -> Option<Event> {
 }
 
 /// The `rematch_declined` event withdrawing the rematch `seat` asked for, when its person has
-/// left the table (its last connection closed) before the rematch was agreed; else `None`.
+/// left the table (its last connection closed) before the rematch was agreed; else `None`
+/// (once agreed, the rematch stands: its table is made and the player finds it at this one).
 pub(crate) fn withdraw_rematch(state: &TableState, seat: Seat) -> Option<Event> {
-    let open = state.phase == Phase::Ended && state.rematch.is_none();
+    let open = state.phase == Phase::Ended && state.rematch.is_none() && !is_rematch_agreed(state);
     (open && state.rematch_offers.contains(&seat)).then_some(Event::RematchDeclined { seat })
 }
 
@@ -1348,6 +1411,112 @@ mod tests {
         );
     }
 
+    /// Decides and plays a move of `who` that answers `version` (maybe older than the table's),
+    /// returning its events (applied).
+    fn play_at(state: &mut TableState, who: &Person, version: u64, text: &str) -> Vec<Event> {
+        let now = Instant::now();
+        match ask_at(state, Some(who), mv(version, text), now) {
+            Ok(Decision::Play { seat, mv }) => play(state, seat, mv, now).unwrap(),
+            other => panic!("{text} at version {version}: a move expected, got {other:?}"),
+        }
+    }
+
+    /// Issue 25 item 7: a move that crosses an offer, a request or their answers (nothing that
+    /// changes the position or the turn) is played, and withdraws what was pending; a move
+    /// that crosses a move, a takeback or the end is still refused as stale. The stored events
+    /// replay to the same table.
+    #[test]
+    fn a_move_that_crosses_an_offer_or_a_request_is_played_and_withdraws_it() {
+        let now = Instant::now();
+        let (mut state, players) = running(Variant::Xiangqi, MINUTE, now);
+        let (red, black) = (&players[0], &players[1]);
+        let mut log: Vec<Event> = vec![
+            Event::Created {
+                options: state.options.clone(),
+            },
+            sat(0, red),
+            sat(1, black),
+            Event::Started,
+        ];
+        let note = |state: &mut TableState, log: &mut Vec<Event>, events: Vec<Event>| {
+            apply_all(state, &events);
+            log.extend(events);
+        };
+        // Red chooses a move at version 4 while Black offers a draw (version 5).
+        let offer = events(ask(&state, Some(black), ClientMessage::OfferDraw {}));
+        note(&mut state, &mut log, offer);
+        assert_eq!((state.version, state.draw_offer), (5, Some(Seat::new(1))));
+        let moved = play_at(&mut state, red, 4, "h2e2");
+        assert!(
+            matches!(&moved[..], [Event::Moved { ply: 1, .. }]),
+            "{moved:?}"
+        );
+        log.extend(moved);
+        assert_eq!((state.version, state.draw_offer), (6, None));
+        assert_eq!(state.to_move(), Some(Seat::new(1)));
+        // Black chooses at version 6 while Red asks for a takeback (7): the move withdraws it.
+        let asked = events(ask(&state, Some(red), ClientMessage::Takeback {}));
+        note(&mut state, &mut log, asked);
+        assert_eq!(state.takeback_offer, Some(Seat::new(0)));
+        log.extend(play_at(&mut state, black, 6, "h9g7"));
+        assert_eq!((state.version, state.takeback_offer), (8, None));
+        // An offer and its answer (9, 10) both crossed: Red's move at 8 is played.
+        let offer = events(ask(&state, Some(black), ClientMessage::OfferDraw {}));
+        note(&mut state, &mut log, offer);
+        let declined = events(ask(&state, Some(red), ClientMessage::DeclineDraw {}));
+        note(&mut state, &mut log, declined);
+        log.extend(play_at(&mut state, red, 8, "b2b9"));
+        assert_eq!(state.version, 11);
+        assert_eq!(state.game.records(), ["h2e2", "h9g7", "b2b9"]);
+
+        // A move answers one position: the same move again, or an answer to the position
+        // before a move, is stale, offers in between or not.
+        let offer = events(ask(&state, Some(red), ClientMessage::OfferDraw {}));
+        note(&mut state, &mut log, offer);
+        for (who, version, text) in [(red, 8, "b9a9"), (black, 10, "a9b9"), (black, 13, "a9b9")] {
+            assert_eq!(
+                refused(ask(&state, Some(who), mv(version, text))),
+                ServerError::StaleVersion {
+                    got: version,
+                    current: 12
+                },
+                "{text} at version {version}"
+            );
+        }
+        // A takeback changes the position: a move chosen before it is stale.
+        let asked = events(ask(&state, Some(red), ClientMessage::Takeback {}));
+        note(&mut state, &mut log, asked);
+        let back = events(ask(&state, Some(black), ClientMessage::AcceptTakeback {}));
+        note(&mut state, &mut log, back);
+        assert_eq!((state.version, state.game.ply()), (14, 2));
+        assert_eq!(
+            refused(ask(&state, Some(red), mv(13, "b2b9"))),
+            ServerError::StaleVersion {
+                got: 13,
+                current: 14
+            }
+        );
+        log.extend(play_at(&mut state, red, 14, "b2b9"));
+
+        // The stored events build the same table.
+        let again =
+            TableState::replay("t".to_owned(), state.options.clone(), 0, &log, now).unwrap();
+        assert_eq!(again.version, state.version);
+        assert_eq!(again.game.records(), state.game.records());
+        assert_eq!(again.to_move(), state.to_move());
+        assert_eq!(
+            (again.draw_offer, again.takeback_offer),
+            (state.draw_offer, state.takeback_offer)
+        );
+        assert_eq!(
+            refused(ask(&again, Some(black), mv(14, "h7h0"))),
+            ServerError::StaleVersion {
+                got: 14,
+                current: 15
+            }
+        );
+    }
+
     #[test]
     fn a_move_that_mates_is_followed_by_its_ended_event() {
         let t0 = Instant::now();
@@ -1573,6 +1742,43 @@ mod tests {
                 Event::DrawDeclined { seat: Seat::new(1) },
             ])
         );
+    }
+
+    /// The computer's search (and its answer) is for a version: a draw offer it declines
+    /// leaves its position as it was, so the search goes on and its move is played; a takeback
+    /// leaves it for ever.
+    #[test]
+    fn the_computers_search_outlives_a_declined_draw_offer_but_not_a_takeback() {
+        let me = person("a", false);
+        let mut state = against_computer(&me);
+        // Black's Cannon takes Red's Horse: the computer (Black) is better and plays on
+        play_all(&mut state, &["a0a1", "h9g7", "a1d1", "h7h0", "i0i1"]);
+        assert_eq!(state.to_move(), Some(Seat::new(1)));
+        let searched = state.version;
+        let answered = events(ask(&state, Some(&me), ClientMessage::OfferDraw {}));
+        assert_eq!(
+            answered,
+            vec![
+                Event::DrawOffered { seat: Seat::new(0) },
+                Event::DrawDeclined { seat: Seat::new(1) },
+            ]
+        );
+        apply_all(&mut state, &answered);
+        assert_eq!(state.version, searched + 2);
+        assert!(state.answers_position(searched));
+        let reply = state.game.parse_move("a9a8").unwrap();
+        assert_eq!(
+            move_or_flag(&state, Seat::new(1), reply, Instant::now()),
+            Decision::Play {
+                seat: Seat::new(1),
+                mv: reply
+            }
+        );
+        let back = events(ask(&state, Some(&me), ClientMessage::Takeback {}));
+        apply_all(&mut state, &back);
+        assert!(!state.answers_position(searched));
+        assert!(!state.answers_position(state.version + 1));
+        assert!(state.answers_position(state.version));
     }
 
     #[test]
@@ -2042,6 +2248,56 @@ mod tests {
         assert_eq!(
             refused(ask(&state, Some(&p[1]), ClientMessage::AcceptRematch {})),
             not_allowed("there is no rematch offer to answer")
+        );
+    }
+
+    /// Issue 25 item 8: once every seat wants the rematch, it is agreed: neither the offerer
+    /// leaving nor a late decline (crossing the accept) takes it back, so the table made for
+    /// it is the one the `rematched` event names.
+    #[test]
+    fn an_agreed_rematch_is_not_withdrawn_by_a_leaving_seat_or_a_late_decline() {
+        let (mut state, p) = resigned(Variant::Xiangqi);
+        let offered = events(ask(&state, Some(&p[0]), ClientMessage::OfferRematch {}));
+        apply_all(&mut state, &offered);
+        let accepted = events(ask(&state, Some(&p[1]), ClientMessage::AcceptRematch {}));
+        apply_all(&mut state, &accepted);
+        assert!(rematch_due(&state).is_some(), "both want it");
+        for seat in Seat::all(2) {
+            assert_eq!(withdraw_rematch(&state, seat), None, "seat {seat} left");
+        }
+        for who in &p {
+            for msg in [
+                ClientMessage::DeclineRematch {},
+                ClientMessage::OfferRematch {},
+                ClientMessage::AcceptRematch {},
+            ] {
+                assert_eq!(
+                    refused(ask(&state, Some(who), msg.clone())),
+                    not_allowed("the rematch has already been agreed"),
+                    "{} {msg:?}",
+                    who.id
+                );
+            }
+        }
+        assert_eq!(
+            rematched(&state, "t2"),
+            Some(Event::Rematched {
+                table: "t2".to_owned()
+            })
+        );
+        // In sanguo a seat that offered may still leave while the third has not answered.
+        let (mut state, p) = resigned(Variant::Sanguo);
+        for who in &p[..2] {
+            let offered = events(ask(&state, Some(who), ClientMessage::OfferRematch {}));
+            apply_all(&mut state, &offered);
+        }
+        assert_eq!(
+            withdraw_rematch(&state, Seat::new(0)),
+            Some(Event::RematchDeclined { seat: Seat::new(0) })
+        );
+        assert_eq!(
+            events(ask(&state, Some(&p[2]), ClientMessage::DeclineRematch {})),
+            vec![Event::RematchDeclined { seat: Seat::new(2) }]
         );
     }
 

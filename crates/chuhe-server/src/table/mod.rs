@@ -197,8 +197,8 @@ impl TableHandle {
     }
 
     /// Tells the table that its agreed rematch has the table `table` (`Some`): a `rematched`
-    /// event follows; or that creating it failed (`None`): the rematch is asked for again at
-    /// the table's next change.
+    /// event follows (its write tried again, with the same table, until stored); or that
+    /// creating it failed (`None`): the rematch is asked for again a second later.
     pub async fn rematched(&self, table: Option<String>) {
         let _ = self.tx.send(Command::Rematched { table }).await;
     }

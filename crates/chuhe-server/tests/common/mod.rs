@@ -123,6 +123,21 @@ pub async fn fresh_db(backend: Backend) -> Db {
     }
 }
 
+/// Holds the database's write lock from another connection until dropped: on SQLite an
+/// immediate transaction, on PostgreSQL `LOCK TABLE game_tables` in a transaction.
+pub async fn hold_write_lock(backend: Backend, url: &str) -> sqlx::AnyConnection {
+    use sqlx::Connection;
+    let mut conn = sqlx::AnyConnection::connect(url).await.unwrap();
+    let statements: &[&str] = match backend {
+        Backend::Sqlite => &["BEGIN IMMEDIATE"],
+        Backend::Postgres => &["BEGIN", "LOCK TABLE game_tables IN ACCESS EXCLUSIVE MODE"],
+    };
+    for s in statements {
+        sqlx::query(s).execute(&mut conn).await.unwrap();
+    }
+    conn
+}
+
 /// A running server.
 pub struct Server {
     pub addr: SocketAddr,
