@@ -74,9 +74,20 @@ pub enum ServerError {
         message: String,
     },
     /// A bounded resource is in full use (the analyses running at once): sent as
-    /// `rate_limited` with status 503 and the text, to try again shortly.
-    Busy(String),
+    /// `rate_limited` with status 503, the text and `Retry-After`.
+    Busy {
+        /// What is busy, and when to try again.
+        message: String,
+        /// Whole seconds to wait before trying again.
+        retry_after_secs: u64,
+    },
+    /// The request's body did not arrive within the request time limit: 408
+    /// `request_timeout`, and the connection is closed.
+    RequestTimeout(std::time::Duration),
 }
+
+/// The `Retry-After` of an answer refused because the database is unavailable, seconds.
+pub const DATABASE_RETRY_AFTER_SECS: u64 = 2;
 
 impl ServerError {
     /// The machine code sent to the client.
@@ -86,7 +97,9 @@ impl ServerError {
             ServerError::TooLarge => ErrorCode::TooLarge,
             ServerError::RateLimited
             | ServerError::TooManyRequests { .. }
-            | ServerError::Busy(_) => ErrorCode::RateLimited,
+            | ServerError::Busy { .. } => ErrorCode::RateLimited,
+            ServerError::RequestTimeout(_) => ErrorCode::RequestTimeout,
+            ServerError::Store(e) if e.is_unavailable() => ErrorCode::DatabaseUnavailable,
             ServerError::Unauthorized(_) => ErrorCode::Unauthorized,
             ServerError::NotFound(_) | ServerError::TableClosed => ErrorCode::NotFound,
             ServerError::Conflict(_) => ErrorCode::Conflict,
@@ -127,10 +140,9 @@ impl ServerError {
             | ServerError::StaleVersion { .. }
             | ServerError::NotAllowed(_)
             | ServerError::NotReady => StatusCode::CONFLICT,
-            ServerError::Store(e) if matches!(**e, StoreError::Timeout(_)) => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
-            ServerError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ServerError::Store(e) if e.is_unavailable() => StatusCode::SERVICE_UNAVAILABLE,
+            ServerError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            ServerError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             ServerError::Internal(_) | ServerError::Store(_) | ServerError::Config(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
@@ -142,6 +154,10 @@ impl ServerError {
         match self {
             ServerError::Store(e) if matches!(**e, StoreError::Timeout(_)) => {
                 "the database did not answer in time, try again".to_owned()
+            }
+            ServerError::Store(e) if e.is_unavailable() => {
+                "the database is unavailable: nothing was changed, try again in a moment"
+                    .to_owned()
             }
             ServerError::Internal(_) | ServerError::Store(_) | ServerError::Config(_) => {
                 "internal error".to_owned()
@@ -202,7 +218,12 @@ impl fmt::Display for ServerError {
                 f.write_str("the table is moving to another server: reconnecting")
             }
             ServerError::Relayed { message, .. } => f.write_str(message),
-            ServerError::Busy(m) => f.write_str(m),
+            ServerError::Busy { message, .. } => f.write_str(message),
+            ServerError::RequestTimeout(limit) => write!(
+                f,
+                "the request was not received within {} s",
+                limit.as_secs()
+            ),
         }
     }
 }
@@ -227,7 +248,10 @@ fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::NotReady => StatusCode::CONFLICT,
         ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-        ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::Unavailable | ErrorCode::DatabaseUnavailable => {
+            StatusCode::SERVICE_UNAVAILABLE
+        }
+        ErrorCode::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
     }
 }
 
@@ -274,11 +298,31 @@ impl IntoResponse for ServerError {
             message: self.public_message(),
         };
         let mut response = (self.status(), axum::Json(body)).into_response();
-        if let ServerError::TooManyRequests { retry_after_secs } = self {
-            response.headers_mut().insert(
-                axum::http::header::RETRY_AFTER,
-                axum::http::HeaderValue::from(retry_after_secs),
-            );
+        let headers = response.headers_mut();
+        match self {
+            ServerError::TooManyRequests { retry_after_secs }
+            | ServerError::Busy {
+                retry_after_secs, ..
+            } => {
+                headers.insert(
+                    axum::http::header::RETRY_AFTER,
+                    axum::http::HeaderValue::from(retry_after_secs),
+                );
+            }
+            ServerError::Store(e) if e.is_unavailable() => {
+                headers.insert(
+                    axum::http::header::RETRY_AFTER,
+                    axum::http::HeaderValue::from(DATABASE_RETRY_AFTER_SECS),
+                );
+            }
+            // The rest of a late body is not read: the connection closes.
+            ServerError::RequestTimeout(_) => {
+                headers.insert(
+                    axum::http::header::CONNECTION,
+                    axum::http::HeaderValue::from_static("close"),
+                );
+            }
+            _ => {}
         }
         response
     }

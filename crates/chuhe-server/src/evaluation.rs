@@ -5,9 +5,14 @@
 //! ([`EVAL_NODES`] nodes, at most [`EVAL_TIME`]); one request evaluates at most
 //! [`POSITIONS_PER_REQUEST`] positions (the answer's `next` says where to go on) of a game of at
 //! most [`MAX_EVAL_MOVES`] moves; at most [`MAX_CONCURRENT_EVALS`] requests search at once, on
-//! blocking threads (a request beyond that is refused at once with `rate_limited`, it does not
-//! wait). The computer players' pool ([`crate::computer`]) is not used: analyses never delay a
-//! computer's move. No session is needed and nothing is stored. See `docs/protocol.md`.
+//! blocking threads. The slots are shared fairly ([`EvalSlots`]): one client address has at
+//! most [`MAX_EVALS_PER_ADDRESS`] request running or waiting (another is refused with 429
+//! `rate_limited` and `Retry-After`), and a request that finds the slots taken waits its turn
+//! in a first-come queue of at most [`MAX_WAITING_EVALS`] for at most [`MAX_EVAL_WAIT`] (then
+//! 503 `rate_limited` with `Retry-After`). So one address running request loops holds one slot
+//! and everybody else is served from the other or in turn. The computer players' pool
+//! ([`crate::computer`]) is not used: analyses never delay a computer's move. No session is
+//! needed and nothing is stored. See `docs/protocol.md`.
 
 use crate::error::ServerError;
 use crate::extract::JsonBody;
@@ -18,6 +23,11 @@ use chuhe_notation::{write_move, ChineseStyle, Notation};
 use chuhe_rules::outcome::Outcome;
 use chuhe_rules::xiangqi::{Color, Game, GameOptions, Move, Position};
 use serde::{Deserialize, Serialize};
+use crate::limit::ClientAddress;
+use axum::Extension;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use tokio::sync::Semaphore;
 
@@ -29,8 +39,15 @@ pub const EVAL_TIME: Duration = Duration::from_millis(300);
 pub const MAX_EVAL_MOVES: usize = 300;
 /// Most positions one request evaluates.
 pub const POSITIONS_PER_REQUEST: usize = 20;
-/// Most requests that search at once (the others are refused).
+/// Most requests that search at once (the others wait their turn, see [`EvalSlots`]).
 pub const MAX_CONCURRENT_EVALS: usize = 2;
+/// Most requests of one client address running or waiting at once.
+pub const MAX_EVALS_PER_ADDRESS: usize = 1;
+/// Most requests waiting for a slot; a request beyond them is refused at once.
+pub const MAX_WAITING_EVALS: usize = 16;
+/// Longest wait for a slot before a request is refused. A request's search takes at most
+/// [`POSITIONS_PER_REQUEST`] × [`EVAL_TIME`] (6 s), usually well under a second.
+pub const MAX_EVAL_WAIT: Duration = Duration::from_secs(10);
 /// Longest best line reported, in moves.
 pub const MAX_LINE: usize = 8;
 /// Longest accepted FEN, bytes.
@@ -38,8 +55,109 @@ pub const MAX_FEN_BYTES: usize = 128;
 /// The transposition table of one request, MiB.
 const TABLE_MIB: usize = 8;
 
-/// The searches running now, shared by every request of the process.
-static RUNNING: Semaphore = Semaphore::const_new(MAX_CONCURRENT_EVALS);
+/// The slots of the process, shared by every request.
+static SLOTS: std::sync::LazyLock<EvalSlots> =
+    std::sync::LazyLock::new(|| EvalSlots::new(MAX_CONCURRENT_EVALS));
+
+/// The engine's analysis slots, shared fairly between client addresses: a slot is taken in
+/// the order the requests came (tokio's semaphore is first-in first-out), each address has at
+/// most [`MAX_EVALS_PER_ADDRESS`] request running or waiting, and at most
+/// [`MAX_WAITING_EVALS`] wait, each for at most [`MAX_EVAL_WAIT`].
+#[derive(Debug)]
+pub struct EvalSlots {
+    running: Semaphore,
+    /// Requests running or waiting, by client address.
+    clients: std::sync::Mutex<HashMap<IpAddr, usize>>,
+    waiting: AtomicUsize,
+    wait: Duration,
+}
+
+/// A client's place in [`EvalSlots`]: its count goes down when dropped.
+struct ClientTurn<'a> {
+    slots: &'a EvalSlots,
+    client: IpAddr,
+}
+
+impl Drop for ClientTurn<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut clients) = self.slots.clients.lock() {
+            if let Some(n) = clients.get_mut(&self.client) {
+                *n -= 1;
+                if *n == 0 {
+                    clients.remove(&self.client);
+                }
+            }
+        }
+    }
+}
+
+impl EvalSlots {
+    /// `slots` searches at once, waits of at most [`MAX_EVAL_WAIT`].
+    pub fn new(slots: usize) -> EvalSlots {
+        EvalSlots::with_wait(slots, MAX_EVAL_WAIT)
+    }
+
+    /// `slots` searches at once, waits of at most `wait`.
+    pub fn with_wait(slots: usize, wait: Duration) -> EvalSlots {
+        EvalSlots {
+            running: Semaphore::new(slots),
+            clients: std::sync::Mutex::new(HashMap::new()),
+            waiting: AtomicUsize::new(0),
+            wait,
+        }
+    }
+
+    /// Counts a request of `client`.
+    ///
+    /// # Errors
+    /// [`ServerError::TooManyRequests`] (1 s) when the client already has
+    /// [`MAX_EVALS_PER_ADDRESS`] requests running or waiting.
+    fn enter(&self, client: IpAddr) -> Result<ClientTurn<'_>, ServerError> {
+        let mut clients = self
+            .clients
+            .lock()
+            .map_err(|_| ServerError::Internal("analysis slots: poisoned lock".to_owned()))?;
+        let n = clients.entry(client).or_insert(0);
+        if *n >= MAX_EVALS_PER_ADDRESS {
+            return Err(ServerError::TooManyRequests {
+                retry_after_secs: 1,
+            });
+        }
+        *n += 1;
+        Ok(ClientTurn {
+            slots: self,
+            client,
+        })
+    }
+
+    /// A slot, at once or after waiting in turn.
+    ///
+    /// # Errors
+    /// [`ServerError::Busy`] when [`MAX_WAITING_EVALS`] requests wait already, or no slot came
+    /// free within the wait.
+    async fn slot(&self) -> Result<tokio::sync::SemaphorePermit<'_>, ServerError> {
+        if let Ok(permit) = self.running.try_acquire() {
+            return Ok(permit);
+        }
+        let busy = || ServerError::Busy {
+            message: format!(
+                "the engine is busy with {} analyses: try again in a few seconds",
+                MAX_CONCURRENT_EVALS
+            ),
+            retry_after_secs: 2,
+        };
+        if self.waiting.fetch_add(1, Ordering::SeqCst) >= MAX_WAITING_EVALS {
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
+            return Err(busy());
+        }
+        let permit = tokio::time::timeout(self.wait, self.running.acquire()).await;
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
+        match permit {
+            Ok(Ok(permit)) => Ok(permit),
+            Ok(Err(_)) | Err(_) => Err(busy()),
+        }
+    }
+}
 
 /// The body of `POST /api/analysis/eval`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,32 +221,33 @@ pub struct EvalAnswer {
     pub nodes_per_position: u64,
 }
 
-/// The route's handler: checks the request, then searches on a blocking thread.
+/// The route's handler: checks the request, waits for a slot, then searches on a blocking
+/// thread.
 ///
 /// # Errors
 /// `bad_message` for a bad FEN, notation, `from` or too many moves; `illegal_move` for a move
-/// that does not read or is not legal; `rate_limited` (503) when [`MAX_CONCURRENT_EVALS`]
-/// analyses are running.
+/// that does not read or is not legal; `rate_limited` with `Retry-After`: 429 when the client's
+/// address has an analysis running or waiting already, 503 when the engine stays busy
+/// ([`EvalSlots`]).
 pub async fn route(
+    Extension(ClientAddress(client)): Extension<ClientAddress>,
     JsonBody(request): JsonBody<EvalRequest>,
 ) -> Result<Json<EvalAnswer>, ServerError> {
-    Ok(Json(evaluate_with(&RUNNING, request).await?))
+    Ok(Json(evaluate_with(&SLOTS, client, request).await?))
 }
 
-/// [`route`] with the semaphore that bounds the searches running at once.
+/// [`route`] with the slots that bound the searches running at once, for `client`.
 ///
 /// # Errors
 /// As [`route`].
 pub async fn evaluate_with(
-    running: &Semaphore,
+    slots: &EvalSlots,
+    client: IpAddr,
     request: EvalRequest,
 ) -> Result<EvalAnswer, ServerError> {
     let job = Job::read(&request)?;
-    let _permit = running.try_acquire().map_err(|_| {
-        ServerError::Busy(format!(
-            "the engine is busy with {MAX_CONCURRENT_EVALS} analyses: try again in a moment"
-        ))
-    })?;
+    let _turn = slots.enter(client)?;
+    let _permit = slots.slot().await?;
     tokio::task::spawn_blocking(move || job.run())
         .await
         .map_err(|e| ServerError::Internal(format!("analysis thread: {e}")))?
@@ -305,6 +424,10 @@ impl Job {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::response::IntoResponse;
+
+    /// The client of the tests.
+    const ME: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(192, 0, 2, 1));
 
     fn request(fen: Option<&str>, moves: &[&str]) -> EvalRequest {
         EvalRequest {
@@ -319,10 +442,10 @@ mod tests {
     async fn a_mate_in_one_is_found_first_with_its_mate_score() {
         // Red's Chariot h0 to h9 mates: the Black General may not step to e9 (it would face
         // Red's on the open e-file) nor to d8 (the other Chariot holds rank 8)
-        let semaphore = Semaphore::new(1);
+        let semaphore = EvalSlots::new(1);
         let mut r = request(Some("3k5/1R7/9/9/9/9/9/9/9/4K2R1 w"), &[]);
         r.notation = Some("wxf".to_owned());
-        let answer = evaluate_with(&semaphore, r).await.unwrap();
+        let answer = evaluate_with(&semaphore, ME, r).await.unwrap();
         assert_eq!(answer.next, None);
         let p = &answer.positions[0];
         assert_eq!(p.line.first().map(String::as_str), Some("h0h9"));
@@ -330,7 +453,7 @@ mod tests {
         assert_eq!(p.eval, Some(Eval::Mate(1)));
         // the same with Black to mate: negative from Red's view
         let black = request(Some("4k2r1/9/9/9/9/9/9/9/1r7/3K5 b"), &[]);
-        let answer = evaluate_with(&semaphore, black).await.unwrap();
+        let answer = evaluate_with(&semaphore, ME, black).await.unwrap();
         let p = &answer.positions[0];
         assert_eq!(p.line.first().map(String::as_str), Some("h9h0"));
         assert_eq!(p.eval, Some(Eval::Mate(-1)));
@@ -338,10 +461,9 @@ mod tests {
 
     #[tokio::test]
     async fn every_position_of_a_game_from_its_start_and_a_mated_end() {
-        let semaphore = Semaphore::new(1);
+        let semaphore = EvalSlots::new(1);
         // a mate in one played: the last position is over, with no line
-        let answer = evaluate_with(
-            &semaphore,
+        let answer = evaluate_with(&semaphore, ME,
             request(Some("3k5/1R7/9/9/9/9/9/9/9/4K2R1 w"), &["h0h9"]),
         )
         .await
@@ -358,7 +480,7 @@ mod tests {
         );
         assert_eq!(end.fen, "3k3R1/1R7/9/9/9/9/9/9/9/4K4 b - - 1 1");
         // the start: about level, a few moves deep
-        let answer = evaluate_with(&semaphore, request(None, &["h2e2", "h9g7"]))
+        let answer = evaluate_with(&semaphore, ME, request(None, &["h2e2", "h9g7"]))
             .await
             .unwrap();
         let plies: Vec<usize> = answer.positions.iter().map(|p| p.ply).collect();
@@ -373,18 +495,18 @@ mod tests {
 
     #[tokio::test]
     async fn a_long_game_comes_in_pages() {
-        let semaphore = Semaphore::new(1);
+        let semaphore = EvalSlots::new(1);
         // a real game (CCPD 8087) that Black wins by checkmate in 24 plies
         let game = "c3c4 g6g5 b0c2 h9g7 c2d4 h7h3 h0g2 b9c7 i3i4 c9e7 a0a1 d9e8 b2c2 a9d9 \
                     d4c6 g7f5 f0e1 f5e3 g2e3 h3e3 g0e2 b7b0 a1b1 d9d0";
         let moves: Vec<&str> = game.split_whitespace().collect();
         let mut r = request(None, &moves);
         let mut r2 = r.clone();
-        let answer = evaluate_with(&semaphore, r.clone()).await.unwrap();
+        let answer = evaluate_with(&semaphore, ME, r.clone()).await.unwrap();
         assert_eq!(answer.positions.len(), POSITIONS_PER_REQUEST);
         assert_eq!(answer.next, Some(POSITIONS_PER_REQUEST));
         r2.from = POSITIONS_PER_REQUEST;
-        let rest = evaluate_with(&semaphore, r2).await.unwrap();
+        let rest = evaluate_with(&semaphore, ME, r2).await.unwrap();
         let plies: Vec<usize> = rest.positions.iter().map(|p| p.ply).collect();
         assert_eq!(plies, [20, 21, 22, 23, 24]);
         assert_eq!(rest.next, None);
@@ -394,41 +516,109 @@ mod tests {
         assert_eq!((end.eval, end.played.as_deref()), (None, Some("d9d0")));
         r.from = 25;
         assert_eq!(
-            evaluate_with(&semaphore, r).await.unwrap_err(),
+            evaluate_with(&semaphore, ME, r).await.unwrap_err(),
             ServerError::BadMessage("from 25 is beyond the last position (ply 24)".to_owned())
         );
     }
 
     #[tokio::test]
     async fn the_limits_are_refused_with_clear_messages() {
-        let free = Semaphore::new(1);
+        let free = EvalSlots::new(1);
         let too_many = vec!["h2e2"; MAX_EVAL_MOVES + 1];
         assert_eq!(
-            evaluate_with(&free, request(None, &too_many))
+            evaluate_with(&free, ME, request(None, &too_many))
                 .await
                 .unwrap_err(),
             ServerError::BadMessage("at most 300 moves, got 301".to_owned())
         );
-        let busy = Semaphore::new(0);
-        let e = evaluate_with(&busy, request(None, &[])).await.unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "the engine is busy with 2 analyses: try again in a moment"
-        );
-        assert_eq!(e.status(), axum::http::StatusCode::SERVICE_UNAVAILABLE);
         for (r, message) in [
             (request(Some("not a fen"), &[]), "bad message: fen: "),
             (request(None, &["e0e2"]), "illegal move: e0e2 at ply 1 ("),
             (request(None, &["zz"]), "illegal move: zz at ply 1 ("),
         ] {
-            let e = evaluate_with(&free, r).await.unwrap_err();
+            let e = evaluate_with(&free, ME, r).await.unwrap_err();
             assert!(e.to_string().starts_with(message), "{e}");
         }
         let mut r = request(None, &[]);
         r.notation = Some("san".to_owned());
         assert_eq!(
-            evaluate_with(&free, r).await.unwrap_err(),
+            evaluate_with(&free, ME, r).await.unwrap_err(),
             ServerError::BadMessage(r#"notation "san": use iccs, wxf or chinese"#.to_owned())
         );
+    }
+
+    #[tokio::test]
+    async fn one_address_holds_one_slot_and_the_others_take_turns() {
+        let slots = EvalSlots::with_wait(2, Duration::from_millis(300));
+        let other = IpAddr::V4(std::net::Ipv4Addr::new(198, 51, 100, 7));
+        let third = IpAddr::V4(std::net::Ipv4Addr::new(203, 0, 113, 9));
+        // ME's first request runs; its second, sent meanwhile, is refused with a retry time
+        let mine = slots.enter(ME).unwrap();
+        let my_slot = slots.slot().await.unwrap();
+        let refused = evaluate_with(&slots, ME, request(None, &[]))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            refused,
+            ServerError::TooManyRequests {
+                retry_after_secs: 1
+            }
+        );
+        assert_eq!(refused.status().as_u16(), 429);
+        assert_eq!(
+            refused.into_response().headers()["retry-after"],
+            axum::http::HeaderValue::from(1u64)
+        );
+        // another address is served from the free slot
+        let answer = evaluate_with(&slots, other, request(None, &["h2e2"]))
+            .await
+            .unwrap();
+        assert_eq!(answer.positions.len(), 2);
+        // both slots taken: a request waits its turn and is served when one comes free
+        let theirs = slots.enter(other).unwrap();
+        let their_slot = slots.slot().await.unwrap();
+        let waiting = evaluate_with(&slots, third, request(None, &[]));
+        let free_one = async {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            drop(their_slot);
+            drop(theirs);
+        };
+        let (answer, ()) = tokio::join!(waiting, free_one);
+        assert_eq!(answer.unwrap().positions.len(), 1);
+        // no slot comes free within the wait: 503 with a retry time
+        let theirs = slots.enter(other).unwrap();
+        let their_slot = slots.slot().await.unwrap();
+        let busy = evaluate_with(&slots, third, request(None, &[]))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            busy.to_string(),
+            "the engine is busy with 2 analyses: try again in a few seconds"
+        );
+        assert_eq!(busy.status().as_u16(), 503);
+        assert_eq!(
+            busy.into_response().headers()["retry-after"],
+            axum::http::HeaderValue::from(2u64)
+        );
+        // once ME's request ends, ME may ask again; the counts are gone with the requests
+        drop((my_slot, mine, their_slot, theirs));
+        assert!(evaluate_with(&slots, ME, request(None, &[])).await.is_ok());
+        assert!(slots.clients.lock().unwrap().is_empty());
+        assert_eq!(slots.waiting.load(Ordering::SeqCst), 0);
+    }
+
+    #[tokio::test]
+    async fn the_queue_of_waiting_requests_is_bounded() {
+        let slots = EvalSlots::with_wait(1, Duration::from_secs(5));
+        let _held = slots.slot().await.unwrap();
+        slots.waiting.store(MAX_WAITING_EVALS, Ordering::SeqCst);
+        let started = std::time::Instant::now();
+        let e = evaluate_with(&slots, ME, request(None, &[]))
+            .await
+            .unwrap_err();
+        assert!(matches!(e, ServerError::Busy { retry_after_secs: 2, .. }), "{e:?}");
+        // refused at once, not after the wait
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert_eq!(slots.waiting.load(Ordering::SeqCst), MAX_WAITING_EVALS);
     }
 }

@@ -182,8 +182,19 @@ fn read_forwarded(entry: &str) -> Option<IpAddr> {
         .map(|ip| ip.to_canonical())
 }
 
-/// The middleware: refuses a request over its client's limits with 429 and `Retry-After`.
-pub(crate) async fn limit(State(state): State<AppState>, request: Request, next: Next) -> Response {
+/// The client's address as the limits count it ([`client_key`] of [`client_ip`]), put in every
+/// request's extensions by the rate-limit middleware for the handlers that share a resource
+/// per client (the analysis engine's slots).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ClientAddress(pub IpAddr);
+
+/// The middleware: refuses a request over its client's limits with 429 and `Retry-After`,
+/// and records the client's address ([`ClientAddress`]) for the handlers.
+pub(crate) async fn limit(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let limiter = state.http_limiter();
     // Without the peer's address (a router used without `serve`) every request is one client.
     let peer = request
@@ -195,6 +206,7 @@ pub(crate) async fn limit(State(state): State<AppState>, request: Request, next:
         request.headers(),
         limiter.trust_forwarded_for,
     ));
+    request.extensions_mut().insert(ClientAddress(client));
     match limiter.check(client, request.method(), request.uri().path()) {
         Ok(()) => next.run(request).await,
         Err(wait) => {

@@ -625,6 +625,12 @@ pub enum ErrorCode {
     /// The table is moving to another node of a cluster (its owner stopped or lost its
     /// lease): reconnect, and the table is served again within seconds.
     Unavailable,
+    /// The database is away (it does not answer, or the connection to it failed): nothing
+    /// was stored, try again in a moment.
+    DatabaseUnavailable,
+    /// The request's body did not arrive within the server's request time limit (408; the
+    /// connection is closed).
+    RequestTimeout,
 }
 
 /// A message from the server over the table's WebSocket.

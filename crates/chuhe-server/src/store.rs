@@ -259,6 +259,38 @@ impl fmt::Display for StoreError {
     }
 }
 
+impl StoreError {
+    /// Whether the failure is the database being away rather than a fault of the request or
+    /// of the data: no answer within the time limit, a connection that could not be made or
+    /// was cut, a pool without a free connection, a PostgreSQL server shutting down or not
+    /// accepting connections (SQLSTATE classes 08, 53 and 57P), SQLite busy or locked. The
+    /// client is told that the database is unavailable and to try again (nothing was stored).
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            StoreError::Timeout(_) | StoreError::WriterStopped => true,
+            StoreError::Database(e) => match e {
+                sqlx::Error::Io(_)
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::Protocol(_)
+                | sqlx::Error::PoolTimedOut
+                | sqlx::Error::PoolClosed
+                | sqlx::Error::WorkerCrashed => true,
+                sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+                    code.starts_with("08")
+                        || code.starts_with("53")
+                        || code.starts_with("57P")
+                        // SQLite's codes are numbers (PostgreSQL's SQLSTATEs have five
+                        // characters): SQLITE_BUSY (5) and SQLITE_LOCKED (6), extended too
+                        || (code.len() < 5
+                            && matches!(code.parse::<u32>(), Ok(n) if matches!(n & 0xff, 5 | 6)))
+                }),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+}
+
 impl std::error::Error for StoreError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
