@@ -97,10 +97,11 @@ export function analysisPage(shell, tableId) {
         busy = 0;
       } catch (err) {
         if (mine !== generation || stopped) return;
-        // the engine is busy with other analyses: wait a moment and ask again
+        // the engine is busy with other analyses (or this address's other one): wait as long
+        // as the answer's Retry-After says and ask again
         if (err instanceof ApiError && err.code === 'rate_limited' && busy < 20) {
           busy += 1;
-          await new Promise((r) => setTimeout(r, 1000));
+          await new Promise((r) => setTimeout(r, 1000 * Math.min(err.retryAfterS ?? 1, 10)));
           continue;
         }
         message = errorText(err);

@@ -11,7 +11,12 @@ import { h } from './dom.js';
  */
 export function errorText(e) {
   if (e instanceof ApiError && e.code === 'rate_limited') {
-    return t('error.rate_limited', { seconds: String(e.retryAfterS ?? 1) });
+    // 503: the analysis engine's slots are all taken; 429: this client asked too often
+    const key = e.status === 503 ? 'error.engine_busy' : 'error.rate_limited';
+    return t(key, { seconds: String(e.retryAfterS ?? 1) });
+  }
+  if (e instanceof ApiError && e.code === 'database_unavailable') {
+    return t('error.database_unavailable', { seconds: String(e.retryAfterS ?? 2) });
   }
   if (e instanceof ApiError) return serverErrorText(e.code, e.message);
   // a request that did not reach the server

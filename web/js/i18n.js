@@ -282,6 +282,9 @@ const CATALOGUE = {
   'error.not_your_turn': ['No es tu turno', 'Not your turn', '还没轮到你'],
   'error.not_ready': ['Falta un jugador: alguien sentado no está conectado', 'A seated player is not connected', '有已入座的玩家未连接'],
   'error.rate_limited': ['Demasiadas peticiones seguidas; prueba de nuevo en {seconds} s', 'Too many requests in a row; try again in {seconds} s', '请求过于频繁，请在 {seconds} 秒后重试'],
+  'error.engine_busy': ['El motor de análisis está ocupado; prueba de nuevo en {seconds} s', 'The analysis engine is busy; try again in {seconds} s', '分析引擎正忙，请在 {seconds} 秒后重试'],
+  'error.database_unavailable': ['La base de datos no responde; prueba de nuevo en unos segundos', 'The database is not answering; try again in a few seconds', '数据库暂时无法访问，请几秒后重试'],
+  'error.request_timeout': ['La petición tardó demasiado en llegar; prueba de nuevo', 'The request took too long to arrive; try again', '请求传输超时，请重试'],
   'error.generic': ['No se pudo: {message}', 'Could not do it: {message}', '操作失败：{message}'],
 };
 

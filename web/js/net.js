@@ -8,7 +8,7 @@ export class ApiError extends Error {
    * @param {number} status
    * @param {string} code
    * @param {string} message
-   * @param {number | null} [retryAfterS] the `Retry-After` header of a 429, in seconds
+   * @param {number | null} [retryAfterS] the `Retry-After` header of a 429 or a 503, in seconds
    */
   constructor(status, code, message, retryAfterS = null) {
     super(message);

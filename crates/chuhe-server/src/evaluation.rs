@@ -16,6 +16,10 @@
 
 use crate::error::ServerError;
 use crate::extract::JsonBody;
+use crate::limit::ClientAddress;
+use crate::AppState;
+use axum::extract::State;
+use axum::Extension;
 use axum::Json;
 use chuhe_engine::search::{Control, Limits, Score, Searcher, Settings};
 use chuhe_engine::tt::Table;
@@ -23,8 +27,6 @@ use chuhe_notation::{write_move, ChineseStyle, Notation};
 use chuhe_rules::outcome::Outcome;
 use chuhe_rules::xiangqi::{Color, Game, GameOptions, Move, Position};
 use serde::{Deserialize, Serialize};
-use crate::limit::ClientAddress;
-use axum::Extension;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -54,10 +56,6 @@ pub const MAX_LINE: usize = 8;
 pub const MAX_FEN_BYTES: usize = 128;
 /// The transposition table of one request, MiB.
 const TABLE_MIB: usize = 8;
-
-/// The slots of the process, shared by every request.
-static SLOTS: std::sync::LazyLock<EvalSlots> =
-    std::sync::LazyLock::new(|| EvalSlots::new(MAX_CONCURRENT_EVALS));
 
 /// The engine's analysis slots, shared fairly between client addresses: a slot is taken in
 /// the order the requests came (tokio's semaphore is first-in first-out), each address has at
@@ -230,10 +228,13 @@ pub struct EvalAnswer {
 /// address has an analysis running or waiting already, 503 when the engine stays busy
 /// ([`EvalSlots`]).
 pub async fn route(
+    State(state): State<AppState>,
     Extension(ClientAddress(client)): Extension<ClientAddress>,
     JsonBody(request): JsonBody<EvalRequest>,
 ) -> Result<Json<EvalAnswer>, ServerError> {
-    Ok(Json(evaluate_with(&SLOTS, client, request).await?))
+    Ok(Json(
+        evaluate_with(state.eval_slots(), client, request).await?,
+    ))
 }
 
 /// [`route`] with the slots that bound the searches running at once, for `client`.
@@ -463,7 +464,9 @@ mod tests {
     async fn every_position_of_a_game_from_its_start_and_a_mated_end() {
         let semaphore = EvalSlots::new(1);
         // a mate in one played: the last position is over, with no line
-        let answer = evaluate_with(&semaphore, ME,
+        let answer = evaluate_with(
+            &semaphore,
+            ME,
             request(Some("3k5/1R7/9/9/9/9/9/9/9/4K2R1 w"), &["h0h9"]),
         )
         .await
@@ -616,7 +619,16 @@ mod tests {
         let e = evaluate_with(&slots, ME, request(None, &[]))
             .await
             .unwrap_err();
-        assert!(matches!(e, ServerError::Busy { retry_after_secs: 2, .. }), "{e:?}");
+        assert!(
+            matches!(
+                e,
+                ServerError::Busy {
+                    retry_after_secs: 2,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
         // refused at once, not after the wait
         assert!(started.elapsed() < Duration::from_secs(5));
         assert_eq!(slots.waiting.load(Ordering::SeqCst), MAX_WAITING_EVALS);

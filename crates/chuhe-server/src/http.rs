@@ -51,6 +51,10 @@ pub fn app(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
+            read_body,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
             crate::origin::check,
         ))
         .layer(axum::middleware::from_fn_with_state(
@@ -59,6 +63,31 @@ pub fn app(state: AppState) -> Router {
         ))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// Reads a request's whole body before any handler runs, within
+/// [`Settings::request_timeout`](crate::Settings::request_timeout) of its head (a client that
+/// sends its body a byte at a time cannot hold a connection: it is answered 408
+/// `request_timeout` and the connection is closed) and within [`MAX_BODY_BYTES`] (else 413
+/// `too_large`). The handler then gets the body from memory.
+async fn read_body(
+    State(state): State<AppState>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let limit = state.settings().request_timeout;
+    let (parts, body) = request.into_parts();
+    let read = tokio::time::timeout(limit, axum::body::to_bytes(body, MAX_BODY_BYTES)).await;
+    let bytes = match read {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(e)) => {
+            tracing::debug!("request body refused: {e}");
+            return ServerError::TooLarge.into_response();
+        }
+        Err(_) => return ServerError::RequestTimeout(limit).into_response(),
+    };
+    let request = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
+    next.run(request).await
 }
 
 /// A random id of `len` characters from an alphabet without look-alikes.

@@ -89,9 +89,15 @@ pub struct Settings {
     /// beyond, a new connection is answered 429 and closed (default 64). Loopback peers are
     /// not capped when [`Settings::trust_forwarded_for`] is set (the proxy caps its clients).
     pub max_connections_per_address: usize,
-    /// Longest time a client may take to send a request's head (request line and headers)
-    /// before its connection is closed (default 10 s; slowloris).
-    pub header_timeout: Duration,
+    /// Longest time a client may take to send a request's head (request line and headers),
+    /// and again its body once the head is in, before it is answered 408 and its connection
+    /// is closed (default 10 s; slowloris, slow bodies).
+    pub request_timeout: Duration,
+    /// Longest time [`serve`] takes to stop once asked (closing the connections, saving the
+    /// tables' clocks, closing the store; default 15 s). Past it, what is left is abandoned
+    /// with a warning: everything acknowledged is stored already, and a table's running clock
+    /// restarts from the restart's starting point.
+    pub shutdown_timeout: Duration,
     /// The store's time limits and the session lifetime, used by [`run`] (defaults in
     /// [`store::StoreOptions`]); the session cookie's `Max-Age` is the session lifetime.
     pub store: store::StoreOptions,
@@ -118,7 +124,8 @@ impl Default for Settings {
             computer_threads: computer::DEFAULT_THREADS,
             computer_pause: computer::DEFAULT_PAUSE,
             max_connections_per_address: 64,
-            header_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(10),
+            shutdown_timeout: Duration::from_secs(15),
             store: store::StoreOptions::default(),
             secure_cookies: false,
             cluster: None,
@@ -223,6 +230,9 @@ struct Inner {
     notices: mpsc::UnboundedSender<TableNotice>,
     limiter: limit::HttpLimiter,
     passwords: password::Passwords,
+    /// The analysis engine's slots (`POST /api/analysis/eval`), shared by this server's
+    /// requests.
+    eval_slots: evaluation::EvalSlots,
 }
 
 /// The server's shared state: the store and the table actors. Cheap to clone.
@@ -262,6 +272,7 @@ impl AppState {
             notices,
             limiter,
             passwords: password::Passwords::for_this_machine()?,
+            eval_slots: evaluation::EvalSlots::new(evaluation::MAX_CONCURRENT_EVALS),
         }));
         tokio::spawn(follow_notices(Arc::downgrade(&state.0), notices_rx));
         let added = state.0.store.add_missing_finished().await?;
@@ -556,6 +567,10 @@ impl AppState {
         &self.0.settings
     }
 
+    fn eval_slots(&self) -> &evaluation::EvalSlots {
+        &self.0.eval_slots
+    }
+
     fn http_limiter(&self) -> &limit::HttpLimiter {
         &self.0.limiter
     }
@@ -612,12 +627,12 @@ async fn follow_notices(state: Weak<Inner>, mut notices: mpsc::UnboundedReceiver
 
 /// Serves [`app`] on `listener` until `shutdown` resolves (or the store reports that another
 /// server took its database over: [`Store::lost`]), then closes the WebSockets, saves the
-/// tables' clocks and closes the store.
+/// tables' clocks and closes the store, within [`Settings::shutdown_timeout`].
 ///
 /// Each accepted connection is counted against its address's cap
 /// ([`Settings::max_connections_per_address`]: beyond it the connection is answered 429 and
-/// closed), is served HTTP/1.1 with a time limit on each request's head
-/// ([`Settings::header_timeout`]: a slowloris connection is closed), and has `TCP_NODELAY`
+/// closed), is served HTTP/1.1 with a time limit on each request's head and body
+/// ([`Settings::request_timeout`]: a slowloris connection is closed), and has `TCP_NODELAY`
 /// set. When the open connections near the process's open-file limit, a warning is logged
 /// (once a minute at most).
 ///
@@ -693,7 +708,7 @@ pub async fn serve(
             request.extensions_mut().insert(ConnectInfo(peer));
             router.clone().oneshot(request.map(axum::body::Body::new))
         });
-        let header_timeout = settings.header_timeout;
+        let header_timeout = settings.request_timeout;
         let mut closed = closing.subscribe();
         tokio::spawn(async move {
             let connection = hyper::server::conn::http1::Builder::new()
@@ -718,11 +733,22 @@ pub async fn serve(
     tracing::info!("shutting down");
     state.0.shutdown.send_replace(true);
     closing.send_replace(true);
-    closing.closed().await;
     drop(listener);
-    state.shutdown().await;
-    state.store().close().await;
-    tracing::info!("stopped");
+    let stopping = async {
+        closing.closed().await;
+        state.shutdown().await;
+        state.store().close().await;
+    };
+    // A database that hangs (or a pool without a live connection) must not keep the process
+    // from stopping: SIGTERM is answered within the limit.
+    match tokio::time::timeout(settings.shutdown_timeout, stopping).await {
+        Ok(()) => tracing::info!("stopped"),
+        Err(_) => tracing::warn!(
+            limit_secs = settings.shutdown_timeout.as_secs_f64(),
+            "stopped without finishing: the connections, the tables' clocks or the store \
+             did not close in time"
+        ),
+    }
     Ok(())
 }
 

@@ -171,3 +171,47 @@ async fn the_engine_evaluates_each_position_within_its_limits() {
     }
     server.stop().await;
 }
+
+/// The engine's slots are shared per client address: while one address (behind a trusted
+/// proxy) has an evaluation running, its second request at once is refused with 429
+/// `rate_limited` and `Retry-After: 1`, and another address is served meanwhile.
+#[tokio::test]
+async fn one_address_cannot_take_the_engine_from_the_others() {
+    use chuhe_server::limit::HttpLimits;
+    use chuhe_server::Settings;
+    use common::http_with;
+    let db = fresh_db(Backend::Sqlite).await;
+    let settings = Settings {
+        trust_forwarded_for: true,
+        http_limits: HttpLimits::unlimited(),
+        ..settings(Duration::from_secs(60))
+    };
+    let server = Server::start(&db, settings).await;
+    let addr = server.addr;
+    // 13 positions of a game: a few seconds of searching.
+    let game = r#"{"moves":["h2e2","h9g7","h0g2","i9h9","i0h0","b9c7","b0c2","a9b9","a0b0","g6g5","g3g4","c6c5"]}"#;
+    let eval = move |client: &'static str| async move {
+        let xff = [("X-Forwarded-For", client)];
+        http_with(addr, "POST", "/api/analysis/eval", &xff, Some(game)).await
+    };
+    let first = tokio::spawn(eval("198.51.100.7"));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (second, other) = tokio::join!(eval("198.51.100.7"), eval("203.0.113.5"));
+    let (status, head, body) = second;
+    assert_eq!(
+        (status, body.as_str()),
+        (
+            429,
+            r#"{"error":"rate_limited","message":"too many requests, try again in 1 s"}"#
+        )
+    );
+    assert!(
+        head.to_ascii_lowercase().contains("retry-after: 1\r\n"),
+        "{head}"
+    );
+    let (status, _, body) = other;
+    assert_eq!(status, 200, "{body}");
+    let (status, _, body) = first.await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    server.stop().await;
+}

@@ -1,5 +1,5 @@
 //! Connection limits: the cap of open connections per client address (WebSocket upgrades
-//! included) and the time limit on a request's head (slowloris).
+//! included) and the time limits on a request's head (slowloris) and body.
 
 mod common;
 
@@ -73,7 +73,7 @@ async fn the_connection_over_the_cap_is_refused_and_the_others_work() {
 async fn a_slowloris_connection_is_closed_after_the_header_timeout() {
     let db = fresh_db(Backend::Sqlite).await;
     let settings = Settings {
-        header_timeout: Duration::from_secs(1),
+        request_timeout: Duration::from_secs(1),
         ..fast_settings()
     };
     let server = Server::start(&db, settings).await;
@@ -88,5 +88,57 @@ async fn a_slowloris_connection_is_closed_after_the_header_timeout() {
         answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
         "{answer}"
     );
+    server.stop().await;
+}
+
+/// A client that sends a full head and then its body one byte every 300 ms is answered 408
+/// `request_timeout` once the limit (1 s here) has passed since the head, and its connection
+/// is closed; a full request on another connection is served meanwhile.
+#[tokio::test]
+async fn a_slow_body_is_answered_408_and_its_connection_closed() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let settings = Settings {
+        request_timeout: Duration::from_secs(1),
+        ..fast_settings()
+    };
+    let server = Server::start(&db, settings).await;
+    let tcp = TcpStream::connect(server.addr).await.unwrap();
+    let (mut read, mut write) = tcp.into_split();
+    write
+        .write_all(
+            b"POST /api/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+              Content-Length: 64\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let dribble = tokio::spawn(async move {
+        for _ in 0..64 {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            if write.write_all(b" ").await.is_err() {
+                break;
+            }
+        }
+    });
+    let (status, _, _) = server.http("GET", "/api/health", None, None).await;
+    assert_eq!(status, 200);
+    let mut out = Vec::new();
+    tokio::time::timeout(Duration::from_secs(30), read.read_to_end(&mut out))
+        .await
+        .expect("the server did not close the connection")
+        .unwrap_or_default();
+    let elapsed = started.elapsed();
+    let answer = String::from_utf8_lossy(&out);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains(r#""error":"request_timeout""#), "{answer}");
+    assert!(
+        answer.contains("the request was not received within 1 s"),
+        "{answer}"
+    );
+    assert!(
+        elapsed >= Duration::from_millis(900) && elapsed < Duration::from_secs(5),
+        "closed after {elapsed:?}"
+    );
+    dribble.abort();
     server.stop().await;
 }

@@ -58,7 +58,7 @@ async fn a_lost_commit_answer_is_resolved_from_the_store(backend: Backend) {
 on_both!(a_lost_commit_answer_is_resolved_from_the_store);
 
 /// The commit's answer is lost and the database is still away when the writer checks: Red is
-/// told `internal`, but the move is stored. Black's answer to it is played: the table reads
+/// told `database_unavailable`, but the move is stored. Black's answer to it is played: the table reads
 /// the stored version first, applies and sends Red's move, then Black's. A clean stop and a
 /// restart find 6 events and a row at 6 (the stop did not write the row back to 4).
 async fn an_unknown_outcome_is_settled_before_the_next_action(backend: Backend) {
@@ -71,7 +71,10 @@ async fn an_unknown_outcome_is_settled_before_the_next_action(backend: Backend) 
     red.send(&mv(4, "h2e2")).await;
     assert_eq!(
         red.error().await,
-        (ErrorCode::Internal, "internal error".to_owned())
+        (
+            ErrorCode::DatabaseUnavailable,
+            "the database is unavailable, try again in a moment".to_owned()
+        )
     );
     assert_eq!(stored(&server, &table).await, ((1..=5).collect(), 5));
     black.send(&mv(5, "h9g7")).await;
@@ -97,7 +100,10 @@ async fn an_outage_stores_nothing_and_the_move_can_be_sent_again(backend: Backen
     red.send(&mv(4, "h2e2")).await;
     assert_eq!(
         red.error().await,
-        (ErrorCode::Internal, "internal error".to_owned())
+        (
+            ErrorCode::DatabaseUnavailable,
+            "the database is unavailable, try again in a moment".to_owned()
+        )
     );
     assert_eq!(stored(&server, &table).await, ((1..=4).collect(), 4));
     red.act(&mv(4, "h2e2"), 5).await;
@@ -245,7 +251,7 @@ async fn a_hanging_database_fails_a_move_with_a_clear_error(backend: Backend) {
     assert_eq!(
         red.error().await,
         (
-            ErrorCode::Internal,
+            ErrorCode::DatabaseUnavailable,
             "the database did not answer in time, try again".to_owned()
         )
     );
@@ -256,6 +262,44 @@ async fn a_hanging_database_fails_a_move_with_a_clear_error(backend: Backend) {
     server.stop().await;
 }
 on_both!(a_hanging_database_fails_a_move_with_a_clear_error);
+
+/// A database that hangs does not keep the server from stopping: a table's actor waits on a
+/// move's write (the database's write lock held elsewhere, a 60 s limit), and a stop asked
+/// with a 1 s shutdown limit returns within a few seconds instead of a minute.
+async fn a_hanging_database_does_not_hold_up_the_stop(backend: Backend) {
+    use chuhe_server::store::{Store, StoreOptions};
+    let db = fresh_db(backend).await;
+    let options = StoreOptions {
+        statement_timeout: Duration::from_secs(60),
+        ..StoreOptions::default()
+    };
+    let store = Store::connect_with(&db.url, options).await.unwrap();
+    let mut settings = settings(Duration::from_secs(60));
+    settings.shutdown_timeout = Duration::from_secs(1);
+    let server = Server::start_on(store, settings).await;
+    let (mut red, _black, _table) = started(&server).await;
+    let store = server.state.store().clone();
+    let lock = hold_write_lock(backend, &db.url).await;
+    red.send(&mv(4, "h2e2")).await;
+    // The move's write is waiting for the lock.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let asked = std::time::Instant::now();
+    tokio::time::timeout(Duration::from_secs(20), server.stop())
+        .await
+        .expect("the server did not stop");
+    let took = asked.elapsed();
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_secs(5),
+        "stopped after {took:?}"
+    );
+    // The abandoned write goes on once the lock is gone; the store is closed before the
+    // test's database is removed (which would wait for the write's transaction).
+    drop(lock);
+    tokio::time::timeout(Duration::from_secs(20), store.close())
+        .await
+        .expect("the store did not close");
+}
+on_both!(a_hanging_database_does_not_hold_up_the_stop);
 
 /// While a table's actor waits for a hanging database, the lobby's list still answers at once
 /// (it reads each table's last published summary, not the actor), and shows the table as it

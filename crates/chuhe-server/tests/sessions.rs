@@ -310,7 +310,9 @@ async fn a_second_crash_charges_only_the_time_since_the_restart(backend: Backend
     let loaded = row_of(&mut conn, &table).await;
     server.stop().await;
     let charged = clean[1] - once[1];
-    assert!((20_000..21_000).contains(&charged), "{clean:?} {once:?}");
+    // Each reading is a live clock, a few milliseconds after its load: a reading taken later
+    // after its load than the one it is compared with shows a little less charged.
+    assert!((19_900..21_000).contains(&charged), "{clean:?} {once:?}");
     // The second crash, 6 s after the restart that charged the first.
     crash_after(&mut conn, &table, &loaded, 6_000).await;
     let server = Server::start(&db, settings(Duration::from_secs(600))).await;
@@ -318,7 +320,7 @@ async fn a_second_crash_charges_only_the_time_since_the_restart(backend: Backend
     server.stop().await;
     assert_eq!(twice[0], clean[0]);
     let charged = clean[1] - twice[1];
-    assert!((26_000..27_500).contains(&charged), "{clean:?} {twice:?}");
+    assert!((25_900..27_500).contains(&charged), "{clean:?} {twice:?}");
     // A clean stop, then a crash 3 s after the next start: 3 s more, not the time between.
     let server = Server::start(&db, settings(Duration::from_secs(600))).await;
     let before = remaining(&server.ws(&table, None, None).await.state().await);
@@ -329,7 +331,7 @@ async fn a_second_crash_charges_only_the_time_since_the_restart(backend: Backend
     let after = remaining(&server.ws(&table, None, None).await.state().await);
     server.stop().await;
     let charged = before[1] - after[1];
-    assert!((3_000..4_000).contains(&charged), "{before:?} {after:?}");
+    assert!((2_900..4_000).contains(&charged), "{before:?} {after:?}");
     conn.close().await.unwrap();
 }
 on_both!(a_second_crash_charges_only_the_time_since_the_restart);

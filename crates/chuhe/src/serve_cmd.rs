@@ -78,9 +78,14 @@ pub struct Limits {
     /// beyond, a connection is answered 429 and closed.
     #[arg(long, env = "CHUHE_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_connections_per_address: u64,
-    /// Longest time a client may take to send a request's head, in seconds (slowloris).
-    #[arg(long, env = "CHUHE_HEADER_TIMEOUT_SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
-    pub header_timeout_secs: u64,
+    /// Longest time a client may take to send a request's head, and again its body, in
+    /// seconds (slowloris, slow bodies); `--header-timeout-secs` is its older name.
+    #[arg(long, alias = "header-timeout-secs", env = "CHUHE_REQUEST_TIMEOUT_SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub request_timeout_secs: u64,
+    /// Longest time the server takes to stop on SIGTERM or SIGINT, in seconds; past it, what
+    /// is left (saving clocks, closing the database) is abandoned with a warning.
+    #[arg(long, env = "CHUHE_SHUTDOWN_TIMEOUT_SECS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub shutdown_timeout_secs: u64,
     /// Mark the session cookie Secure (sent over HTTPS only): set it when the site is served
     /// over TLS.
     #[arg(long, env = "CHUHE_SECURE_COOKIES")]
@@ -177,7 +182,8 @@ impl Limits {
         settings.store.session_lifetime = Duration::from_secs(self.session_days * 24 * 3600);
         settings.max_connections_per_address =
             usize::try_from(self.max_connections_per_address).unwrap_or(usize::MAX);
-        settings.header_timeout = Duration::from_secs(self.header_timeout_secs);
+        settings.request_timeout = Duration::from_secs(self.request_timeout_secs);
+        settings.shutdown_timeout = Duration::from_secs(self.shutdown_timeout_secs);
         settings.secure_cookies = self.secure_cookies;
     }
 }
@@ -217,16 +223,17 @@ pub fn serve(
     limits.apply(&mut settings);
     settings.store.cluster = cluster.is_some();
     settings.cluster = cluster;
-    runtime
-        .block_on(chuhe_server::run(bind, database, settings))
-        .map_err(|e| match e {
-            // A bad address or database URL is bad input: status 2.
-            chuhe_server::error::ServerError::Config(m) => CliError::input(m),
-            e => CliError {
-                message: e.to_string(),
-                status: 1,
-            },
-        })
+    let served = runtime.block_on(chuhe_server::run(bind, database, settings));
+    // Searches still running on blocking threads are not waited for.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    served.map_err(|e| match e {
+        // A bad address or database URL is bad input: status 2.
+        chuhe_server::error::ServerError::Config(m) => CliError::input(m),
+        e => CliError {
+            message: e.to_string(),
+            status: 1,
+        },
+    })
 }
 
 #[cfg(test)]
