@@ -857,7 +857,27 @@ pub(crate) async fn connect(
             NATS_CONNECT_TIMEOUT.as_secs()
         ))
     })?
-    .map_err(|e| cannot(e.to_string()))
+    .map_err(|e| cannot(connect_failure(&e, target.auth())))
+}
+
+/// Why a connection to NATS failed, in one line without a secret: a refusal of credentials
+/// says so; otherwise the underlying reason (I/O, TLS).
+fn connect_failure(e: &async_nats::ConnectError, auth: &NatsAuth) -> String {
+    use async_nats::ConnectErrorKind;
+    let source = std::error::Error::source(e).map(ToString::to_string);
+    match (e.kind(), source) {
+        (ConnectErrorKind::AuthorizationViolation, _) => format!(
+            "authorization violation: {}",
+            if *auth == NatsAuth::None {
+                "the server asks for credentials"
+            } else {
+                "the server refused these credentials"
+            }
+        ),
+        (ConnectErrorKind::Tls, Some(source)) => format!("TLS: {source}"),
+        (ConnectErrorKind::Io, Some(source)) => source,
+        _ => e.to_string(),
+    }
 }
 
 /// Checks that this node joins the cluster its database and its NATS agree on: the database
