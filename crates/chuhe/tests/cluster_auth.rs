@@ -169,11 +169,39 @@ fn last_line(text: &str) -> &str {
     text.lines().last().unwrap_or_default()
 }
 
-/// The permissions of docs/cluster/nats-server.conf for the prefix `authtest`.
-const PERMISSIONS: &str = r#"permissions: {
-      publish: ["authtest.>", "$JS.API.>", "$KV.authtest-lobby.>", "$KV.authtest-cluster.>", "$JS.ACK.>", "$JS.FC.>", "_INBOX.>"]
-      subscribe: ["authtest.>", "_INBOX.>"]
-    }"#;
+/// The permissions of the chuhe user of docs/cluster/nats-server.conf, for the prefix
+/// `authtest` instead of `chuhe`: its `permissions: { ... }` block without comments.
+fn documented_permissions() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/cluster/nats-server.conf");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let start = text.find("permissions: {").expect("a permissions block");
+    let mut depth = 0;
+    let mut end = start;
+    for (i, c) in text[start..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    end = start + i + 1;
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let block: Vec<&str> = text[start..end]
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .collect();
+    let block = block
+        .join("\n")
+        .replace("\"chuhe.", "\"authtest.")
+        .replace(".chuhe-", ".authtest-");
+    assert!(block.contains("\"authtest.>\""), "{block}");
+    assert!(block.contains("\"$KV.authtest-lobby.>\""), "{block}");
+    block
+}
 
 #[test]
 fn a_user_and_password_with_the_documented_permissions() {
@@ -182,7 +210,8 @@ fn a_user_and_password_with_the_documented_permissions() {
     let nats = NatsServer::start(
         &dir.0,
         &format!(
-            "authorization {{\n  users: [\n    {{ user: chuhe, password: {PASSWORD:?}, {PERMISSIONS} }}\n  ]\n}}"
+            "authorization {{\n  users: [\n    {{ user: chuhe, password: {PASSWORD:?}, {} }}\n  ]\n}}",
+            documented_permissions()
         ),
     );
     let url = nats.url("nats");
@@ -527,10 +556,11 @@ fn tls_with_a_certificate_authority_and_client_certificates() {
         &dir.0,
         &format!(
             "tls {{\n  cert_file: {:?}\n  key_file: {:?}\n  ca_file: {:?}\n  verify: true\n  timeout: 2\n}}\n\
-             authorization {{ users: [ {{ user: chuhe, password: {PASSWORD:?}, {PERMISSIONS} }} ] }}",
+             authorization {{ users: [ {{ user: chuhe, password: {PASSWORD:?}, {} }} ] }}",
             file("site-server.pem").display().to_string(),
             file("site-server.key").display().to_string(),
             file("site-ca.pem").display().to_string(),
+            documented_permissions(),
         ),
     );
     let url = nats.url("tls");
