@@ -408,6 +408,90 @@ pub fn serve(
 mod tests {
     use super::*;
 
+    /// Cluster flags as parsed from `args` (after `chuhe serve --nats nats://h:4222`).
+    fn cluster(args: &[&str]) -> ClusterArgs {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            cluster: ClusterArgs,
+        }
+        let base = ["serve", "--nats", "nats://h:4222"];
+        <Cli as clap::Parser>::try_parse_from(base.iter().chain(args))
+            .unwrap()
+            .cluster
+    }
+
+    #[test]
+    fn one_nats_method_at_most() {
+        for variable in [
+            "CHUHE_NATS_USER",
+            "CHUHE_NATS_TOKEN_FILE",
+            "CHUHE_NATS_NKEY_FILE",
+        ] {
+            assert!(std::env::var_os(variable).is_none(), "{variable} is set");
+        }
+        let none = cluster(&[]);
+        assert_eq!(none.auth(None, None).unwrap(), NatsAuth::None);
+        let user = cluster(&["--nats-user", "chuhe"]);
+        assert_eq!(
+            user.auth(Some("pw".to_owned()), None).unwrap(),
+            NatsAuth::UserPassword {
+                user: "chuhe".to_owned(),
+                password: "pw".to_owned()
+            }
+        );
+        assert_eq!(
+            user.auth(None, None).unwrap_err().message,
+            "--nats-user needs a password: CHUHE_NATS_PASSWORD or --nats-password-file"
+        );
+        let e = user
+            .auth(Some("pw".to_owned()), Some("tok".to_owned()))
+            .unwrap_err();
+        assert_eq!(e.status, 2);
+        assert_eq!(
+            e.message,
+            "give one way to authenticate to NATS, not --nats-user and a token \
+             (--nats-token-file, CHUHE_NATS_TOKEN)"
+        );
+        assert_eq!(
+            none.auth(None, Some("tok".to_owned())).unwrap(),
+            NatsAuth::Token("tok".to_owned())
+        );
+        assert_eq!(
+            none.auth(None, Some(String::new())).unwrap_err().message,
+            "CHUHE_NATS_TOKEN is set but empty"
+        );
+        let nkey = cluster(&["--nats-nkey-file", "/etc/chuhe/node.nk"]);
+        assert_eq!(
+            nkey.auth(None, None).unwrap(),
+            NatsAuth::NkeyFile(PathBuf::from("/etc/chuhe/node.nk"))
+        );
+        let both = cluster(&["--nats-nkey-file", "a.nk", "--nats-creds", "b.creds"]);
+        assert_eq!(
+            both.auth(None, None).unwrap_err().message,
+            "give one way to authenticate to NATS, not --nats-nkey-file and --nats-creds"
+        );
+        let creds = cluster(&["--nats-creds", "b.creds"]);
+        assert_eq!(
+            creds.auth(None, None).unwrap(),
+            NatsAuth::CredentialsFile(PathBuf::from("b.creds"))
+        );
+    }
+
+    #[test]
+    fn nats_settings_need_nats() {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            cluster: ClusterArgs,
+        }
+        assert!(std::env::var_os("CHUHE_NATS").is_none());
+        let e = <Cli as clap::Parser>::try_parse_from(["serve", "--nats-user", "chuhe"])
+            .err()
+            .unwrap();
+        assert_eq!(e.kind(), clap::error::ErrorKind::MissingRequiredArgument);
+    }
+
     #[test]
     fn sqlite_urls_name_their_file() {
         assert_eq!(sqlite_file("sqlite://chuhe.db"), Some("chuhe.db"));
