@@ -555,6 +555,41 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn a_credentials_file_is_read() {
+        let not_creds = temp("not.creds", "hello\n");
+        let e = NatsTarget::new(
+            "nats://h:4222",
+            &NatsAuth::CredentialsFile(not_creds.clone()),
+            &NatsTls::default(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "--nats-creds: {}: not a NATS credentials file (a user JWT and its seed)",
+                not_creds.display()
+            )
+        );
+        let seed = nkeys::KeyPair::new_user().seed().unwrap();
+        let creds = temp(
+            "node.creds",
+            &format!(
+                "-----BEGIN NATS USER JWT-----\neyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.e30.c2ln\n\
+                 ------END NATS USER JWT------\n\n-----BEGIN USER NKEY SEED-----\n{seed}\n\
+                 ------END USER NKEY SEED------\n"
+            ),
+        );
+        let target = NatsTarget::new(
+            "tls://h:4222",
+            &NatsAuth::CredentialsFile(creds),
+            &NatsTls::default(),
+        )
+        .unwrap();
+        assert!(target.requires_tls());
+        assert!(target.options().await.is_ok());
+    }
+
     #[test]
     fn tls_is_required_by_the_scheme_or_a_setting() {
         let none = NatsTls::default();

@@ -6,7 +6,8 @@
 //! - a user and password (from CHUHE_NATS_PASSWORD, from --nats-password-file, in the URL),
 //!   with the permissions of docs/cluster/nats-server.conf: two nodes share a table's lobby
 //!   entry, and NATS reports no permission violation;
-//! - a token, an NKey seed, a TLS server with its own certificate authority (made with the
+//! - a token, an NKey seed, a credentials file (a NATS in operator mode, its JWTs signed here
+//!   with the `nkeys` crate), a TLS server with its own certificate authority (made with the
 //!   `openssl` command) that verifies client certificates;
 //! - the wrong or missing credentials, the wrong certificate authority, no client certificate:
 //!   the node stops with status 2 and one line that says why, and no secret appears in its
@@ -283,7 +284,7 @@ fn a_user_and_password_with_the_documented_permissions() {
     // A table made on node a is listed by node b: the lobby bucket works under the
     // permissions.
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let table = runtime.block_on(async {
+    runtime.block_on(async {
         let a = format!("http://127.0.0.1:{port_a}");
         let b = format!("http://127.0.0.1:{port_b}");
         let client = reqwest::Client::new();
@@ -338,7 +339,6 @@ fn a_user_and_password_with_the_documented_permissions() {
             );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        table
     });
     let nats_log = nats.log_text();
     assert!(!nats_log.contains("Violation"), "{nats_log}");
@@ -641,6 +641,9 @@ fn tls_with_a_certificate_authority_and_client_certificates() {
     assert!(!text.contains(PASSWORD), "{text}");
 }
 
+/// Flags, environment variables and the line that refuses them.
+type Case = (Vec<String>, Vec<(&'static str, &'static str)>, String);
+
 #[test]
 fn contradicting_settings_stop_the_node_at_once() {
     let dir = TempDir::new("nats-auth-settings");
@@ -649,7 +652,7 @@ fn contradicting_settings_stop_the_node_at_once() {
     let database = "postgres://postgres@127.0.0.1:5432/test";
     let token = dir.0.join("token");
     std::fs::write(&token, TOKEN).unwrap();
-    let cases: Vec<(Vec<String>, Vec<(&str, &str)>, String)> = vec![
+    let cases: Vec<Case> = vec![
         (
             vec!["--nats-user".into(), "chuhe".into()],
             vec![
@@ -728,4 +731,137 @@ fn contradicting_settings_stop_the_node_at_once() {
         )
     );
     assert!(!text.contains(PASSWORD), "{text}");
+}
+
+/// `bytes` in unpadded base64url (the encoding of a JWT's parts).
+fn base64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..=chunk.len() {
+            out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+        }
+    }
+    out
+}
+
+/// A NATS JWT (v2) whose subject is `subject`, signed by `issuer`, with `nats` as its NATS
+/// claims.
+fn jwt(issuer: &nkeys::KeyPair, subject: &str, name: &str, nats: serde_json::Value) -> String {
+    let header = base64url(br#"{"typ":"JWT","alg":"ed25519-nkey"}"#);
+    let iat = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let claims = serde_json::json!({
+        "jti": format!("{name}{iat}"),
+        "iat": iat,
+        "iss": issuer.public_key(),
+        "name": name,
+        "sub": subject,
+        "nats": nats,
+    });
+    let body = base64url(claims.to_string().as_bytes());
+    let signed = format!("{header}.{body}");
+    let signature = issuer.sign(signed.as_bytes()).unwrap();
+    format!("{signed}.{}", base64url(&signature))
+}
+
+/// A credentials file for a user of `account`.
+fn credentials(account: &nkeys::KeyPair, name: &str) -> String {
+    let user = nkeys::KeyPair::new_user();
+    let token = jwt(
+        account,
+        &user.public_key(),
+        name,
+        serde_json::json!({
+            "pub": {}, "sub": {}, "subs": -1, "data": -1, "payload": -1,
+            "type": "user", "version": 2
+        }),
+    );
+    format!(
+        "-----BEGIN NATS USER JWT-----\n{token}\n------END NATS USER JWT------\n\n\
+         -----BEGIN USER NKEY SEED-----\n{}\n------END USER NKEY SEED------\n",
+        user.seed().unwrap()
+    )
+}
+
+#[test]
+fn a_credentials_file_in_operator_mode() {
+    let dir = TempDir::new("nats-auth-creds");
+    let database = PgDatabase::new("nats_auth_creds");
+    let operator = nkeys::KeyPair::new_operator();
+    let account = nkeys::KeyPair::new_account();
+    let operator_jwt = jwt(
+        &operator,
+        &operator.public_key(),
+        "chuhe-test",
+        serde_json::json!({"type": "operator", "version": 2}),
+    );
+    let account_jwt = jwt(
+        &operator,
+        &account.public_key(),
+        "site",
+        serde_json::json!({
+            "limits": {
+                "subs": -1, "data": -1, "payload": -1, "imports": -1, "exports": -1,
+                "wildcards": true, "conn": -1, "leaf": -1,
+                "mem_storage": -1, "disk_storage": -1, "streams": -1, "consumer": -1
+            },
+            "default_permissions": {"pub": {}, "sub": {}},
+            "type": "account", "version": 2
+        }),
+    );
+    // JetStream needs a system account.
+    let system = nkeys::KeyPair::new_account();
+    let system_jwt = jwt(
+        &operator,
+        &system.public_key(),
+        "SYS",
+        serde_json::json!({"type": "account", "version": 2}),
+    );
+    let nats = NatsServer::start(
+        &dir.0,
+        &format!(
+            "operator: {operator_jwt}\nsystem_account: {}\nresolver: MEMORY\n\
+             resolver_preload: {{\n  {}: {account_jwt}\n  {}: {system_jwt}\n}}",
+            system.public_key(),
+            account.public_key(),
+            system.public_key()
+        ),
+    );
+    let url = nats.url("nats");
+
+    // A user of an account this NATS does not know.
+    let stranger = dir.0.join("stranger.creds");
+    std::fs::write(
+        &stranger,
+        credentials(&nkeys::KeyPair::new_account(), "stranger"),
+    )
+    .unwrap();
+    let mut command = node(&database.url(), &url, "n0", free_port());
+    command.arg("--nats-creds").arg(&stranger);
+    let (status, text) = refused(command);
+    assert_eq!(status, Some(2), "{text}");
+    assert_eq!(
+        last_line(&text),
+        format!(
+            "chuhe: cannot connect to NATS at {url} (a credentials file): authorization violation: \
+             the server refused these credentials"
+        )
+    );
+
+    let creds = dir.0.join("node.creds");
+    std::fs::write(&creds, credentials(&account, "node")).unwrap();
+    let port = free_port();
+    let mut command = node(&database.url(), &url, "a", port);
+    command.arg("--nats-creds").arg(&creds);
+    let log = dir.0.join("a.log");
+    let _a = started(command, port, &log);
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("auth=\"a credentials file\""), "{text}");
 }
