@@ -97,10 +97,11 @@ pub struct Limits {
 /// (docs/cluster.md).
 #[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
 pub struct ClusterArgs {
-    /// NATS server of a cluster, nats://HOST:PORT (JetStream on): this server becomes one node
-    /// of a site served by several (the database must be PostgreSQL). Without it, a single
-    /// server.
-    #[arg(long, env = "CHUHE_NATS")]
+    /// NATS server of a cluster, nats://HOST:PORT or tls://HOST:PORT (JetStream on): this
+    /// server becomes one node of a site served by several (the database must be PostgreSQL).
+    /// Without it, a single server. A URL with credentials (nats://USER:PASSWORD@HOST:PORT)
+    /// belongs in CHUHE_NATS, not on the command line.
+    #[arg(long, env = "CHUHE_NATS", hide_env_values = true)]
     pub nats: Option<String>,
     /// This node's name in the cluster: letters, digits, '-' and '_' (default: the host name).
     #[arg(long, env = "CHUHE_NODE_ID", requires = "nats")]
