@@ -40,8 +40,8 @@ pub enum NatsAuth {
 }
 
 impl NatsAuth {
-    /// The method's name as an operator wrote it (`--nats-user`, `--nats-token-file`...), for
-    /// messages; `none` for [`NatsAuth::None`].
+    /// The method's name in words, for messages and logs (`"a user and password"`, `"a
+    /// token"`...; `"none"` for [`NatsAuth::None`]); never a secret.
     pub fn method(&self) -> &'static str {
         match self {
             NatsAuth::None => "none",
@@ -207,6 +207,12 @@ fn split_url(url: &str) -> Result<SplitUrl, NatsAuthError> {
 
 /// `url` as it may be shown: its credentials, if any, replaced by `***`
 /// (`nats://chuhe:secret@nats:4222` becomes `nats://***@nats:4222`).
+///
+/// ```
+/// use chuhe_server::nats_auth::redact_url;
+/// assert_eq!(redact_url("nats://chuhe:secret@nats:4222"), "nats://***@nats:4222");
+/// assert_eq!(redact_url("tls://nats:4222"), "tls://nats:4222");
+/// ```
 pub fn redact_url(url: &str) -> String {
     match split_url(url) {
         Ok(split) => split.shown,
@@ -275,6 +281,16 @@ impl NatsTarget {
     /// certificate without its key (or the reverse); [`NatsAuthError::BadUrl`] for a URL whose
     /// credentials cannot be decoded; [`NatsAuthError::Unreadable`] or
     /// [`NatsAuthError::Invalid`] for a file.
+    ///
+    /// ```
+    /// use chuhe_server::nats_auth::{NatsAuth, NatsTarget, NatsTls};
+    /// let url = "nats://chuhe:secret@nats:4222";
+    /// let target = NatsTarget::new(url, &NatsAuth::None, &NatsTls::default())?;
+    /// assert_eq!(target.address, "nats://nats:4222");
+    /// assert_eq!(target.shown, "nats://***@nats:4222");
+    /// assert_eq!(target.auth().method(), "a user and password");
+    /// # Ok::<(), chuhe_server::nats_auth::NatsAuthError>(())
+    /// ```
     pub fn new(url: &str, auth: &NatsAuth, tls: &NatsTls) -> Result<NatsTarget, NatsAuthError> {
         let split = split_url(url)?;
         let auth = match (split.auth, auth) {
