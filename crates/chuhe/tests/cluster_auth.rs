@@ -25,6 +25,9 @@ use std::time::{Duration, Instant};
 /// The password of the tests' NATS users.
 const PASSWORD: &str = "s3cret-Pa55-word";
 
+/// The password of another site's user on the same NATS.
+const OTHER_PASSWORD: &str = "0ther-s1te-pa55";
+
 /// The token of the token test.
 const TOKEN: &str = "t0ken-0f-the-cluster";
 
@@ -171,8 +174,8 @@ fn last_line(text: &str) -> &str {
 }
 
 /// The permissions of the chuhe user of docs/cluster/nats-server.conf, for the prefix
-/// `authtest` instead of `chuhe`: its `permissions: { ... }` block without comments.
-fn documented_permissions() -> String {
+/// `prefix` instead of `chuhe`: its `permissions: { ... }` block without comments.
+fn documented_permissions(prefix: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/cluster/nats-server.conf");
     let text = std::fs::read_to_string(&path).unwrap();
     let start = text.find("permissions: {").expect("a permissions block");
@@ -197,10 +200,13 @@ fn documented_permissions() -> String {
         .collect();
     let block = block
         .join("\n")
-        .replace("\"chuhe.", "\"authtest.")
-        .replace(".chuhe-", ".authtest-");
-    assert!(block.contains("\"authtest.>\""), "{block}");
-    assert!(block.contains("\"$KV.authtest-lobby.>\""), "{block}");
+        .replace("\"chuhe.", &format!("\"{prefix}."))
+        .replace(".chuhe-", &format!(".{prefix}-"));
+    assert!(block.contains(&format!("\"{prefix}.>\"")), "{block}");
+    assert!(
+        block.contains(&format!("\"$KV.{prefix}-lobby.>\"")),
+        "{block}"
+    );
     block
 }
 
@@ -211,8 +217,10 @@ fn a_user_and_password_with_the_documented_permissions() {
     let nats = NatsServer::start(
         &dir.0,
         &format!(
-            "authorization {{\n  users: [\n    {{ user: chuhe, password: {PASSWORD:?}, {} }}\n  ]\n}}",
-            documented_permissions()
+            "authorization {{\n  users: [\n    {{ user: chuhe, password: {PASSWORD:?}, {} }}\n    \
+             {{ user: other, password: {OTHER_PASSWORD:?}, {} }}\n  ]\n}}",
+            documented_permissions("authtest"),
+            documented_permissions("othersite"),
         ),
     );
     let url = nats.url("nats");
@@ -353,6 +361,38 @@ fn a_user_and_password_with_the_documented_permissions() {
         text_c.contains(&format!("nats=nats://***@127.0.0.1:{}", nats.port)),
         "{text_c}"
     );
+
+    // Another site's user (permissions for its own prefix) can neither read nor write this
+    // site's subjects: NATS refuses both.
+    runtime.block_on(async {
+        let other = async_nats::ConnectOptions::with_user_and_password(
+            "other".to_owned(),
+            OTHER_PASSWORD.to_owned(),
+        )
+        .connect(url.as_str())
+        .await
+        .unwrap();
+        let _sub = other.subscribe("authtest.>").await.unwrap();
+        other
+            .publish("authtest.released", "forged".into())
+            .await
+            .unwrap();
+        other.flush().await.unwrap();
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            let log = nats.log_text();
+            if log.contains("Subscription Violation") && log.contains("Publish Violation") {
+                assert!(
+                    log.contains("Subject \"authtest.>\"")
+                        && log.contains("Subject \"authtest.released\""),
+                    "{log}"
+                );
+                break;
+            }
+            assert!(Instant::now() < until, "no violation logged: {log}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    });
 }
 
 #[test]
@@ -560,7 +600,7 @@ fn tls_with_a_certificate_authority_and_client_certificates() {
             file("site-server.pem").display().to_string(),
             file("site-server.key").display().to_string(),
             file("site-ca.pem").display().to_string(),
-            documented_permissions(),
+            documented_permissions("authtest"),
         ),
     );
     let url = nats.url("tls");
