@@ -28,6 +28,7 @@
 //!   tells the others (`{p}.released`), which take the tables over at once.
 
 use crate::error::ServerError;
+use crate::nats_auth::{redact_url, NatsAuth, NatsTarget, NatsTls};
 use crate::protocol::{ClientMessage, ErrorCode, Phase, ServerMessage, TableSummary};
 use crate::table::{Person, TableHandle};
 use crate::AppState;
@@ -53,11 +54,18 @@ const NATS_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a forwarding node waits for the owner's answer to a request.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// A cluster node's settings (`chuhe serve --nats URL --node-id NAME`).
-#[derive(Debug, Clone)]
+/// A cluster node's settings (`chuhe serve --nats URL --node-id NAME`). `Debug` shows the
+/// URL without its credentials and no secret.
+#[derive(Clone)]
 pub struct ClusterSettings {
-    /// The NATS server, `nats://HOST:PORT`.
+    /// The NATS server, `nats://HOST:PORT` or `tls://HOST:PORT`, perhaps with credentials
+    /// (`nats://USER:PASSWORD@HOST:PORT`, `nats://TOKEN@HOST:PORT`): they are used as
+    /// [`NatsAuth::UserPassword`] or [`NatsAuth::Token`] and never shown.
     pub nats_url: String,
+    /// How the node authenticates to NATS (default none: a private NATS).
+    pub auth: NatsAuth,
+    /// TLS towards NATS (default none, unless the URL is `tls://`).
+    pub tls: NatsTls,
     /// The node's name (letters, digits, `-` and `_`, at most 32): its key is the name and a
     /// random suffix, new at every start.
     pub node_name: String,
@@ -74,6 +82,8 @@ impl ClusterSettings {
     pub fn new(nats_url: &str, node_name: &str) -> ClusterSettings {
         ClusterSettings {
             nats_url: nats_url.to_owned(),
+            auth: NatsAuth::None,
+            tls: NatsTls::default(),
             node_name: node_name.to_owned(),
             prefix: "chuhe".to_owned(),
             lease: Duration::from_secs(5),
@@ -106,6 +116,19 @@ impl ClusterSettings {
             ));
         }
         Ok(())
+    }
+}
+
+impl std::fmt::Debug for ClusterSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClusterSettings")
+            .field("nats_url", &redact_url(&self.nats_url))
+            .field("auth", &self.auth)
+            .field("tls", &self.tls)
+            .field("node_name", &self.node_name)
+            .field("prefix", &self.prefix)
+            .field("lease", &self.lease)
+            .finish()
     }
 }
 
@@ -286,28 +309,7 @@ impl Cluster {
         settings.check()?;
         let suffix = crate::http::random_id(6);
         let key = format!("{}-{suffix}", settings.node_name);
-        // A server that accepts the connection but never answers (not NATS) must not hold
-        // the start forever.
-        let nats = tokio::time::timeout(
-            NATS_CONNECT_TIMEOUT,
-            async_nats::ConnectOptions::new()
-                .name(format!("chuhe {key}"))
-                .connect(settings.nats_url.as_str()),
-        )
-        .await
-        .map_err(|_| {
-            ServerError::Config(format!(
-                "cannot connect to NATS at {}: no answer within {} s",
-                settings.nats_url,
-                NATS_CONNECT_TIMEOUT.as_secs()
-            ))
-        })?
-        .map_err(|e| {
-            ServerError::Config(format!(
-                "cannot connect to NATS at {}: {e}",
-                settings.nats_url
-            ))
-        })?;
+        let nats = connect(&settings, &format!("chuhe {key}")).await?;
         let jetstream = async_nats::jetstream::new(nats.clone());
         let bucket = format!("{}-lobby", settings.prefix);
         let config = kv::Config {
@@ -329,7 +331,12 @@ impl Cluster {
         store
             .register_node(&key, &settings.node_name, settings.lease)
             .await?;
-        tracing::info!(node = %key, nats = %settings.nats_url, "joined the cluster");
+        tracing::info!(
+            node = %key,
+            nats = %redact_url(&settings.nats_url),
+            auth = settings.auth.method(),
+            "joined the cluster"
+        );
         Ok(Cluster {
             settings,
             key,
@@ -808,6 +815,71 @@ async fn answer(state: &AppState, cluster: &Arc<Cluster>, request: Request) -> O
     }
 }
 
+/// Connects to the NATS of `settings` with its authentication and TLS ([`NatsTarget`]), as
+/// `name`.
+///
+/// # Errors
+/// [`ServerError::Config`] with one line that shows the URL without its credentials: bad
+/// settings or files, no answer within [`NATS_CONNECT_TIMEOUT`], a refusal (wrong
+/// credentials: "authorization violation"; TLS).
+pub(crate) async fn connect(
+    settings: &ClusterSettings,
+    name: &str,
+) -> Result<async_nats::Client, ServerError> {
+    let target = NatsTarget::new(&settings.nats_url, &settings.auth, &settings.tls)
+        .map_err(|e| ServerError::Config(e.to_string()))?;
+    let options = target
+        .options()
+        .await
+        .map_err(|e| ServerError::Config(e.to_string()))?
+        .name(name);
+    let cannot = |why: String| {
+        ServerError::Config(format!(
+            "cannot connect to NATS at {} ({}{}): {why}",
+            target.shown,
+            match target.auth() {
+                NatsAuth::None => "no credentials",
+                other => other.method(),
+            },
+            if target.requires_tls() { ", TLS" } else { "" },
+        ))
+    };
+    // A server that accepts the connection but never answers (not NATS) must not hold the
+    // start forever.
+    tokio::time::timeout(
+        NATS_CONNECT_TIMEOUT,
+        options.connect(target.address.as_str()),
+    )
+    .await
+    .map_err(|_| {
+        cannot(format!(
+            "no answer within {} s",
+            NATS_CONNECT_TIMEOUT.as_secs()
+        ))
+    })?
+    .map_err(|e| cannot(connect_failure(&e, target.auth())))
+}
+
+/// Why a connection to NATS failed, in one line without a secret: a refusal of credentials
+/// says so; otherwise the underlying reason (I/O, TLS).
+fn connect_failure(e: &async_nats::ConnectError, auth: &NatsAuth) -> String {
+    use async_nats::ConnectErrorKind;
+    let source = std::error::Error::source(e).map(ToString::to_string);
+    match (e.kind(), source) {
+        (ConnectErrorKind::AuthorizationViolation, _) => format!(
+            "authorization violation: {}",
+            if *auth == NatsAuth::None {
+                "the server asks for credentials"
+            } else {
+                "the server refused these credentials"
+            }
+        ),
+        (ConnectErrorKind::Tls, Some(source)) => format!("TLS: {source}"),
+        (ConnectErrorKind::Io, Some(source)) => source,
+        _ => e.to_string(),
+    }
+}
+
 /// Checks that this node joins the cluster its database and its NATS agree on: the database
 /// records the cluster's NATS prefix and id ([`crate::store::Store::cluster_identity`]: another
 /// prefix is refused while nodes run), and the NATS bucket `<prefix>-cluster` holds the same id
@@ -852,7 +924,7 @@ async fn check_identity(
         Some(found) => Err(ServerError::Config(format!(
             "NATS at {} already carries another chuhe cluster under --nats-prefix {:?} \
              (cluster {:?}, this database's is {id:?}): give each site its own prefix",
-            settings.nats_url,
+            redact_url(&settings.nats_url),
             settings.prefix,
             String::from_utf8_lossy(&found)
         ))),

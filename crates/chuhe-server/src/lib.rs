@@ -27,6 +27,7 @@ pub mod extract;
 mod http;
 pub mod limit;
 pub mod names;
+pub mod nats_auth;
 pub mod origin;
 pub mod password;
 pub mod pgn;

@@ -150,8 +150,9 @@ pub enum Command {
         computer_threads: u16,
         #[command(flatten)]
         limits: crate::serve_cmd::Limits,
+        // Boxed: the cluster's flags are most of the subcommand's size.
         #[command(flatten)]
-        cluster: crate::serve_cmd::ClusterArgs,
+        cluster: Box<crate::serve_cmd::ClusterArgs>,
     },
     /// Play many games at once against a running chuhe serve and report moves/s, latencies,
     /// errors and memory; every acknowledged move is then checked in the store (docs/performance.md).

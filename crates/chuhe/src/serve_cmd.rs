@@ -1,8 +1,10 @@
 //! `chuhe serve`: logging setup and a runtime around `chuhe_server::run`.
 
 use crate::cli::CliError;
+use chuhe_server::nats_auth::{read_secret, NatsAuth, NatsAuthError, NatsTarget, NatsTls};
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::IsTerminal;
+use std::path::PathBuf;
 
 /// The file of an SQLite database URL (`sqlite://chuhe.db`, `sqlite:chuhe.db?mode=rwc`), or
 /// `None` for an in-memory database or another kind of URL.
@@ -100,10 +102,11 @@ pub struct Limits {
 /// (docs/cluster.md).
 #[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
 pub struct ClusterArgs {
-    /// NATS server of a cluster, nats://HOST:PORT (JetStream on): this server becomes one node
-    /// of a site served by several (the database must be PostgreSQL). Without it, a single
-    /// server.
-    #[arg(long, env = "CHUHE_NATS")]
+    /// NATS server of a cluster, nats://HOST:PORT or tls://HOST:PORT (JetStream on): this
+    /// server becomes one node of a site served by several (the database must be PostgreSQL).
+    /// Without it, a single server. A URL with credentials (nats://USER:PASSWORD@HOST:PORT)
+    /// belongs in CHUHE_NATS, not on the command line.
+    #[arg(long, env = "CHUHE_NATS", hide_env_values = true)]
     pub nats: Option<String>,
     /// This node's name in the cluster: letters, digits, '-' and '_' (default: the host name).
     #[arg(long, env = "CHUHE_NODE_ID", requires = "nats")]
@@ -122,13 +125,174 @@ pub struct ClusterArgs {
     #[arg(long, env = "CHUHE_LEASE_MS", default_value_t = 5000, requires = "nats",
           value_parser = clap::value_parser!(u64).range(1000..=600_000))]
     pub lease_ms: u64,
+    /// NATS user name (nats-server `authorization { user }`); its password comes from the
+    /// environment variable CHUHE_NATS_PASSWORD or from --nats-password-file, never from the
+    /// command line. Credentials in the URL (nats://USER:PASSWORD@HOST:PORT) work too.
+    #[arg(long, env = "CHUHE_NATS_USER", requires = "nats", value_name = "USER")]
+    pub nats_user: Option<String>,
+    /// File holding the password of --nats-user (its final line break is ignored).
+    #[arg(
+        long,
+        env = "CHUHE_NATS_PASSWORD_FILE",
+        requires = "nats",
+        value_name = "FILE"
+    )]
+    pub nats_password_file: Option<PathBuf>,
+    /// File holding a NATS token (`authorization { token }`); or the token in the environment
+    /// variable CHUHE_NATS_TOKEN.
+    #[arg(
+        long,
+        env = "CHUHE_NATS_TOKEN_FILE",
+        requires = "nats",
+        value_name = "FILE"
+    )]
+    pub nats_token_file: Option<PathBuf>,
+    /// File holding this node's NKey user seed (SU...); the NATS server lists its public key.
+    #[arg(
+        long,
+        env = "CHUHE_NATS_NKEY_FILE",
+        requires = "nats",
+        value_name = "FILE"
+    )]
+    pub nats_nkey_file: Option<PathBuf>,
+    /// NATS credentials file (.creds: a user JWT and its seed), for a NATS in operator mode.
+    #[arg(long, env = "CHUHE_NATS_CREDS", requires = "nats", value_name = "FILE")]
+    pub nats_creds: Option<PathBuf>,
+    /// PEM file of the certificate authorities of the NATS server's certificate: the
+    /// connection then uses TLS (as does a tls:// URL) and checks the server's certificate
+    /// against them (else against the system's).
+    #[arg(
+        long,
+        env = "CHUHE_NATS_TLS_CA",
+        requires = "nats",
+        value_name = "FILE"
+    )]
+    pub nats_tls_ca: Option<PathBuf>,
+    /// PEM file of this node's TLS client certificate, for a NATS that verifies clients
+    /// (`tls { verify: true }`); with --nats-tls-key.
+    #[arg(
+        long,
+        env = "CHUHE_NATS_TLS_CERT",
+        requires = "nats",
+        value_name = "FILE"
+    )]
+    pub nats_tls_cert: Option<PathBuf>,
+    /// PEM file of the private key of --nats-tls-cert.
+    #[arg(
+        long,
+        env = "CHUHE_NATS_TLS_KEY",
+        requires = "nats",
+        value_name = "FILE"
+    )]
+    pub nats_tls_key: Option<PathBuf>,
+}
+
+/// A NATS error as an input error (status 2).
+fn nats_error(e: &NatsAuthError) -> CliError {
+    CliError::input(e.to_string())
+}
+
+/// One secret from a file or an environment variable, `None` when neither gives it.
+///
+/// # Errors
+/// An input error when both give it or the file cannot be read or is empty.
+fn secret(
+    flag: &'static str,
+    file: Option<&PathBuf>,
+    variable: &str,
+    from_env: Option<String>,
+) -> Result<Option<String>, CliError> {
+    match (file, from_env) {
+        (Some(_), Some(_)) => Err(CliError::input(format!(
+            "{variable} and {flag} both give the secret: use one"
+        ))),
+        (Some(path), None) => read_secret(flag, path)
+            .map(Some)
+            .map_err(|e| nats_error(&e)),
+        (None, Some(s)) if s.is_empty() => {
+            Err(CliError::input(format!("{variable} is set but empty")))
+        }
+        (None, s) => Ok(s),
+    }
 }
 
 impl ClusterArgs {
+    /// How the node authenticates to NATS: at most one of a user and password, a token, an
+    /// NKey seed file and a credentials file. `password_env` and `token_env` are the values of
+    /// CHUHE_NATS_PASSWORD and CHUHE_NATS_TOKEN.
+    ///
+    /// # Errors
+    /// An input error (one line, no secret) for two methods at once, a password without a
+    /// user (or the reverse), a secret given twice, or a secret file that cannot be read.
+    fn auth(
+        &self,
+        password_env: Option<String>,
+        token_env: Option<String>,
+    ) -> Result<NatsAuth, CliError> {
+        let password = secret(
+            "--nats-password-file",
+            self.nats_password_file.as_ref(),
+            "CHUHE_NATS_PASSWORD",
+            password_env,
+        )?;
+        let token = secret(
+            "--nats-token-file",
+            self.nats_token_file.as_ref(),
+            "CHUHE_NATS_TOKEN",
+            token_env,
+        )?;
+        let given: Vec<&str> = [
+            (self.nats_user.is_some(), "--nats-user"),
+            (
+                token.is_some(),
+                "a token (--nats-token-file, CHUHE_NATS_TOKEN)",
+            ),
+            (self.nats_nkey_file.is_some(), "--nats-nkey-file"),
+            (self.nats_creds.is_some(), "--nats-creds"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect();
+        if given.len() > 1 {
+            return Err(CliError::input(format!(
+                "give one way to authenticate to NATS, not {}",
+                given.join(" and ")
+            )));
+        }
+        if let Some(user) = &self.nats_user {
+            let Some(password) = password else {
+                return Err(CliError::input(
+                    "--nats-user needs a password: CHUHE_NATS_PASSWORD or --nats-password-file"
+                        .to_owned(),
+                ));
+            };
+            return Ok(NatsAuth::UserPassword {
+                user: user.clone(),
+                password,
+            });
+        }
+        if password.is_some() {
+            return Err(CliError::input(
+                "a NATS password (CHUHE_NATS_PASSWORD, --nats-password-file) needs --nats-user"
+                    .to_owned(),
+            ));
+        }
+        Ok(if let Some(token) = token {
+            NatsAuth::Token(token)
+        } else if let Some(path) = &self.nats_nkey_file {
+            NatsAuth::NkeyFile(path.clone())
+        } else if let Some(path) = &self.nats_creds {
+            NatsAuth::CredentialsFile(path.clone())
+        } else {
+            NatsAuth::None
+        })
+    }
+
     /// The cluster settings, when `--nats` is given.
     ///
     /// # Errors
-    /// An input error for a database that is not PostgreSQL.
+    /// An input error for a database that is not PostgreSQL, bad NATS credentials or TLS
+    /// settings ([`ClusterArgs::auth`], [`NatsTarget::new`]).
     fn settings(
         &self,
         database: &str,
@@ -149,6 +313,18 @@ impl ClusterArgs {
         let mut settings = chuhe_server::cluster::ClusterSettings::new(nats, &name);
         settings.prefix = self.nats_prefix.clone();
         settings.lease = std::time::Duration::from_millis(self.lease_ms);
+        settings.auth = self.auth(
+            std::env::var("CHUHE_NATS_PASSWORD").ok(),
+            std::env::var("CHUHE_NATS_TOKEN").ok(),
+        )?;
+        settings.tls = NatsTls {
+            ca: self.nats_tls_ca.clone(),
+            cert: self.nats_tls_cert.clone(),
+            key: self.nats_tls_key.clone(),
+        };
+        // The files and the URL are checked here, before the database is opened: a mistake
+        // stops the node with one line.
+        NatsTarget::new(nats, &settings.auth, &settings.tls).map_err(|e| nats_error(&e))?;
         settings
             .check()
             .map_err(|e| CliError::input(e.to_string()))?;
@@ -239,6 +415,90 @@ pub fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Cluster flags as parsed from `args` (after `chuhe serve --nats nats://h:4222`).
+    fn cluster(args: &[&str]) -> ClusterArgs {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            cluster: ClusterArgs,
+        }
+        let base = ["serve", "--nats", "nats://h:4222"];
+        <Cli as clap::Parser>::try_parse_from(base.iter().chain(args))
+            .unwrap()
+            .cluster
+    }
+
+    #[test]
+    fn one_nats_method_at_most() {
+        for variable in [
+            "CHUHE_NATS_USER",
+            "CHUHE_NATS_TOKEN_FILE",
+            "CHUHE_NATS_NKEY_FILE",
+        ] {
+            assert!(std::env::var_os(variable).is_none(), "{variable} is set");
+        }
+        let none = cluster(&[]);
+        assert_eq!(none.auth(None, None).unwrap(), NatsAuth::None);
+        let user = cluster(&["--nats-user", "chuhe"]);
+        assert_eq!(
+            user.auth(Some("pw".to_owned()), None).unwrap(),
+            NatsAuth::UserPassword {
+                user: "chuhe".to_owned(),
+                password: "pw".to_owned()
+            }
+        );
+        assert_eq!(
+            user.auth(None, None).unwrap_err().message,
+            "--nats-user needs a password: CHUHE_NATS_PASSWORD or --nats-password-file"
+        );
+        let e = user
+            .auth(Some("pw".to_owned()), Some("tok".to_owned()))
+            .unwrap_err();
+        assert_eq!(e.status, 2);
+        assert_eq!(
+            e.message,
+            "give one way to authenticate to NATS, not --nats-user and a token \
+             (--nats-token-file, CHUHE_NATS_TOKEN)"
+        );
+        assert_eq!(
+            none.auth(None, Some("tok".to_owned())).unwrap(),
+            NatsAuth::Token("tok".to_owned())
+        );
+        assert_eq!(
+            none.auth(None, Some(String::new())).unwrap_err().message,
+            "CHUHE_NATS_TOKEN is set but empty"
+        );
+        let nkey = cluster(&["--nats-nkey-file", "/etc/chuhe/node.nk"]);
+        assert_eq!(
+            nkey.auth(None, None).unwrap(),
+            NatsAuth::NkeyFile(PathBuf::from("/etc/chuhe/node.nk"))
+        );
+        let both = cluster(&["--nats-nkey-file", "a.nk", "--nats-creds", "b.creds"]);
+        assert_eq!(
+            both.auth(None, None).unwrap_err().message,
+            "give one way to authenticate to NATS, not --nats-nkey-file and --nats-creds"
+        );
+        let creds = cluster(&["--nats-creds", "b.creds"]);
+        assert_eq!(
+            creds.auth(None, None).unwrap(),
+            NatsAuth::CredentialsFile(PathBuf::from("b.creds"))
+        );
+    }
+
+    #[test]
+    fn nats_settings_need_nats() {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            cluster: ClusterArgs,
+        }
+        assert!(std::env::var_os("CHUHE_NATS").is_none());
+        let e = <Cli as clap::Parser>::try_parse_from(["serve", "--nats-user", "chuhe"])
+            .err()
+            .unwrap();
+        assert_eq!(e.kind(), clap::error::ErrorKind::MissingRequiredArgument);
+    }
 
     #[test]
     fn sqlite_urls_name_their_file() {
