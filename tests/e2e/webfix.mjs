@@ -61,6 +61,10 @@ export async function webfixChecks(b, base, shots) {
   const rated = holder.url().split('/').pop();
   await holder.waitForSelector('.side-col h2 .rated-badge');
   assert.equal(await holder.textContent('.side-col h2 .rated-badge'), 'rated');
+  // an account holder's seat has no guest badge
+  await holder.click('[data-sit="1"]');
+  await holder.waitForSelector('[data-seat="1"] .stand');
+  assert.equal(await holder.locator('[data-seat="1"] .guest-badge').count(), 0);
 
   await guest.goto(`${base}/#/`);
   await guest.waitForSelector(`tr[data-table="${rated}"] .rated-badge`);
@@ -124,12 +128,15 @@ export async function webfixChecks(b, base, shots) {
   await guest.waitForTimeout(200);
   assert.ok(await pageWidth(guest) <= 390, `table page ${await pageWidth(guest)} px wide`);
   assert.equal(await guest.getAttribute('[data-seat="1"] .occupant', 'title'), LONG);
+  // the guest is marked at the table and in the lobby, the account holder is not
+  assert.equal(await guest.textContent('[data-seat="1"] .occupant .guest-badge'), 'invitado');
   assert.equal(await guest.getAttribute('#me', 'title'), LONG);
   await guest.screenshot({ path: join(shots, 'long-name-phone-table.png'), fullPage: true });
   await guest.goto(`${base}/#/`);
   await guest.waitForSelector(`tr[data-table="${friendly}"] .seat-chip`);
   assert.ok(await pageWidth(guest) <= 390, `lobby ${await pageWidth(guest)} px wide`);
   assert.equal(await guest.getAttribute(`tr[data-table="${friendly}"] .seat-chip:nth-child(2)`, 'title'), LONG);
+  assert.equal(await guest.textContent(`tr[data-table="${friendly}"] .seat-chip:nth-child(2) .guest-badge`), 'invitado');
   await guest.screenshot({ path: join(shots, 'long-name-phone-lobby.png'), fullPage: true });
   console.log('ok long names: a 24-character name keeps the phone page 390 px wide');
 
