@@ -32,6 +32,23 @@ async function enter(b, base, locale, name, password) {
   return page;
 }
 
+/**
+ * Whether the guest badge inside `selector` is drawn whole inside it (a long name is cut before
+ * the badge, never the badge).
+ * @param {import('playwright-core').Page} page
+ * @param {string} selector
+ */
+function badgeShown(page, selector) {
+  return page.evaluate((sel) => {
+    const box = document.querySelector(sel);
+    const badge = box?.querySelector('.guest-badge');
+    if (!box || !badge) return false;
+    const b = badge.getBoundingClientRect();
+    const o = box.getBoundingClientRect();
+    return b.width > 0 && b.left >= o.left - 0.5 && b.right <= o.right + 0.5;
+  }, selector);
+}
+
 /** @param {import('playwright-core').Page} page */
 function pageWidth(page) {
   return page.evaluate(() => document.documentElement.scrollWidth);
@@ -130,6 +147,7 @@ export async function webfixChecks(b, base, shots) {
   assert.equal(await guest.getAttribute('[data-seat="1"] .occupant', 'title'), LONG);
   // the guest is marked at the table and in the lobby, the account holder is not
   assert.equal(await guest.textContent('[data-seat="1"] .occupant .guest-badge'), 'invitado');
+  assert.ok(await badgeShown(guest, '[data-seat="1"] .occupant'), 'the badge of a long name is shown whole at the table');
   assert.equal(await guest.getAttribute('#me', 'title'), LONG);
   await guest.screenshot({ path: join(shots, 'long-name-phone-table.png'), fullPage: true });
   await guest.goto(`${base}/#/`);
@@ -137,6 +155,7 @@ export async function webfixChecks(b, base, shots) {
   assert.ok(await pageWidth(guest) <= 390, `lobby ${await pageWidth(guest)} px wide`);
   assert.equal(await guest.getAttribute(`tr[data-table="${friendly}"] .seat-chip:nth-child(2)`, 'title'), LONG);
   assert.equal(await guest.textContent(`tr[data-table="${friendly}"] .seat-chip:nth-child(2) .guest-badge`), 'invitado');
+  assert.ok(await badgeShown(guest, `tr[data-table="${friendly}"] .seat-chip:nth-child(2)`), 'the badge of a long name is shown whole in the lobby');
   await guest.screenshot({ path: join(shots, 'long-name-phone-lobby.png'), fullPage: true });
   console.log('ok long names: a 24-character name keeps the phone page 390 px wide');
 
