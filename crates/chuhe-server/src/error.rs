@@ -163,7 +163,8 @@ impl ServerError {
                 "the database did not answer in time, try again".to_owned()
             }
             ServerError::Store(e) if e.is_unavailable() => {
-                "the database is unavailable: nothing was changed, try again in a moment".to_owned()
+                "the database is unavailable: nothing was changed, try again in a moment"
+                    .to_owned()
             }
             ServerError::Internal(_) | ServerError::Store(_) | ServerError::Config(_) => {
                 "internal error".to_owned()
@@ -257,7 +258,9 @@ fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::NotReady => StatusCode::CONFLICT,
         ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-        ErrorCode::Unavailable | ErrorCode::DatabaseUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::Unavailable | ErrorCode::DatabaseUnavailable => {
+            StatusCode::SERVICE_UNAVAILABLE
+        }
         ErrorCode::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
     }
 }

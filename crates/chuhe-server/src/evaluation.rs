@@ -16,8 +16,6 @@
 
 use crate::error::ServerError;
 use crate::extract::JsonBody;
-use crate::limit::ClientAddress;
-use axum::Extension;
 use axum::Json;
 use chuhe_engine::search::{Control, Limits, Score, Searcher, Settings};
 use chuhe_engine::tt::Table;
@@ -25,6 +23,8 @@ use chuhe_notation::{write_move, ChineseStyle, Notation};
 use chuhe_rules::outcome::Outcome;
 use chuhe_rules::xiangqi::{Color, Game, GameOptions, Move, Position};
 use serde::{Deserialize, Serialize};
+use crate::limit::ClientAddress;
+use axum::Extension;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -463,9 +463,7 @@ mod tests {
     async fn every_position_of_a_game_from_its_start_and_a_mated_end() {
         let semaphore = EvalSlots::new(1);
         // a mate in one played: the last position is over, with no line
-        let answer = evaluate_with(
-            &semaphore,
-            ME,
+        let answer = evaluate_with(&semaphore, ME,
             request(Some("3k5/1R7/9/9/9/9/9/9/9/4K2R1 w"), &["h0h9"]),
         )
         .await
@@ -618,16 +616,7 @@ mod tests {
         let e = evaluate_with(&slots, ME, request(None, &[]))
             .await
             .unwrap_err();
-        assert!(
-            matches!(
-                e,
-                ServerError::Busy {
-                    retry_after_secs: 2,
-                    ..
-                }
-            ),
-            "{e:?}"
-        );
+        assert!(matches!(e, ServerError::Busy { retry_after_secs: 2, .. }), "{e:?}");
         // refused at once, not after the wait
         assert!(started.elapsed() < Duration::from_secs(5));
         assert_eq!(slots.waiting.load(Ordering::SeqCst), MAX_WAITING_EVALS);
