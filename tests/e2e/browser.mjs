@@ -449,7 +449,7 @@ async function run(b) {
   const row = es.locator(`tr[data-game="${id}"]`);
   assert.equal(await row.locator('.result').textContent(), 'Gana Negro · por jaque mate');
   assert.equal(await row.locator('.plies').textContent(), '24');
-  assert.equal(await row.locator('.seats').textContent(), 'Rojo: Liu BeiNegro: Cao Cao');
+  assert.equal(await row.locator('.seats').textContent(), 'Rojo: Liu Bei invitadoNegro: Cao Cao invitado', 'guests are marked in the finished list');
   await es.screenshot({ path: join(shots, 'lobby-finished.png'), fullPage: true });
   await row.locator('td.result').click();
   await es.waitForURL(new RegExp(`#/t/${id}$`));

@@ -159,14 +159,17 @@ export async function tableChecks(b, base, shots) {
   await ana.fill('#chat-input', '<b>hola</b>');
   await ana.press('#chat-input', 'Enter');
   await beto.waitForSelector('#chat-lines .chat-line');
-  assert.equal(await beto.textContent('#chat-lines .chat-line'), 'Ana <b>hola</b>');
+  // Ana is a guest: her lines (and her seat) carry the guest badge
+  assert.equal(await beto.textContent('#chat-lines .chat-line'), 'Ana invitado <b>hola</b>');
+  assert.equal(await beto.textContent('#chat-lines .chat-line .guest-badge'), 'invitado');
+  assert.equal(await beto.textContent('[data-seat="0"] .occupant .guest-badge'), 'invitado');
   assert.equal(await beto.locator('#chat-lines b').count(), 0, 'a chat line is text, never markup');
   await cai.fill('#chat-input', '¿quién gana?');
   await cai.click('#chat-send');
   await cai.waitForSelector('#chat-lines .chat-line');
-  assert.equal(await cai.textContent('#chat-lines .chat-line'), 'Cai ¿quién gana?');
+  assert.equal(await cai.textContent('#chat-lines .chat-line'), 'Cai invitado ¿quién gana?');
   await ana.waitForTimeout(300);
-  assert.deepEqual(await ana.$$eval('#chat-lines .chat-line', (l) => l.map((x) => x.textContent)), ['Ana <b>hola</b>']);
+  assert.deepEqual(await ana.$$eval('#chat-lines .chat-line', (l) => l.map((x) => x.textContent)), ['Ana invitado <b>hola</b>']);
   assert.equal(await cai.locator('#chat-lines .chat-line').count(), 1, 'the players\' chat is not the spectators\'');
   await beto.screenshot({ path: join(shots, 'table-chat.png') });
   await cai.context().close();

@@ -32,6 +32,23 @@ async function enter(b, base, locale, name, password) {
   return page;
 }
 
+/**
+ * Whether the guest badge inside `selector` is drawn whole inside it (a long name is cut before
+ * the badge, never the badge).
+ * @param {import('playwright-core').Page} page
+ * @param {string} selector
+ */
+function badgeShown(page, selector) {
+  return page.evaluate((sel) => {
+    const box = document.querySelector(sel);
+    const badge = box?.querySelector('.guest-badge');
+    if (!box || !badge) return false;
+    const b = badge.getBoundingClientRect();
+    const o = box.getBoundingClientRect();
+    return b.width > 0 && b.left >= o.left - 0.5 && b.right <= o.right + 0.5;
+  }, selector);
+}
+
 /** @param {import('playwright-core').Page} page */
 function pageWidth(page) {
   return page.evaluate(() => document.documentElement.scrollWidth);
@@ -61,6 +78,10 @@ export async function webfixChecks(b, base, shots) {
   const rated = holder.url().split('/').pop();
   await holder.waitForSelector('.side-col h2 .rated-badge');
   assert.equal(await holder.textContent('.side-col h2 .rated-badge'), 'rated');
+  // an account holder's seat has no guest badge
+  await holder.click('[data-sit="1"]');
+  await holder.waitForSelector('[data-seat="1"] .stand');
+  assert.equal(await holder.locator('[data-seat="1"] .guest-badge').count(), 0);
 
   await guest.goto(`${base}/#/`);
   await guest.waitForSelector(`tr[data-table="${rated}"] .rated-badge`);
@@ -124,12 +145,17 @@ export async function webfixChecks(b, base, shots) {
   await guest.waitForTimeout(200);
   assert.ok(await pageWidth(guest) <= 390, `table page ${await pageWidth(guest)} px wide`);
   assert.equal(await guest.getAttribute('[data-seat="1"] .occupant', 'title'), LONG);
+  // the guest is marked at the table and in the lobby, the account holder is not
+  assert.equal(await guest.textContent('[data-seat="1"] .occupant .guest-badge'), 'invitado');
+  assert.ok(await badgeShown(guest, '[data-seat="1"] .occupant'), 'the badge of a long name is shown whole at the table');
   assert.equal(await guest.getAttribute('#me', 'title'), LONG);
   await guest.screenshot({ path: join(shots, 'long-name-phone-table.png'), fullPage: true });
   await guest.goto(`${base}/#/`);
   await guest.waitForSelector(`tr[data-table="${friendly}"] .seat-chip`);
   assert.ok(await pageWidth(guest) <= 390, `lobby ${await pageWidth(guest)} px wide`);
   assert.equal(await guest.getAttribute(`tr[data-table="${friendly}"] .seat-chip:nth-child(2)`, 'title'), LONG);
+  assert.equal(await guest.textContent(`tr[data-table="${friendly}"] .seat-chip:nth-child(2) .guest-badge`), 'invitado');
+  assert.ok(await badgeShown(guest, `tr[data-table="${friendly}"] .seat-chip:nth-child(2)`), 'the badge of a long name is shown whole in the lobby');
   await guest.screenshot({ path: join(shots, 'long-name-phone-lobby.png'), fullPage: true });
   console.log('ok long names: a 24-character name keeps the phone page 390 px wide');
 

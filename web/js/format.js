@@ -151,6 +151,16 @@ export function ratedBadge(rated) {
 }
 
 /**
+ * The small "guest" badge beside a guest's name, so that a guest and an account holder of one
+ * name are told apart (a guest keeps a name an account took after it); nothing for an account
+ * holder.
+ * @param {boolean} account whether the person has an account
+ */
+export function guestBadge(account) {
+  return account ? null : h('span', { class: 'badge guest-badge', title: t('session.guest_hint') }, t('session.guest'));
+}
+
+/**
  * The longest a computer move takes at levels 1–8, milliseconds (`LEVELS` of
  * crates/chuhe-engine/src/levels.rs, the same in every game).
  */

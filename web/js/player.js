@@ -5,7 +5,7 @@
 import { t } from './i18n.js';
 import { api } from './net.js';
 import { h } from './dom.js';
-import { errorText, formatDate, occupant, resultLine, seatLabel } from './format.js';
+import { errorText, formatDate, guestBadge, occupant, resultLine, seatLabel } from './format.js';
 
 /** @typedef {import('./protocol.js').RatingInfo} RatingInfo */
 /** @typedef {import('./protocol.js').SeatEntry} SeatEntry */
@@ -36,8 +36,8 @@ export function cachedRating(entry, variant, redraw) {
 }
 
 /**
- * A seat's occupant as the lists write it: a person's name links to the player page, an account
- * holder's rating in `variant` beside it.
+ * A seat's occupant as the lists write it: a person's name links to the player page, a guest
+ * marked as such, an account holder's rating in `variant` beside it.
  * @param {SeatEntry | null} entry
  * @param {string} variant
  * @param {() => void} redraw
@@ -47,6 +47,7 @@ export function occupantNode(entry, variant, redraw) {
   const rating = cachedRating(entry, variant, redraw);
   return h('span', { class: 'who' },
     h('a', { class: 'player-link', href: `#/p/${entry.id}`, onclick: (/** @type {Event} */ e) => e.stopPropagation() }, entry.name),
+    entry.account ? null : ' ', guestBadge(entry.account),
     rating ? h('span', { class: 'list-rating', 'data-player-rating': entry.id }, ` ${rating}`) : null);
 }
 

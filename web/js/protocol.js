@@ -80,7 +80,7 @@
  *   | {type: 'event', version: number, event: TableEvent}
  *   | {type: 'presence', seat: number, connected: boolean, abandon_ms?: number | null}
  *   | {type: 'spectators', count: number}
- *   | {type: 'chat', room: 'players' | 'spectators', name: string, seat: number | null, text: string}
+ *   | {type: 'chat', room: 'players' | 'spectators', name: string, seat: number | null, account?: boolean, text: string}
  *   | {type: 'error', code: string, message: string}
  *   | {type: 'pong'}} ServerMessage
  */

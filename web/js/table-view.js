@@ -6,7 +6,7 @@ import { lang, t } from './i18n.js';
 import { generalSquares, moveEnds, readPool, readSanguoPosition } from './protocol.js';
 import { KINGDOM_COLORS, banqiBoard, banqiPieceIcon, sanguoBoard, xiangqiBoard } from './boards.js';
 import { h } from './dom.js';
-import { errorText, formatClock, serverErrorText, occupant, ratedBadge, resultLine, seatLabel, timeText } from './format.js';
+import { errorText, formatClock, guestBadge, serverErrorText, occupant, ratedBadge, resultLine, seatLabel, timeText } from './format.js';
 import { Table, requestSetup } from './table.js';
 import { api } from './net.js';
 import { play } from './sound.js';
@@ -276,6 +276,7 @@ export function tablePage(shell, id) {
         defeated ? h('span', { class: 'defeated-badge', 'data-defeated': i }, t('table.defeated')) : null,
         h('span', { class: 'occupant', title: occupant(entry) },
           entry?.kind === 'person' ? h('a', { class: 'player-link', href: `#/p/${entry.id}` }, entry.name) : occupant(entry), s.you === i ? ` (${t('table.you')})` : '',
+          entry?.kind === 'person' && !entry.account ? ' ' : null, entry?.kind === 'person' ? guestBadge(entry.account) : null,
           ratingText(entry) ? h('span', { class: 'seat-rating', 'data-rating': i }, ` ${ratingText(entry)}`) : null,
           entry && !s.connected[i] && s.table.phase !== 'ended' ? ` · ${t('table.offline')}` : ''),
         clockNode(i),
@@ -417,7 +418,7 @@ export function tablePage(shell, id) {
     return h('section', { class: 'card chat', id: 'chat' },
       h('h3', {}, t(room === 'players' ? 'chat.players' : 'chat.spectators')),
       h('ol', { class: 'chat-lines', id: 'chat-lines' }, ...table.chat.filter((c) => c.room === room).map((c) =>
-        h('li', { class: 'chat-line' }, h('strong', { class: 'chat-name', title: c.name }, c.name), ' ', h('span', { class: 'chat-text' }, c.text)))),
+        h('li', { class: 'chat-line' }, h('strong', { class: 'chat-name', title: c.name }, c.name), c.account ? null : ' ', guestBadge(c.account), ' ', h('span', { class: 'chat-text' }, c.text)))),
       h('form', {
         class: 'chat-form',
         onsubmit: (/** @type {Event} */ e) => {

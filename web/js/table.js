@@ -133,7 +133,8 @@ export class Table {
     /**
      * The chat lines received while on the page, the last {@link CHAT_KEEP} (the server keeps
      * none).
-     * @type {{room: 'players' | 'spectators', name: string, seat: number | null, text: string}[]}
+     * `account`: whether the speaker has an account (else a guest, marked beside the name).
+     * @type {{room: 'players' | 'spectators', name: string, seat: number | null, account: boolean, text: string}[]}
      */
     this.chat = [];
     /** how many connections watch without a seat (the server's `spectators` messages) */
@@ -176,7 +177,7 @@ export class Table {
         this.startRematch();
         this.onChange();
       } else if (msg.type === 'chat') {
-        this.chat = [...this.chat, { room: msg.room, name: msg.name, seat: msg.seat, text: msg.text }].slice(-CHAT_KEEP);
+        this.chat = [...this.chat, { room: msg.room, name: msg.name, seat: msg.seat, account: msg.account === true, text: msg.text }].slice(-CHAT_KEEP);
         this.onChange();
       } else if (msg.type === 'spectators') {
         this.spectators = msg.count;

@@ -22,6 +22,11 @@ pub enum ServerError {
         /// Whole seconds until the client's next request is allowed (rounded up).
         retry_after_secs: u64,
     },
+    /// Over the chat limit of one person (every connection of theirs together, on this node).
+    TooManyChatLines {
+        /// Whole seconds until the person's next chat line is allowed (rounded up).
+        retry_after_secs: u64,
+    },
     /// No session, or bad credentials.
     Unauthorized(String),
     /// No such table.
@@ -98,6 +103,7 @@ impl ServerError {
             ServerError::RateLimited
             | ServerError::TooManyRequests { .. }
             | ServerError::Busy { .. } => ErrorCode::RateLimited,
+            ServerError::TooManyChatLines { .. } => ErrorCode::RateLimited,
             ServerError::RequestTimeout(_) => ErrorCode::RequestTimeout,
             ServerError::Store(e) if e.is_unavailable() => ErrorCode::DatabaseUnavailable,
             ServerError::Unauthorized(_) => ErrorCode::Unauthorized,
@@ -133,6 +139,7 @@ impl ServerError {
             ServerError::RateLimited | ServerError::TooManyRequests { .. } => {
                 StatusCode::TOO_MANY_REQUESTS
             }
+            ServerError::TooManyChatLines { .. } => StatusCode::TOO_MANY_REQUESTS,
             ServerError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ServerError::NotFound(_) | ServerError::TableClosed => StatusCode::NOT_FOUND,
             ServerError::NotSeated | ServerError::NotYourTurn => StatusCode::FORBIDDEN,
@@ -194,6 +201,9 @@ impl fmt::Display for ServerError {
             ServerError::RateLimited => f.write_str("too many messages, slow down"),
             ServerError::TooManyRequests { retry_after_secs } => {
                 write!(f, "too many requests, try again in {retry_after_secs} s")
+            }
+            ServerError::TooManyChatLines { retry_after_secs } => {
+                write!(f, "too many chat lines, wait {retry_after_secs} s")
             }
             ServerError::Unauthorized(m) => f.write_str(m),
             ServerError::NotFound(m) => f.write_str(m),

@@ -10,7 +10,7 @@
 //!   ([`Settings::ended_grace`], [`Settings::max_ended_tables`]), and comes back from the store
 //!   when asked for.
 //! - HTTP requests are limited per client address ([`limit`]); WebSocket messages per
-//!   connection.
+//!   connection; chat lines per person ([`Settings::chat_lines`]).
 //! - The wire types live in [`protocol`] (documented in `docs/protocol.md`); the one error enum
 //!   of the edge is [`error::ServerError`]. Routes take the person behind the session and JSON
 //!   bodies through the extractors of [`extract`]; the [`store`] takes and gives typed values
@@ -65,6 +65,10 @@ pub struct Settings {
     pub rate_per_second: f64,
     /// WebSocket messages a connection may send at once (default 20).
     pub rate_burst: f64,
+    /// Chat lines one person may send, over all of their WebSocket connections to this server
+    /// together (counted by player id; in a cluster, per node): default 5 at once, then one
+    /// every 2 s. Each line spends from its connection's message rate too.
+    pub chat_lines: limit::RequestQuota,
     /// How long an ended table stays in memory after its last WebSocket connection closed
     /// (default 10 minutes); then its actor stops, and the next request loads it again from
     /// the store.
@@ -117,6 +121,7 @@ impl Default for Settings {
             heartbeat: Some(Heartbeat::default()),
             rate_per_second: 10.0,
             rate_burst: 20.0,
+            chat_lines: limit::RequestQuota::new(5, Duration::from_secs(2)),
             ended_grace: Duration::from_secs(10 * 60),
             max_ended_tables: 500,
             http_limits: HttpLimits::default(),
@@ -230,6 +235,7 @@ struct Inner {
     shutdown: watch::Sender<bool>,
     notices: mpsc::UnboundedSender<TableNotice>,
     limiter: limit::HttpLimiter,
+    chat: limit::ChatLimiter,
     passwords: password::Passwords,
     /// The analysis engine's slots (`POST /api/analysis/eval`), shared by this server's
     /// requests.
@@ -251,6 +257,7 @@ impl AppState {
         let (shutdown, _) = watch::channel(false);
         let (notices, notices_rx) = mpsc::unbounded_channel();
         let limiter = limit::HttpLimiter::new(settings.http_limits, settings.trust_forwarded_for);
+        let chat = limit::ChatLimiter::new(settings.chat_lines);
         computer::configure(settings.computer_threads, settings.computer_pause);
         let joined = match &settings.cluster {
             Some(c) => Some(Arc::new(cluster::Cluster::join(c.clone(), &store).await?)),
@@ -272,6 +279,7 @@ impl AppState {
             shutdown,
             notices,
             limiter,
+            chat,
             passwords: password::Passwords::for_this_machine()?,
             eval_slots: evaluation::EvalSlots::new(evaluation::MAX_CONCURRENT_EVALS),
         }));
@@ -574,6 +582,10 @@ impl AppState {
 
     fn http_limiter(&self) -> &limit::HttpLimiter {
         &self.0.limiter
+    }
+
+    fn chat_limiter(&self) -> &limit::ChatLimiter {
+        &self.0.chat
     }
 
     fn shutdown_signal(&self) -> watch::Receiver<bool> {

@@ -2,7 +2,8 @@
 //! `governor` (GCRA, the arithmetic of a token bucket). Every request under `/api/` but the
 //! health check spends from the `api` bucket; signing in and creating tables also spend from
 //! their own, smaller buckets. Over a limit the answer is 429 `rate_limited` with
-//! `Retry-After`. The WebSocket's messages have their own limit (`ws.rs`).
+//! `Retry-After`. The WebSocket's messages have their own limit per connection (`ws.rs`), and
+//! chat lines one per person over all of their connections ([`crate::Settings::chat_lines`]).
 
 use crate::error::ServerError;
 use crate::AppState;
@@ -131,6 +132,41 @@ impl HttpLimiter {
             }
         }
         Ok(())
+    }
+}
+
+/// The chat lines of every person, counted by player id over all of the person's connections
+/// to this node (a cluster's nodes count apart: a person connected to three nodes has three
+/// budgets).
+pub(crate) struct ChatLimiter {
+    lines: DefaultKeyedRateLimiter<String>,
+    /// Lines checked so far.
+    checked: AtomicU64,
+}
+
+impl ChatLimiter {
+    pub(crate) fn new(quota: RequestQuota) -> ChatLimiter {
+        ChatLimiter {
+            lines: RateLimiter::keyed(quota.quota()),
+            checked: AtomicU64::new(0),
+        }
+    }
+
+    /// Spends one chat line of player `id`.
+    ///
+    /// # Errors
+    /// [`ServerError::TooManyChatLines`] with the time until the person's next line.
+    pub(crate) fn check(&self, id: &str) -> Result<(), ServerError> {
+        if self.checked.fetch_add(1, Ordering::Relaxed) % FORGET_EVERY == FORGET_EVERY - 1 {
+            self.lines.retain_recent();
+            self.lines.shrink_to_fit();
+        }
+        self.lines.check_key(&id.to_owned()).map_err(|not_until| {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            ServerError::TooManyChatLines {
+                retry_after_secs: wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
+            }
+        })
     }
 }
 
@@ -400,6 +436,19 @@ mod tests {
         assert_eq!(client_key(ip("2001:db8:1:2:3:4:5:6")), ip("2001:db8:1:2::"));
         assert_eq!(client_key(ip("::ffff:192.0.2.1")), ip("192.0.2.1"));
         assert_eq!(client_key(ip("192.0.2.1")), ip("192.0.2.1"));
+    }
+
+    #[test]
+    fn a_persons_chat_lines_share_one_bucket() {
+        let l = ChatLimiter::new(RequestQuota::new(3, Duration::from_secs(3600)));
+        assert!((0..3).all(|_| l.check("p1").is_ok()));
+        assert_eq!(
+            l.check("p1"),
+            Err(ServerError::TooManyChatLines {
+                retry_after_secs: 3600
+            })
+        );
+        assert!(l.check("p2").is_ok());
     }
 
     #[test]

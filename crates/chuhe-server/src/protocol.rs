@@ -568,7 +568,8 @@ pub enum ClientMessage {
     /// Says `text` in the table's chat: a seated person to the seated persons, anyone else to
     /// the other spectators (needs a session).
     Chat {
-        /// 1 … [`MAX_CHAT_CHARS`] characters after trimming, no control characters.
+        /// 1 … [`MAX_CHAT_CHARS`] characters after trimming, no control, invisible or
+        /// direction-changing character (emoji sequences pass: [`crate::names::check_text`]).
         text: String,
     },
     /// Keep-alive; answered by `pong`.
@@ -669,7 +670,12 @@ pub enum ServerMessage {
         name: String,
         /// The speaker's seat, `null` for a spectator.
         seat: Option<Seat>,
-        /// The line, as checked by the server (trimmed, at most [`MAX_CHAT_CHARS`]).
+        /// Whether the speaker has an account (else a guest, whom the client marks: a guest may
+        /// hold the name an account took later). Absent counts as `false`.
+        #[serde(default)]
+        account: bool,
+        /// The line, as checked by the server (trimmed, at most [`MAX_CHAT_CHARS`], no control,
+        /// invisible or direction-changing character: [`crate::names::check_text`]).
         text: String,
     },
     /// How many connections watch without a seat, after a connection came or went or a seat

@@ -1,5 +1,6 @@
 //! The table WebSocket: one task per connection between the socket and the table actor, with
-//! the size and rate limits.
+//! the size and rate limits: a message rate per connection, and a chat rate per person over all
+//! of their connections ([`crate::Settings::chat_lines`]).
 
 use crate::cluster::{RemoteConn, Route};
 use crate::error::ServerError;
@@ -220,6 +221,7 @@ async fn connection(socket: WebSocket, id: String, route: Route, ctx: Context) {
         mut limit,
         heartbeat,
     } = ctx;
+    let person_id = person.as_ref().map(|p| p.id.clone());
     let (mut sink, mut stream) = socket.split();
     let (out, mut outbox) = mpsc::unbounded_channel();
     let link = match connect(&state, &id, route, person, since, &out).await {
@@ -290,6 +292,15 @@ async fn connection(socket: WebSocket, id: String, route: Route, ctx: Context) {
                                 reply(ServerMessage::Pong);
                                 Ok(())
                             }
+                            // A person's chat lines share one budget over all their
+                            // connections (without a session the table refuses the line).
+                            Ok(msg @ ClientMessage::Chat { .. }) => match &person_id {
+                                Some(id) => match state.chat_limiter().check(id) {
+                                    Ok(()) => link.message(msg).await,
+                                    Err(e) => Err(e),
+                                },
+                                None => link.message(msg).await,
+                            },
                             Ok(msg) => link.message(msg).await,
                             Err(e) => Err(ServerError::BadMessage(e.to_string())),
                         }

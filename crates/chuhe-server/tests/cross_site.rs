@@ -123,3 +123,95 @@ async fn the_operators_allowed_origins_may_act() {
     assert_eq!(post("https://chuhe.example.evil").await, 403);
     server.stop().await;
 }
+
+/// Issue 25, item 10: the `Origin` check ignored the scheme, so a page of `evil://HOST` acted
+/// for the player. Only `http` and `https` origins are the site's own, and only the scheme the
+/// site is served as: `https` behind TLS (`secure_cookies`, or a trusted proxy's
+/// `X-Forwarded-Proto`), else `http`.
+#[tokio::test]
+async fn an_origin_of_another_scheme_cannot_act() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let post = |addr: std::net::SocketAddr,
+                cookie: String,
+                headers: Vec<(&'static str, String)>| async move {
+        let mut all: Vec<(&str, &str)> = vec![("Cookie", cookie.as_str())];
+        all.extend(headers.iter().map(|(k, v)| (*k, v.as_str())));
+        let (status, _, body) = http_with(
+            addr,
+            "POST",
+            "/api/tables",
+            &all,
+            Some(r#"{"variant":"xiangqi"}"#),
+        )
+        .await;
+        (status, body)
+    };
+    // A plain-HTTP server: only http://HOST is its own.
+    let server = Server::start(&db, Settings::default()).await;
+    let cookie = server.guest("victim").await;
+    let host = server.addr.to_string();
+    for scheme in ["evil", "file", "ws", "https"] {
+        let (status, body) = post(
+            server.addr,
+            cookie.clone(),
+            vec![("Origin", format!("{scheme}://{host}"))],
+        )
+        .await;
+        assert_eq!((status, body.as_str()), (403, FORBIDDEN), "{scheme}");
+    }
+    let own = vec![("Origin", format!("http://{host}"))];
+    assert_eq!(post(server.addr, cookie.clone(), own).await.0, 201);
+    // An untrusted X-Forwarded-Proto changes nothing.
+    let forwarded = vec![
+        ("Origin", format!("https://{host}")),
+        ("X-Forwarded-Proto", "https".to_owned()),
+    ];
+    assert_eq!(post(server.addr, cookie.clone(), forwarded).await.0, 403);
+    server.stop().await;
+
+    // Behind TLS (secure cookies): only https://HOST.
+    let settings = Settings {
+        secure_cookies: true,
+        ..Settings::default()
+    };
+    let server = Server::start(&db, settings).await;
+    let host = server.addr.to_string();
+    for (origin, status) in [
+        (format!("https://{host}"), 201),
+        (format!("http://{host}"), 403),
+        (format!("evil://{host}"), 403),
+    ] {
+        let headers = vec![("Origin", origin.clone())];
+        assert_eq!(
+            post(server.addr, cookie.clone(), headers).await.0,
+            status,
+            "{origin}"
+        );
+    }
+    server.stop().await;
+
+    // Behind a trusted proxy on this machine: the scheme it forwards.
+    let settings = Settings {
+        trust_forwarded_for: true,
+        ..Settings::default()
+    };
+    let server = Server::start(&db, settings).await;
+    let host = server.addr.to_string();
+    for (origin, proto, status) in [
+        (format!("https://{host}"), "https", 201),
+        (format!("http://{host}"), "https", 403),
+        (format!("http://{host}"), "http", 201),
+        (format!("evil://{host}"), "evil", 403),
+    ] {
+        let headers = vec![
+            ("Origin", origin.clone()),
+            ("X-Forwarded-Proto", proto.to_owned()),
+        ];
+        assert_eq!(
+            post(server.addr, cookie.clone(), headers).await.0,
+            status,
+            "{origin} {proto}"
+        );
+    }
+    server.stop().await;
+}

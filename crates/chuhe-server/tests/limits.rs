@@ -1,11 +1,13 @@
 //! The HTTP request-rate limits (SQLite): signing in is limited to 10 requests at once per
 //! client, then answered 429 with the usual error body and `Retry-After`; what the web client
 //! asks for in its busiest moments passes; `X-Forwarded-For` counts only when the server is told
-//! to trust it (off by default).
+//! to trust it (off by default); chat lines are counted per person over all of their
+//! connections.
 
 mod common;
 
 use chuhe_server::limit::{HttpLimits, RequestQuota};
+use chuhe_server::protocol::{ClientMessage, ErrorCode, ServerMessage};
 use chuhe_server::Settings;
 use common::*;
 use std::time::{Duration, Instant};
@@ -38,6 +40,10 @@ fn the_defaults() {
     assert_eq!(
         (l.tables.burst.get(), l.tables.period),
         (10, Duration::from_secs(6))
+    );
+    assert_eq!(
+        (s.chat_lines.burst.get(), s.chat_lines.period),
+        (5, Duration::from_secs(2))
     );
     assert_eq!(s.ended_grace, Duration::from_secs(600));
     assert_eq!(s.max_ended_tables, 500);
@@ -204,4 +210,92 @@ async fn forwarded_for_counts_only_when_trusted() {
         assert_eq!(other, if trusted { 401 } else { 429 }, "trusted: {trusted}");
         server.stop().await;
     }
+}
+
+/// Issue 25, item 10: the chat rate was per connection, so 20 connections of one person sent
+/// 400 lines in 2 s. Now the person has one budget over all their connections: with 5 lines at
+/// once (and one more an hour), 20 connections that send 20 lines each get 5 lines through,
+/// and the 395 others are refused with `rate_limited` "too many chat lines, wait 3600 s".
+/// Another person's lines are not spent from that budget.
+#[tokio::test]
+async fn many_connections_of_one_person_share_one_chat_budget() {
+    const CONNECTIONS: usize = 20;
+    const LINES: usize = 20;
+    let db = fresh_db(Backend::Sqlite).await;
+    let settings = Settings {
+        chat_lines: RequestQuota::new(5, Duration::from_secs(3600)),
+        ..fast_settings()
+    };
+    let server = Server::start(&db, settings).await;
+    let host = server.guest("host").await;
+    let chatty = server.guest("chatty").await;
+    let listener = server.guest("listener").await;
+    let table = server.create_table(&host, r#"{"variant":"xiangqi"}"#).await;
+    let mut ear = server.ws(&table, Some(&listener), None).await;
+    ear.state().await;
+    let mut mouths = Vec::new();
+    for _ in 0..CONNECTIONS {
+        let mut c = server.ws(&table, Some(&chatty), None).await;
+        c.state().await;
+        mouths.push(c);
+    }
+    // Every connection sends its lines at once, then a ping: its pong comes after the table
+    // has taken (or the limit refused) every line before it.
+    let refused =
+        futures_util::future::join_all(mouths.iter_mut().enumerate().map(|(i, c)| async move {
+            for j in 0..LINES {
+                c.send(&ClientMessage::Chat {
+                    text: format!("line {i}.{j}"),
+                })
+                .await;
+            }
+            c.send(&ClientMessage::Ping {}).await;
+            let mut refused = Vec::new();
+            loop {
+                match c.next().await {
+                    ServerMessage::Pong => return refused,
+                    ServerMessage::Error { code, message } => refused.push((code, message)),
+                    _ => {}
+                }
+            }
+        }))
+        .await;
+    let refused: Vec<(ErrorCode, String)> = refused.into_iter().flatten().collect();
+    assert_eq!(refused.len(), CONNECTIONS * LINES - 5);
+    assert!(refused.iter().all(|r| *r
+        == (
+            ErrorCode::RateLimited,
+            "too many chat lines, wait 3600 s".to_owned()
+        )));
+    // The listener saw exactly 5 of chatty's lines, then its own (another person's budget).
+    ear.send(&ClientMessage::Chat {
+        text: "done".to_owned(),
+    })
+    .await;
+    let mut heard = Vec::new();
+    loop {
+        if let ServerMessage::Chat { name, text, .. } = ear.next().await {
+            if name == "listener" {
+                assert_eq!(text, "done");
+                break;
+            }
+            heard.push(text);
+        }
+    }
+    assert_eq!(heard.len(), 5, "{heard:?}");
+    // A new connection of the same person has no fresh budget.
+    let mut late = server.ws(&table, Some(&chatty), None).await;
+    late.state().await;
+    late.send(&ClientMessage::Chat {
+        text: "again".to_owned(),
+    })
+    .await;
+    assert_eq!(
+        late.error().await,
+        (
+            ErrorCode::RateLimited,
+            "too many chat lines, wait 3600 s".to_owned()
+        )
+    );
+    server.stop().await;
 }

@@ -131,7 +131,7 @@ fn fixtures_parse_and_print_back() {
         ])
     );
     assert_eq!(http.len(), 8);
-    assert_eq!(names.len(), 62);
+    assert_eq!(names.len(), 63);
 }
 
 #[test]
@@ -228,5 +228,17 @@ fn field_less_messages_refuse_unknown_fields() {
             extra.starts_with("unknown field `x`, there are no fields"),
             "{kind}: {extra}"
         );
+    }
+}
+
+/// A chat line from a server that did not say who has an account reads as a guest's.
+#[test]
+fn a_chat_line_without_account_is_a_guests() {
+    let old = r#"{"type":"chat","room":"players","name":"Bob","seat":0,"text":"hola"}"#;
+    match serde_json::from_str::<ServerMessage>(old).unwrap() {
+        ServerMessage::Chat { account, name, .. } => {
+            assert_eq!((account, name.as_str()), (false, "Bob"))
+        }
+        other => panic!("expected a chat line, got {other:?}"),
     }
 }

@@ -6,7 +6,7 @@
 #[macro_use]
 mod common;
 
-use chuhe_server::protocol::ClientMessage;
+use chuhe_server::protocol::{ClientMessage, ErrorCode, Seat, SeatPlayer, ServerMessage};
 use chuhe_server::store::{Store, StoreOptions};
 use chuhe_server::Settings;
 use common::*;
@@ -140,6 +140,165 @@ async fn account_names_are_reserved_against_look_alikes(backend: Backend) {
     server.stop().await;
 }
 on_both!(account_names_are_reserved_against_look_alikes);
+
+/// Issue 25, item 10: a guest who took "Bob" before the account "Bob" existed keeps the name,
+/// and both show as "Bob". Where they meet (seated at one table, in its chat) each keeps one
+/// name and its own id, and the seats and the chat lines say who has an account, so the client
+/// marks the guest.
+#[tokio::test]
+async fn a_guest_and_an_account_of_one_name_are_told_apart() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, fast_settings()).await;
+    let guest = server.guest("Bob").await;
+    let body = r#"{"name":"Bob","password":"peach garden"}"#;
+    let (status, head, text) = server.http("POST", "/api/accounts", None, Some(body)).await;
+    assert_eq!(status, 200, "{text}");
+    let account = cookie_of(&head);
+    let table = server.create_table(&guest, UNTIMED).await;
+    let mut g = server.ws(&table, Some(&guest), None).await;
+    let mut a = server.ws(&table, Some(&account), None).await;
+    g.state_at(1).await;
+    a.state_at(1).await;
+    g.act(&ClientMessage::Sit { seat: Seat::new(0) }, 2).await;
+    let state = a.act(&ClientMessage::Sit { seat: Seat::new(1) }, 3).await;
+    let seats: Vec<(String, String, bool)> = state
+        .table
+        .seats
+        .iter()
+        .map(|s| match s {
+            Some(SeatPlayer::Person { id, name, account }) => (id.clone(), name.clone(), *account),
+            other => panic!("expected a person, got {other:?}"),
+        })
+        .collect();
+    assert_eq!((seats[0].1.as_str(), seats[0].2), ("Bob", false));
+    assert_eq!((seats[1].1.as_str(), seats[1].2), ("Bob", true));
+    assert_ne!(seats[0].0, seats[1].0);
+    // In the players' chat each line says whether its speaker has an account.
+    g.send(&ClientMessage::Chat {
+        text: "soy el invitado".to_owned(),
+    })
+    .await;
+    a.send(&ClientMessage::Chat {
+        text: "soy la cuenta".to_owned(),
+    })
+    .await;
+    for client in [&mut g, &mut a] {
+        let mut lines = Vec::new();
+        while lines.len() < 2 {
+            if let ServerMessage::Chat {
+                name,
+                seat,
+                account,
+                text,
+                ..
+            } = client.next().await
+            {
+                lines.push((name, seat, account, text));
+            }
+        }
+        lines.sort_by_key(|l| l.1);
+        assert_eq!(
+            lines,
+            [
+                (
+                    "Bob".to_owned(),
+                    Some(Seat::new(0)),
+                    false,
+                    "soy el invitado".to_owned()
+                ),
+                (
+                    "Bob".to_owned(),
+                    Some(Seat::new(1)),
+                    true,
+                    "soy la cuenta".to_owned()
+                ),
+            ]
+        );
+    }
+    server.stop().await;
+}
+
+/// Issue 25, item 10: `電腦(8級)`, `The Computer` and `Level 8 computer` passed the reserved-name
+/// check (it knew simplified Chinese only, and looked only at a name's start). The computer's
+/// words are refused anywhere in a name, for guests and accounts alike.
+#[tokio::test]
+async fn the_computers_words_are_refused_anywhere_in_a_name() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, fast_settings()).await;
+    let refused = r#"{"error":"bad_message","message":"bad message: that name is the computer's"}"#;
+    for name in [
+        "電腦(8級)",
+        "The Computer",
+        "Level 8 computer",
+        "计算机",
+        "El ordenador",
+    ] {
+        let body = format!(r#"{{"name":"{name}"}}"#);
+        let (status, _, text) = server.http("POST", "/api/session", None, Some(&body)).await;
+        assert_eq!((status, text.as_str()), (400, refused), "{name}");
+        let body = format!(r#"{{"name":"{name}","password":"peach garden"}}"#);
+        let (status, _, text) = server
+            .http("POST", "/api/accounts", None, Some(&body))
+            .await;
+        assert_eq!((status, text.as_str()), (400, refused), "{name}");
+    }
+    let (status, _, _) = server
+        .http("POST", "/api/session", None, Some(r#"{"name":"Compute"}"#))
+        .await;
+    assert_eq!(status, 200);
+    server.stop().await;
+}
+
+/// Issue 25, item 10: chat took U+202E, zero-width characters, U+2028 and tag characters.
+/// Chat lines follow the names' rules now (emoji sequences still pass), with a clear message.
+#[tokio::test]
+async fn chat_lines_refuse_what_hides_or_reorders_text() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, fast_settings()).await;
+    let cookie = server.guest("ann").await;
+    let table = server.create_table(&cookie, UNTIMED).await;
+    let mut ann = server.ws(&table, Some(&cookie), None).await;
+    ann.state().await;
+    let invisible =
+        "bad message: a chat line cannot contain invisible or direction-changing characters";
+    let control = "bad message: a chat line has no control characters or line breaks";
+    for (text, why) in [
+        ("abc\u{202E}def", invisible),
+        ("a\u{200B}b", invisible),
+        ("a\u{200D}b", invisible),
+        ("\u{2066}x\u{2069}", invisible),
+        ("hola\u{E0041}\u{E007F}", invisible),
+        ("\u{FEFF}hola", invisible),
+        ("a\u{2028}b", control),
+        ("a\u{2029}b", control),
+    ] {
+        ann.send(&ClientMessage::Chat {
+            text: text.to_owned(),
+        })
+        .await;
+        assert_eq!(
+            ann.error().await,
+            (ErrorCode::BadMessage, why.to_owned()),
+            "{text:?}"
+        );
+    }
+    let family = "\u{1F469}\u{200D}\u{1F469}\u{200D}\u{1F467} \u{1F3F3}\u{FE0F}\u{200D}\u{1F308}";
+    ann.send(&ClientMessage::Chat {
+        text: family.to_owned(),
+    })
+    .await;
+    loop {
+        match ann.next().await {
+            ServerMessage::Chat { text, .. } => {
+                assert_eq!(text, family);
+                break;
+            }
+            ServerMessage::Error { code, message } => panic!("{code:?} {message}"),
+            _ => {}
+        }
+    }
+    server.stop().await;
+}
 
 /// Binary frames spend from the message budget: with a burst of 20 and (almost) no refill, 20
 /// binary frames are refused as `bad_message`, the 21st as `rate_limited`, and so is the next

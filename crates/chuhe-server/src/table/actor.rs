@@ -733,6 +733,7 @@ impl Table {
             room,
             name: person.name.clone(),
             seat,
+            account: person.account,
             text,
         };
         let state = &self.state;

@@ -13,6 +13,7 @@ use super::Person;
 use crate::clock::Clocks;
 use crate::computer;
 use crate::error::ServerError;
+use crate::names::{check_text, TextError, TextKind};
 use crate::protocol::{
     ClientMessage, Defeat, Event, Phase, Seat, SeatPlayer, State, TableOptions, TableSummary,
     Update, VersionedEvent, MAX_CHAT_CHARS,
@@ -725,8 +726,9 @@ pub(crate) fn decide(
     }
 }
 
-/// A chat line as the table sends it: trimmed, 1 … [`MAX_CHAT_CHARS`] characters, no control
-/// characters (as names: nothing that could break a line or hide text).
+/// A chat line as the table sends it: trimmed, 1 … [`MAX_CHAT_CHARS`] characters, and by the
+/// names' rules ([`check_text`] with [`TextKind::Chat`]) nothing that could break a line, hide
+/// text or reorder it (emoji sequences pass).
 ///
 /// # Errors
 /// [`ServerError::BadMessage`] naming what is wrong; [`ServerError::Unauthorized`] without a
@@ -747,12 +749,15 @@ pub(crate) fn chat_line(person: Option<&Person>, text: &str) -> Result<String, S
             "a chat line has at most {MAX_CHAT_CHARS} characters"
         )));
     }
-    if text.chars().any(char::is_control) {
-        return Err(ServerError::BadMessage(
-            "a chat line has no control characters".to_owned(),
-        ));
+    match check_text(text, TextKind::Chat) {
+        Ok(()) => Ok(text.to_owned()),
+        Err(TextError::Control) => Err(ServerError::BadMessage(
+            "a chat line has no control characters or line breaks".to_owned(),
+        )),
+        Err(TextError::Invisible) => Err(ServerError::BadMessage(
+            "a chat line cannot contain invisible or direction-changing characters".to_owned(),
+        )),
     }
-    Ok(text.to_owned())
 }
 
 /// Whether the computer at `seat` takes a draw offered now: in xiangqi when the engine's static
@@ -1910,7 +1915,7 @@ mod tests {
     }
 
     #[test]
-    fn chat_lines_are_trimmed_short_and_without_control_characters() {
+    fn chat_lines_are_trimmed_short_and_without_control_or_invisible_characters() {
         let me = person("a", false);
         assert_eq!(chat_line(Some(&me), "  hola  ").unwrap(), "hola");
         assert_eq!(
@@ -1922,8 +1927,30 @@ mod tests {
         );
         for (text, why) in [
             ("   ", "an empty chat line"),
-            ("a\u{7}b", "a chat line has no control characters"),
-            ("a\nb", "a chat line has no control characters"),
+            (
+                "a\u{7}b",
+                "a chat line has no control characters or line breaks",
+            ),
+            (
+                "a\nb",
+                "a chat line has no control characters or line breaks",
+            ),
+            (
+                "a\u{2028}b",
+                "a chat line has no control characters or line breaks",
+            ),
+            (
+                "abc\u{202E}def",
+                "a chat line cannot contain invisible or direction-changing characters",
+            ),
+            (
+                "a\u{200B}b",
+                "a chat line cannot contain invisible or direction-changing characters",
+            ),
+            (
+                "hola\u{E0041}",
+                "a chat line cannot contain invisible or direction-changing characters",
+            ),
         ] {
             assert_eq!(
                 chat_line(Some(&me), text).unwrap_err(),
@@ -1938,6 +1965,9 @@ mod tests {
             chat_line(None, "hola"),
             Err(ServerError::Unauthorized(_))
         ));
+        // an emoji sequence keeps its joiners
+        let family = "\u{1F469}\u{200D}\u{1F469}\u{200D}\u{1F467}";
+        assert_eq!(chat_line(Some(&me), family).unwrap(), family);
         // markup is text: the client shows it as it is
         assert_eq!(chat_line(Some(&me), "<b>x</b>").unwrap(), "<b>x</b>");
     }

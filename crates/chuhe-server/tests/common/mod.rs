@@ -512,11 +512,12 @@ pub fn settings(grace: Duration) -> Settings {
 }
 
 /// Settings for tests where clients play as fast as they can: no practical rate limit, on the
-/// WebSocket or over HTTP.
+/// WebSocket (messages and chat lines) or over HTTP.
 pub fn fast_settings() -> Settings {
     Settings {
         rate_per_second: 1e6,
         rate_burst: 1e6,
+        chat_lines: chuhe_server::limit::RequestQuota::new(1_000_000, Duration::from_micros(1)),
         http_limits: chuhe_server::limit::HttpLimits::unlimited(),
         heartbeat: None,
         ..Settings::default()
