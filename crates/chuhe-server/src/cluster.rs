@@ -6,8 +6,10 @@
 //!   for a table nobody holds (released, or its owner's lease lapsed), and when its periodic
 //!   scan finds such a table. Every write of the owner is fenced in its own transaction.
 //! - **Leases.** A node renews its lease every [`ClusterSettings::lease`] / 5. A node that finds
-//!   its lease lapsed (it was paused or cut off for longer than the lease) stops at once
-//!   without writing ([`LEASE_LOST_EXIT`]): its tables already belong, or will soon belong, to
+//!   its lease lapsed (it was paused or cut off for longer than the lease) gives its store up
+//!   at once (nothing more is written: [`crate::store::Store::give_up`]) and stops serving;
+//!   [`crate::run`] then fails with [`ServerError::LeaseLapsed`], which `chuhe serve` turns into
+//!   the exit status [`LEASE_LOST_EXIT`]: its tables already belong, or will soon belong, to
 //!   other nodes; its supervisor starts it again under a new key.
 //! - **Forwarding.** A client's WebSocket may reach any node. A node that does not own the
 //!   table forwards: it asks the owner to register a connection (`{p}.node.{owner}.connect`,
@@ -43,7 +45,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, Notify};
 
 /// The exit status of a node that found its lease lapsed (`EX_TEMPFAIL`): start it again.
-pub const LEASE_LOST_EXIT: i32 = 75;
+pub const LEASE_LOST_EXIT: u8 = 75;
 
 /// The header that marks the end of a forwarded connection on its `conn` subject.
 const CLOSED_HEADER: &str = "Chuhe-Closed";
@@ -163,6 +165,10 @@ pub(crate) struct Cluster {
     released: Notify,
     /// Set once the node has ended its lease (a clean stop): the lease is no longer renewed.
     left: std::sync::atomic::AtomicBool,
+    /// Set when the node found its lease lapsed: it stops without writing.
+    lapsed: std::sync::atomic::AtomicBool,
+    /// The node's background tasks, stopped and waited for when it leaves.
+    tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     /// The nodes whose lease ran at the last look (every round of [`keep_lease`]).
     live: Mutex<HashSet<String>>,
 }
@@ -348,6 +354,8 @@ impl Cluster {
             lobby: Mutex::new(HashMap::new()),
             released: Notify::new(),
             left: std::sync::atomic::AtomicBool::new(false),
+            lapsed: std::sync::atomic::AtomicBool::new(false),
+            tasks: Mutex::new(Vec::new()),
             live: Mutex::new(HashSet::new()),
         })
     }
@@ -559,9 +567,31 @@ impl Cluster {
         }
     }
 
-    /// Ends the lease and tells the other nodes that this node's tables are free.
+    /// Whether this node found its lease lapsed (and gave its store up).
+    pub(crate) fn lapsed(&self) -> bool {
+        self.lapsed.load(Ordering::Acquire)
+    }
+
+    /// Stops the node's background tasks and waits until they have ended.
+    async fn stop_tasks(&self) {
+        let tasks = std::mem::take(&mut *lock(&self.tasks));
+        for t in &tasks {
+            t.abort();
+        }
+        for t in tasks {
+            let _ = t.await;
+        }
+    }
+
+    /// Ends the lease and tells the other nodes that this node's tables are free (a node whose
+    /// lease lapsed writes nothing), then stops the node's background tasks.
     pub(crate) async fn leave(&self, store: &crate::store::Store) {
         self.left.store(true, Ordering::Release);
+        if self.lapsed() {
+            self.stop_tasks().await;
+            tracing::info!(node = %self.key, "left the cluster (lease lapsed)");
+            return;
+        }
         if let Err(e) = store.end_node(&self.key).await {
             tracing::warn!(error = %e, "the node's lease was not ended: it lapses by itself");
         }
@@ -570,6 +600,7 @@ impl Cluster {
             .publish(self.released_subject(), Bytes::from(self.key.clone()))
             .await;
         let _ = self.nats.flush().await;
+        self.stop_tasks().await;
         tracing::info!(node = %self.key, "left the cluster");
     }
 }
@@ -606,12 +637,15 @@ pub(crate) async fn start(
         .await
         .map_err(|e| ServerError::Config(format!("NATS watch of the lobby: {e}")))?;
     let weak = state.downgrade();
-    tokio::spawn(serve_requests(weak.clone(), cluster.clone(), requests));
-    tokio::spawn(relay_conns(cluster.clone(), conns));
-    tokio::spawn(follow_released(cluster.clone(), released));
-    tokio::spawn(watch_lobby(cluster.clone(), watch));
-    tokio::spawn(publish_listings(cluster.clone(), listings));
-    tokio::spawn(keep_lease(weak, cluster));
+    let tasks = vec![
+        tokio::spawn(serve_requests(weak.clone(), cluster.clone(), requests)),
+        tokio::spawn(relay_conns(cluster.clone(), conns)),
+        tokio::spawn(follow_released(cluster.clone(), released)),
+        tokio::spawn(watch_lobby(cluster.clone(), watch)),
+        tokio::spawn(publish_listings(cluster.clone(), listings)),
+        tokio::spawn(keep_lease(weak, cluster.clone())),
+    ];
+    lock(&cluster.tasks).extend(tasks);
     Ok(())
 }
 
@@ -939,7 +973,7 @@ async fn check_identity(
 
 /// Renews the lease, closes what was forwarded to dead nodes and takes over the tables nobody
 /// holds, every fifth of the lease (and at once when another node released tables). A lapsed
-/// lease stops the process ([`LEASE_LOST_EXIT`]).
+/// lease gives the store up and stops the server ([`Cluster::lapsed`]).
 async fn keep_lease(state: std::sync::Weak<crate::Inner>, cluster: Arc<Cluster>) {
     let every = cluster.settings.lease / 5;
     let mut round: u64 = 0;
@@ -960,8 +994,14 @@ async fn keep_lease(state: std::sync::Weak<crate::Inner>, cluster: Arc<Cluster>)
             Ok(false) => {
                 // Paused or cut off past the lease: other nodes may own our tables already.
                 // Nothing more is written from here.
-                tracing::error!(node = %cluster.key, "this node's lease lapsed: stopping without writing (start it again)");
-                std::process::exit(LEASE_LOST_EXIT);
+                let why = format!(
+                    "this node's lease lapsed (node {}): stopping without writing (start it again)",
+                    cluster.key
+                );
+                tracing::error!("{why}");
+                cluster.lapsed.store(true, Ordering::Release);
+                store.give_up(why);
+                break;
             }
             Err(e) => {
                 tracing::warn!(error = %e, "lease not renewed: trying again");

@@ -89,6 +89,10 @@ pub enum ServerError {
     /// The request's body did not arrive within the request time limit: 408
     /// `request_timeout`, and the connection is closed.
     RequestTimeout(std::time::Duration),
+    /// In a cluster: this node found its lease lapsed and stopped without writing (what
+    /// [`crate::run`] returns; `chuhe serve` exits with [`crate::cluster::LEASE_LOST_EXIT`]).
+    /// Never sent to a client.
+    LeaseLapsed(String),
 }
 
 /// The `Retry-After` of an answer refused because the database is unavailable, seconds.
@@ -118,7 +122,10 @@ impl ServerError {
             ServerError::CrossSite => ErrorCode::Forbidden,
             ServerError::NotJson => ErrorCode::BadMessage,
             ServerError::MethodNotAllowed => ErrorCode::MethodNotAllowed,
-            ServerError::Internal(_) | ServerError::Store(_) | ServerError::Config(_) => {
+            ServerError::Internal(_)
+            | ServerError::Store(_)
+            | ServerError::Config(_)
+            | ServerError::LeaseLapsed(_) => {
                 ErrorCode::Internal
             }
             ServerError::TableMoved => ErrorCode::Unavailable,
@@ -150,7 +157,10 @@ impl ServerError {
             ServerError::Store(e) if e.is_unavailable() => StatusCode::SERVICE_UNAVAILABLE,
             ServerError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ServerError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
-            ServerError::Internal(_) | ServerError::Store(_) | ServerError::Config(_) => {
+            ServerError::Internal(_)
+            | ServerError::Store(_)
+            | ServerError::Config(_)
+            | ServerError::LeaseLapsed(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
         }
@@ -165,7 +175,10 @@ impl ServerError {
             ServerError::Store(e) if e.is_unavailable() => {
                 "the database is unavailable, try again in a moment".to_owned()
             }
-            ServerError::Internal(_) | ServerError::Store(_) | ServerError::Config(_) => {
+            ServerError::Internal(_)
+            | ServerError::Store(_)
+            | ServerError::Config(_)
+            | ServerError::LeaseLapsed(_) => {
                 "internal error".to_owned()
             }
             ServerError::Relayed { message, .. } => message.clone(),
@@ -176,7 +189,9 @@ impl ServerError {
     /// Logs the error at its level: internal failures as errors, client mistakes as debug.
     pub fn log(&self) {
         match self {
-            ServerError::Internal(detail) | ServerError::Config(detail) => {
+            ServerError::Internal(detail)
+            | ServerError::Config(detail)
+            | ServerError::LeaseLapsed(detail) => {
                 tracing::error!(%detail, "internal error")
             }
             ServerError::Store(e) => tracing::error!(detail = %e, "internal error"),
@@ -222,7 +237,7 @@ impl fmt::Display for ServerError {
             ServerError::MethodNotAllowed => f.write_str("method not allowed for this route"),
             ServerError::Internal(m) => write!(f, "internal error: {m}"),
             ServerError::Store(e) => write!(f, "internal error: {e}"),
-            ServerError::Config(m) => f.write_str(m),
+            ServerError::Config(m) | ServerError::LeaseLapsed(m) => f.write_str(m),
             ServerError::TableMoved => {
                 f.write_str("the table is moving to another server: reconnecting")
             }

@@ -832,11 +832,15 @@ pub async fn run(bind: &str, database: &str, settings: Settings) -> Result<(), S
         .map_err(|e| ServerError::Internal(e.to_string()))?;
     tracing::info!("listening on http://{addr}");
     let store = state.store().clone();
+    let cluster = state.0.cluster.clone();
     serve(listener, state, shutdown_signal())
         .await
         .map_err(|e| ServerError::Internal(format!("server: {e}")))?;
-    // Stopped because another server took the database: an error, for the supervisor to see.
-    match store.lost().borrow().clone() {
+    // Stopped because another server took the database, or because this node's lease lapsed:
+    // an error, for the supervisor to see.
+    let lost = store.lost().borrow().clone();
+    match lost {
+        Some(why) if cluster.is_some_and(|c| c.lapsed()) => Err(ServerError::LeaseLapsed(why)),
         Some(why) => Err(ServerError::Internal(why)),
         None => Ok(()),
     }

@@ -851,6 +851,20 @@ impl Store {
         self.lost.subscribe()
     }
 
+    /// Gives the store up: from now on its writer refuses every write
+    /// ([`StoreError::Superseded`] with `why`) and [`Store::lost`] reports `why` (the first
+    /// reason given stays). A cluster node whose lease lapsed calls it: other nodes may own its
+    /// tables already.
+    pub fn give_up(&self, why: String) {
+        self.lost.send_if_modified(|lost| {
+            if lost.is_some() {
+                return false;
+            }
+            *lost = Some(why);
+            true
+        });
+    }
+
     /// Checks the session that holds the advisory lock every [`LOCK_CHECK_EVERY`] (timed on the
     /// wall clock, the check itself on the current runtime, where the connection lives); when
     /// it has ended, takes the lock again on a new connection, or reports the store lost when

@@ -405,6 +405,11 @@ pub fn serve(
     served.map_err(|e| match e {
         // A bad address or database URL is bad input: status 2.
         chuhe_server::error::ServerError::Config(m) => CliError::input(m),
+        // A cluster node whose lease lapsed: EX_TEMPFAIL, start it again.
+        chuhe_server::error::ServerError::LeaseLapsed(m) => CliError {
+            message: m,
+            status: chuhe_server::cluster::LEASE_LOST_EXIT,
+        },
         e => CliError {
             message: e.to_string(),
             status: 1,

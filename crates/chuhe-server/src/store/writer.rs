@@ -258,6 +258,12 @@ impl Writer {
         if let Some(why) = &self.superseded {
             return Err(StoreError::Superseded(why.clone()));
         }
+        // The store was given up (a cluster node's lease lapsed, or the lock's watcher found
+        // another server): nothing more is written.
+        if let Some(why) = self.lost.as_ref().and_then(|l| l.borrow().clone()) {
+            self.superseded = Some(why.clone());
+            return Err(StoreError::Superseded(why));
+        }
         let limit = self.limit;
         let faults = self.faults.clone();
         let epoch = self.epoch;
