@@ -125,9 +125,7 @@ impl ServerError {
             ServerError::Internal(_)
             | ServerError::Store(_)
             | ServerError::Config(_)
-            | ServerError::LeaseLapsed(_) => {
-                ErrorCode::Internal
-            }
+            | ServerError::LeaseLapsed(_) => ErrorCode::Internal,
             ServerError::TableMoved => ErrorCode::Unavailable,
             ServerError::Relayed { code, .. } => *code,
         }
@@ -160,9 +158,7 @@ impl ServerError {
             ServerError::Internal(_)
             | ServerError::Store(_)
             | ServerError::Config(_)
-            | ServerError::LeaseLapsed(_) => {
-                StatusCode::INTERNAL_SERVER_ERROR
-            }
+            | ServerError::LeaseLapsed(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
@@ -178,9 +174,7 @@ impl ServerError {
             ServerError::Internal(_)
             | ServerError::Store(_)
             | ServerError::Config(_)
-            | ServerError::LeaseLapsed(_) => {
-                "internal error".to_owned()
-            }
+            | ServerError::LeaseLapsed(_) => "internal error".to_owned(),
             ServerError::Relayed { message, .. } => message.clone(),
             e => e.to_string(),
         }

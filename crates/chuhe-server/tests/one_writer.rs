@@ -270,3 +270,33 @@ async fn a_single_server_and_a_cluster_exclude_each_other() {
     node.close().await;
     admin.close().await.unwrap();
 }
+
+/// A store that was given up (a cluster node whose lease lapsed) writes nothing more: its next
+/// write is refused with the reason given, which [`Store::lost`] reports too; the events
+/// stored before it (the creation and one move) are all there is.
+#[tokio::test]
+async fn a_store_given_up_writes_nothing_more() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let store = Store::connect(&db.url).await.unwrap();
+    create(&store, "t0").await;
+    store.write(&move_write("t0", 1)).await.unwrap();
+    store.give_up("the lease lapsed".to_owned());
+    store.give_up("a second reason".to_owned());
+    assert_eq!(
+        lost_within(&store, Duration::from_secs(1)).await.as_deref(),
+        Some("the lease lapsed")
+    );
+    match store.write(&move_write("t0", 2)).await {
+        Err(StoreError::Superseded(why)) => assert_eq!(why, "the lease lapsed"),
+        other => panic!("a write after giving up: {other:?}"),
+    }
+    let versions: Vec<u64> = store
+        .events("t0")
+        .await
+        .unwrap()
+        .iter()
+        .map(|(v, _)| *v)
+        .collect();
+    assert_eq!(versions, vec![1, 2]);
+    store.close().await;
+}
