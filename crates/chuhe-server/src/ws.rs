@@ -110,8 +110,6 @@ fn encode(msg: &ServerMessage) -> Message {
     )
 }
 
-/// Registers a connection with the table; an ended table retired since the handle was taken
-/// is loaded again (twice at most).
 /// Most messages written per flush; the rest of a longer queue goes in the next batch.
 const MAX_BATCH: usize = 64;
 
