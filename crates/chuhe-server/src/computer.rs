@@ -22,8 +22,24 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-/// Levels run from 1 (weakest) to this.
-pub const MAX_LEVEL: u8 = chuhe_engine::levels::MAX_LEVEL;
+/// Levels run from 1 (weakest) to this: the wire's limit, which is the engine's level table's.
+pub const MAX_LEVEL: u8 = crate::protocol::MAX_COMPUTER_LEVEL;
+const _: () = assert!(MAX_LEVEL == chuhe_engine::levels::MAX_LEVEL);
+
+/// The computer accepts a draw unless its evaluation is above this, centipawns (half a Soldier).
+pub const DRAW_MARGIN: i32 = 50;
+
+/// Whether the computer at `seat` takes a draw offered in `game` now: in xiangqi when the
+/// engine's static evaluation from its side is at most [`DRAW_MARGIN`] centipawns (it is not
+/// clearly better); in the other games never (their players keep playing).
+pub fn accepts_draw(game: &crate::variant::AnyGame, seat: crate::protocol::Seat) -> bool {
+    let Some(g) = game.as_xiangqi() else {
+        return false;
+    };
+    let red = chuhe_engine::eval::evaluate_red(g.position(), &chuhe_engine::eval::PARAMS);
+    let mine = if seat.index() == 0 { red } else { -red };
+    mine <= DRAW_MARGIN
+}
 
 /// Default number of searches that run at once.
 pub const DEFAULT_THREADS: usize = 2;

@@ -82,7 +82,7 @@ pub enum SeatPlayer {
     },
     /// The computer at a level from 1 (weakest) to 8.
     Computer {
-        /// Strength, 1 … 8.
+        /// Strength, 1 … [`MAX_COMPUTER_LEVEL`].
         level: u8,
     },
 }
@@ -578,6 +578,11 @@ pub enum ClientMessage {
 
 /// Longest chat line, in characters.
 pub const MAX_CHAT_CHARS: usize = 140;
+
+/// The strongest computer level a `sit_computer` may ask for (levels run from 1): the
+/// engine's level table ([`chuhe_engine::levels::MAX_LEVEL`], checked where the computer plays,
+/// `computer.rs`).
+pub const MAX_COMPUTER_LEVEL: u8 = 8;
 
 /// Which chat of a table a line belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

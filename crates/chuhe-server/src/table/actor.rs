@@ -485,7 +485,7 @@ impl Table {
             return;
         }
         if self.state.clocks.is_some() && self.state.phase == Phase::Running {
-            let row = self.state.row(Instant::now());
+            let row = super::row_of(&self.state, Instant::now());
             match self.store.save_row_fenced(&row, self.fence.as_ref()).await {
                 Err(StoreError::Fenced(_)) => self.lose(),
                 Err(e) => ServerError::from(e).log(),
@@ -832,6 +832,17 @@ impl Table {
             }
             // An illegal move leaves the state unchanged.
             Decision::Play { seat, mv } => core::play(&mut self.state, seat, mv, at)?,
+            Decision::OfferToComputer { seat, computer } => {
+                let accepts = computer::accepts_draw(&self.state.game, computer);
+                let events = core::draw_offered_to_computer(seat, computer, accepts);
+                for e in &events {
+                    if let Err(detail) = self.state.apply(e, at) {
+                        self.rebuild(clocks);
+                        return Err(ServerError::Internal(detail));
+                    }
+                }
+                events
+            }
         };
         let ends = phase != Phase::Ended && self.state.phase == Phase::Ended;
         if let Err(e) = self.write(&events, ends, at).await {
@@ -922,7 +933,7 @@ impl Table {
         self.store
             .write_fenced(
                 &TableWrite {
-                    row: self.state.row(at),
+                    row: super::row_of(&self.state, at),
                     events: events.to_vec(),
                     rated,
                     finished,

@@ -26,7 +26,7 @@ use crate::error::ServerError;
 use crate::protocol::{
     ClientMessage, Event, SeatPlayer, ServerMessage, TableOptions, TableSummary,
 };
-use crate::store::{Fence, Store};
+use crate::store::{Fence, Store, TableRow};
 use crate::variant::RuleOptions;
 use chuhe_rules::xiangqi::{DEFAULT_NO_CAPTURE_LIMIT, MAX_NO_CAPTURE_LIMIT};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -333,7 +333,7 @@ pub async fn create_seated(
     let now = Instant::now();
     state.apply(&created, now).map_err(ServerError::Internal)?;
     store
-        .create_table_owned(&state.row(now), &created, owner)
+        .create_table_owned(&row_of(&state, now), &created, owner)
         .await?;
     let fence = owner.map(|node| Fence {
         node: node.to_owned(),
@@ -356,7 +356,7 @@ pub async fn create_seated(
         store
             .write_fenced(
                 &crate::store::TableWrite {
-                    row: state.row(now),
+                    row: row_of(&state, now),
                     events: sat.clone(),
                     rated: None,
                     finished: None,
@@ -408,7 +408,7 @@ pub async fn load(
             "the table row's version disagrees with its events: repaired from the event log"
         );
         store
-            .save_row_fenced(&state.row(now), held.as_ref().map(|h| &h.fence))
+            .save_row_fenced(&row_of(&state, now), held.as_ref().map(|h| &h.fence))
             .await?;
     }
     let increment = state.increment();
@@ -429,7 +429,7 @@ pub async fn load(
             // now (the time the table had no live owner is never charged, however many
             // restarts follow each other).
             store
-                .save_row_fenced(&state.row(now), held.as_ref().map(|h| &h.fence))
+                .save_row_fenced(&row_of(&state, now), held.as_ref().map(|h| &h.fence))
                 .await?;
         }
     }
@@ -440,6 +440,19 @@ pub async fn load(
         settings,
         held.map(|h| h.fence),
     ))
+}
+
+/// The table's row in the store, the clocks charged up to `now`.
+pub(crate) fn row_of(state: &TableState, now: Instant) -> TableRow {
+    TableRow {
+        id: state.id.clone(),
+        options: state.options.clone(),
+        phase: state.phase.as_str().to_owned(),
+        version: state.version,
+        clocks: state.clocks.as_ref().map(|c| c.snapshot(now)),
+        secret: None,
+        created_ms: state.created_ms,
+    }
 }
 
 #[cfg(test)]
