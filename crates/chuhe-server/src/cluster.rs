@@ -313,7 +313,7 @@ impl Cluster {
         store: &crate::store::Store,
     ) -> Result<Cluster, ServerError> {
         settings.check()?;
-        let suffix = crate::http::random_id(6);
+        let suffix = crate::ids::random_id(6);
         let key = format!("{}-{suffix}", settings.node_name);
         let nats = connect(&settings, &format!("chuhe {key}")).await?;
         let jetstream = async_nats::jetstream::new(nats.clone());
@@ -928,7 +928,7 @@ async fn check_identity(
     store: &crate::store::Store,
 ) -> Result<(), ServerError> {
     let id = store
-        .cluster_identity(&settings.prefix, &crate::http::random_id(16))
+        .cluster_identity(&settings.prefix, &crate::ids::random_id(16))
         .await?;
     let bucket = format!("{}-cluster", settings.prefix);
     let config = kv::Config {

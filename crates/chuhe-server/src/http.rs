@@ -16,7 +16,6 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use rand::Rng;
 use serde::Serialize;
 
 /// Largest accepted request body, bytes.
@@ -90,24 +89,6 @@ async fn read_body(
     next.run(request).await
 }
 
-/// A random id of `len` characters from an alphabet without look-alikes.
-pub fn random_id(len: usize) -> String {
-    const ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
-    let mut rng = rand::thread_rng();
-    (0..len)
-        .map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char)
-        .collect()
-}
-
-fn random_token() -> String {
-    let bytes: [u8; 32] = rand::thread_rng().gen();
-    hex(&bytes)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 fn check_name(name: &str) -> Result<String, ServerError> {
     crate::names::normalize(name).map_err(|e| ServerError::BadMessage(e.to_string()))
 }
@@ -153,7 +134,7 @@ async fn not_found(
 
 /// Starts a session for `player` and answers with its info and the cookie.
 async fn session_response(state: &AppState, player: &PlayerRow) -> Result<Response, ServerError> {
-    let token = random_token();
+    let token = crate::ids::random_token();
     state
         .store()
         .create_session(&token_digest(&token), &player.id)
@@ -194,7 +175,7 @@ async fn guest(
         )));
     }
     let player = PlayerRow {
-        id: random_id(12),
+        id: crate::ids::random_id(12),
         name,
         password_hash: None,
     };
@@ -223,7 +204,7 @@ async fn register(
     }
     let hash = state.passwords().hash(req.password).await?;
     let player = PlayerRow {
-        id: random_id(12),
+        id: crate::ids::random_id(12),
         name,
         password_hash: Some(hash),
     };

@@ -25,6 +25,7 @@ pub mod error;
 pub mod evaluation;
 pub mod extract;
 mod http;
+mod ids;
 pub mod limit;
 pub mod names;
 pub mod nats_auth;
@@ -499,7 +500,7 @@ impl AppState {
         &self,
         options: protocol::TableOptions,
     ) -> Result<TableHandle, ServerError> {
-        let id = http::random_id(10);
+        let id = ids::random_id(10);
         let owner = self.0.cluster.as_ref().map(|c| c.key().to_owned());
         let handle = table::create(
             &self.0.store,
@@ -522,7 +523,7 @@ impl AppState {
         options: protocol::TableOptions,
         seats: Vec<Option<protocol::SeatPlayer>>,
     ) {
-        let id = http::random_id(10);
+        let id = ids::random_id(10);
         let owner = self.0.cluster.as_ref().map(|c| c.key().to_owned());
         let created = table::create_seated(
             &self.0.store,
