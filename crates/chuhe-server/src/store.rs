@@ -78,10 +78,16 @@
 
 mod checkpoint;
 pub mod cluster;
+mod faults;
 mod writer;
 
 use crate::clock::ClockSnapshot;
 use crate::protocol::{Event, FinishedGame, TableOptions};
+#[cfg(feature = "fault-injection")]
+pub use faults::Fault;
+#[cfg(not(feature = "fault-injection"))]
+pub(crate) use faults::Fault;
+use faults::{injected, Faults};
 use futures_util::future::BoxFuture;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
@@ -516,47 +522,6 @@ impl Default for StoreOptions {
     }
 }
 
-/// A failure the writer fakes on its next transactions, to test what follows a database
-/// failure ([`Store::inject_fault`]). Never set outside tests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fault {
-    /// The transaction commits, then the answer is lost, as when the connection is cut after
-    /// `COMMIT` was sent: the writer sees an I/O error and drops the connection.
-    LostCommitAnswer,
-    /// The transaction fails before `COMMIT` (an outage): nothing is written.
-    Outage,
-    /// The writer's check of whether a failed write landed fails (the database is still
-    /// away when the writer asks).
-    CheckFails,
-}
-
-/// The faults waiting to be faked, shared by a store's clones and its writer.
-#[derive(Debug, Default)]
-pub(crate) struct Faults(std::sync::Mutex<std::collections::VecDeque<Fault>>);
-
-impl Faults {
-    /// Takes the next fault if it is `kind`.
-    fn take(&self, kind: Fault) -> bool {
-        let Ok(mut queue) = self.0.lock() else {
-            return false;
-        };
-        if queue.front() == Some(&kind) {
-            queue.pop_front();
-            true
-        } else {
-            false
-        }
-    }
-}
-
-/// The injected I/O error of a fault.
-fn injected(what: &str) -> StoreError {
-    StoreError::Database(sqlx::Error::Io(std::io::Error::new(
-        std::io::ErrorKind::ConnectionReset,
-        format!("injected fault: {what}"),
-    )))
-}
-
 /// A tokio runtime of its own, on a thread of its own, whose timers run on the wall clock:
 /// the store's time limits must not fire early when a test pauses the server's clock (a paused
 /// clock jumps to the next timer whenever the runtime waits, a database answer too).
@@ -632,6 +597,7 @@ pub struct Store {
     /// Whether the database is SQLite (else PostgreSQL).
     is_sqlite: bool,
     /// Faults for the writer to fake (tests only).
+    #[cfg_attr(not(feature = "fault-injection"), allow(dead_code))]
     faults: Arc<Faults>,
     /// On PostgreSQL, the connection that holds the advisory lock of this database for the
     /// life of the store (closed by [`Store::close`]).
@@ -1011,7 +977,9 @@ impl Store {
 
     /// Makes the writer fake `fault` on its next `times` transactions with table writes (or
     /// checks, for [`Fault::CheckFails`]), after the faults already queued. For tests of what
-    /// follows a database failure; nothing calls it in the server.
+    /// follows a database failure: only built with the `fault-injection` feature (the crate's
+    /// own tests turn it on).
+    #[cfg(feature = "fault-injection")]
     pub fn inject_fault(&self, fault: Fault, times: usize) {
         if let Ok(mut queue) = self.faults.0.lock() {
             queue.extend(std::iter::repeat_n(fault, times));
