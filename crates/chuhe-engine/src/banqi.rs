@@ -169,11 +169,9 @@ pub fn greedy(problem: &Problem, seed: u64) -> Option<Action> {
         let child = board.make(m);
         scored.push((m.action(), -evaluate(&child)));
     }
-    for sq in 0..32u8 {
-        if board.cells[usize::from(sq)] == DOWN {
-            let v = board.flip_mean(sq, |c| -evaluate(c));
-            scored.push((Action::Flip(square(sq)), v));
-        }
+    for sq in board.flip_squares() {
+        let v = board.flip_mean(sq, |c| -evaluate(c));
+        scored.push((Action::Flip(square(sq)), v));
     }
     let mut rng = Rng::new(seed);
     // A little noise breaks ties without choosing worse moves.
@@ -341,7 +339,13 @@ impl Board {
         self.pool_len > 0
     }
 
-    /// Steps and captures of the side to move (`captures_only` leaves out steps), captures first.
+    /// The face-down squares, which the side to move may flip, in index order.
+    fn flip_squares(&self) -> impl Iterator<Item = u8> + '_ {
+        (0..32u8).filter(|&sq| self.cells[usize::from(sq)] == DOWN)
+    }
+
+    /// Steps and captures of the side to move (`captures_only` leaves out steps), by from-square;
+    /// the search orders them ([`order`]). The same set as the rules' legal moves (tested).
     fn gen(&self, out: &mut Vec<Mv>, captures_only: bool) {
         if self.turn == NO_TURN {
             return;
@@ -588,10 +592,7 @@ impl Search {
                 _ => 0,
             };
             let flip_depth = flip_depth.min(max_depth - 1).max(0);
-            for sq in 0..32u8 {
-                if b.cells[usize::from(sq)] != DOWN {
-                    continue;
-                }
+            for sq in b.flip_squares() {
                 // Squares whose neighbourhood (and line) is identical give the same value;
                 // the neighbourhood signature saves work on the opening's many equal flips.
                 let sig = flip_signature(b, sq);
@@ -852,7 +853,122 @@ fn order(b: &Board, moves: &mut [Mv], first: Option<(u8, u8, u8)>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chuhe_rules::banqi::Truth;
+    use chuhe_rules::banqi::{Game, Piece, Pool, Setup, SetupSquare, Status, Truth};
+    use chuhe_rules::xiangqi::Color;
+    use proptest::prelude::*;
+    use rand::rngs::StdRng;
+    use rand::{Rng as _, SeedableRng};
+
+    /// What the player may do from `view`, sorted like the rules' list: the steps and captures of
+    /// its search board and its flips (`Search::root`, `greedy`).
+    fn player_actions(view: &View) -> Vec<Action> {
+        let b = Board::from_view(view);
+        let mut moves = Vec::new();
+        b.gen(&mut moves, false);
+        let mut out: Vec<Action> = moves.iter().map(|m| m.action()).collect();
+        if b.has_face_down() {
+            out.extend(b.flip_squares().map(|sq| Action::Flip(square(sq))));
+        }
+        Action::sort_by_text(&mut out);
+        out
+    }
+
+    /// The captures of the player's quiescence search, sorted like the rules' list.
+    fn player_captures(view: &View) -> Vec<Action> {
+        let b = Board::from_view(view);
+        let mut moves = Vec::new();
+        b.gen(&mut moves, true);
+        let mut out: Vec<Action> = moves.iter().map(|m| m.action()).collect();
+        Action::sort_by_text(&mut out);
+        out
+    }
+
+    /// The player's lists equal the rules' legal actions (as lists sorted by text, so also
+    /// without duplicates), and its capture-only list equals the rules' captures.
+    fn agrees_with_the_rules(view: &View) -> Result<(), TestCaseError> {
+        let rules = view.legal_actions();
+        prop_assert_eq!(player_actions(view), rules.clone(), "view {}", view);
+        let captures: Vec<Action> = rules
+            .into_iter()
+            .filter(|a| matches!(a, Action::Capture { .. }))
+            .collect();
+        prop_assert_eq!(player_captures(view), captures, "view {}", view);
+        Ok(())
+    }
+
+    /// A position with pieces scattered at random: `states[i]` 0 empty, 1 face down (from the
+    /// pool), 2 face up, each square taking the next piece of the shuffled `deal`.
+    fn scattered(deal: &[Piece], states: &[u8], red: bool) -> Option<View> {
+        let mut squares = [SetupSquare::Empty; 32];
+        let mut pool = Pool::default();
+        for (i, (&state, &piece)) in states.iter().zip(deal).enumerate() {
+            squares[i] = match state {
+                0 => SetupSquare::Empty,
+                1 => {
+                    pool.add(piece);
+                    SetupSquare::Unknown
+                }
+                _ => SetupSquare::FaceUp(piece),
+            };
+        }
+        let any_up = states.contains(&2);
+        let turn = any_up.then_some(if red { Color::Red } else { Color::Black });
+        let setup = Setup {
+            squares,
+            turn,
+            pool,
+            quiet: 0,
+        };
+        Truth::from_setup(setup).ok().map(|t| t.view().clone())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Every view of a game played at random (flips drawn from the pool, so the views hold
+        /// hidden pieces) gives the player the rules' legal actions.
+        #[test]
+        fn the_players_actions_are_the_rules_legal_actions_in_played_games(seed in any::<u64>()) {
+            let mut rng = StdRng::seed_from_u64(seed);
+            let mut game = Game::with_rng(View::start().into(), StdRng::seed_from_u64(seed ^ 0x5EED));
+            for _ in 0..400 {
+                agrees_with_the_rules(game.view())?;
+                if *game.status() != Status::Ongoing {
+                    break;
+                }
+                let actions = game.legal_moves();
+                // Steps and captures more often than flips, so games reach their late stages.
+                let non_flips: Vec<Action> = actions
+                    .iter()
+                    .copied()
+                    .filter(|a| !matches!(a, Action::Flip(_)))
+                    .collect();
+                let from = if non_flips.is_empty() || rng.gen_bool(0.3) {
+                    &actions
+                } else {
+                    &non_flips
+                };
+                let action = from[rng.gen_range(0..from.len())];
+                game.play(action).expect("a listed action is legal");
+            }
+        }
+
+        /// The same on positions no game needs to reach: pieces of a shuffled set scattered face
+        /// up, face down and missing, either colour to move.
+        #[test]
+        fn the_players_actions_are_the_rules_legal_actions_in_scattered_views(
+            deal in Just((0..32).filter_map(|i| Pool::full().nth(i)).collect::<Vec<Piece>>())
+                .prop_shuffle(),
+            states in prop::collection::vec(prop_oneof![2 => Just(0u8), 1 => Just(1u8), 2 => Just(2u8)], 32),
+            red in any::<bool>(),
+        ) {
+            let view = scattered(&deal, &states, red);
+            prop_assume!(view.is_some());
+            if let Some(view) = view {
+                agrees_with_the_rules(&view)?;
+            }
+        }
+    }
 
     fn problem(text: &str) -> Problem {
         let t: Truth = text.parse().expect("a valid text");
