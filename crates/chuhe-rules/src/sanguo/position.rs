@@ -969,17 +969,3 @@ impl FromStr for Position {
         Position::from_text(s)
     }
 }
-
-impl crate::perft::PerftGame for Position {
-    type Move = Move;
-
-    fn perft_moves(&self) -> Vec<Move> {
-        self.legal_moves()
-    }
-
-    fn perft_play(&self, m: Move) -> Self {
-        let mut next = self.clone();
-        next.play_unchecked(m);
-        next
-    }
-}
