@@ -246,11 +246,10 @@ const fn neighbour_table() -> [[u8; 4]; 32] {
 }
 const NEIGHBOURS: [[u8; 4]; 32] = neighbour_table();
 
+/// The search key of feature `i` (a piece on a square, the colour to move): the `i`-th output
+/// of the engine's one generator, drawn at random access ([`Rng::nth`]).
 fn zobrist(i: usize) -> u64 {
-    let mut x = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
+    Rng::nth(i as u64)
 }
 
 /// A search move: `kind` 0 step, 1 capture, 2 flip (`from == to`).
