@@ -21,7 +21,8 @@
 //!   endings: a piece that can take an enemy piece which cannot take it hunts it (distance
 //!   terms), and when neither side can ever capture again the position is a draw.
 
-use crate::levels::{pick, Budget, Level, Rng};
+use crate::kit::{self, Counter, LevelTable, Table, INF};
+use crate::levels::{pick, Budget, Rng};
 use chuhe_rules::banqi::{can_step_capture, Action, Cell, Record, Square, View, CANONICAL_KINDS};
 use chuhe_rules::xiangqi::Kind;
 
@@ -32,8 +33,7 @@ const DOWN: u8 = 0xFE;
 /// No colour to move yet (before the first flip).
 const NO_TURN: u8 = 2;
 /// The score of a win at the root (a win found `n` plies deeper scores `WIN - n`).
-pub const WIN: i32 = 30_000;
-const INF: i32 = 32_000;
+pub const WIN: i32 = kit::WIN;
 /// The 180-turn rule (`spec/banqi.md` §2.3).
 const QUIET_LIMIT: u8 = 180;
 
@@ -98,48 +98,22 @@ impl Problem {
     }
 }
 
-/// Depth cap (plies), node budget and noise (evaluation units; a soldier is worth about 100) of
-/// levels 1–8.
-const DEPTH_CAP: [i32; 8] = [1, 2, 2, 3, 3, 4, 6, 64];
-const NODES: [u64; 8] = [
-    4_000, 8_000, 15_000, 30_000, 60_000, 120_000, 250_000, 600_000,
-];
-const NOISE: [i32; 8] = [400, 200, 100, 80, 25, 30, 12, 0];
+/// The banqi player's levels 1–8: depth cap (plies), node budget and noise (evaluation units;
+/// a soldier is worth about 100).
+#[derive(Debug)]
+pub struct Levels;
 
-/// The search limits of a level: depth cap, node budget (capped by the level's time budget)
-/// and noise.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Settings {
-    /// Deepest iteration, plies.
-    pub depth: i32,
-    /// When to stop.
-    pub budget: Budget,
-    /// Largest error added to a root move's score before the choice ([`pick`]).
-    pub noise: i32,
+impl LevelTable for Levels {
+    const DEPTH_CAP: [i32; 8] = [1, 2, 2, 3, 3, 4, 6, 64];
+    const NODES: [u64; 8] = [
+        4_000, 8_000, 15_000, 30_000, 60_000, 120_000, 250_000, 600_000,
+    ];
+    const NOISE: [i32; 8] = [400, 200, 100, 80, 25, 30, 12, 0];
 }
 
-impl Settings {
-    /// The settings of `level` (1–8, clamped): its depth cap, node budget and noise, the
-    /// deadline its time budget.
-    pub fn level(level: u8) -> Settings {
-        let l = Level::get(level);
-        let i = usize::from(l.number) - 1;
-        Settings {
-            depth: DEPTH_CAP[i],
-            budget: Budget::nodes(NODES[i]).capped(l.time_budget()),
-            noise: NOISE[i],
-        }
-    }
-
-    /// Full strength with `budget` (level 8's depth and no noise).
-    pub fn full(budget: Budget) -> Settings {
-        Settings {
-            depth: 64,
-            budget,
-            noise: 0,
-        }
-    }
-}
+/// The search limits of a banqi level: depth cap, node budget (capped by the level's time
+/// budget) and noise ([`kit::Settings::level`], [`kit::Settings::full`]).
+pub type Settings = kit::Settings<Levels>;
 
 /// The move of the player at `level` for the seat to move; `None` when it has no legal action.
 /// The same problem, level and seed give the same move (unless the time budget cuts the search
@@ -530,26 +504,15 @@ fn evaluate(b: &Board) -> i32 {
     score[us] - score[1 - us] + 8
 }
 
-const TT_BITS: usize = 16;
-
-#[derive(Debug, Clone, Copy, Default)]
-struct Entry {
-    key: u64,
-    depth: i8,
-    flag: u8,
-    score: i32,
-    mv: Option<(u8, u8, u8)>,
-}
-
-const EXACT: u8 = 0;
-const LOWER: u8 = 1;
-const UPPER: u8 = 2;
+/// Slots of the transposition table: 2^16.
+const TT_BITS: u32 = 16;
+/// The budget is looked at every 256 nodes.
+const CHECK_EVERY: u64 = 256;
 
 struct Search {
-    budget: Budget,
-    nodes: u64,
-    stopped: bool,
-    tt: Vec<Entry>,
+    counter: Counter,
+    /// Moves stored as (from, to, kind).
+    tt: Table<(u8, u8, u8)>,
     /// Keys of the positions on the path and of the game's stretch (repetition).
     path: Vec<u64>,
 }
@@ -559,20 +522,14 @@ impl Search {
         // The root itself is the stretch's last entry: a child that returns to it repeats.
         let path = stretch.to_vec();
         Search {
-            budget,
-            nodes: 0,
-            stopped: false,
-            tt: vec![Entry::default(); 1 << TT_BITS],
+            counter: Counter::new(budget, CHECK_EVERY),
+            tt: Table::new(TT_BITS),
             path,
         }
     }
 
     fn tick(&mut self) -> bool {
-        self.nodes += 1;
-        if self.nodes & 255 == 0 && self.budget.exhausted(self.nodes) {
-            self.stopped = true;
-        }
-        self.stopped
+        self.counter.tick()
     }
 
     /// Scores of every root action (from the mover's view); moves searched to the deepest
@@ -604,46 +561,13 @@ impl Search {
                 flips.push((sq, v));
             }
         }
-        let mut scored: Vec<(Mv, i32)> = moves.iter().map(|&m| (m, -INF)).collect();
-        if !moves.is_empty() {
-            for depth in 1..=max_depth.max(1) {
-                let mut iter_scores = Vec::with_capacity(scored.len());
-                let mut best = -INF;
-                for &(m, _) in &scored {
-                    let child = b.make(m);
-                    let alpha = (best - noise - 1).max(-INF);
-                    let v = -self.negamax(&child, depth - 1, -INF, -alpha, 1);
-                    if self.stopped {
-                        break;
-                    }
-                    best = best.max(v);
-                    iter_scores.push((m, v));
-                }
-                if self.stopped && iter_scores.len() < scored.len() {
-                    // A partial iteration: keep its improvements on the moves it finished.
-                    if depth > 1 || !iter_scores.is_empty() {
-                        for (m, v) in iter_scores {
-                            if let Some(e) = scored.iter_mut().find(|e| e.0 == m) {
-                                if depth == 1 || v > e.1 {
-                                    e.1 = v;
-                                }
-                            }
-                        }
-                    }
-                    break;
-                }
-                scored = iter_scores;
-                scored.sort_by_key(|e| std::cmp::Reverse(e.1));
-                if self.stopped || best.abs() >= WIN - 100 {
-                    break;
-                }
-            }
-        }
-        let mut out: Vec<(Action, i32)> = scored
-            .into_iter()
-            .filter(|&(_, v)| v > -INF)
-            .map(|(m, v)| (m.action(), v))
-            .collect();
+        let scored = kit::deepen(&moves, max_depth, noise, |m, depth, alpha| {
+            let child = b.make(m);
+            let v = -self.negamax(&child, depth - 1, -INF, -alpha, 1);
+            (!self.counter.stopped).then_some(v)
+        });
+        let mut out: Vec<(Action, i32)> =
+            scored.into_iter().map(|(m, v)| (m.action(), v)).collect();
         out.extend(
             flips
                 .into_iter()
@@ -682,20 +606,11 @@ impl Search {
         if depth <= 0 {
             return self.quiesce(b, alpha, beta, ply, 0);
         }
-        let slot = (key as usize) & ((1 << TT_BITS) - 1);
-        let e = self.tt[slot];
         let mut tt_move = None;
-        if e.key == key {
+        if let Some(e) = self.tt.probe(key) {
             tt_move = e.mv;
-            if i32::from(e.depth) >= depth {
-                let ok = match e.flag {
-                    EXACT => true,
-                    LOWER => e.score >= beta,
-                    _ => e.score <= alpha,
-                };
-                if ok {
-                    return e.score;
-                }
+            if let Some(score) = e.cutoff(depth, alpha, beta) {
+                return score;
             }
         }
         let mut moves = Vec::with_capacity(48);
@@ -720,7 +635,7 @@ impl Search {
         for m in moves {
             let child = b.make(m);
             let v = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
-            if self.stopped {
+            if self.counter.stopped {
                 self.path.pop();
                 return 0;
             }
@@ -736,20 +651,8 @@ impl Search {
             }
         }
         self.path.pop();
-        let flag = if best <= alpha0 {
-            UPPER
-        } else if best >= beta {
-            LOWER
-        } else {
-            EXACT
-        };
-        self.tt[slot] = Entry {
-            key,
-            depth: depth.min(100) as i8,
-            flag,
-            score: best,
-            mv: best_move.or(tt_move),
-        };
+        self.tt
+            .store(key, depth, (alpha0, beta), best, best_move.or(tt_move));
         best
     }
 
@@ -782,7 +685,7 @@ impl Search {
         for m in moves {
             let child = b.make(m);
             let v = -self.quiesce(&child, -beta, -alpha, ply + 1, qdepth + 1);
-            if self.stopped {
+            if self.counter.stopped {
                 return 0;
             }
             if v > best {
