@@ -5,6 +5,10 @@
 //! Budgets are node counts (the level's node budget times a scale), never time, so a match is
 //! the same on every machine and for the same seed. Banqi flips are drawn from a generator seeded
 //! per game.
+//!
+//! A game in which a player chooses an illegal move, or none while the game goes on, or whose
+//! records do not replay into the banqi player's view, has no result: it returns a
+//! [`MatchError`] and `chuhe match` stops. It is never counted as a draw.
 
 use crate::banqi;
 use crate::levels::{Budget, Rng};
