@@ -5,6 +5,10 @@
 //! Budgets are node counts (the level's node budget times a scale), never time, so a match is
 //! the same on every machine and for the same seed. Banqi flips are drawn from a generator seeded
 //! per game.
+//!
+//! A game in which a player chooses an illegal move, or none while the game goes on, or whose
+//! records do not replay into the banqi player's view, has no result: it returns a
+//! [`MatchError`] and `chuhe match` stops. It is never counted as a draw.
 
 use crate::banqi;
 use crate::levels::{Budget, Rng};
@@ -211,45 +215,26 @@ impl Match {
 
     /// One banqi game: `a` takes the first seat when `a_first`, else the second; `seed` draws
     /// the flips and varies the players.
-    pub fn banqi_game(&self, a: Contender, b: Contender, a_first: bool, seed: u64) -> Result1 {
-        let rng = rand::rngs::StdRng::seed_from_u64(seed);
-        let Ok(start) = rb::START_TEXT.parse::<rb::Truth>() else {
-            return Result1::Draw;
-        };
-        let mut game = rb::Game::with_rng(start, rng);
-        let mut seeds = Rng::new(seed ^ 0x5EED);
-        loop {
-            match game.status() {
-                rb::Status::Ongoing => {}
-                rb::Status::Ended(o) => {
-                    let seat = if a_first {
-                        rb::Seat::First
-                    } else {
-                        rb::Seat::Second
-                    };
-                    return match game.seat_colour(seat) {
-                        Some(c) => result_of(o, c.side()),
-                        None => Result1::Draw,
-                    };
-                }
-                rb::Status::EndedBySeat { .. } => return Result1::Draw,
-            }
-            let a_moves = (game.seat_to_move() == rb::Seat::First) == a_first;
-            let problem = match banqi::Problem::replay(game.start_view(), game.records()) {
-                Ok(p) => p,
-                Err(_) => return Result1::Draw,
-            };
-            let who = if a_moves { a } else { b };
-            let Some(action) = self.banqi_move(who, &problem, seeds.next_u64()) else {
-                return Result1::Draw;
-            };
-            if game.play(action).is_err() {
-                return Result1::Draw;
-            }
-        }
+    ///
+    /// # Errors
+    ///
+    /// [`MatchError`] when a player chooses an illegal action or none, or the player's view
+    /// cannot be rebuilt from the game's records: the game has no result.
+    pub fn banqi_game(
+        &self,
+        a: Contender,
+        b: Contender,
+        a_first: bool,
+        seed: u64,
+    ) -> Result<Result1, MatchError> {
+        play_banqi(a, b, a_first, seed, |c, p, s| self.banqi_move(c, p, s))
     }
 
     /// One sanguo game: `a` plays `a_seat`, `b` the two other kingdoms.
+    ///
+    /// # Errors
+    ///
+    /// [`MatchError`] when a player chooses an illegal move or none: the game has no result.
     pub fn sanguo_game(
         &self,
         a: Contender,
@@ -257,54 +242,217 @@ impl Match {
         a_seat: Kingdom,
         flags: bool,
         seed: u64,
-    ) -> Result1 {
-        let mut game = rs::Game::new(rs::Position::start(flags));
-        let mut seeds = Rng::new(seed);
-        loop {
-            if let rs::Status::Ended(o) = game.status() {
-                return result_of(o, a_seat.side());
-            }
-            let who = if game.side_to_move() == a_seat { a } else { b };
-            let problem = sanguo::Problem::of(&game);
-            let Some(m) = self.sanguo_move(who, &problem, seeds.next_u64()) else {
-                return Result1::Draw;
-            };
-            if game.play(m).is_err() {
-                return Result1::Draw;
-            }
-        }
+    ) -> Result<Result1, MatchError> {
+        play_sanguo(a, b, a_seat, flags, seed, |c, p, s| {
+            self.sanguo_move(c, p, s)
+        })
     }
 
     /// One xiangqi game between two levels: `a` plays Red when `a_red`.
-    pub fn xiangqi_game(&self, a: u8, b: u8, a_red: bool, seed: u64) -> Result1 {
-        let start = rx::Position::start();
-        let options = rx::GameOptions::default();
-        let mut game = rx::Game::new(start.clone(), options);
-        let mut seeds = Rng::new(seed);
-        loop {
-            if let Some(o) = game.status().outcome() {
-                let side = if a_red { Side::Red } else { Side::Black };
-                return result_of(o, side);
-            }
-            let red = game.side_to_move() == rx::Color::Red;
-            let level = if red == a_red { a } else { b };
+    ///
+    /// # Errors
+    ///
+    /// [`MatchError`] when a player chooses an illegal move or none: the game has no result.
+    pub fn xiangqi_game(
+        &self,
+        a: u8,
+        b: u8,
+        a_red: bool,
+        seed: u64,
+    ) -> Result<Result1, MatchError> {
+        play_xiangqi(a, b, a_red, seed, |level, start, game, s| {
             let nodes = player::NODES_BY_LEVEL[usize::from(level.clamp(1, 8)) - 1];
             let nodes = ((nodes as f64 * self.scale) as u64).max(100);
-            let m = player::choose_move_with(
-                &start,
+            player::choose_move_with(
+                start,
                 &game.moves(),
                 level,
-                options.no_capture_limit,
-                seeds.next_u64(),
+                game.options().no_capture_limit,
+                s,
                 nodes,
                 None,
-            );
-            let Some(m) = m else {
-                return Result1::Draw;
-            };
-            if game.play(m).is_err() {
-                return Result1::Draw;
+            )
+        })
+    }
+}
+
+/// Why a game of a match has no result: a player broke the rules, or the match could not give
+/// it what it needs to choose. Such a game fails the match; counting it as a draw would hide the
+/// fault in the strength figures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchError {
+    /// The player at fault (or, for [`Fault::Replay`], the one whose turn it was).
+    pub player: Contender,
+    /// Its seat: a side (`red`, `black`, `shu`, `wu`, `wei`), or in banqi before the first
+    /// flip `first seat` or `second seat`.
+    pub seat: String,
+    /// Plies played before the fault (the fault is in ply `ply + 1`).
+    pub ply: usize,
+    /// What went wrong.
+    pub fault: Fault,
+}
+
+/// What went wrong in a game of a match ([`MatchError`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// The player chose a move the rules refuse.
+    Illegal {
+        /// The move's text.
+        mv: String,
+        /// Why the rules refused it (the rules' `IllegalReason`, as text).
+        reason: String,
+    },
+    /// The player chose no move although the game goes on.
+    NoMove,
+    /// The banqi player's view could not be rebuilt by replaying the game's records.
+    Replay(String),
+}
+
+impl fmt::Display for MatchError {
+    /// `ply 12, L3 (red): illegal move h2e2: …`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ply {}, {} ({}): ", self.ply + 1, self.player, self.seat)?;
+        match &self.fault {
+            Fault::Illegal { mv, reason } => write!(f, "illegal move {mv}: {reason}"),
+            Fault::NoMove => f.write_str("no move chosen in an ongoing game"),
+            Fault::Replay(e) => write!(f, "the game's records do not replay: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for MatchError {}
+
+/// The banqi game loop of [`Match::banqi_game`], with the players' choice passed in.
+fn play_banqi(
+    a: Contender,
+    b: Contender,
+    a_first: bool,
+    seed: u64,
+    mut choose: impl FnMut(Contender, &banqi::Problem, u64) -> Option<rb::Action>,
+) -> Result<Result1, MatchError> {
+    let rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let start = rb::START_TEXT
+        .parse::<rb::Truth>()
+        .expect("the start text parses (a rules test checks it)");
+    let mut game = rb::Game::with_rng(start, rng);
+    let a_seat = if a_first {
+        rb::Seat::First
+    } else {
+        rb::Seat::Second
+    };
+    let mut seeds = Rng::new(seed ^ 0x5EED);
+    loop {
+        match game.status() {
+            rb::Status::Ongoing => {}
+            rb::Status::Ended(o) => {
+                return Ok(match game.seat_colour(a_seat) {
+                    Some(c) => result_of(o, c.side()),
+                    // An outcome names colours, so they are known; nobody won without them.
+                    None => Result1::Draw,
+                });
             }
+            rb::Status::EndedBySeat { winner, .. } => {
+                return Ok(if *winner == a_seat {
+                    Result1::Win
+                } else {
+                    Result1::Loss
+                });
+            }
+        }
+        let seat = game.seat_to_move();
+        let who = if seat == a_seat { a } else { b };
+        let seat_name = match game.seat_colour(seat) {
+            Some(c) => c.side().to_string(),
+            None if seat == rb::Seat::First => "first seat".to_owned(),
+            None => "second seat".to_owned(),
+        };
+        let ply = game.records().len();
+        let fail = |fault: Fault| MatchError {
+            player: who,
+            seat: seat_name.clone(),
+            ply,
+            fault,
+        };
+        let problem = banqi::Problem::replay(game.start_view(), game.records())
+            .map_err(|e| fail(Fault::Replay(e)))?;
+        let action = choose(who, &problem, seeds.next_u64()).ok_or_else(|| fail(Fault::NoMove))?;
+        if let Err(e) = game.play(action) {
+            return Err(fail(Fault::Illegal {
+                mv: action.to_string(),
+                reason: e.to_string(),
+            }));
+        }
+    }
+}
+
+/// The sanguo game loop of [`Match::sanguo_game`], with the players' choice passed in.
+fn play_sanguo(
+    a: Contender,
+    b: Contender,
+    a_seat: Kingdom,
+    flags: bool,
+    seed: u64,
+    mut choose: impl FnMut(Contender, &sanguo::Problem, u64) -> Option<rs::Move>,
+) -> Result<Result1, MatchError> {
+    let mut game = rs::Game::new(rs::Position::start(flags));
+    let mut seeds = Rng::new(seed);
+    loop {
+        if let rs::Status::Ended(o) = game.status() {
+            return Ok(result_of(o, a_seat.side()));
+        }
+        let kingdom = game.side_to_move();
+        let who = if kingdom == a_seat { a } else { b };
+        let ply = game.moves().len();
+        let fail = |fault: Fault| MatchError {
+            player: who,
+            seat: kingdom.side().to_string(),
+            ply,
+            fault,
+        };
+        let problem = sanguo::Problem::of(&game);
+        let m = choose(who, &problem, seeds.next_u64()).ok_or_else(|| fail(Fault::NoMove))?;
+        if let Err(e) = game.play(m) {
+            return Err(fail(Fault::Illegal {
+                mv: m.text(false),
+                reason: e.to_string(),
+            }));
+        }
+    }
+}
+
+/// The xiangqi game loop of [`Match::xiangqi_game`], with the players' choice (level, start
+/// position, game, seed) passed in.
+fn play_xiangqi(
+    a: u8,
+    b: u8,
+    a_red: bool,
+    seed: u64,
+    mut choose: impl FnMut(u8, &rx::Position, &rx::Game, u64) -> Option<rx::Move>,
+) -> Result<Result1, MatchError> {
+    let start = rx::Position::start();
+    let mut game = rx::Game::new(start.clone(), rx::GameOptions::default());
+    let mut seeds = Rng::new(seed);
+    loop {
+        if let Some(o) = game.status().outcome() {
+            let side = if a_red { Side::Red } else { Side::Black };
+            return Ok(result_of(o, side));
+        }
+        let red = game.side_to_move() == rx::Color::Red;
+        let level = if red == a_red { a } else { b };
+        let ply = game.ply();
+        let fail = |fault: Fault| MatchError {
+            player: Contender::Level(level),
+            seat: if red { Side::Red } else { Side::Black }.to_string(),
+            ply,
+            fault,
+        };
+        let m =
+            choose(level, &start, &game, seeds.next_u64()).ok_or_else(|| fail(Fault::NoMove))?;
+        if let Err(e) = game.play(m) {
+            return Err(fail(Fault::Illegal {
+                mv: m.to_string(),
+                reason: e.to_string(),
+            }));
         }
     }
 }
@@ -357,11 +505,103 @@ mod tests {
     fn short_games_finish() {
         let m = Match { scale: 0.05 };
         let r = m.banqi_game(Contender::Level(2), Contender::Greedy, true, 1);
-        assert!(matches!(r, Result1::Win | Result1::Draw | Result1::Loss));
+        assert!(matches!(
+            r,
+            Ok(Result1::Win | Result1::Draw | Result1::Loss)
+        ));
+        let r = m.sanguo_game(Contender::Greedy, Contender::Greedy, Kingdom::Shu, true, 2);
+        assert!(r.is_ok(), "{r:?}");
         // Xiangqi levels 2 and 1 at their own budgets: the same seed gives the same game.
         let m = Match { scale: 1.0 };
-        let r = m.xiangqi_game(2, 1, true, 3);
-        assert_eq!(r, m.xiangqi_game(2, 1, true, 3));
+        let r = m.xiangqi_game(2, 1, true, 3).expect("legal play");
+        assert_eq!(Ok(r), m.xiangqi_game(2, 1, true, 3));
         assert_ne!(r, Result1::Shared);
+    }
+
+    /// An illegal move fails the game, naming the player, its seat and the ply; never a draw.
+    #[test]
+    fn an_illegal_xiangqi_move_fails_the_match() {
+        // Black answers with Red's own first move, whose from-square is now empty.
+        let mut first = None;
+        let r = play_xiangqi(3, 5, true, 7, |_, _, game, _| {
+            let m = *first.get_or_insert(game.legal_moves()[0]);
+            Some(m)
+        });
+        let e = r.expect_err("an illegal move is no result");
+        assert_eq!(
+            (e.player, e.seat.as_str(), e.ply),
+            (Contender::Level(5), "black", 1)
+        );
+        assert!(matches!(e.fault, Fault::Illegal { .. }), "{e:?}");
+        assert!(
+            e.to_string()
+                .starts_with("ply 2, L5 (black): illegal move "),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_illegal_sanguo_move_fails_the_match() {
+        let mut first = None;
+        let r = play_sanguo(
+            Contender::Level(4),
+            Contender::Greedy,
+            Kingdom::Wu,
+            false,
+            1,
+            |_, p, s| Some(*first.get_or_insert_with(|| sanguo::greedy(p, s).expect("a move"))),
+        );
+        let e = r.expect_err("an illegal move is no result");
+        assert_eq!(e.ply, 1);
+        assert!(matches!(e.fault, Fault::Illegal { .. }), "{e:?}");
+    }
+
+    #[test]
+    fn an_illegal_banqi_action_fails_the_match() {
+        // The second seat flips the square the first seat has just turned face up.
+        let mut first = None;
+        let r = play_banqi(
+            Contender::Greedy,
+            Contender::Level(1),
+            true,
+            3,
+            |_, p, s| Some(*first.get_or_insert_with(|| banqi::greedy(p, s).expect("a flip"))),
+        );
+        let e = r.expect_err("an illegal action is no result");
+        assert_eq!(e.player, Contender::Level(1));
+        assert_eq!(e.ply, 1);
+        assert!(matches!(e.fault, Fault::Illegal { .. }), "{e:?}");
+        assert_ne!(
+            e.seat, "second seat",
+            "colours are known after the first flip"
+        );
+    }
+
+    #[test]
+    fn no_move_in_an_ongoing_game_fails_the_match() {
+        let e = play_xiangqi(1, 1, false, 1, |_, _, _, _| None).expect_err("no result");
+        assert_eq!(
+            (e.fault.clone(), e.seat.as_str(), e.ply),
+            (Fault::NoMove, "red", 0)
+        );
+        assert_eq!(
+            e.to_string(),
+            "ply 1, L1 (red): no move chosen in an ongoing game"
+        );
+        let e = play_banqi(Contender::Greedy, Contender::Greedy, false, 1, |_, _, _| {
+            None
+        })
+        .expect_err("no result");
+        assert_eq!((e.seat.as_str(), e.fault), ("first seat", Fault::NoMove));
+        let e = play_sanguo(
+            Contender::Greedy,
+            Contender::Greedy,
+            Kingdom::Wei,
+            true,
+            1,
+            |_, _, _| None,
+        )
+        .expect_err("no result");
+        assert_eq!((e.seat.as_str(), e.fault), ("shu", Fault::NoMove));
     }
 }

@@ -21,7 +21,8 @@
 //!   endings: a piece that can take an enemy piece which cannot take it hunts it (distance
 //!   terms), and when neither side can ever capture again the position is a draw.
 
-use crate::levels::{pick, Budget, Level, Rng};
+use crate::kit::{self, Counter, LevelTable, Table, INF};
+use crate::levels::{pick, Budget, Rng};
 use chuhe_rules::banqi::{can_step_capture, Action, Cell, Record, Square, View, CANONICAL_KINDS};
 use chuhe_rules::xiangqi::Kind;
 
@@ -32,8 +33,7 @@ const DOWN: u8 = 0xFE;
 /// No colour to move yet (before the first flip).
 const NO_TURN: u8 = 2;
 /// The score of a win at the root (a win found `n` plies deeper scores `WIN - n`).
-pub const WIN: i32 = 30_000;
-const INF: i32 = 32_000;
+pub const WIN: i32 = kit::WIN;
 /// The 180-turn rule (`spec/banqi.md` §2.3).
 const QUIET_LIMIT: u8 = 180;
 
@@ -98,48 +98,22 @@ impl Problem {
     }
 }
 
-/// Depth cap (plies), node budget and noise (evaluation units; a soldier is worth about 100) of
-/// levels 1–8.
-const DEPTH_CAP: [i32; 8] = [1, 2, 2, 3, 3, 4, 6, 64];
-const NODES: [u64; 8] = [
-    4_000, 8_000, 15_000, 30_000, 60_000, 120_000, 250_000, 600_000,
-];
-const NOISE: [i32; 8] = [400, 200, 100, 80, 25, 30, 12, 0];
+/// The banqi player's levels 1–8: depth cap (plies), node budget and noise (evaluation units;
+/// a soldier is worth about 100).
+#[derive(Debug)]
+pub struct Levels;
 
-/// The search limits of a level: depth cap, node budget (capped by the level's time budget)
-/// and noise.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Settings {
-    /// Deepest iteration, plies.
-    pub depth: i32,
-    /// When to stop.
-    pub budget: Budget,
-    /// Largest error added to a root move's score before the choice ([`pick`]).
-    pub noise: i32,
+impl LevelTable for Levels {
+    const DEPTH_CAP: [i32; 8] = [1, 2, 2, 3, 3, 4, 6, 64];
+    const NODES: [u64; 8] = [
+        4_000, 8_000, 15_000, 30_000, 60_000, 120_000, 250_000, 600_000,
+    ];
+    const NOISE: [i32; 8] = [400, 200, 100, 80, 25, 30, 12, 0];
 }
 
-impl Settings {
-    /// The settings of `level` (1–8, clamped): its depth cap, node budget and noise, the
-    /// deadline its time budget.
-    pub fn level(level: u8) -> Settings {
-        let l = Level::get(level);
-        let i = usize::from(l.number) - 1;
-        Settings {
-            depth: DEPTH_CAP[i],
-            budget: Budget::nodes(NODES[i]).capped(l.time_budget()),
-            noise: NOISE[i],
-        }
-    }
-
-    /// Full strength with `budget` (level 8's depth and no noise).
-    pub fn full(budget: Budget) -> Settings {
-        Settings {
-            depth: 64,
-            budget,
-            noise: 0,
-        }
-    }
-}
+/// The search limits of a banqi level: depth cap, node budget (capped by the level's time
+/// budget) and noise ([`kit::Settings::level`], [`kit::Settings::full`]).
+pub type Settings = kit::Settings<Levels>;
 
 /// The move of the player at `level` for the seat to move; `None` when it has no legal action.
 /// The same problem, level and seed give the same move (unless the time budget cuts the search
@@ -169,11 +143,9 @@ pub fn greedy(problem: &Problem, seed: u64) -> Option<Action> {
         let child = board.make(m);
         scored.push((m.action(), -evaluate(&child)));
     }
-    for sq in 0..32u8 {
-        if board.cells[usize::from(sq)] == DOWN {
-            let v = board.flip_mean(sq, |c| -evaluate(c));
-            scored.push((Action::Flip(square(sq)), v));
-        }
+    for sq in board.flip_squares() {
+        let v = board.flip_mean(sq, |c| -evaluate(c));
+        scored.push((Action::Flip(square(sq)), v));
     }
     let mut rng = Rng::new(seed);
     // A little noise breaks ties without choosing worse moves.
@@ -248,11 +220,10 @@ const fn neighbour_table() -> [[u8; 4]; 32] {
 }
 const NEIGHBOURS: [[u8; 4]; 32] = neighbour_table();
 
+/// The search key of feature `i` (a piece on a square, the colour to move): the `i`-th output
+/// of the engine's one generator, drawn at random access ([`Rng::nth`]).
 fn zobrist(i: usize) -> u64 {
-    let mut x = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
+    Rng::nth(i as u64)
 }
 
 /// A search move: `kind` 0 step, 1 capture, 2 flip (`from == to`).
@@ -341,7 +312,13 @@ impl Board {
         self.pool_len > 0
     }
 
-    /// Steps and captures of the side to move (`captures_only` leaves out steps), captures first.
+    /// The face-down squares, which the side to move may flip, in index order.
+    fn flip_squares(&self) -> impl Iterator<Item = u8> + '_ {
+        (0..32u8).filter(|&sq| self.cells[usize::from(sq)] == DOWN)
+    }
+
+    /// Steps and captures of the side to move (`captures_only` leaves out steps), by from-square;
+    /// the search orders them ([`order`]). The same set as the rules' legal moves (tested).
     fn gen(&self, out: &mut Vec<Mv>, captures_only: bool) {
         if self.turn == NO_TURN {
             return;
@@ -527,26 +504,15 @@ fn evaluate(b: &Board) -> i32 {
     score[us] - score[1 - us] + 8
 }
 
-const TT_BITS: usize = 16;
-
-#[derive(Debug, Clone, Copy, Default)]
-struct Entry {
-    key: u64,
-    depth: i8,
-    flag: u8,
-    score: i32,
-    mv: Option<(u8, u8, u8)>,
-}
-
-const EXACT: u8 = 0;
-const LOWER: u8 = 1;
-const UPPER: u8 = 2;
+/// Slots of the transposition table: 2^16.
+const TT_BITS: u32 = 16;
+/// The budget is looked at every 256 nodes.
+const CHECK_EVERY: u64 = 256;
 
 struct Search {
-    budget: Budget,
-    nodes: u64,
-    stopped: bool,
-    tt: Vec<Entry>,
+    counter: Counter,
+    /// Moves stored as (from, to, kind).
+    tt: Table<(u8, u8, u8)>,
     /// Keys of the positions on the path and of the game's stretch (repetition).
     path: Vec<u64>,
 }
@@ -556,20 +522,14 @@ impl Search {
         // The root itself is the stretch's last entry: a child that returns to it repeats.
         let path = stretch.to_vec();
         Search {
-            budget,
-            nodes: 0,
-            stopped: false,
-            tt: vec![Entry::default(); 1 << TT_BITS],
+            counter: Counter::new(budget, CHECK_EVERY),
+            tt: Table::new(TT_BITS),
             path,
         }
     }
 
     fn tick(&mut self) -> bool {
-        self.nodes += 1;
-        if self.nodes & 255 == 0 && self.budget.exhausted(self.nodes) {
-            self.stopped = true;
-        }
-        self.stopped
+        self.counter.tick()
     }
 
     /// Scores of every root action (from the mover's view); moves searched to the deepest
@@ -588,10 +548,7 @@ impl Search {
                 _ => 0,
             };
             let flip_depth = flip_depth.min(max_depth - 1).max(0);
-            for sq in 0..32u8 {
-                if b.cells[usize::from(sq)] != DOWN {
-                    continue;
-                }
+            for sq in b.flip_squares() {
                 // Squares whose neighbourhood (and line) is identical give the same value;
                 // the neighbourhood signature saves work on the opening's many equal flips.
                 let sig = flip_signature(b, sq);
@@ -604,46 +561,13 @@ impl Search {
                 flips.push((sq, v));
             }
         }
-        let mut scored: Vec<(Mv, i32)> = moves.iter().map(|&m| (m, -INF)).collect();
-        if !moves.is_empty() {
-            for depth in 1..=max_depth.max(1) {
-                let mut iter_scores = Vec::with_capacity(scored.len());
-                let mut best = -INF;
-                for &(m, _) in &scored {
-                    let child = b.make(m);
-                    let alpha = (best - noise - 1).max(-INF);
-                    let v = -self.negamax(&child, depth - 1, -INF, -alpha, 1);
-                    if self.stopped {
-                        break;
-                    }
-                    best = best.max(v);
-                    iter_scores.push((m, v));
-                }
-                if self.stopped && iter_scores.len() < scored.len() {
-                    // A partial iteration: keep its improvements on the moves it finished.
-                    if depth > 1 || !iter_scores.is_empty() {
-                        for (m, v) in iter_scores {
-                            if let Some(e) = scored.iter_mut().find(|e| e.0 == m) {
-                                if depth == 1 || v > e.1 {
-                                    e.1 = v;
-                                }
-                            }
-                        }
-                    }
-                    break;
-                }
-                scored = iter_scores;
-                scored.sort_by_key(|e| std::cmp::Reverse(e.1));
-                if self.stopped || best.abs() >= WIN - 100 {
-                    break;
-                }
-            }
-        }
-        let mut out: Vec<(Action, i32)> = scored
-            .into_iter()
-            .filter(|&(_, v)| v > -INF)
-            .map(|(m, v)| (m.action(), v))
-            .collect();
+        let scored = kit::deepen(&moves, max_depth, noise, |m, depth, alpha| {
+            let child = b.make(m);
+            let v = -self.negamax(&child, depth - 1, -INF, -alpha, 1);
+            (!self.counter.stopped).then_some(v)
+        });
+        let mut out: Vec<(Action, i32)> =
+            scored.into_iter().map(|(m, v)| (m.action(), v)).collect();
         out.extend(
             flips
                 .into_iter()
@@ -682,20 +606,11 @@ impl Search {
         if depth <= 0 {
             return self.quiesce(b, alpha, beta, ply, 0);
         }
-        let slot = (key as usize) & ((1 << TT_BITS) - 1);
-        let e = self.tt[slot];
         let mut tt_move = None;
-        if e.key == key {
+        if let Some(e) = self.tt.probe(key) {
             tt_move = e.mv;
-            if i32::from(e.depth) >= depth {
-                let ok = match e.flag {
-                    EXACT => true,
-                    LOWER => e.score >= beta,
-                    _ => e.score <= alpha,
-                };
-                if ok {
-                    return e.score;
-                }
+            if let Some(score) = e.cutoff(depth, alpha, beta) {
+                return score;
             }
         }
         let mut moves = Vec::with_capacity(48);
@@ -720,7 +635,7 @@ impl Search {
         for m in moves {
             let child = b.make(m);
             let v = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
-            if self.stopped {
+            if self.counter.stopped {
                 self.path.pop();
                 return 0;
             }
@@ -736,20 +651,8 @@ impl Search {
             }
         }
         self.path.pop();
-        let flag = if best <= alpha0 {
-            UPPER
-        } else if best >= beta {
-            LOWER
-        } else {
-            EXACT
-        };
-        self.tt[slot] = Entry {
-            key,
-            depth: depth.min(100) as i8,
-            flag,
-            score: best,
-            mv: best_move.or(tt_move),
-        };
+        self.tt
+            .store(key, depth, (alpha0, beta), best, best_move.or(tt_move));
         best
     }
 
@@ -782,7 +685,7 @@ impl Search {
         for m in moves {
             let child = b.make(m);
             let v = -self.quiesce(&child, -beta, -alpha, ply + 1, qdepth + 1);
-            if self.stopped {
+            if self.counter.stopped {
                 return 0;
             }
             if v > best {
@@ -852,7 +755,122 @@ fn order(b: &Board, moves: &mut [Mv], first: Option<(u8, u8, u8)>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chuhe_rules::banqi::Truth;
+    use chuhe_rules::banqi::{Game, Piece, Pool, Setup, SetupSquare, Status, Truth};
+    use chuhe_rules::xiangqi::Color;
+    use proptest::prelude::*;
+    use rand::rngs::StdRng;
+    use rand::{Rng as _, SeedableRng};
+
+    /// What the player may do from `view`, sorted like the rules' list: the steps and captures of
+    /// its search board and its flips (`Search::root`, `greedy`).
+    fn player_actions(view: &View) -> Vec<Action> {
+        let b = Board::from_view(view);
+        let mut moves = Vec::new();
+        b.gen(&mut moves, false);
+        let mut out: Vec<Action> = moves.iter().map(|m| m.action()).collect();
+        if b.has_face_down() {
+            out.extend(b.flip_squares().map(|sq| Action::Flip(square(sq))));
+        }
+        Action::sort_by_text(&mut out);
+        out
+    }
+
+    /// The captures of the player's quiescence search, sorted like the rules' list.
+    fn player_captures(view: &View) -> Vec<Action> {
+        let b = Board::from_view(view);
+        let mut moves = Vec::new();
+        b.gen(&mut moves, true);
+        let mut out: Vec<Action> = moves.iter().map(|m| m.action()).collect();
+        Action::sort_by_text(&mut out);
+        out
+    }
+
+    /// The player's lists equal the rules' legal actions (as lists sorted by text, so also
+    /// without duplicates), and its capture-only list equals the rules' captures.
+    fn agrees_with_the_rules(view: &View) -> Result<(), TestCaseError> {
+        let rules = view.legal_actions();
+        prop_assert_eq!(player_actions(view), rules.clone(), "view {}", view);
+        let captures: Vec<Action> = rules
+            .into_iter()
+            .filter(|a| matches!(a, Action::Capture { .. }))
+            .collect();
+        prop_assert_eq!(player_captures(view), captures, "view {}", view);
+        Ok(())
+    }
+
+    /// A position with pieces scattered at random: `states[i]` 0 empty, 1 face down (from the
+    /// pool), 2 face up, each square taking the next piece of the shuffled `deal`.
+    fn scattered(deal: &[Piece], states: &[u8], red: bool) -> Option<View> {
+        let mut squares = [SetupSquare::Empty; 32];
+        let mut pool = Pool::default();
+        for (i, (&state, &piece)) in states.iter().zip(deal).enumerate() {
+            squares[i] = match state {
+                0 => SetupSquare::Empty,
+                1 => {
+                    pool.add(piece);
+                    SetupSquare::Unknown
+                }
+                _ => SetupSquare::FaceUp(piece),
+            };
+        }
+        let any_up = states.contains(&2);
+        let turn = any_up.then_some(if red { Color::Red } else { Color::Black });
+        let setup = Setup {
+            squares,
+            turn,
+            pool,
+            quiet: 0,
+        };
+        Truth::from_setup(setup).ok().map(|t| t.view().clone())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Every view of a game played at random (flips drawn from the pool, so the views hold
+        /// hidden pieces) gives the player the rules' legal actions.
+        #[test]
+        fn the_players_actions_are_the_rules_legal_actions_in_played_games(seed in any::<u64>()) {
+            let mut rng = StdRng::seed_from_u64(seed);
+            let mut game = Game::with_rng(View::start().into(), StdRng::seed_from_u64(seed ^ 0x5EED));
+            for _ in 0..400 {
+                agrees_with_the_rules(game.view())?;
+                if *game.status() != Status::Ongoing {
+                    break;
+                }
+                let actions = game.legal_moves();
+                // Steps and captures more often than flips, so games reach their late stages.
+                let non_flips: Vec<Action> = actions
+                    .iter()
+                    .copied()
+                    .filter(|a| !matches!(a, Action::Flip(_)))
+                    .collect();
+                let from = if non_flips.is_empty() || rng.gen_bool(0.3) {
+                    &actions
+                } else {
+                    &non_flips
+                };
+                let action = from[rng.gen_range(0..from.len())];
+                game.play(action).expect("a listed action is legal");
+            }
+        }
+
+        /// The same on positions no game needs to reach: pieces of a shuffled set scattered face
+        /// up, face down and missing, either colour to move.
+        #[test]
+        fn the_players_actions_are_the_rules_legal_actions_in_scattered_views(
+            deal in Just((0..32).filter_map(|i| Pool::full().nth(i)).collect::<Vec<Piece>>())
+                .prop_shuffle(),
+            states in prop::collection::vec(prop_oneof![2 => Just(0u8), 1 => Just(1u8), 2 => Just(2u8)], 32),
+            red in any::<bool>(),
+        ) {
+            let view = scattered(&deal, &states, red);
+            prop_assume!(view.is_some());
+            if let Some(view) = view {
+                agrees_with_the_rules(&view)?;
+            }
+        }
+    }
 
     fn problem(text: &str) -> Problem {
         let t: Truth = text.parse().expect("a valid text");

@@ -105,7 +105,22 @@ impl Budget {
     }
 }
 
-/// A small seeded generator (SplitMix64): the same seed gives the same sequence.
+/// The step of SplitMix64's state: 2^64 divided by the golden ratio.
+const GOLDEN_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The engine's one small seeded generator (SplitMix64, Steele, Lea and Flood, "Fast splittable
+/// pseudorandom number generators", OOPSLA 2014): the same seed gives the same sequence. The
+/// players' noise ([`pick`]), the match seeds ([`crate::arena`]), the banqi player's search keys
+/// and the tests' random walks all draw from it.
+///
+/// ```
+/// use chuhe_engine::levels::Rng;
+/// let mut a = Rng::new(7);
+/// let first = a.next_u64();
+/// assert_eq!(Rng::new(7).next_u64(), first);
+/// assert_eq!(Rng::nth(0), Rng::new(0).next_u64());
+/// assert!(a.below(10) < 10);
+/// ```
 #[derive(Debug, Clone)]
 pub struct Rng(u64);
 
@@ -117,11 +132,14 @@ impl Rng {
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0 = self.0.wrapping_add(GOLDEN_GAMMA);
+        mix(self.0)
+    }
+
+    /// The `i`-th output (from 0) of the generator seeded with 0, without drawing the ones
+    /// before it: a fixed random number per index (search keys).
+    pub const fn nth(i: u64) -> u64 {
+        mix(i.wrapping_add(1).wrapping_mul(GOLDEN_GAMMA))
     }
 
     /// A number in `0..n` (`0` when `n` is 0).
@@ -132,6 +150,14 @@ impl Rng {
             self.next_u64() % n
         }
     }
+}
+
+/// SplitMix64's output function of a state.
+const fn mix(state: u64) -> u64 {
+    let mut z = state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// The human-like choice among scored moves: each move's score (larger is better for the mover)

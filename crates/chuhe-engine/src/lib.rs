@@ -6,6 +6,8 @@
 //! - [`eval`]: the hand-crafted evaluation, its weights all in [`weights`];
 //! - [`movepick`]: move ordering;
 //! - [`skill`]: weaker play (`Skill Level`, `UCI_Elo`);
+//! - [`levels`], [`kit`], [`sanguo`], [`banqi`]: the levels 1–8 of the three games and the
+//!   sanguo and banqi players with their shared search kit;
 //! - [`uci`]: the UCI / UCCI session that `chuhe uci` connects to standard input and output;
 //! - [`bench`]: the fixed positions of `chuhe bench` and its node signature.
 #![deny(missing_docs)]
@@ -14,6 +16,7 @@ pub mod arena;
 pub mod banqi;
 pub mod bench;
 pub mod eval;
+pub mod kit;
 pub mod levels;
 pub mod movepick;
 pub mod player;

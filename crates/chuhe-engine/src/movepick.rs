@@ -199,36 +199,31 @@ impl Iterator for MovePicker {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::levels::Rng;
     use chuhe_rules::xiangqi::perft;
     use chuhe_rules::xiangqi::Square;
 
     /// Perft through the picker, with changing (and often illegal) hash and killer moves.
-    fn picker_perft(pos: &mut Position, depth: u32, seed: &mut u64, heur: &mut Heuristics) -> u64 {
+    fn picker_perft(pos: &mut Position, depth: u32, rng: &mut Rng, heur: &mut Heuristics) -> u64 {
         if depth == 0 {
             return 1;
         }
-        fn rnd(seed: &mut u64) -> u64 {
-            *seed ^= *seed << 13;
-            *seed ^= *seed >> 7;
-            *seed ^= *seed << 17;
-            *seed
-        }
-        fn random_move(seed: &mut u64) -> Option<Move> {
-            let from = Square::new((rnd(seed) % 90) as u8).unwrap();
-            let to = Square::new((rnd(seed) % 90) as u8).unwrap();
+        fn random_move(rng: &mut Rng) -> Option<Move> {
+            let from = Square::new(rng.below(90) as u8).unwrap();
+            let to = Square::new(rng.below(90) as u8).unwrap();
             Some(Move::new(from, to))
         }
-        let tt = random_move(seed);
-        let k = [random_move(seed), random_move(seed)];
+        let tt = random_move(rng);
+        let k = [random_move(rng), random_move(rng)];
         let picker = MovePicker::new(pos, tt, k, heur);
         let mut seen = Vec::new();
         let mut nodes = 0;
         for m in picker {
             assert!(!seen.contains(&m), "{m} twice");
             seen.push(m);
-            heur.update_history(pos, m, (rnd(seed) % 200) as i32 - 100);
+            heur.update_history(pos, m, rng.below(200) as i32 - 100);
             let u = pos.play_unchecked(m);
-            nodes += picker_perft(pos, depth - 1, seed, heur);
+            nodes += picker_perft(pos, depth - 1, rng, heur);
             pos.undo(m, u);
         }
         assert_eq!(seen.len(), pos.count_legal_moves());
@@ -255,13 +250,13 @@ mod tests {
             "1cbak4/9/n2a5/2p1p3p/5cp2/2n2N3/6PCP/3AB4/2C6/3A1K1N1 w - - 0 1",
             "5a3/3k5/3aR4/9/5r3/5n3/9/3A1A3/5K3/2BC2B2 w - - 0 1",
         ];
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = Rng::new(1);
         for fen in fens {
             let mut pos = Position::from_fen(fen).unwrap();
             let mut heur = Heuristics::default();
             let expected = perft(&mut pos, 3, false);
             assert_eq!(
-                picker_perft(&mut pos, 3, &mut seed, &mut heur),
+                picker_perft(&mut pos, 3, &mut rng, &mut heur),
                 expected,
                 "{fen}"
             );

@@ -20,12 +20,12 @@
 //! End rules: a defeated root kingdom scores a loss, the last kingdom standing a win, 180 quiet
 //! moves and a position seen again since the last capture or defeat a draw (0).
 
-use crate::levels::{pick, Budget, Level, Rng};
+use crate::kit::{self, Counter, LevelTable, Table, INF};
+use crate::levels::{pick, Budget, Rng};
 use chuhe_rules::sanguo::{Game, Kind, Kingdom, Move, Point, Position, QUIET_LIMIT};
 
 /// The score of a win at the root.
-pub const WIN: i32 = 30_000;
-const INF: i32 = 32_000;
+pub const WIN: i32 = kit::WIN;
 
 /// What the player is asked: the position and the search keys of the positions since the last
 /// capture or defeat (for the repetition rule).
@@ -71,45 +71,21 @@ impl Problem {
     }
 }
 
-/// Depth cap (plies), node budget and noise (centipawns) of levels 1–8.
-const DEPTH_CAP: [i32; 8] = [1, 2, 2, 3, 3, 3, 3, 64];
-const NODES: [u64; 8] = [
-    1_500, 3_000, 6_000, 12_000, 25_000, 50_000, 100_000, 200_000,
-];
-const NOISE: [i32; 8] = [900, 350, 120, 200, 80, 30, 5, 0];
+/// The sanguo player's levels 1–8: depth cap (plies), node budget and noise (centipawns).
+#[derive(Debug)]
+pub struct Levels;
 
-/// The search limits of a level: depth cap, node budget and noise.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Settings {
-    /// Deepest iteration, plies.
-    pub depth: i32,
-    /// When to stop.
-    pub budget: Budget,
-    /// Largest error added to a root move's score ([`pick`]).
-    pub noise: i32,
+impl LevelTable for Levels {
+    const DEPTH_CAP: [i32; 8] = [1, 2, 2, 3, 3, 3, 3, 64];
+    const NODES: [u64; 8] = [
+        1_500, 3_000, 6_000, 12_000, 25_000, 50_000, 100_000, 200_000,
+    ];
+    const NOISE: [i32; 8] = [900, 350, 120, 200, 80, 30, 5, 0];
 }
 
-impl Settings {
-    /// The settings of `level` (1–8, clamped), the deadline its time budget.
-    pub fn level(level: u8) -> Settings {
-        let l = Level::get(level);
-        let i = usize::from(l.number) - 1;
-        Settings {
-            depth: DEPTH_CAP[i],
-            budget: Budget::nodes(NODES[i]).capped(l.time_budget()),
-            noise: NOISE[i],
-        }
-    }
-
-    /// Full strength with `budget`.
-    pub fn full(budget: Budget) -> Settings {
-        Settings {
-            depth: 64,
-            budget,
-            noise: 0,
-        }
-    }
-}
+/// The search limits of a sanguo level: depth cap, node budget and noise
+/// ([`kit::Settings::level`], [`kit::Settings::full`]).
+pub type Settings = kit::Settings<Levels>;
 
 /// The move of the player at `level` for the kingdom to move; `None` when it has none.
 pub fn choose(problem: &Problem, level: u8, seed: u64) -> Option<Move> {
@@ -252,26 +228,15 @@ fn view(pos: &Position, strength: &[i32; 3], me: Kingdom) -> i32 {
     }
 }
 
-const TT_BITS: usize = 16;
-const EXACT: u8 = 0;
-const LOWER: u8 = 1;
-const UPPER: u8 = 2;
-
-#[derive(Debug, Clone, Copy, Default)]
-struct Entry {
-    key: u64,
-    depth: i8,
-    flag: u8,
-    score: i32,
-    mv: Option<Move>,
-}
+/// Slots of the transposition table: 2^16.
+const TT_BITS: u32 = 16;
+/// The budget is looked at every 64 nodes.
+const CHECK_EVERY: u64 = 64;
 
 struct Search {
     me: Kingdom,
-    budget: Budget,
-    nodes: u64,
-    stopped: bool,
-    tt: Vec<Entry>,
+    counter: Counter,
+    tt: Table<Move>,
     path: Vec<u64>,
 }
 
@@ -279,57 +244,25 @@ impl Search {
     fn new(me: Kingdom, budget: Budget, stretch: &[u64]) -> Search {
         Search {
             me,
-            budget,
-            nodes: 0,
-            stopped: false,
-            tt: vec![Entry::default(); 1 << TT_BITS],
+            counter: Counter::new(budget, CHECK_EVERY),
+            tt: Table::new(TT_BITS),
             path: stretch.to_vec(),
         }
     }
 
     fn tick(&mut self) -> bool {
-        self.nodes += 1;
-        if self.nodes & 63 == 0 && self.budget.exhausted(self.nodes) {
-            self.stopped = true;
-        }
-        self.stopped
+        self.counter.tick()
     }
 
     fn root(&mut self, pos: &Position, max_depth: i32, noise: i32) -> Vec<(Move, i32)> {
         let mut moves = pos.legal_moves();
         order(pos, &mut moves, None);
-        let mut scored: Vec<(Move, i32)> = moves.iter().map(|&m| (m, -INF)).collect();
-        for depth in 1..=max_depth.max(1) {
-            let mut iter = Vec::with_capacity(scored.len());
-            let mut best = -INF;
-            for &(m, _) in &scored {
-                let mut child = pos.clone();
-                child.play_unchecked(m);
-                let alpha = best - noise - 1;
-                let v = self.search(&child, depth - 1, alpha.max(-INF), INF, 1);
-                if self.stopped {
-                    break;
-                }
-                best = best.max(v);
-                iter.push((m, v));
-            }
-            if self.stopped && iter.len() < scored.len() {
-                for (m, v) in iter {
-                    if let Some(e) = scored.iter_mut().find(|e| e.0 == m) {
-                        if depth == 1 || v > e.1 {
-                            e.1 = v;
-                        }
-                    }
-                }
-                break;
-            }
-            scored = iter;
-            scored.sort_by_key(|e| std::cmp::Reverse(e.1));
-            if self.stopped || best.abs() >= WIN - 100 {
-                break;
-            }
-        }
-        let out: Vec<(Move, i32)> = scored.iter().copied().filter(|e| e.1 > -INF).collect();
+        let out = kit::deepen(&moves, max_depth, noise, |m, depth, alpha| {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let v = self.search(&child, depth - 1, alpha, INF, 1);
+            (!self.counter.stopped).then_some(v)
+        });
         if out.is_empty() {
             return moves.first().map(|&m| vec![(m, 0)]).unwrap_or_default();
         }
@@ -364,18 +297,11 @@ impl Search {
         if depth <= 0 {
             return self.quiesce(pos, alpha, beta, ply, 0);
         }
-        let slot = (key as usize) & ((1 << TT_BITS) - 1);
-        let e = self.tt[slot];
         let mut tt_move = None;
-        if e.key == key {
+        if let Some(e) = self.tt.probe(key) {
             tt_move = e.mv;
-            if i32::from(e.depth) >= depth {
-                match e.flag {
-                    EXACT => return e.score,
-                    LOWER if e.score >= beta => return e.score,
-                    UPPER if e.score <= alpha => return e.score,
-                    _ => {}
-                }
+            if let Some(score) = e.cutoff(depth, alpha, beta) {
+                return score;
             }
         }
         let mut moves = pos.legal_moves();
@@ -392,7 +318,7 @@ impl Search {
             let mut child = pos.clone();
             child.play_unchecked(m);
             let v = self.search(&child, depth - 1, alpha, beta, ply + 1);
-            if self.stopped {
+            if self.counter.stopped {
                 self.path.pop();
                 return 0;
             }
@@ -414,20 +340,8 @@ impl Search {
             }
         }
         self.path.pop();
-        let flag = if best <= alpha0 {
-            UPPER
-        } else if best >= beta0 {
-            LOWER
-        } else {
-            EXACT
-        };
-        self.tt[slot] = Entry {
-            key,
-            depth: depth.min(100) as i8,
-            flag,
-            score: best,
-            mv: best_move.or(tt_move),
-        };
+        self.tt
+            .store(key, depth, (alpha0, beta0), best, best_move.or(tt_move));
         best
     }
 
@@ -463,7 +377,7 @@ impl Search {
             let mut child = pos.clone();
             child.play_unchecked(m);
             let v = self.quiesce(&child, alpha, beta, ply + 1, q + 1);
-            if self.stopped {
+            if self.counter.stopped {
                 return 0;
             }
             if maximise {
@@ -491,9 +405,7 @@ pub fn maxn(problem: &Problem, budget: Budget) -> Option<Move> {
     let mut moves = pos.legal_moves();
     order(pos, &mut moves, None);
     let mut s = MaxN {
-        budget,
-        nodes: 0,
-        stopped: false,
+        counter: Counter::new(budget, CHECK_EVERY),
         path: problem.stretch.clone(),
     };
     let mut best = *moves.first()?;
@@ -503,7 +415,7 @@ pub fn maxn(problem: &Problem, budget: Budget) -> Option<Move> {
             let mut child = pos.clone();
             child.play_unchecked(m);
             let v = s.value(&child, depth - 1, 1);
-            if s.stopped {
+            if s.counter.stopped {
                 break;
             }
             scored.push((m, v[me]));
@@ -514,7 +426,7 @@ pub fn maxn(problem: &Problem, budget: Budget) -> Option<Move> {
             break;
         };
         best = top.0;
-        if s.stopped {
+        if s.counter.stopped {
             break;
         }
         scored.sort_by_key(|e| std::cmp::Reverse(e.1));
@@ -548,19 +460,13 @@ fn last_standing(pos: &Position, ply: i32) -> [i32; 3] {
 }
 
 struct MaxN {
-    budget: Budget,
-    nodes: u64,
-    stopped: bool,
+    counter: Counter,
     path: Vec<u64>,
 }
 
 impl MaxN {
     fn tick(&mut self) -> bool {
-        self.nodes += 1;
-        if self.nodes & 63 == 0 && self.budget.exhausted(self.nodes) {
-            self.stopped = true;
-        }
-        self.stopped
+        self.counter.tick()
     }
 
     /// The scores of `pos` for the three kingdoms, each kingdom choosing its best child.
@@ -593,7 +499,7 @@ impl MaxN {
             let mut child = pos.clone();
             child.play_unchecked(m);
             let v = self.value(&child, depth - 1, ply + 1);
-            if self.stopped {
+            if self.counter.stopped {
                 self.path.pop();
                 return [0; 3];
             }
@@ -628,7 +534,7 @@ impl MaxN {
             let mut child = pos.clone();
             child.play_unchecked(m);
             let v = self.quiesce(&child, ply + 1, q + 1);
-            if self.stopped {
+            if self.counter.stopped {
                 return [0; 3];
             }
             if v[mover] > best[mover] {

@@ -15,6 +15,7 @@
 //! `UCI_Elo` maps linearly onto the level: 500 → 0, 2800 → 20 (see `docs/engine.md` for how the
 //! scale was estimated).
 
+use crate::levels::{pick, Rng};
 use crate::search::{Info, Limits, Searcher, Settings};
 use chuhe_rules::xiangqi::Move;
 
@@ -136,23 +137,13 @@ impl Strength {
     }
 }
 
-/// Picks among `lines` (move, score in centipawns) for `level` (0.0..=20.0), with the
-/// pseudo-random `seed` (xorshift64): the largest score plus an error in
-/// `0..=(20 - level) × NOISE_PER_LEVEL`. `None` when `lines` is empty.
+/// Picks among `lines` (move, score in centipawns) for `level` (0.0..=20.0), seeded by `seed`:
+/// the largest score plus an error in `0..=(20 - L) × NOISE_PER_LEVEL` centipawns, through the
+/// one noisy choice of every player ([`pick`], with the engine's one generator, [`Rng`]).
+/// `None` when `lines` is empty.
 pub fn choose<M: Copy>(lines: &[(M, i32)], level: f64, seed: u64) -> Option<M> {
-    let amplitude = ((20.0 - level) * NOISE_PER_LEVEL) as u64 + 1;
-    let mut x = seed | 1;
-    let mut best: Option<(M, i64)> = None;
-    for &(m, score) in lines {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let v = i64::from(score) + (x % amplitude) as i64;
-        if best.is_none_or(|(_, b)| v > b) {
-            best = Some((m, v));
-        }
-    }
-    best.map(|(m, _)| m)
+    let noise = ((20.0 - level) * NOISE_PER_LEVEL) as i32;
+    pick(lines, noise, &mut Rng::new(seed))
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //!   validation, legal moves, check, checkmate and stalemate, Zobrist keys.
 //! - [`outcome`]: the shared end-of-game vocabulary ([`Outcome`], [`EndReason`]).
 //! - [`perft`]: leaf counting over a game's legal-move tree.
+//! - [`position_error`]: why a setup is not a valid position, one type for the three games.
 //! - [`variant`]: the three games by name, with the facts a table takes from each ([`Variant`]).
 //!
 //! Data flows one way: text → [`xiangqi::Setup`] (parsed, unvalidated) →
@@ -28,9 +29,11 @@
 pub mod banqi;
 pub mod outcome;
 pub mod perft;
+pub mod position_error;
 pub mod sanguo;
 pub mod variant;
 pub mod xiangqi;
 
 pub use outcome::{EndReason, Outcome, Quit, Side};
+pub use position_error::PositionError;
 pub use variant::Variant;

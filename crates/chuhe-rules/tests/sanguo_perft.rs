@@ -26,7 +26,7 @@ fn bulk_counting_full_play_and_generic_perft_agree() {
         let pos = Position::start(flags);
         let bulk = perft(&pos, 3, true);
         assert_eq!(perft(&pos, 3, false), bulk);
-        assert_eq!(generic_perft(&pos, 3), bulk);
+        assert_eq!(generic_perft(&mut pos.clone(), 3, false), bulk);
     }
 }
 

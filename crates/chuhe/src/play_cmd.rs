@@ -335,7 +335,8 @@ pub struct MatchArgs {
 }
 
 /// `chuhe match` (hidden): plays `games` games with seats rotated and prints the first player's
-/// results; a progress line every 20 games on standard error.
+/// results; a progress line every 20 games on standard error. A game in which a player breaks a
+/// rule ([`chuhe_engine::arena::MatchError`]) stops the match with exit status 1.
 pub fn run_match(args: MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
     let a: Contender = args.a.parse().map_err(CliError::input)?;
     let b: Contender = args.b.parse().map_err(CliError::input)?;
@@ -363,7 +364,11 @@ pub fn run_match(args: MatchArgs, out: &mut impl Write) -> Result<(), CliError> 
                 m.sanguo_game(a, b, seat, flags, seed)
             }
             Variant::Xiangqi => m.xiangqi_game(level(a)?, level(b)?, i % 2 == 0, seed),
-        };
+        }
+        .map_err(|e| CliError {
+            message: format!("game {} (seed {seed}) failed: {e}", i + 1),
+            status: 1,
+        })?;
         tally.add(
             r,
             if args.variant == Variant::Sanguo {

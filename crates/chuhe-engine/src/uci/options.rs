@@ -12,7 +12,7 @@
 //! `true`/`false`, and ignores options it does not know. In UCCI, `hashsize` and `threads` also
 //! accept 0, meaning the default (announced as `min 0`).
 
-use super::protocol::Dialect;
+use super::dialect::Dialect;
 use super::Session;
 use crate::tt::Table;
 use chuhe_rules::xiangqi::{DEFAULT_NO_CAPTURE_LIMIT, MAX_NO_CAPTURE_LIMIT};

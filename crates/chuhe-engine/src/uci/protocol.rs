@@ -8,21 +8,13 @@
 //! UCCI's `draw` and `resign`, and `pophash`. Options are in [`super::options`], the search
 //! thread in [`super::threads`].
 
+use super::dialect::Dialect;
 use super::{options, Flow, Session};
 use crate::search::{CurrMove, Info, Limits, Score, MATE, MATE_BOUND};
 use crate::tt::Bound;
 use chuhe_rules::xiangqi::{perft_divide, Color, Move, Position};
 use std::io::{self, Write};
 use std::sync::Mutex;
-
-/// The two dialects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Dialect {
-    /// UCI, Pikafish's dialect.
-    Uci,
-    /// UCCI 3.0.
-    Ucci,
-}
 
 /// Where every line goes: shared by the session and its search thread. Every line is written
 /// whole under the lock and flushed at once.

@@ -6,7 +6,8 @@
 //! The move is chosen through the engine's one strength pipeline ([`crate::skill::Strength`]),
 //! the same as the game server's computer player.
 
-use super::protocol::{self, Dialect, Sink};
+use super::dialect::Dialect;
+use super::protocol::{self, Sink};
 use super::Session;
 use crate::search::{self, Control, Info, Limits, Searcher, Settings};
 use crate::skill::Strength;

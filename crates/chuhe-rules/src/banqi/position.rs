@@ -10,6 +10,7 @@ use super::piece::{can_step_capture, Direction, Piece, Pool, Square, SQUARES};
 use super::text::{turn_text, write_board, SetupSquare, SyntaxError, QUIET_LIMIT};
 use super::Setup;
 use crate::outcome::{EndReason, Outcome};
+use crate::position_error::Validation;
 use crate::xiangqi::{Color, Kind};
 use rand::{CryptoRng, Rng};
 use std::fmt;
@@ -67,40 +68,20 @@ impl fmt::Display for ValidationKind {
     }
 }
 
-/// A parsed text that breaks one or more rules of `spec/banqi.md` §3.1: every failing kind, in the
-/// spec's order (never empty). The first is the primary kind.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PositionError {
-    /// The failing kinds, in order; at least one.
-    pub kinds: Vec<ValidationKind>,
-    /// The first failure in words, e.g. `6 red soldiers (at most 5)`.
-    pub detail: String,
-}
+/// A setup that breaks one or more rules of `spec/banqi.md` §3.1: every failing kind, in the
+/// spec's order (never empty), the first failure in words as its detail (e.g. `6 red soldiers (at
+/// most 5)`). One generic type for the three games ([`crate::position_error::PositionError`]).
+pub type PositionError = crate::position_error::PositionError<ValidationKind>;
 
-impl PositionError {
-    /// The first failing kind.
-    pub fn primary(&self) -> ValidationKind {
-        self.kinds
-            .first()
-            .copied()
-            .unwrap_or(ValidationKind::PieceCount)
+impl Validation for ValidationKind {
+    fn as_str(self) -> &'static str {
+        ValidationKind::as_str(self)
+    }
+
+    fn rule(self) -> &'static str {
+        ValidationKind::rule(self)
     }
 }
-
-impl fmt::Display for PositionError {
-    /// `<primary kind>: <detail>`, then any further kinds, e.g.
-    /// `piece-count: 6 red soldiers (at most 5); also pool-size`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.primary(), self.detail)?;
-        if self.kinds.len() > 1 {
-            let rest: Vec<&str> = self.kinds[1..].iter().map(|k| k.as_str()).collect();
-            write!(f, "; also {}", rest.join(", "))?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for PositionError {}
 
 /// Either error of reading a position text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -630,7 +611,7 @@ impl Truth {
         if !kinds.is_empty() {
             return Err(PositionError {
                 kinds,
-                detail: details.swap_remove(0),
+                detail: Some(details.swap_remove(0)),
             });
         }
         Ok(Truth {

@@ -33,39 +33,21 @@ pub use position::{Defeat, Effect, Identity, ParseError, Position, PositionError
 pub use setup::{Setup, SyntaxError, QUIET_LIMIT, START_TEXT, START_TEXT_NO_FLAGS};
 
 /// Counts the leaves of the legal-move tree of depth `depth` below `pos` (`spec/sanguo.md` §7:
-/// turn-start defeats included, draw rules ignored). `depth` 0 gives 1.
+/// turn-start defeats included, draw rules ignored): the crate's one perft
+/// ([`crate::perft::perft`]). `depth` 0 gives 1.
 ///
 /// With `bulk` the last ply is counted without playing its moves; without it every leaf move is
 /// played too. Both give the same number.
 pub fn perft(pos: &Position, depth: u32, bulk: bool) -> u64 {
-    match depth {
-        0 => 1,
-        1 if bulk => pos.count_legal_moves() as u64,
-        _ => pos
-            .legal_moves()
-            .into_iter()
-            .map(|m| {
-                let mut next = pos.clone();
-                next.play_unchecked(m);
-                perft(&next, depth - 1, bulk)
-            })
-            .sum(),
-    }
+    crate::perft::perft(&mut pos.clone(), depth, bulk)
 }
 
-/// Perft split by root move: `(move text, leaves)` for every legal move, sorted bytewise by text.
+/// Perft split by root move: `(move text, leaves)` for every legal move, sorted bytewise by text
+/// ([`crate::perft::divide`]).
 pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(String, u64)> {
-    let mut out: Vec<(String, u64)> = pos
-        .legal_moves()
+    let mut out: Vec<(String, u64)> = crate::perft::divide(&mut pos.clone(), depth)
         .into_iter()
-        .map(|m| {
-            let mut next = pos.clone();
-            next.play_unchecked(m);
-            (
-                pos.move_text(m),
-                perft(&next, depth.saturating_sub(1), true),
-            )
-        })
+        .map(|(m, n)| (pos.move_text(m), n))
         .collect();
     out.sort();
     out

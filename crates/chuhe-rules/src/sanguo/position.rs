@@ -6,6 +6,7 @@ use super::moves::{IllegalReason, Move};
 use super::piece::{Kind, Piece};
 use super::setup::{Setup, SyntaxError, QUIET_LIMIT};
 use crate::outcome::EndReason;
+use crate::position_error::Validation;
 use std::fmt;
 use std::str::FromStr;
 
@@ -106,36 +107,20 @@ impl fmt::Display for ValidationKind {
     }
 }
 
-/// A text that breaks one or more rules of §8.2: every failing kind in the spec's order (never
-/// empty); the first is the primary kind.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PositionError {
-    /// The failing kinds, in order; at least one.
-    pub kinds: Vec<ValidationKind>,
-}
+/// A setup that breaks one or more rules of `spec/sanguo.md` §8.2: every failing kind, in the spec's order
+/// (never empty); the first is the primary kind. One generic type for the three games
+/// ([`crate::position_error::PositionError`]).
+pub type PositionError = crate::position_error::PositionError<ValidationKind>;
 
-impl PositionError {
-    /// The first failing kind.
-    pub fn primary(&self) -> ValidationKind {
-        self.kinds[0]
+impl Validation for ValidationKind {
+    fn as_str(self) -> &'static str {
+        ValidationKind::as_str(self)
+    }
+
+    fn rule(self) -> &'static str {
+        ValidationKind::rule(self)
     }
 }
-
-impl fmt::Display for PositionError {
-    /// `<primary kind> (<rule>)`, then any further kinds, e.g.
-    /// `general-count (...); also side-defeated`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let p = self.primary();
-        write!(f, "{} ({})", p, p.rule())?;
-        if self.kinds.len() > 1 {
-            let rest: Vec<&str> = self.kinds[1..].iter().map(|k| k.as_str()).collect();
-            write!(f, "; also {}", rest.join(", "))?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for PositionError {}
 
 /// Either error of reading a position text into a [`Position`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -328,10 +313,9 @@ impl Position {
                 kinds.push(ValidationKind::PreviousInCheck);
             }
         }
-        if kinds.is_empty() {
-            Ok(pos)
-        } else {
-            Err(PositionError { kinds })
+        match PositionError::of(kinds) {
+            None => Ok(pos),
+            Some(e) => Err(e),
         }
     }
 
@@ -983,19 +967,5 @@ impl FromStr for Position {
     /// Same as [`Position::from_text`].
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Position::from_text(s)
-    }
-}
-
-impl crate::perft::PerftGame for Position {
-    type Move = Move;
-
-    fn perft_moves(&self) -> Vec<Move> {
-        self.legal_moves()
-    }
-
-    fn perft_play(&self, m: Move) -> Self {
-        let mut next = self.clone();
-        next.play_unchecked(m);
-        next
     }
 }

@@ -29,39 +29,20 @@ pub use position::{ParseFenError, Position, PositionError, Undo, ValidationKind}
 pub use setup::{FenError, FenErrorKind, Setup, START_FEN};
 pub use square::{Color, Kind, ParseSquareError, Piece, Square};
 
-/// Counts the leaves of the legal-move tree of depth `depth` below `pos` (perft).
+/// Counts the leaves of the legal-move tree of depth `depth` below `pos` (perft): the crate's
+/// one perft ([`crate::perft::perft`]).
 ///
 /// With `bulk` the last ply is counted without playing its moves (bulk counting); without it
 /// every leaf move is played and taken back (full make/unmake). Both give the same number.
-/// `depth` 0 gives 1.
+/// `depth` 0 gives 1. `pos` is restored.
 pub fn perft(pos: &mut Position, depth: u32, bulk: bool) -> u64 {
-    if depth == 0 {
-        return 1;
-    }
-    if bulk && depth == 1 {
-        return pos.count_legal_moves() as u64;
-    }
-    let moves = pos.legal_moves();
-    let mut nodes = 0;
-    for &m in &moves {
-        let undo = pos.play_unchecked(m);
-        nodes += perft(pos, depth - 1, bulk);
-        pos.undo(m, undo);
-    }
-    nodes
+    crate::perft::perft(pos, depth, bulk)
 }
 
-/// Perft split by root move: `(move, leaves)` for every legal move, sorted bytewise by ICCS.
+/// Perft split by root move: `(move, leaves)` for every legal move, sorted bytewise by ICCS
+/// ([`crate::perft::divide`]).
 pub fn perft_divide(pos: &mut Position, depth: u32) -> Vec<(Move, u64)> {
-    let mut moves = pos.legal_moves();
-    moves.sort_by_text();
-    moves
-        .iter()
-        .map(|&m| {
-            let undo = pos.play_unchecked(m);
-            let n = perft(pos, depth.saturating_sub(1), true);
-            pos.undo(m, undo);
-            (m, n)
-        })
-        .collect()
+    let mut out = crate::perft::divide(pos, depth);
+    out.sort_by_cached_key(|(m, _)| m.to_string());
+    out
 }

@@ -155,6 +155,12 @@ impl std::ops::Deref for MoveList {
     }
 }
 
+impl AsRef<[Move]> for MoveList {
+    fn as_ref(&self) -> &[Move] {
+        self.as_slice()
+    }
+}
+
 impl fmt::Debug for MoveList {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list()

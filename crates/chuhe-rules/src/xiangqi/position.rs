@@ -9,6 +9,7 @@ use super::moves::{IllegalReason, Move, MoveList};
 use super::setup::{FenError, Setup};
 use super::square::{Color, Kind, Piece, Square};
 use super::zobrist;
+use crate::position_error::Validation;
 use std::fmt;
 use std::str::FromStr;
 
@@ -83,36 +84,20 @@ impl fmt::Display for ValidationKind {
     }
 }
 
-/// A board that breaks one or more rules of `spec/xiangqi.md` §5.4: every failing kind, in the
-/// spec's order (never empty). The first is the *primary* kind.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PositionError {
-    /// The failing kinds, in order; at least one.
-    pub kinds: Vec<ValidationKind>,
-}
+/// A setup that breaks one or more rules of `spec/xiangqi.md` §5.4: every failing kind, in the spec's order
+/// (never empty); the first is the primary kind. One generic type for the three games
+/// ([`crate::position_error::PositionError`]).
+pub type PositionError = crate::position_error::PositionError<ValidationKind>;
 
-impl PositionError {
-    /// The first failing kind, used in one-line messages.
-    pub fn primary(&self) -> ValidationKind {
-        self.kinds[0]
+impl Validation for ValidationKind {
+    fn as_str(self) -> &'static str {
+        ValidationKind::as_str(self)
+    }
+
+    fn rule(self) -> &'static str {
+        ValidationKind::rule(self)
     }
 }
-
-impl fmt::Display for PositionError {
-    /// `<primary kind> (<rule>)`, then any further kinds: e.g.
-    /// `general-count (each side must have exactly one general); also generals-facing`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let p = self.primary();
-        write!(f, "{} ({})", p, p.rule())?;
-        if self.kinds.len() > 1 {
-            let rest: Vec<&str> = self.kinds[1..].iter().map(|k| k.as_str()).collect();
-            write!(f, "; also {}", rest.join(", "))?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for PositionError {}
 
 /// Either error of reading a FEN into a [`Position`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -401,7 +386,10 @@ impl Position {
         if kinds.iter().all(|k| allowed.contains(k)) {
             Ok(pos)
         } else {
-            Err(PositionError { kinds })
+            Err(PositionError {
+                kinds,
+                detail: None,
+            })
         }
     }
 
