@@ -184,9 +184,7 @@ fn error(samples: &[Sample], p: &Params, k: f64) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let path = args
-        .get(1)
-        .map_or(DEFAULT_GAMES, String::as_str);
+    let path = args.get(1).map_or(DEFAULT_GAMES, String::as_str);
     let max: usize = args.get(2).and_then(|v| v.parse().ok()).unwrap_or(300_000);
     let passes: usize = args.get(3).and_then(|v| v.parse().ok()).unwrap_or(3);
     let samples = load(path, max);
