@@ -3,8 +3,8 @@
 
 First checks the `pyffish` column of tests/data/xiangqi-judge.tsv (the worked examples of the
 spec and chuhe's clause cases; the rows where chuhe differs say why) and pyffish's verdicts on
-tests/data/xiangqi-repetition.tsv. Then replays the 524 games of ../shared/data/repetition.tsv
-(moves from games.tsv) with `chuhe replay --json --options no_capture_limit=0` and compares the
+tests/data/xiangqi-repetition.tsv. Then replays the 524 games of data/repetition.tsv
+(moves from data/games.tsv) with `chuhe replay --json --options no_capture_limit=0` and compares the
 verdict with pyffish's:
 
 - chuhe ends a game at the FIRST third occurrence of any position (rep3_ply), which in most of
@@ -28,7 +28,7 @@ Where chuhe differs from Fairy-Stockfish on purpose (spec/xiangqi.md §6.1, §6.
 The script exits 1 when chuhe fails, ends a game elsewhere than at rep3_ply, a disagreement is
 not explained, or the pyffish column of the case table is wrong.
 
-Usage: scripts/pyffish-repetition-check.py [--chuhe target/release/chuhe] [--data ../shared/data]
+Usage: scripts/pyffish-repetition-check.py [--chuhe target/release/chuhe] [--data data]
 Ranks: chuhe and the data use 0-9, pyffish 1-10 (converted here). Runs in about ten seconds.
 """
 
@@ -83,7 +83,7 @@ def pyffish_verdict(fen, moves):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--chuhe", default=os.path.join(ROOT, "target/release/chuhe"))
-    ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
+    ap.add_argument("--data", default=os.path.join(ROOT, "data"))
     ap.add_argument("--quiet", action="store_true",
                     help="one summary line; list only unexplained disagreements")
     args = ap.parse_args()
@@ -199,7 +199,7 @@ def first_occurrence(fen, moves):
     return hits[1]
 
 
-# Disagreements looked at one by one (ids of ../shared/data/games.tsv) that the automatic
+# Disagreements looked at one by one (ids of data/games.tsv) that the automatic
 # "window" test above does not explain; the text before ':' is the class counted in the summary.
 #
 # The "window" class (ccpd-016631, -020895, -024799, -027735 with pyffish 0.0.90): Fairy-Stockfish

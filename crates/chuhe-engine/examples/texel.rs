@@ -1,7 +1,7 @@
 //! Texel-style tuning of the evaluation weights on positions from real games.
 //!
 //! ```text
-//! cargo run --release -p chuhe-engine --example texel -- ../shared/data/games.tsv [max_positions] [passes]
+//! cargo run --release -p chuhe-engine --example texel -- data/games.tsv [max_positions] [passes]
 //! ```
 //!
 //! Reads `games.tsv` (columns `result` = 4th, `start_fen` = 7th, `moves` = 8th), replays every
@@ -15,6 +15,9 @@
 use chuhe_engine::eval::{evaluate_red, Params, PARAMS};
 use chuhe_engine::movepick::MovePicker;
 use chuhe_rules::xiangqi::{Move, Position};
+
+/// The records read when no file is given: the repository's `data/games.tsv`.
+const DEFAULT_GAMES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/games.tsv");
 
 struct Sample {
     pos: Position,
@@ -181,9 +184,7 @@ fn error(samples: &[Sample], p: &Params, k: f64) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let path = args
-        .get(1)
-        .map_or("../shared/data/games.tsv", String::as_str);
+    let path = args.get(1).map_or(DEFAULT_GAMES, String::as_str);
     let max: usize = args.get(2).and_then(|v| v.parse().ok()).unwrap_or(300_000);
     let passes: usize = args.get(3).and_then(|v| v.parse().ok()).unwrap_or(3);
     let samples = load(path, max);

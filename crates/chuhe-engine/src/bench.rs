@@ -12,7 +12,7 @@ use std::time::Instant;
 pub const DEFAULT_DEPTH: i32 = 9;
 
 /// The bench positions: the start, opening, middlegame and endgame positions from
-/// `../shared/tools/openings-xiangqi.txt` and `../shared/data/` (master games after 24 and 50
+/// `tools/openings-xiangqi.txt` and `data/` (master games after 24 and 50
 /// plies, and endgame studies).
 pub const POSITIONS: [&str; 16] = [
     "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",

@@ -9,7 +9,7 @@
 //! seen from Black's side, mirrored in rank only, so both sides value the same files alike).
 //! How the numbers were made: hand-set starting values (central and advanced pieces, crossed
 //! soldiers, horses near the enemy palace, cannons on the central file), then tuned by Texel's
-//! method with `examples/texel.rs` on quiet positions of `../shared/data/games.tsv` (three rounds of
+//! method with `examples/texel.rs` on quiet positions of `data/games.tsv` (three rounds of
 //! four coordinate-descent passes), each round followed by scaling every centipawn weight by the
 //! same factor so that a soldier before the river is 100 again (the attack weights `DANGER_*` are multipliers and were
 //! not scaled). Nothing here is taken from another engine.

@@ -2,7 +2,7 @@
 //! `mate N`, and a mate-in-1 move mates.
 //!
 //! Data: `tests/data/engine-mates.tsv` (columns `id, fen, mate_in, solution`), the mate-in-1, 2
-//! and 3 rows of `../shared/data/positions.tsv` (from the Chinese Chess Practical Dataset,
+//! and 3 rows of `data/positions.tsv` (from the Chinese Chess Practical Dataset,
 //! CC BY 4.0; each checked by Fairy-Stockfish 11.1 there).
 
 use chuhe_engine::search::{Control, Limits, Score, Searcher, Settings};

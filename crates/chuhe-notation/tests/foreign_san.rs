@@ -3,7 +3,7 @@
 //! - `xboard-xiangqi.pgn`: three games XBoard 4.9.1 saved (chuhe against itself through
 //!   `uci2wb`), ranks 0–9, soldiers without a letter (`c4`, `cxc5`, `cd5`); the moves the
 //!   engines sent, taken from XBoard's debug log, are in `xboard-xiangqi.moves`.
-//! - `xq-match-san.pgn`: six games of `../shared/tools/xq_match.py` (chuhe against
+//! - `xq-match-san.pgn`: six games of `tools/xq_match.py` (chuhe against
 //!   Fairy-Stockfish 11.1), SAN by pyffish 0.0.90 (`get_san_moves`), ranks 1–10, from set-up
 //!   positions; `xq-match-uci.pgn`: the same games (same node limits, so the same moves) with
 //!   the moves as Fairy-Stockfish's coordinates (ranks 1–10).

@@ -1,4 +1,4 @@
-//! `tests/data/records/positions.tsv` (a copy of `data/positions.tsv`): every position loads,
+//! `data/positions.tsv` (the test positions of the real game records): every position loads,
 //! its solution line replays, and the mate and stalemate claims hold on the final board.
 
 use chuhe_notation::replay::{replay, ReplayOptions};
@@ -11,11 +11,8 @@ fn is_mate(pos: &Position) -> bool {
 
 #[test]
 fn claims_hold_on_the_final_boards() {
-    let path = format!(
-        "{}/../../tests/data/records/positions.tsv",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).expect("positions.tsv");
+    let path = format!("{}/../../data/positions.tsv", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let records = chuhe_notation::tsv::read(&text).expect("games TSV layout");
     assert_eq!(records.len(), 200);
     let mut checked = [0usize; 5]; // mate-in-N, stalemate-in-1, terminal mate, terminal stalemate, others

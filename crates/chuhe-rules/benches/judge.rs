@@ -3,7 +3,8 @@
 //! Each one asserts its count, so a faster but wrong judge fails instead of looking good.
 //!
 //! `cargo bench -p chuhe-rules --bench judge`. Replaying the 31,064 recorded games is measured by
-//! `cargo run --release -p chuhe-rules --example replay_games -- ../shared/data/games.tsv`.
+//! `cargo run --release -p chuhe-rules --example replay_games -- data/games.tsv`
+//! (from the repository root).
 
 use chuhe_rules::xiangqi::judge::chased_by;
 use chuhe_rules::xiangqi::{Game, GameOptions, Move, Position, Status};

@@ -1,8 +1,8 @@
-//! Replays every game of a `games.tsv` file (layout of `../shared/data/games.tsv`) through
+//! Replays every game of a `games.tsv` file (layout of `data/games.tsv`) through
 //! [`Game`] and prints the time taken: the cost the records checker pays per game.
 //!
 //! ```text
-//! cargo run --release -p chuhe-rules --example replay_games -- ../shared/data/games.tsv \
+//! cargo run --release -p chuhe-rules --example replay_games -- data/games.tsv \
 //!     [--no-rules] [--games N]
 //! ```
 //!

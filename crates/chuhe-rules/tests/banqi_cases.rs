@@ -1,5 +1,5 @@
-//! Every row of `tests/data/banqi-cases.tsv`: the cases of `tests/data/banqi.md` (a copy of
-//! `../shared/cases/banqi.md`), row by row, and chuhe's own. A second test checks that every
+//! Every row of `tests/data/banqi-cases.tsv`: the cases of `tests/data/banqi.md` (the
+//! banqi rule cases), row by row, and chuhe's own. A second test checks that every
 //! position text quoted in `banqi.md` appears in the table, so no case is left out.
 
 use chuhe_rules::banqi::{Action, Game, Record, Setup, Status, Truth, View};

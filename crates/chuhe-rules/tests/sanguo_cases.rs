@@ -1,4 +1,4 @@
-//! Every case of `tests/data/sanguo.md` (a copy of `../shared/cases/sanguo.md`), read from the
+//! Every case of `tests/data/sanguo.md` (the sanguo rule cases), read from the
 //! file: the document is walked span by span (the text between backticks) and each statement it
 //! makes becomes a check.
 //!

@@ -1,7 +1,7 @@
 //! The end-of-game rules of `spec/xiangqi.md` §6, table-driven:
 //!
 //! - `tests/data/xiangqi-chase.tsv`: one move each, the pieces it chases (§6.4, clause by clause);
-//! - `tests/data/xiangqi-repetition.tsv` (copied from `../shared/cases/`): every row through
+//! - `tests/data/xiangqi-repetition.tsv` (the repetition cases): every row through
 //!   [`Game`], with the ending ply and reason named in its note;
 //! - `tests/data/xiangqi-judge.tsv`: the worked examples E1–E17 of §6.7 and chuhe's own cases for
 //!   every clause of levels L1 and L2, each with the ply at which the game ends and the verdict,

@@ -1,4 +1,4 @@
-//! Every row of `tests/data/xiangqi-perft.tsv` (copied from `../shared/cases/`) up to a node budget
+//! Every row of `tests/data/xiangqi-perft.tsv` (the perft suite) up to a node budget
 //! that keeps `cargo test` short; the deeper rows run with `cargo test -- --ignored` and in the
 //! benchmarks.
 

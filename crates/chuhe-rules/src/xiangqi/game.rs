@@ -18,7 +18,7 @@ pub const DEFAULT_NO_CAPTURE_LIMIT: u16 = 120;
 
 /// The largest no-capture limit a table, the command line or the engine's `No Capture Limit`
 /// option accepts, in plies: 1000 plies is a longer game than any in the records chuhe reads
-/// (`../shared/data`), and a larger value would only make a game endless in practice.
+/// (`data/`), and a larger value would only make a game endless in practice.
 pub const MAX_NO_CAPTURE_LIMIT: u16 = 1000;
 
 /// Table options that change how a game ends.
