@@ -61,8 +61,19 @@ pub fn app(state: AppState) -> Router {
             state.clone(),
             crate::limit::limit,
         ))
-        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .layer(tower_http::trace::TraceLayer::new_for_http().make_span_with(request_span))
         .with_state(state)
+}
+
+/// The span of one HTTP request, around everything logged while it is served: a random
+/// request id, its method and its path (without the query).
+fn request_span(request: &axum::http::Request<axum::body::Body>) -> tracing::Span {
+    tracing::info_span!(
+        "request",
+        id = %random_id(12),
+        method = %request.method(),
+        path = %request.uri().path(),
+    )
 }
 
 /// Reads a request's whole body before any handler runs, within

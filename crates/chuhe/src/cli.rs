@@ -158,6 +158,8 @@ pub enum Command {
               value_parser = clap::value_parser!(u16).range(1..=256))]
         computer_threads: u16,
         #[command(flatten)]
+        ops: crate::serve_cmd::Operations,
+        #[command(flatten)]
         limits: crate::serve_cmd::Limits,
         // Boxed: the cluster's flags are most of the subcommand's size.
         #[command(flatten)]
@@ -380,14 +382,19 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             trust_forwarded_for,
             allowed_origins,
             computer_threads,
+            ops,
             limits,
             cluster,
         } => crate::serve_cmd::serve(
             &bind,
             &database,
-            trust_forwarded_for,
-            allowed_origins,
-            usize::from(computer_threads),
+            chuhe_server::Settings {
+                trust_forwarded_for,
+                allowed_origins,
+                computer_threads: usize::from(computer_threads),
+                ..chuhe_server::Settings::default()
+            },
+            &ops,
             &limits,
             &cluster,
         )?,

@@ -98,6 +98,46 @@ pub struct Limits {
     pub session_days: u64,
 }
 
+/// How the server reports on itself: its log lines (docs/operations.md).
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Operations {
+    /// Log lines on standard error: `text` for people, or `json`, one object a line with the
+    /// ids of the request, WebSocket connection and table they belong to, for a log collector.
+    /// RUST_LOG filters them (default `info`).
+    #[arg(long, env = "CHUHE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+/// The form of the log lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// One line of text per event (coloured on a terminal).
+    Text,
+    /// One JSON object per line: `timestamp`, `level`, `target`, `fields` (with `message`),
+    /// `span` (the innermost) and `spans` (all, outermost first).
+    Json,
+}
+
+/// Installs the global log subscriber: `format` lines on standard error, filtered by RUST_LOG
+/// (default `info`).
+fn init_logs(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Text => builder
+            .with_ansi(std::io::stderr().is_terminal())
+            .try_init(),
+        LogFormat::Json => builder
+            .json()
+            .with_current_span(true)
+            .with_span_list(true)
+            .try_init(),
+    };
+}
+
 /// Joining a cluster of `chuhe serve` nodes on one PostgreSQL database and one NATS
 /// (docs/cluster.md).
 #[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
@@ -364,38 +404,24 @@ impl Limits {
     }
 }
 
-/// Runs the game server on `bind` with the database at `database` until SIGINT or SIGTERM;
-/// with `trust_forwarded_for`, requests from loopback are rate-limited by their
-/// `X-Forwarded-For` address; pages of `allowed_origins` may act for players besides the site's
-/// own; `computer_threads` computer searches run at once; `limits` bound the waits and
-/// connections. Logs go to standard error; `RUST_LOG` filters them (default `info`).
+/// Runs the game server on `bind` with the database at `database` until SIGINT or SIGTERM,
+/// with `settings` (the proxy, origins and computer threads), `ops` (logs), `limits` (waits and
+/// connections) and `cluster` (NATS). Logs go to standard error; `RUST_LOG` filters them
+/// (default `info`).
 pub fn serve(
     bind: &str,
     database: &str,
-    trust_forwarded_for: bool,
-    allowed_origins: Vec<String>,
-    computer_threads: usize,
+    mut settings: chuhe_server::Settings,
+    ops: &Operations,
     limits: &Limits,
     cluster: &ClusterArgs,
 ) -> Result<(), CliError> {
     let cluster = cluster.settings(database)?;
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(std::io::stderr)
-        .try_init();
+    init_logs(ops.log_format);
     let _lock = sqlite_file(database).map(lock_sqlite).transpose()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let mut settings = chuhe_server::Settings {
-        trust_forwarded_for,
-        allowed_origins,
-        computer_threads,
-        ..chuhe_server::Settings::default()
-    };
     limits.apply(&mut settings);
     settings.store.cluster = cluster.is_some();
     settings.cluster = cluster;

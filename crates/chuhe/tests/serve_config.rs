@@ -101,6 +101,7 @@ database = \"postgres://***@db.example/chuhe\"
 trust-forwarded-for = false
 allowed-origin = []
 computer-threads = 2
+log-format = \"text\"
 db-timeout-ms = 5000
 max-connections-per-address = 64
 request-timeout-secs = 10

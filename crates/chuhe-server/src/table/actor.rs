@@ -188,7 +188,8 @@ pub(crate) fn spawn(
         rematch_made: None,
         rematch_retry_at: None,
     };
-    tokio::spawn(table.run(rx));
+    let span = tracing::info_span!("table", id = %handle.id);
+    tokio::spawn(tracing::Instrument::instrument(table.run(rx), span));
     handle
 }
 
