@@ -232,6 +232,7 @@ async fn connection(socket: WebSocket, id: String, route: Route, ctx: Context) {
         mut limit,
         heartbeat,
     } = ctx;
+    let _open = crate::telemetry::Held::new(crate::telemetry::WEBSOCKET_CONNECTIONS);
     let person_id = person.as_ref().map(|p| p.id.clone());
     let (mut sink, mut stream) = socket.split();
     let (out, mut outbox) = mpsc::unbounded_channel();
@@ -293,6 +294,7 @@ async fn connection(socket: WebSocket, id: String, route: Route, ctx: Context) {
             heard = Instant::now();
             match incoming {
                 Some(Ok(Message::Text(text))) => {
+                    let received = std::time::Instant::now();
                     let result = if text.len() > MAX_MESSAGE_BYTES {
                         Err(ServerError::TooLarge)
                     } else if !limit.allow(Instant::now()) {
@@ -312,6 +314,15 @@ async fn connection(socket: WebSocket, id: String, route: Route, ctx: Context) {
                                 },
                                 None => link.message(msg).await,
                             },
+                            // The table answers a move once it is stored and its update is
+                            // queued for this connection: the acknowledgement.
+                            Ok(msg @ ClientMessage::Move { .. }) => {
+                                let result = link.message(msg).await;
+                                if result.is_ok() {
+                                    crate::telemetry::move_acknowledged(received.elapsed());
+                                }
+                                result
+                            }
                             Ok(msg) => link.message(msg).await,
                             Err(e) => Err(ServerError::BadMessage(e.to_string())),
                         }

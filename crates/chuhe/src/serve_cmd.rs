@@ -98,7 +98,7 @@ pub struct Limits {
     pub session_days: u64,
 }
 
-/// How the server reports on itself: its log lines (docs/operations.md).
+/// How the server reports on itself: its log lines and its metrics (docs/operations.md).
 #[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
 pub struct Operations {
     /// Log lines on standard error: `text` for people, or `json`, one object a line with the
@@ -106,6 +106,75 @@ pub struct Operations {
     /// RUST_LOG filters them (default `info`).
     #[arg(long, env = "CHUHE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+    /// Address of a second listener that serves the metrics at /metrics (Prometheus text
+    /// format), e.g. 127.0.0.1:9090; off when absent. Never the public port: whoever reaches
+    /// this address reads the metrics, so keep it on loopback or a private network.
+    #[arg(long, env = "CHUHE_METRICS_BIND", value_name = "ADDR")]
+    pub metrics_bind: Option<String>,
+}
+
+/// The histogram buckets: seconds from half a millisecond to ten seconds.
+const SECONDS_BUCKETS: [f64; 14] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+/// The buckets of the writes per group commit: powers of two up to the writer's most.
+const GROUP_BUCKETS: [f64; 10] = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0];
+
+/// Installs the Prometheus recorder as the process's metrics recorder: its handle renders the
+/// text of /metrics.
+///
+/// # Errors
+/// A recorder is installed already, or a bucket list is empty.
+fn install_metrics(
+) -> Result<metrics_exporter_prometheus::PrometheusHandle, metrics_exporter_prometheus::BuildError>
+{
+    use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
+    let handle = PrometheusBuilder::new()
+        .set_buckets_for_metric(Matcher::Suffix("_seconds".to_owned()), &SECONDS_BUCKETS)?
+        .set_buckets_for_metric(
+            Matcher::Full(chuhe_server::telemetry::STORE_GROUP_SIZE.to_owned()),
+            &GROUP_BUCKETS,
+        )?
+        .install_recorder()?;
+    chuhe_server::telemetry::describe();
+    Ok(handle)
+}
+
+/// Serves `GET /metrics` from `handle` on `listener` (and runs the recorder's upkeep), for as
+/// long as the runtime runs.
+fn spawn_metrics(
+    listener: tokio::net::TcpListener,
+    handle: metrics_exporter_prometheus::PrometheusHandle,
+) {
+    let upkeep = handle.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(5));
+        loop {
+            every.tick().await;
+            upkeep.run_upkeep();
+        }
+    });
+    let app = axum::Router::new().route(
+        "/metrics",
+        axum::routing::get(move || {
+            let text = handle.render();
+            async move {
+                (
+                    [(
+                        axum::http::header::CONTENT_TYPE,
+                        "text/plain; version=0.0.4; charset=utf-8",
+                    )],
+                    text,
+                )
+            }
+        }),
+    );
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            tracing::warn!(error = %e, "the metrics listener stopped");
+        }
+    });
 }
 
 /// The form of the log lines.
@@ -417,6 +486,11 @@ pub fn serve(
     cluster: &ClusterArgs,
 ) -> Result<(), CliError> {
     let cluster = cluster.settings(database)?;
+    if ops.metrics_bind.as_deref() == Some(bind) {
+        return Err(CliError::input(
+            "--metrics-bind: the metrics need an address of their own, not --bind's",
+        ));
+    }
     init_logs(ops.log_format);
     let _lock = sqlite_file(database).map(lock_sqlite).transpose()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -425,7 +499,33 @@ pub fn serve(
     limits.apply(&mut settings);
     settings.store.cluster = cluster.is_some();
     settings.cluster = cluster;
-    let served = runtime.block_on(chuhe_server::run(bind, database, settings));
+    let metrics = match &ops.metrics_bind {
+        Some(address) => {
+            let handle = install_metrics().map_err(|e| CliError {
+                message: format!("cannot set up the metrics: {e}"),
+                status: 1,
+            })?;
+            settings.metrics_interval = Some(std::time::Duration::from_secs(1));
+            Some((address, handle))
+        }
+        None => None,
+    };
+    let served = runtime.block_on(async {
+        if let Some((address, handle)) = metrics {
+            let listener = tokio::net::TcpListener::bind(address.as_str())
+                .await
+                .map_err(|e| {
+                    chuhe_server::error::ServerError::Config(format!(
+                        "--metrics-bind: cannot listen on {address}: {e}"
+                    ))
+                })?;
+            if let Ok(at) = listener.local_addr() {
+                tracing::info!("metrics on http://{at}/metrics");
+            }
+            spawn_metrics(listener, handle);
+        }
+        chuhe_server::run(bind, database, settings).await
+    });
     // Searches still running on blocking threads are not waited for.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     served.map_err(|e| match e {

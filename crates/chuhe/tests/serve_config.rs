@@ -102,6 +102,7 @@ trust-forwarded-for = false
 allowed-origin = []
 computer-threads = 2
 log-format = \"text\"
+# metrics-bind is not set
 db-timeout-ms = 5000
 max-connections-per-address = 64
 request-timeout-secs = 10

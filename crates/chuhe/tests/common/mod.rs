@@ -23,6 +23,11 @@ pub fn free_port() -> u16 {
 
 /// `chuhe serve` on `127.0.0.1:port` and `database`, its log appended to `log`.
 pub fn serve(database: &str, port: u16, log: &Path) -> Child {
+    serve_with(database, port, log, &[])
+}
+
+/// [`serve`] with more arguments.
+pub fn serve_with(database: &str, port: u16, log: &Path, more: &[&str]) -> Child {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -31,6 +36,7 @@ pub fn serve(database: &str, port: u16, log: &Path) -> Child {
     Command::new(CHUHE)
         .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
         .args(["--database", database])
+        .args(more)
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()

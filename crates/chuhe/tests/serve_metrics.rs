@@ -1,0 +1,177 @@
+//! `chuhe serve --metrics-bind ADDR`: the Prometheus metrics at ADDR's /metrics (and not on
+//! the public port), with the tables in play, the moves acknowledged and their latencies, the
+//! store's group commits, the read pool and the computer's queue.
+
+mod common;
+
+use common::{free_port, serve_with, wait_healthy, TempDir, CHUHE};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::Command;
+use std::time::Duration;
+
+/// The answer to an HTTP/1.0 request on `port`: head and body.
+fn http(port: u16, request: &str) -> String {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    answer
+}
+
+/// A POST of JSON `body` to `path`, with `cookie` when given.
+fn post(port: u16, path: &str, cookie: &str, body: &str) -> String {
+    http(
+        port,
+        &format!(
+            "POST {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+             Cookie: {cookie}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+}
+
+/// The text of the metrics.
+fn scrape(port: u16) -> String {
+    let answer = http(port, "GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n");
+    assert!(answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.1 200"));
+    assert!(
+        answer.contains("content-type: text/plain; version=0.0.4"),
+        "{answer}"
+    );
+    answer
+}
+
+/// The value of the series `name` (with its labels, if any) in the metrics `text`.
+fn value(text: &str, name: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in:\n{text}"))
+}
+
+#[test]
+fn metrics_are_served_on_their_own_address() {
+    let dir = TempDir::new("metrics");
+    let database = format!("sqlite://{}", dir.0.join("chuhe.db").display());
+    let log = dir.0.join("serve.log");
+    let port = free_port();
+    let metrics = free_port();
+    let mut server = serve_with(
+        &database,
+        port,
+        &log,
+        &["--metrics-bind", &format!("127.0.0.1:{metrics}")],
+    );
+    wait_healthy(port, &mut server);
+
+    // One table, open: in play.
+    let session = post(port, "/api/session", "", r#"{"name":"Observer"}"#);
+    let cookie = session
+        .lines()
+        .filter_map(|l| l.split_once(": "))
+        .filter(|(k, _)| k.eq_ignore_ascii_case("set-cookie"))
+        .find_map(|(_, v)| {
+            v.split(';')
+                .next()
+                .filter(|c| c.starts_with("chuhe_session="))
+        })
+        .unwrap_or_else(|| panic!("no session cookie: {session}"))
+        .to_owned();
+    let table = post(port, "/api/tables", &cookie, r#"{"variant":"xiangqi"}"#);
+    assert!(
+        table.contains(" 200 ") || table.contains(" 201 "),
+        "{table}"
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    let text = scrape(metrics);
+    assert_eq!(value(&text, "chuhe_tables_in_play"), 1.0, "{text}");
+    assert!(value(&text, "chuhe_db_pool_connections") >= 1.0, "{text}");
+    assert!(
+        value(&text, "chuhe_db_pool_idle_connections") >= 0.0,
+        "{text}"
+    );
+    assert!(
+        !text.contains("chuhe_nats_connected"),
+        "a single server has no NATS"
+    );
+
+    // Moves between people and against the computer.
+    let out = Command::new(CHUHE)
+        .args(["loadtest", "--url", &format!("http://127.0.0.1:{port}")])
+        .args([
+            "--games",
+            "1",
+            "--computer-games",
+            "1",
+            "--computer-level",
+            "1",
+        ])
+        .args([
+            "--duration",
+            "3",
+            "--think-ms",
+            "0-20",
+            "--variants",
+            "xiangqi",
+        ])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "loadtest failed:\n{report}");
+    std::thread::sleep(Duration::from_millis(1500));
+    let text = scrape(metrics);
+    // The public port does not serve them.
+    let public = http(port, "GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n");
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert!(!public.contains("chuhe_tables_in_play"), "{public}");
+
+    let moves = value(&text, "chuhe_moves_acknowledged_total");
+    assert!(moves >= 2.0, "{text}");
+    assert_eq!(
+        value(&text, "chuhe_move_ack_seconds_count"),
+        moves,
+        "{text}"
+    );
+    assert_eq!(
+        value(&text, "chuhe_move_ack_seconds_bucket{le=\"+Inf\"}"),
+        moves
+    );
+    assert!(value(&text, "chuhe_move_ack_seconds_sum") > 0.0);
+    assert!(text.contains("# TYPE chuhe_moves_acknowledged_total counter"));
+    assert!(text.contains("# TYPE chuhe_move_ack_seconds histogram"));
+    // Every acknowledged move was a write of some group commit.
+    assert!(
+        value(&text, "chuhe_store_group_size_sum") >= moves,
+        "{text}"
+    );
+    assert!(
+        value(&text, "chuhe_store_commit_seconds_count") >= 1.0,
+        "{text}"
+    );
+    assert!(value(&text, "chuhe_tables_in_play") >= 3.0, "{text}");
+    assert!(value(&text, "chuhe_websocket_connections") >= 0.0, "{text}");
+    assert!(value(&text, "chuhe_computer_queue") >= 0.0, "{text}");
+    assert!(value(&text, "chuhe_computer_searches") >= 0.0, "{text}");
+}
+
+#[test]
+fn the_metrics_need_an_address_of_their_own() {
+    let out = Command::new(CHUHE)
+        .args([
+            "serve",
+            "--bind",
+            "127.0.0.1:1",
+            "--metrics-bind",
+            "127.0.0.1:1",
+        ])
+        .env_remove("CHUHE_CONFIG")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "chuhe: --metrics-bind: the metrics need an address of their own, not --bind's\n"
+    );
+}
