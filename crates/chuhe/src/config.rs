@@ -86,7 +86,6 @@ fn is_integer(arg: &Arg) -> bool {
 /// read, is not TOML, has a key that is no setting or a value of the wrong kind.
 pub fn parse(argv: Vec<OsString>) -> Result<Parsed, Failure> {
     let command = Cli::command();
-    let mut file_keys = Vec::new();
     let mut full = argv.clone();
     let mut config_path = None;
     if let Ok(lenient) = command
@@ -98,22 +97,22 @@ pub fn parse(argv: Vec<OsString>) -> Result<Parsed, Failure> {
             (lenient.subcommand(), command.find_subcommand("serve"))
         {
             if let Some(path) = given.get_one::<PathBuf>("config") {
-                for (key, args) in file_args(serve, given, path)? {
-                    file_keys.push(key);
-                    full.extend(args);
-                }
+                full.extend(file_args(serve, given, path)?);
                 config_path = Some(path.clone());
             }
         }
     }
-    let matches = command.clone().try_get_matches_from(full).map_err(|e| {
-        match (&config_path, invalid_arg(&e)) {
-            (Some(path), Some(long)) if file_keys.contains(&long) => Failure::Cli(CliError::input(
-                format!("{}: {}", path.display(), crate::cli::one_line(&e)),
-            )),
+    let matches = command
+        .clone()
+        .try_get_matches_from(full)
+        .map_err(|e| match &config_path {
+            // Refused only with the file's values (a value out of range, a cluster key without
+            // `nats`): the file's fault, and the message says so.
+            Some(path) if command.clone().try_get_matches_from(&argv).is_ok() => Failure::Cli(
+                CliError::input(format!("{}: {}", path.display(), crate::cli::one_line(&e))),
+            ),
             _ => Failure::Clap(e),
-        }
-    })?;
+        })?;
     let cli = Cli::from_arg_matches(&matches).map_err(Failure::Clap)?;
     if let (Some(("serve", given)), Some(serve)) =
         (matches.subcommand(), command.find_subcommand("serve"))
@@ -125,16 +124,6 @@ pub fn parse(argv: Vec<OsString>) -> Result<Parsed, Failure> {
     Ok(Parsed::Run(cli))
 }
 
-/// The long name of the argument a clap error is about (`--db-timeout-ms <MS>`: `db-timeout-ms`).
-fn invalid_arg(e: &clap::Error) -> Option<String> {
-    let clap::error::ContextValue::String(arg) = e.get(clap::error::ContextKind::InvalidArg)?
-    else {
-        return None;
-    };
-    let long = arg.strip_prefix("--")?;
-    Some(long.split([' ', '=']).next().unwrap_or(long).to_owned())
-}
-
 /// The line (from 1) of byte `offset` in `text`.
 fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())]
@@ -144,9 +133,9 @@ fn line_of(text: &str, offset: usize) -> usize {
         + 1
 }
 
-/// Reads the configuration file at `path` into command-line arguments of `serve`, one group
-/// per key (`--KEY=VALUE`, repeated for a list), leaving out the keys that the command line or
-/// the environment gave (`given`).
+/// Reads the configuration file at `path` into command-line arguments of `serve`
+/// (`--KEY=VALUE`, repeated for a list), leaving out the keys that the command line or the
+/// environment gave (`given`) and the values that are the default.
 ///
 /// # Errors
 /// An input error (one line, naming the file) for a file that cannot be read or is not TOML,
@@ -155,7 +144,7 @@ fn file_args(
     serve: &clap::Command,
     given: &ArgMatches,
     path: &Path,
-) -> Result<Vec<(String, Vec<OsString>)>, CliError> {
+) -> Result<Vec<OsString>, CliError> {
     let shown = path.display();
     let text = std::fs::read_to_string(path)
         .map_err(|e| CliError::input(format!("cannot read the configuration file {shown}: {e}")))?;
@@ -192,10 +181,10 @@ fn file_args(
             toml::Value::Datetime(d) => Ok(d.to_string()),
             toml::Value::Array(_) | toml::Value::Table(_) => Err(wrong("one value")),
         };
-        let args: Vec<OsString> = if is_flag(arg) {
+        if is_flag(arg) {
             match value {
-                toml::Value::Boolean(true) => vec![format!("--{long}").into()],
-                toml::Value::Boolean(false) => Vec::new(),
+                toml::Value::Boolean(true) => out.push(format!("--{long}").into()),
+                toml::Value::Boolean(false) => {}
                 _ => return Err(wrong("true or false")),
             }
         } else if is_list(arg) {
@@ -204,10 +193,7 @@ fn file_args(
                 v => scalar(v).map(|s| vec![s]),
             }
             .map_err(|_| wrong("a value or a list of values"))?;
-            items
-                .into_iter()
-                .map(|s| format!("--{long}={s}").into())
-                .collect()
+            out.extend(items.into_iter().map(|s| format!("--{long}={s}").into()));
         } else {
             let value = scalar(value)?;
             // A default written out (as docs/chuhe.toml does) is no choice: left to clap, it
@@ -215,9 +201,8 @@ fn file_args(
             if arg.get_default_values() == [value.as_str()] {
                 continue;
             }
-            vec![format!("--{long}={value}").into()]
-        };
-        out.push((long.to_owned(), args));
+            out.push(format!("--{long}={value}").into());
+        }
     }
     Ok(out)
 }

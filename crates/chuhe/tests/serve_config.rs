@@ -153,6 +153,22 @@ fn an_unknown_key_is_refused_with_one_line() {
             && stderr.lines().count() == 1,
         "{stderr}"
     );
+    // A value of the wrong kind.
+    std::fs::write(dir.0.join("bad.toml"), "secure-cookies = 1\n").unwrap();
+    let out = chuhe(&dir.0, &["serve", "--config", "bad.toml"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "chuhe: bad.toml: secure-cookies takes true or false\n"
+    );
+    // So is a cluster key without `nats`, as `--node-id` alone would be.
+    std::fs::write(dir.0.join("bad.toml"), "node-id = \"n1\"\n").unwrap();
+    let out = chuhe(&dir.0, &["serve", "--config", "bad.toml"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "chuhe: bad.toml: the following required arguments were not provided: --nats <NATS>\n"
+    );
     // Not TOML: the line is named.
     std::fs::write(dir.0.join("bad.toml"), "bind = \"x\"\nnats = \n").unwrap();
     let out = chuhe(&dir.0, &["serve", "--config", "bad.toml"], &[]);
