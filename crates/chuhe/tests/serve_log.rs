@@ -1,9 +1,10 @@
 //! `chuhe serve --log-format json`: every line on standard error is one JSON object, and what
-//! is logged while a request is served carries the request's span (its id, method and path).
+//! is logged while a request is served carries the request's span (its id, method and path),
+//! on a WebSocket the connection's (its id and table), in a table's actor the table's.
 
 mod common;
 
-use common::{free_port, wait_healthy, TempDir, CHUHE};
+use common::{free_port, guest_table, wait_healthy, TempDir, CHUHE};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -18,14 +19,17 @@ fn json_logs_carry_the_request_id() {
         .args(["--database", "sqlite://log.db"])
         .env_remove("CHUHE_LOG_FORMAT")
         .env_remove("CHUHE_CONFIG")
-        // The request spans' own lines are tower-http's, at the debug level.
-        .env("RUST_LOG", "info,tower_http=debug")
+        // The request spans' own lines are tower-http's, at the debug level, and so are a
+        // refused message's and a table's start.
+        .env("RUST_LOG", "info,tower_http=debug,chuhe_server=debug")
         .current_dir(&dir.0)
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .unwrap();
     wait_healthy(port, &mut server);
+    let (_, table) = guest_table(port);
+    refused_on_a_websocket(port, &table);
     let stopped = Command::new("kill")
         .args(["-TERM", &server.id().to_string()])
         .status()
@@ -70,4 +74,42 @@ fn json_logs_carry_the_request_id() {
     assert_eq!(id.len(), 12, "{request}");
     assert_eq!(request["span"]["method"], "GET");
     assert_eq!(request["spans"][0]["id"], id);
+
+    let refused = lines
+        .iter()
+        .find(|l| l["span"]["name"] == "connection" && l["fields"]["message"] == "request refused")
+        .unwrap_or_else(|| panic!("no refusal in a connection's span:\n{text}"));
+    assert_eq!(refused["span"]["table"], table.as_str(), "{refused}");
+    assert!(refused["span"]["id"].as_u64().is_some(), "{refused}");
+    let started = lines
+        .iter()
+        .find(|l| l["span"]["name"] == "table" && l["fields"]["message"] == "table started")
+        .unwrap_or_else(|| panic!("no line in a table's span:\n{text}"));
+    assert_eq!(started["span"]["id"], table.as_str(), "{started}");
+}
+
+/// Sends a move to `table` from a WebSocket without a seat, and waits for its refusal.
+fn refused_on_a_websocket(port: u16, table: &str) {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let url = format!("ws://127.0.0.1:{port}/api/tables/{table}/ws");
+        let (mut ws, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+        let bad = r#"{"type":"move","version":0,"move":"h2e2"}"#;
+        ws.send(Message::text(bad)).await.unwrap();
+        loop {
+            let next = tokio::time::timeout(Duration::from_secs(10), ws.next()).await;
+            let frame = next.expect("no refusal within 10 s").unwrap().unwrap();
+            if let Message::Text(text) = frame {
+                if text.as_str().contains(r#""type":"error""#) {
+                    break;
+                }
+            }
+        }
+        let _ = ws.close(None).await;
+    });
 }

@@ -4,32 +4,9 @@
 
 mod common;
 
-use common::{free_port, serve_with, wait_healthy, TempDir, CHUHE};
-use std::io::{Read, Write};
-use std::net::TcpStream;
+use common::{free_port, guest_table, http, serve_with, wait_healthy, TempDir, CHUHE};
 use std::process::Command;
 use std::time::Duration;
-
-/// The answer to an HTTP/1.0 request on `port`: head and body.
-fn http(port: u16, request: &str) -> String {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    s.write_all(request.as_bytes()).unwrap();
-    let mut answer = String::new();
-    s.read_to_string(&mut answer).unwrap();
-    answer
-}
-
-/// A POST of JSON `body` to `path`, with `cookie` when given.
-fn post(port: u16, path: &str, cookie: &str, body: &str) -> String {
-    http(
-        port,
-        &format!(
-            "POST {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
-             Cookie: {cookie}\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        ),
-    )
-}
 
 /// The text of the metrics.
 fn scrape(port: u16) -> String {
@@ -66,23 +43,7 @@ fn metrics_are_served_on_their_own_address() {
     wait_healthy(port, &mut server);
 
     // One table, open: in play.
-    let session = post(port, "/api/session", "", r#"{"name":"Observer"}"#);
-    let cookie = session
-        .lines()
-        .filter_map(|l| l.split_once(": "))
-        .filter(|(k, _)| k.eq_ignore_ascii_case("set-cookie"))
-        .find_map(|(_, v)| {
-            v.split(';')
-                .next()
-                .filter(|c| c.starts_with("chuhe_session="))
-        })
-        .unwrap_or_else(|| panic!("no session cookie: {session}"))
-        .to_owned();
-    let table = post(port, "/api/tables", &cookie, r#"{"variant":"xiangqi"}"#);
-    assert!(
-        table.contains(" 200 ") || table.contains(" 201 "),
-        "{table}"
-    );
+    guest_table(port);
     std::thread::sleep(Duration::from_millis(1500));
     let text = scrape(metrics);
     assert_eq!(value(&text, "chuhe_tables_in_play"), 1.0, "{text}");

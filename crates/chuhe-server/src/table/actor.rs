@@ -208,6 +208,7 @@ enum Due {
 
 impl Table {
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        tracing::debug!(version = self.state.version, phase = ?self.state.phase, "table started");
         self.publish_listing();
         self.maybe_think();
         // a rematch agreed before a restart, whose table was not made yet
@@ -255,6 +256,7 @@ impl Table {
                 }
             }
         }
+        tracing::debug!(version = self.state.version, "table stopped");
     }
 
     /// Sends the table as listed to the cluster's lobby when its phase or seats changed.
