@@ -11,6 +11,8 @@ use std::time::Duration;
 
 /// Tables in memory that have not ended (open or running), gauge.
 pub const TABLES_IN_PLAY: &str = "chuhe_tables_in_play";
+/// Tables in memory whose game is running (started, not ended), gauge.
+pub const GAMES_RUNNING: &str = "chuhe_games_running";
 /// Open table WebSocket connections, gauge.
 pub const WEBSOCKET_CONNECTIONS: &str = "chuhe_websocket_connections";
 /// Moves acknowledged to the seat that sent them, counter.
@@ -40,6 +42,10 @@ pub fn describe() {
     describe_gauge!(
         TABLES_IN_PLAY,
         "tables in memory that have not ended (open or running)"
+    );
+    describe_gauge!(
+        GAMES_RUNNING,
+        "tables in memory whose game is running (started, not ended)"
     );
     describe_gauge!(WEBSOCKET_CONNECTIONS, "open table WebSocket connections");
     describe_counter!(
@@ -112,15 +118,18 @@ pub(crate) async fn sample(state: Weak<crate::Inner>, every: Duration) {
         let Some(state) = state.upgrade() else {
             return;
         };
-        let in_play = {
+        let (in_play, running) = {
             let tables = state.tables.lock().await;
-            tables
+            let live = tables
                 .map
                 .values()
-                .filter(|e| !e.handle.is_ended() && !e.handle.is_closed())
-                .count()
+                .filter(|e| !e.handle.is_ended() && !e.handle.is_closed());
+            live.fold((0_u32, 0_u32), |(all, running), e| {
+                (all + 1, running + u32::from(e.handle.is_running()))
+            })
         };
-        metrics::gauge!(TABLES_IN_PLAY).set(in_play as f64);
+        metrics::gauge!(TABLES_IN_PLAY).set(f64::from(in_play));
+        metrics::gauge!(GAMES_RUNNING).set(f64::from(running));
         let (size, idle) = state.store.pool_connections();
         metrics::gauge!(DB_POOL_CONNECTIONS).set(f64::from(size));
         metrics::gauge!(DB_POOL_IDLE).set(idle as f64);

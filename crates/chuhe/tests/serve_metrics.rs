@@ -47,6 +47,7 @@ fn metrics_are_served_on_their_own_address() {
     std::thread::sleep(Duration::from_millis(1500));
     let text = scrape(metrics);
     assert_eq!(value(&text, "chuhe_tables_in_play"), 1.0, "{text}");
+    assert_eq!(value(&text, "chuhe_games_running"), 0.0, "{text}");
     assert!(value(&text, "chuhe_db_pool_connections") >= 1.0, "{text}");
     assert!(
         value(&text, "chuhe_db_pool_idle_connections") >= 0.0,
@@ -112,6 +113,9 @@ fn metrics_are_served_on_their_own_address() {
         "{text}"
     );
     assert!(value(&text, "chuhe_tables_in_play") >= 3.0, "{text}");
+    // The load test's games run on after it left (until their players are given up for gone;
+    // one may have ended, a new one started).
+    assert!(value(&text, "chuhe_games_running") >= 1.0, "{text}");
     assert!(value(&text, "chuhe_websocket_connections") >= 0.0, "{text}");
     assert!(value(&text, "chuhe_computer_queue") >= 0.0, "{text}");
     assert!(value(&text, "chuhe_computer_searches") >= 0.0, "{text}");
