@@ -474,9 +474,9 @@ impl Limits {
 }
 
 /// Runs the game server on `bind` with the database at `database` until SIGINT or SIGTERM,
-/// with `settings` (the proxy, origins and computer threads), `ops` (logs), `limits` (waits and
-/// connections) and `cluster` (NATS). Logs go to standard error; `RUST_LOG` filters them
-/// (default `info`).
+/// with `settings` (the proxy, origins and computer threads), `ops` (logs, metrics), `limits`
+/// (waits and connections) and `cluster` (NATS). Logs go to standard error; `RUST_LOG` filters
+/// them (default `info`).
 pub fn serve(
     bind: &str,
     database: &str,

@@ -28,6 +28,13 @@ fn json_logs_carry_the_request_id() {
         .spawn()
         .unwrap();
     wait_healthy(port, &mut server);
+    let answer = common::http(port, "GET /api/health HTTP/1.0\r\nHost: x\r\n\r\n");
+    let answered_id = answer
+        .lines()
+        .find_map(|l| l.strip_prefix("x-request-id: "))
+        .unwrap_or_else(|| panic!("no x-request-id: {answer}"))
+        .trim()
+        .to_owned();
     let (_, table) = guest_table(port);
     refused_on_a_websocket(port, &table);
     let stopped = Command::new("kill")
@@ -74,6 +81,13 @@ fn json_logs_carry_the_request_id() {
     assert_eq!(id.len(), 12, "{request}");
     assert_eq!(request["span"]["method"], "GET");
     assert_eq!(request["spans"][0]["id"], id);
+    // The id a client was answered is the id of its request's lines.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["span"]["name"] == "request" && l["span"]["id"] == answered_id.as_str()),
+        "no line of request {answered_id}:\n{text}"
+    );
 
     let refused = lines
         .iter()
