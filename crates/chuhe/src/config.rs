@@ -106,12 +106,18 @@ pub fn parse(argv: Vec<OsString>) -> Result<Parsed, Failure> {
         .clone()
         .try_get_matches_from(full)
         .map_err(|e| match &config_path {
-            // Refused only with the file's values (a value out of range, a cluster key without
-            // `nats`): the file's fault, and the message says so.
-            Some(path) if command.clone().try_get_matches_from(&argv).is_ok() => Failure::Cli(
-                CliError::input(format!("{}: {}", path.display(), crate::cli::one_line(&e))),
-            ),
-            _ => Failure::Clap(e),
+            // The command line alone is refused: its own mistake is told (not what the file's
+            // values made of it). Refused only with the file's values (a value out of range, a
+            // cluster key without `nats`): the file's fault, and the message says so.
+            Some(path) => match command.clone().try_get_matches_from(&argv) {
+                Err(own) => Failure::Clap(own),
+                Ok(_) => Failure::Cli(CliError::input(format!(
+                    "{}: {}",
+                    path.display(),
+                    crate::cli::one_line(&e)
+                ))),
+            },
+            None => Failure::Clap(e),
         })?;
     let cli = Cli::from_arg_matches(&matches).map_err(Failure::Clap)?;
     if let (Some(("serve", given)), Some(serve)) =

@@ -169,6 +169,19 @@ fn an_unknown_key_is_refused_with_one_line() {
         String::from_utf8_lossy(&out.stderr),
         "chuhe: bad.toml: the following required arguments were not provided: --nats <NATS>\n"
     );
+    // A bad flag is the command line's mistake, told as such, whatever the file says.
+    std::fs::write(dir.0.join("good.toml"), "db-timeout-ms = 700\n").unwrap();
+    let out = chuhe(
+        &dir.0,
+        &["serve", "--config", "good.toml", "--db-timeout-ms", "5"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("chuhe: invalid value '5' for '--db-timeout-ms"),
+        "{stderr}"
+    );
     // Not TOML: the line is named.
     std::fs::write(dir.0.join("bad.toml"), "bind = \"x\"\nnats = \n").unwrap();
     let out = chuhe(&dir.0, &["serve", "--config", "bad.toml"], &[]);
