@@ -87,7 +87,8 @@ pub async fn upgrade(
     let settings = state.settings();
     let limit = RateLimit::new(settings.rate_burst, settings.rate_per_second);
     let heartbeat = settings.heartbeat;
-    // The connection outlives the request: its own span, with its own id and the table's.
+    // The connection outlives the request: a span of its own, with its own id and the table's,
+    // inside the upgrade request's (whose id its lines carry in `spans`).
     let span = tracing::info_span!(
         "connection",
         id = NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed),

@@ -95,6 +95,12 @@ fn json_logs_carry_the_request_id() {
         .unwrap_or_else(|| panic!("no refusal in a connection's span:\n{text}"));
     assert_eq!(refused["span"]["table"], table.as_str(), "{refused}");
     assert!(refused["span"]["id"].as_u64().is_some(), "{refused}");
+    assert_eq!(refused["spans"][0]["name"], "request", "{refused}");
+    assert_eq!(
+        refused["spans"][0]["path"],
+        format!("/api/tables/{table}/ws"),
+        "{refused}"
+    );
     let started = lines
         .iter()
         .find(|l| l["span"]["name"] == "table" && l["fields"]["message"] == "table started")
