@@ -42,10 +42,19 @@ fn metrics_are_served_on_their_own_address() {
     );
     wait_healthy(port, &mut server);
 
-    // One table, open: in play.
-    guest_table(port);
+    // One table, open: in play; one WebSocket on it.
+    let (_, table) = guest_table(port);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let url = format!("ws://127.0.0.1:{port}/api/tables/{table}/ws");
+    let (mut ws, _) = runtime
+        .block_on(tokio_tungstenite::connect_async(url))
+        .unwrap();
     std::thread::sleep(Duration::from_millis(1500));
     let text = scrape(metrics);
+    assert_eq!(value(&text, "chuhe_websocket_connections"), 1.0, "{text}");
     assert_eq!(value(&text, "chuhe_tables_in_play"), 1.0, "{text}");
     assert_eq!(value(&text, "chuhe_games_running"), 0.0, "{text}");
     assert!(value(&text, "chuhe_db_pool_connections") >= 1.0, "{text}");
@@ -57,6 +66,15 @@ fn metrics_are_served_on_their_own_address() {
         !text.contains("chuhe_nats_connected"),
         "a single server has no NATS"
     );
+    runtime.block_on(ws.close(None)).unwrap();
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while value(&scrape(metrics), "chuhe_websocket_connections") != 0.0 {
+        assert!(
+            std::time::Instant::now() < until,
+            "the closed WebSocket still counts"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 
     // Moves between people and against the computer.
     let out = Command::new(CHUHE)
@@ -116,7 +134,8 @@ fn metrics_are_served_on_their_own_address() {
     // The load test's games run on after it left (until their players are given up for gone;
     // one may have ended, a new one started).
     assert!(value(&text, "chuhe_games_running") >= 1.0, "{text}");
-    assert!(value(&text, "chuhe_websocket_connections") >= 0.0, "{text}");
+    // The load test's connections are closed.
+    assert_eq!(value(&text, "chuhe_websocket_connections"), 0.0, "{text}");
     assert!(value(&text, "chuhe_computer_queue") >= 0.0, "{text}");
     assert!(value(&text, "chuhe_computer_searches") >= 0.0, "{text}");
 }
