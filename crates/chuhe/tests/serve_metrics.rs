@@ -159,3 +159,66 @@ fn the_metrics_need_an_address_of_their_own() {
         "chuhe: --metrics-bind: the metrics need an address of their own, not --bind's\n"
     );
 }
+
+/// With one search thread and three games against the computer at its strongest, searches
+/// wait in line: the queue's gauge shows them while they wait, the running one apart.
+#[test]
+fn the_computer_queue_shows_the_searches_waiting() {
+    let dir = TempDir::new("metrics-computer");
+    let database = format!("sqlite://{}", dir.0.join("chuhe.db").display());
+    let log = dir.0.join("serve.log");
+    let port = free_port();
+    let metrics = free_port();
+    let mut server = serve_with(
+        &database,
+        port,
+        &log,
+        &[
+            "--metrics-bind",
+            &format!("127.0.0.1:{metrics}"),
+            "--computer-threads",
+            "1",
+        ],
+    );
+    wait_healthy(port, &mut server);
+    let mut load = Command::new(CHUHE)
+        .args(["loadtest", "--url", &format!("http://127.0.0.1:{port}")])
+        .args([
+            "--games",
+            "1",
+            "--computer-games",
+            "3",
+            "--computer-level",
+            "8",
+        ])
+        .args([
+            "--duration",
+            "8",
+            "--think-ms",
+            "0",
+            "--variants",
+            "xiangqi",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut most_waiting = 0.0_f64;
+    let mut most_searching = 0.0_f64;
+    let until = std::time::Instant::now() + Duration::from_secs(7);
+    while std::time::Instant::now() < until {
+        let text = scrape(metrics);
+        if text.contains("chuhe_computer_queue ") {
+            most_waiting = most_waiting.max(value(&text, "chuhe_computer_queue"));
+            let searching = value(&text, "chuhe_computer_searches");
+            assert!(searching <= 1.0, "more searches than threads:\n{text}");
+            most_searching = most_searching.max(searching);
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let _ = load.wait();
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert_eq!(most_searching, 1.0);
+    assert!(most_waiting >= 1.0, "no search ever waited");
+}
