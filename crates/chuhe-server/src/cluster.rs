@@ -173,6 +173,13 @@ pub(crate) struct Cluster {
     live: Mutex<HashSet<String>>,
 }
 
+impl Cluster {
+    /// Whether the NATS connection is up now (the client reconnects by itself when it is not).
+    pub(crate) fn nats_connected(&self) -> bool {
+        self.nats.connection_state() == async_nats::connection::State::Connected
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }

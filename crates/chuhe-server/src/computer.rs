@@ -258,11 +258,15 @@ pub async fn think(
     // The runtime's clock: the pause is a tokio sleep, so both ends must be on one clock (a
     // paused test clock does not move while the search runs on its thread).
     let asked = Instant::now();
+    let waiting = crate::telemetry::Held::new(crate::telemetry::COMPUTER_QUEUE);
     let permit = pool.permits.clone().acquire_owned().await.ok()?;
+    drop(waiting);
+    let searching = crate::telemetry::Held::new(crate::telemetry::COMPUTER_SEARCHES);
     let time = search_time(budget, asked.elapsed());
     let (answer, found) = tokio::sync::oneshot::channel();
     let job: Job = Box::new(move || {
         let _held = permit;
+        let _searching = searching;
         let _ = answer.send(problem.choose_within(level, seed, time));
     });
     pool.jobs.send(job).ok()?;

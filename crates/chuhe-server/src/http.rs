@@ -60,8 +60,44 @@ pub fn app(state: AppState) -> Router {
             state.clone(),
             crate::limit::limit,
         ))
-        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .layer(tower_http::trace::TraceLayer::new_for_http().make_span_with(request_span))
+        .layer(axum::middleware::from_fn(request_id))
         .with_state(state)
+}
+
+/// A request's id: 12 random characters, in its log span and its answer's `X-Request-Id`
+/// header, so that an answer a player reports can be found in the logs.
+#[derive(Debug, Clone)]
+struct RequestId(String);
+
+/// Gives each request an id of its own (never one the client sent) and answers it in
+/// `X-Request-Id`.
+async fn request_id(
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let id = random_id(12);
+    request.extensions_mut().insert(RequestId(id.clone()));
+    let mut response = next.run(request).await;
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert("x-request-id", value);
+    }
+    response
+}
+
+/// The span of one HTTP request, around everything logged while it is served: its id
+/// ([`RequestId`]), its method and its path (without the query).
+fn request_span(request: &axum::http::Request<axum::body::Body>) -> tracing::Span {
+    let id = request
+        .extensions()
+        .get::<RequestId>()
+        .map_or("", |id| id.0.as_str());
+    tracing::info_span!(
+        "request",
+        id = %id,
+        method = %request.method(),
+        path = %request.uri().path(),
+    )
 }
 
 /// Reads a request's whole body before any handler runs, within

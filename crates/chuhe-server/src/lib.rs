@@ -36,6 +36,7 @@ pub mod protocol;
 pub mod rating;
 pub mod store;
 pub mod table;
+pub mod telemetry;
 pub mod variant;
 pub mod web;
 mod ws;
@@ -113,6 +114,9 @@ pub struct Settings {
     /// When set, this server is one node of a cluster on PostgreSQL and NATS ([`cluster`]);
     /// default `None`, a single server.
     pub cluster: Option<cluster::ClusterSettings>,
+    /// How often the sampled gauges of [`telemetry`] are set (tables, pool, NATS); default
+    /// `None`, never (for a server without a metrics recorder).
+    pub metrics_interval: Option<Duration>,
 }
 
 impl Default for Settings {
@@ -136,6 +140,7 @@ impl Default for Settings {
             store: store::StoreOptions::default(),
             secure_cookies: false,
             cluster: None,
+            metrics_interval: None,
         }
     }
 }
@@ -285,6 +290,9 @@ impl AppState {
             eval_slots: evaluation::EvalSlots::new(evaluation::MAX_CONCURRENT_EVALS),
         }));
         tokio::spawn(follow_notices(Arc::downgrade(&state.0), notices_rx));
+        if let Some(every) = state.0.settings.metrics_interval {
+            tokio::spawn(telemetry::sample(Arc::downgrade(&state.0), every));
+        }
         let added = state.0.store.add_missing_finished().await?;
         if added > 0 {
             tracing::info!(games = added, "finished games listed from their events");

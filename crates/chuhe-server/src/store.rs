@@ -654,6 +654,11 @@ fn timeout_statement(is_sqlite: bool, limit: Duration) -> String {
 }
 
 impl Store {
+    /// The read pool's connections: all of them, and the idle ones (for the metrics).
+    pub(crate) fn pool_connections(&self) -> (u32, usize) {
+        (self.pool.size(), self.pool.num_idle())
+    }
+
     /// Connects to `url` (`sqlite://FILE`, `postgres://...`) with the default time limits,
     /// as [`Store::connect_with`].
     ///

@@ -11,9 +11,11 @@ use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+use tracing::Instrument as _;
 
 /// Frames over this many bytes close the connection (messages over
 /// [`MAX_MESSAGE_BYTES`] but under this are refused with `too_large`).
@@ -28,6 +30,9 @@ const READ_BUFFER_BYTES: usize = 4 * 1024;
 
 /// The stand-in for the heartbeat's times when there is none (its timers are then disabled).
 const FAR: Duration = Duration::from_secs(86_400);
+
+/// The id of the next WebSocket connection (from 1, per process), for its log span.
+static NEXT_CONNECTION: AtomicU64 = AtomicU64::new(1);
 
 /// The `?since=N` of the WebSocket URL.
 #[derive(Debug, serde::Deserialize)]
@@ -82,6 +87,13 @@ pub async fn upgrade(
     let settings = state.settings();
     let limit = RateLimit::new(settings.rate_burst, settings.rate_per_second);
     let heartbeat = settings.heartbeat;
+    // The connection outlives the request: a span of its own, with its own id and the table's,
+    // inside the upgrade request's (whose id its lines carry in `spans`).
+    let span = tracing::info_span!(
+        "connection",
+        id = NEXT_CONNECTION.fetch_add(1, Ordering::Relaxed),
+        table = %id,
+    );
     Ok(ws
         .max_message_size(MAX_FRAME_BYTES)
         .max_frame_size(MAX_FRAME_BYTES)
@@ -96,7 +108,7 @@ pub async fn upgrade(
                 limit,
                 heartbeat,
             };
-            connection(socket, id, route, ctx).await;
+            connection(socket, id, route, ctx).instrument(span).await;
         }))
 }
 
@@ -219,6 +231,7 @@ async fn connection(socket: WebSocket, id: String, route: Route, ctx: Context) {
         mut limit,
         heartbeat,
     } = ctx;
+    let _open = crate::telemetry::Held::new(crate::telemetry::WEBSOCKET_CONNECTIONS);
     let person_id = person.as_ref().map(|p| p.id.clone());
     let (mut sink, mut stream) = socket.split();
     let (out, mut outbox) = mpsc::unbounded_channel();
@@ -280,6 +293,7 @@ async fn connection(socket: WebSocket, id: String, route: Route, ctx: Context) {
             heard = Instant::now();
             match incoming {
                 Some(Ok(Message::Text(text))) => {
+                    let received = std::time::Instant::now();
                     let result = if text.len() > MAX_MESSAGE_BYTES {
                         Err(ServerError::TooLarge)
                     } else if !limit.allow(Instant::now()) {
@@ -299,6 +313,15 @@ async fn connection(socket: WebSocket, id: String, route: Route, ctx: Context) {
                                 },
                                 None => link.message(msg).await,
                             },
+                            // The table answers a move once it is stored and its update is
+                            // queued for this connection: the acknowledgement.
+                            Ok(msg @ ClientMessage::Move { .. }) => {
+                                let result = link.message(msg).await;
+                                if result.is_ok() {
+                                    crate::telemetry::move_acknowledged(received.elapsed());
+                                }
+                                result
+                            }
                             Ok(msg) => link.message(msg).await,
                             Err(e) => Err(ServerError::BadMessage(e.to_string())),
                         }

@@ -123,6 +123,15 @@ pub enum Command {
     },
     /// Run the game server (HTTP and WebSocket; see docs/protocol.md) until SIGINT or SIGTERM.
     Serve {
+        /// Configuration file (TOML) whose keys are this command's long flags without the
+        /// dashes in front (`bind = "127.0.0.1:8080"`, `db-timeout-ms = 5000`); a flag or an
+        /// environment variable beats the file (docs/operations.md).
+        #[arg(long, env = "CHUHE_CONFIG", value_name = "FILE")]
+        config: Option<std::path::PathBuf>,
+        /// Print the configuration in effect (flags, environment, file, defaults) as TOML, with
+        /// the credentials of URLs shown as ***, and exit.
+        #[arg(long)]
+        print_config: bool,
         /// Address to listen on.
         #[arg(long, env = "CHUHE_BIND", default_value = "127.0.0.1:8080")]
         bind: String,
@@ -148,6 +157,8 @@ pub enum Command {
         #[arg(long, env = "CHUHE_COMPUTER_THREADS", default_value_t = 2,
               value_parser = clap::value_parser!(u16).range(1..=256))]
         computer_threads: u16,
+        #[command(flatten)]
+        ops: crate::serve_cmd::Operations,
         #[command(flatten)]
         limits: crate::serve_cmd::Limits,
         // Boxed: the cluster's flags are most of the subcommand's size.
@@ -238,6 +249,23 @@ impl From<std::io::Error> for CliError {
             status: 1,
         }
     }
+}
+
+/// clap's message of `e` on one line: up to its usage part, joined, without decorations and
+/// without the leading `error: `.
+pub fn one_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let message: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| {
+            !l.starts_with("Usage:")
+                && !l.starts_with("tip:")
+                && !l.starts_with("For more information")
+        })
+        .filter(|l| !l.is_empty())
+        .collect();
+    message.join(" ").trim_start_matches("error: ").to_owned()
 }
 
 /// Parses `--options`: `KEY=VALUE` pairs separated by commas; empty text gives no pairs.
@@ -347,19 +375,26 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             &mut out,
         )?,
         Command::Serve {
+            config: _,
+            print_config: _,
             bind,
             database,
             trust_forwarded_for,
             allowed_origins,
             computer_threads,
+            ops,
             limits,
             cluster,
         } => crate::serve_cmd::serve(
             &bind,
             &database,
-            trust_forwarded_for,
-            allowed_origins,
-            usize::from(computer_threads),
+            chuhe_server::Settings {
+                trust_forwarded_for,
+                allowed_origins,
+                computer_threads: usize::from(computer_threads),
+                ..chuhe_server::Settings::default()
+            },
+            &ops,
             &limits,
             &cluster,
         )?,

@@ -2,6 +2,7 @@
 
 mod banqi_cmd;
 mod cli;
+mod config;
 mod loadtest_cmd;
 mod play_cmd;
 mod records_cmd;
@@ -9,32 +10,27 @@ mod sanguo_cmd;
 mod serve_cmd;
 mod xiangqi_cmd;
 
-use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args = match cli::Cli::try_parse() {
-        Ok(a) => a,
-        Err(e) => {
+    let args = match config::parse(std::env::args_os().collect()) {
+        Ok(config::Parsed::Run(a)) => a,
+        Ok(config::Parsed::Print(text)) => {
+            use std::io::Write;
+            let _ = std::io::stdout().write_all(text.as_bytes());
+            return ExitCode::SUCCESS;
+        }
+        Err(config::Failure::Cli(e)) => {
+            report(&e.to_string());
+            return ExitCode::from(e.status);
+        }
+        Err(config::Failure::Clap(e)) => {
             use clap::error::ErrorKind;
             if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
-            // One line: clap's message up to its usage part, joined, without decorations.
-            let text = e.render().to_string();
-            let message: Vec<&str> = text
-                .lines()
-                .map(str::trim)
-                .take_while(|l| {
-                    !l.starts_with("Usage:")
-                        && !l.starts_with("tip:")
-                        && !l.starts_with("For more information")
-                })
-                .filter(|l| !l.is_empty())
-                .collect();
-            let message = message.join(" ");
-            report(message.trim_start_matches("error: "));
+            report(&cli::one_line(&e));
             return ExitCode::from(2);
         }
     };

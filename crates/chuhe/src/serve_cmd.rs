@@ -98,6 +98,115 @@ pub struct Limits {
     pub session_days: u64,
 }
 
+/// How the server reports on itself: its log lines and its metrics (docs/operations.md).
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Operations {
+    /// Log lines on standard error: `text` for people, or `json`, one object a line with the
+    /// ids of the request, WebSocket connection and table they belong to, for a log collector.
+    /// RUST_LOG filters them (default `info`).
+    #[arg(long, env = "CHUHE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    /// Address of a second listener that serves the metrics at /metrics (Prometheus text
+    /// format), e.g. 127.0.0.1:9090; off when absent. Never the public port: whoever reaches
+    /// this address reads the metrics, so keep it on loopback or a private network.
+    #[arg(long, env = "CHUHE_METRICS_BIND", value_name = "ADDR")]
+    pub metrics_bind: Option<String>,
+}
+
+/// The histogram buckets: seconds from half a millisecond to ten seconds.
+const SECONDS_BUCKETS: [f64; 14] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+/// The buckets of the writes per group commit: powers of two up to the writer's most.
+const GROUP_BUCKETS: [f64; 10] = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0];
+
+/// Installs the Prometheus recorder as the process's metrics recorder: its handle renders the
+/// text of /metrics.
+///
+/// # Errors
+/// A recorder is installed already, or a bucket list is empty.
+fn install_metrics(
+) -> Result<metrics_exporter_prometheus::PrometheusHandle, metrics_exporter_prometheus::BuildError>
+{
+    use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
+    let handle = PrometheusBuilder::new()
+        .set_buckets_for_metric(Matcher::Suffix("_seconds".to_owned()), &SECONDS_BUCKETS)?
+        .set_buckets_for_metric(
+            Matcher::Full(chuhe_server::telemetry::STORE_GROUP_SIZE.to_owned()),
+            &GROUP_BUCKETS,
+        )?
+        .install_recorder()?;
+    chuhe_server::telemetry::describe();
+    Ok(handle)
+}
+
+/// Serves `GET /metrics` from `handle` on `listener` (and runs the recorder's upkeep), for as
+/// long as the runtime runs.
+fn spawn_metrics(
+    listener: tokio::net::TcpListener,
+    handle: metrics_exporter_prometheus::PrometheusHandle,
+) {
+    let upkeep = handle.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(5));
+        loop {
+            every.tick().await;
+            upkeep.run_upkeep();
+        }
+    });
+    let app = axum::Router::new().route(
+        "/metrics",
+        axum::routing::get(move || {
+            let text = handle.render();
+            async move {
+                (
+                    [(
+                        axum::http::header::CONTENT_TYPE,
+                        "text/plain; version=0.0.4; charset=utf-8",
+                    )],
+                    text,
+                )
+            }
+        }),
+    );
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            tracing::warn!(error = %e, "the metrics listener stopped");
+        }
+    });
+}
+
+/// The form of the log lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// One line of text per event (coloured on a terminal).
+    Text,
+    /// One JSON object per line: `timestamp`, `level`, `target`, `fields` (with `message`),
+    /// `span` (the innermost) and `spans` (all, outermost first).
+    Json,
+}
+
+/// Installs the global log subscriber: `format` lines on standard error, filtered by RUST_LOG
+/// (default `info`).
+fn init_logs(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Text => builder
+            .with_ansi(std::io::stderr().is_terminal())
+            .try_init(),
+        LogFormat::Json => builder
+            .json()
+            .with_current_span(true)
+            .with_span_list(true)
+            .try_init(),
+    };
+}
+
 /// Joining a cluster of `chuhe serve` nodes on one PostgreSQL database and one NATS
 /// (docs/cluster.md).
 #[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
@@ -364,42 +473,59 @@ impl Limits {
     }
 }
 
-/// Runs the game server on `bind` with the database at `database` until SIGINT or SIGTERM;
-/// with `trust_forwarded_for`, requests from loopback are rate-limited by their
-/// `X-Forwarded-For` address; pages of `allowed_origins` may act for players besides the site's
-/// own; `computer_threads` computer searches run at once; `limits` bound the waits and
-/// connections. Logs go to standard error; `RUST_LOG` filters them (default `info`).
+/// Runs the game server on `bind` with the database at `database` until SIGINT or SIGTERM,
+/// with `settings` (the proxy, origins and computer threads), `ops` (logs, metrics), `limits`
+/// (waits and connections) and `cluster` (NATS). Logs go to standard error; `RUST_LOG` filters
+/// them (default `info`).
 pub fn serve(
     bind: &str,
     database: &str,
-    trust_forwarded_for: bool,
-    allowed_origins: Vec<String>,
-    computer_threads: usize,
+    mut settings: chuhe_server::Settings,
+    ops: &Operations,
     limits: &Limits,
     cluster: &ClusterArgs,
 ) -> Result<(), CliError> {
     let cluster = cluster.settings(database)?;
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(std::io::stderr)
-        .try_init();
+    if ops.metrics_bind.as_deref() == Some(bind) {
+        return Err(CliError::input(
+            "--metrics-bind: the metrics need an address of their own, not --bind's",
+        ));
+    }
+    init_logs(ops.log_format);
     let _lock = sqlite_file(database).map(lock_sqlite).transpose()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let mut settings = chuhe_server::Settings {
-        trust_forwarded_for,
-        allowed_origins,
-        computer_threads,
-        ..chuhe_server::Settings::default()
-    };
     limits.apply(&mut settings);
     settings.store.cluster = cluster.is_some();
     settings.cluster = cluster;
-    let served = runtime.block_on(chuhe_server::run(bind, database, settings));
+    let metrics = match &ops.metrics_bind {
+        Some(address) => {
+            let handle = install_metrics().map_err(|e| CliError {
+                message: format!("cannot set up the metrics: {e}"),
+                status: 1,
+            })?;
+            settings.metrics_interval = Some(std::time::Duration::from_secs(1));
+            Some((address, handle))
+        }
+        None => None,
+    };
+    let served = runtime.block_on(async {
+        if let Some((address, handle)) = metrics {
+            let listener = tokio::net::TcpListener::bind(address.as_str())
+                .await
+                .map_err(|e| {
+                    chuhe_server::error::ServerError::Config(format!(
+                        "--metrics-bind: cannot listen on {address}: {e}"
+                    ))
+                })?;
+            if let Ok(at) = listener.local_addr() {
+                tracing::info!("metrics on http://{at}/metrics");
+            }
+            spawn_metrics(listener, handle);
+        }
+        chuhe_server::run(bind, database, settings).await
+    });
     // Searches still running on blocking threads are not waited for.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     served.map_err(|e| match e {

@@ -267,6 +267,7 @@ impl Writer {
         let limit = self.limit;
         let faults = self.faults.clone();
         let epoch = self.epoch;
+        let began = std::time::Instant::now();
         let result = within(limit, async {
             match self.conn().await {
                 Ok(conn) => write_group(conn, epoch, singles, tables, &faults).await,
@@ -274,6 +275,9 @@ impl Writer {
             }
         })
         .await;
+        if result.is_ok() {
+            crate::telemetry::group_committed(singles.len() + tables.len(), began.elapsed());
+        }
         self.check(&result);
         if let Err(StoreError::Superseded(why)) = &result {
             tracing::error!("{why}");

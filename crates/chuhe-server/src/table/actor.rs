@@ -188,7 +188,8 @@ pub(crate) fn spawn(
         rematch_made: None,
         rematch_retry_at: None,
     };
-    tokio::spawn(table.run(rx));
+    let span = tracing::info_span!("table", id = %handle.id);
+    tokio::spawn(tracing::Instrument::instrument(table.run(rx), span));
     handle
 }
 
@@ -207,6 +208,7 @@ enum Due {
 
 impl Table {
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        tracing::debug!(version = self.state.version, phase = ?self.state.phase, "table started");
         self.publish_listing();
         self.maybe_think();
         // a rematch agreed before a restart, whose table was not made yet
@@ -254,6 +256,7 @@ impl Table {
                 }
             }
         }
+        tracing::debug!(version = self.state.version, "table stopped");
     }
 
     /// Sends the table as listed to the cluster's lobby when its phase or seats changed.

@@ -175,6 +175,11 @@ impl TableHandle {
         self.listed.borrow().clone()
     }
 
+    /// Whether the game has started and not ended, as listed (for the metrics).
+    pub(crate) fn is_running(&self) -> bool {
+        self.listed.borrow().phase == crate::protocol::Phase::Running
+    }
+
     /// Whether the table has ended (its `ended` event is stored).
     pub fn is_ended(&self) -> bool {
         self.ended.load(Ordering::Acquire)

@@ -23,6 +23,11 @@ pub fn free_port() -> u16 {
 
 /// `chuhe serve` on `127.0.0.1:port` and `database`, its log appended to `log`.
 pub fn serve(database: &str, port: u16, log: &Path) -> Child {
+    serve_with(database, port, log, &[])
+}
+
+/// [`serve`] with more arguments.
+pub fn serve_with(database: &str, port: u16, log: &Path, more: &[&str]) -> Child {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -31,6 +36,7 @@ pub fn serve(database: &str, port: u16, log: &Path) -> Child {
     Command::new(CHUHE)
         .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
         .args(["--database", database])
+        .args(more)
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()
@@ -122,4 +128,55 @@ pub fn first_number(text: &str) -> u64 {
         .next()
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no number at the start of {text:?}"))
+}
+
+/// The answer to an HTTP/1.0 request on `port`: head and body.
+pub fn http(port: u16, request: &str) -> String {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    answer
+}
+
+/// The answer to a POST of JSON `body` to `path` on `port`, with `cookie` (`NAME=VALUE`, or
+/// empty).
+pub fn post(port: u16, path: &str, cookie: &str, body: &str) -> String {
+    http(
+        port,
+        &format!(
+            "POST {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+             Cookie: {cookie}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+}
+
+/// A new guest's session cookie (`chuhe_session=...`) and the id of a new xiangqi table it
+/// made, on the server at `port`.
+pub fn guest_table(port: u16) -> (String, String) {
+    let session = post(port, "/api/session", "", r#"{"name":"Observer"}"#);
+    let cookie = session
+        .lines()
+        .filter_map(|l| l.split_once(": "))
+        .filter(|(k, _)| k.eq_ignore_ascii_case("set-cookie"))
+        .find_map(|(_, v)| {
+            v.split(';')
+                .next()
+                .filter(|c| c.starts_with("chuhe_session="))
+        })
+        .unwrap_or_else(|| panic!("no session cookie: {session}"))
+        .to_owned();
+    let answer = post(port, "/api/tables", &cookie, r#"{"variant":"xiangqi"}"#);
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b)
+        .unwrap_or_else(|| panic!("no body: {answer}"));
+    let table: serde_json::Value =
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {answer}"));
+    let id = table["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no table id: {answer}"))
+        .to_owned();
+    (cookie, id)
 }

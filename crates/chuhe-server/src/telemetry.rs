@@ -1,0 +1,140 @@
+//! The server's metrics, through the `metrics` facade: the binary installs a recorder (the
+//! Prometheus exporter, `chuhe serve --metrics-bind`); without one every call here does
+//! nothing. Names, types and units are listed in docs/operations.md.
+//!
+//! Counters and histograms are recorded where things happen (a move acknowledged, a group
+//! commit); the gauges of things that are simply there (tables, pool connections, the NATS
+//! connection) are sampled every [`crate::Settings::metrics_interval`].
+
+use std::sync::Weak;
+use std::time::Duration;
+
+/// Tables in memory that have not ended (open or running), gauge.
+pub const TABLES_IN_PLAY: &str = "chuhe_tables_in_play";
+/// Tables in memory whose game is running (started, not ended), gauge.
+pub const GAMES_RUNNING: &str = "chuhe_games_running";
+/// Open table WebSocket connections, gauge.
+pub const WEBSOCKET_CONNECTIONS: &str = "chuhe_websocket_connections";
+/// Moves acknowledged to the seat that sent them, counter.
+pub const MOVES_ACKNOWLEDGED: &str = "chuhe_moves_acknowledged_total";
+/// From the receipt of a move message to its acknowledgement queued for the connection
+/// (the move checked, stored and applied), histogram in seconds.
+pub const MOVE_ACK_SECONDS: &str = "chuhe_move_ack_seconds";
+/// Writes committed together in one transaction by the store's writer, histogram.
+pub const STORE_GROUP_SIZE: &str = "chuhe_store_group_size";
+/// Time of one group's transaction (statements and commit), histogram in seconds.
+pub const STORE_COMMIT_SECONDS: &str = "chuhe_store_commit_seconds";
+/// Connections of the store's read pool, gauge.
+pub const DB_POOL_CONNECTIONS: &str = "chuhe_db_pool_connections";
+/// Idle connections of the store's read pool, gauge.
+pub const DB_POOL_IDLE: &str = "chuhe_db_pool_idle_connections";
+/// Whether this node's NATS connection is up (1) or not (0), gauge; cluster nodes only.
+pub const NATS_CONNECTED: &str = "chuhe_nats_connected";
+/// Computer searches waiting for a search thread, gauge.
+pub const COMPUTER_QUEUE: &str = "chuhe_computer_queue";
+/// Computer searches running, gauge.
+pub const COMPUTER_SEARCHES: &str = "chuhe_computer_searches";
+
+/// Describes every metric to the installed recorder (its `# HELP` lines and units); call it
+/// once after installing one.
+pub fn describe() {
+    use metrics::{describe_counter, describe_gauge, describe_histogram, Unit};
+    describe_gauge!(
+        TABLES_IN_PLAY,
+        "tables in memory that have not ended (open or running)"
+    );
+    describe_gauge!(
+        GAMES_RUNNING,
+        "tables in memory whose game is running (started, not ended)"
+    );
+    describe_gauge!(WEBSOCKET_CONNECTIONS, "open table WebSocket connections");
+    describe_counter!(
+        MOVES_ACKNOWLEDGED,
+        "moves acknowledged to the seat that sent them"
+    );
+    describe_histogram!(
+        MOVE_ACK_SECONDS,
+        Unit::Seconds,
+        "from the receipt of a move to its acknowledgement (checked, stored, applied)"
+    );
+    describe_histogram!(
+        STORE_GROUP_SIZE,
+        Unit::Count,
+        "writes committed together in one transaction"
+    );
+    describe_histogram!(
+        STORE_COMMIT_SECONDS,
+        Unit::Seconds,
+        "time of one group commit's transaction"
+    );
+    describe_gauge!(DB_POOL_CONNECTIONS, "connections of the store's read pool");
+    describe_gauge!(DB_POOL_IDLE, "idle connections of the store's read pool");
+    describe_gauge!(
+        NATS_CONNECTED,
+        "whether this node's NATS connection is up (cluster nodes)"
+    );
+    describe_gauge!(
+        COMPUTER_QUEUE,
+        "computer searches waiting for a search thread"
+    );
+    describe_gauge!(COMPUTER_SEARCHES, "computer searches running");
+}
+
+/// Records a move acknowledged `elapsed` after its message arrived.
+pub(crate) fn move_acknowledged(elapsed: Duration) {
+    metrics::counter!(MOVES_ACKNOWLEDGED).increment(1);
+    metrics::histogram!(MOVE_ACK_SECONDS).record(elapsed.as_secs_f64());
+}
+
+/// Records a group commit of `writes` writes whose transaction took `elapsed`.
+pub(crate) fn group_committed(writes: usize, elapsed: Duration) {
+    metrics::histogram!(STORE_GROUP_SIZE).record(writes as f64);
+    metrics::histogram!(STORE_COMMIT_SECONDS).record(elapsed.as_secs_f64());
+}
+
+/// One more of the gauge `name` while this lives (a connection, a search waiting): dropped,
+/// one less, however the task holding it ends.
+pub(crate) struct Held(&'static str);
+
+impl Held {
+    pub(crate) fn new(name: &'static str) -> Held {
+        metrics::gauge!(name).increment(1.0);
+        Held(name)
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        metrics::gauge!(self.0).decrement(1.0);
+    }
+}
+
+/// Sets the sampled gauges every `every` until the server's state is gone.
+pub(crate) async fn sample(state: Weak<crate::Inner>, every: Duration) {
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let Some(state) = state.upgrade() else {
+            return;
+        };
+        let (in_play, running) = {
+            let tables = state.tables.lock().await;
+            let live = tables
+                .map
+                .values()
+                .filter(|e| !e.handle.is_ended() && !e.handle.is_closed());
+            live.fold((0_u32, 0_u32), |(all, running), e| {
+                (all + 1, running + u32::from(e.handle.is_running()))
+            })
+        };
+        metrics::gauge!(TABLES_IN_PLAY).set(f64::from(in_play));
+        metrics::gauge!(GAMES_RUNNING).set(f64::from(running));
+        let (size, idle) = state.store.pool_connections();
+        metrics::gauge!(DB_POOL_CONNECTIONS).set(f64::from(size));
+        metrics::gauge!(DB_POOL_IDLE).set(idle as f64);
+        if let Some(cluster) = &state.cluster {
+            metrics::gauge!(NATS_CONNECTED).set(if cluster.nats_connected() { 1.0 } else { 0.0 });
+        }
+    }
+}
