@@ -95,8 +95,14 @@ async fn a_second_server_after_the_lock_ended_fences_the_first() {
     // The first server takes its lock again within a second: end it until the second server
     // comes in first.
     let mut second = None;
-    for _ in 0..20 {
-        assert_eq!(end_lock_sessions(&mut admin).await, 1);
+    for attempt in 0..20 {
+        // pg_terminate_backend only signals the session: it may hold the lock a moment longer
+        // (the second server is then refused), and at the next try nobody may hold it.
+        let ended = end_lock_sessions(&mut admin).await;
+        assert!(
+            ended == 1 || (attempt > 0 && ended == 0),
+            "{ended} sessions ended"
+        );
         match Store::connect(&db.url).await {
             Ok(s) => {
                 second = Some(s);
