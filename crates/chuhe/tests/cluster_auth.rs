@@ -16,10 +16,9 @@
 
 mod common;
 
-use common::{free_port, wait_healthy, PgDatabase, TempDir, CHUHE};
-use std::net::TcpStream;
+use common::{free_port, nats_server, wait_healthy, PgDatabase, Running, TempDir, CHUHE};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// The password of the tests' NATS users.
@@ -32,15 +31,6 @@ const OTHER_PASSWORD: &str = "0ther-s1te-pa55";
 const TOKEN: &str = "t0ken-0f-the-cluster";
 
 /// A process killed on drop.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// A `nats-server` of one test, with its configuration, JetStream folder and log in `dir`.
 struct NatsServer {
     port: u16,
@@ -53,36 +43,8 @@ impl NatsServer {
     /// configuration and JetStream on; waits until its port answers.
     fn start(dir: &Path, extra: &str) -> NatsServer {
         let port = free_port();
-        let store = dir.join("jetstream");
+        let process = nats_server(dir, port, extra);
         let log = dir.join("nats-server.log");
-        let config = format!(
-            "listen: \"127.0.0.1:{port}\"\njetstream {{ store_dir: {:?} }}\n{extra}\n",
-            store.display().to_string()
-        );
-        let path = dir.join("nats-server.conf");
-        std::fs::write(&path, config).unwrap();
-        let binary = std::env::var("CHUHE_TEST_NATS_SERVER")
-            .unwrap_or_else(|_| "/usr/sbin/nats-server".to_owned());
-        let child = Command::new(&binary)
-            .arg("-c")
-            .arg(&path)
-            .arg("-l")
-            .arg(&log)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{binary} is needed: {e}"));
-        let mut process = Running(child);
-        let until = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                process.0.try_wait().unwrap().is_none(),
-                "nats-server stopped: {}",
-                std::fs::read_to_string(&log).unwrap_or_default()
-            );
-            assert!(Instant::now() < until, "nats-server did not listen in 20 s");
-            std::thread::sleep(Duration::from_millis(50));
-        }
         NatsServer {
             port,
             log,

@@ -5,52 +5,11 @@
 
 mod common;
 
-use common::{free_port, http, wait_healthy, PgDatabase, TempDir, CHUHE};
-use std::net::TcpStream;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use common::{free_port, http, nats_server, wait_healthy, PgDatabase, Running, TempDir, CHUHE};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A child process, killed on drop.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// `nats-server` with JetStream on `port`, its files in `dir`; waits until it listens.
-fn nats_server(dir: &Path, port: u16) -> Running {
-    let config = format!(
-        "listen: \"127.0.0.1:{port}\"\njetstream {{ store_dir: {:?} }}\n",
-        dir.join("jetstream").display().to_string()
-    );
-    let path = dir.join("nats-server.conf");
-    std::fs::write(&path, config).unwrap();
-    let binary = std::env::var("CHUHE_TEST_NATS_SERVER")
-        .unwrap_or_else(|_| "/usr/sbin/nats-server".to_owned());
-    let child = Command::new(&binary)
-        .arg("-c")
-        .arg(&path)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{binary} is needed: {e}"));
-    let mut server = Running(child);
-    let until = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            server.0.try_wait().unwrap().is_none(),
-            "nats-server stopped"
-        );
-        assert!(Instant::now() < until, "nats-server did not listen in 20 s");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    server
-}
-
 /// The value of `chuhe_nats_connected` on the metrics listener at `port`, if it is there.
 fn nats_connected(port: u16) -> Option<String> {
     let text = http(port, "GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n");
@@ -80,7 +39,7 @@ fn the_nats_connection_is_a_gauge() {
     let dir = TempDir::new("cluster-metrics");
     let database = PgDatabase::new("metrics");
     let nats_port = free_port();
-    let nats = nats_server(&dir.0, nats_port);
+    let nats = nats_server(&dir.0, nats_port, "");
     let port = free_port();
     let metrics = free_port();
     let log = std::fs::File::create(dir.0.join("node.log")).unwrap();
@@ -103,7 +62,7 @@ fn the_nats_connection_is_a_gauge() {
     wait_for(metrics, "1");
     drop(nats);
     wait_for(metrics, "0");
-    let _nats = nats_server(&dir.0, nats_port);
+    let _nats = nats_server(&dir.0, nats_port, "");
     wait_for(metrics, "1");
     assert!(node.0.try_wait().unwrap().is_none(), "the node stopped");
 }

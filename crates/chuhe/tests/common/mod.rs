@@ -180,3 +180,49 @@ pub fn guest_table(port: u16) -> (String, String) {
         .to_owned();
     (cookie, id)
 }
+
+/// A child process killed and reaped when dropped.
+pub struct Running(pub Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `nats-server -c` on `port` with JetStream on, its configuration (`extra` appended:
+/// authorization, TLS), JetStream folder and log (`nats-server.log`) in `dir`; waits until the
+/// port answers (at most 20 s). `CHUHE_TEST_NATS_SERVER` names another binary.
+pub fn nats_server(dir: &Path, port: u16, extra: &str) -> Running {
+    let log = dir.join("nats-server.log");
+    let config = format!(
+        "listen: \"127.0.0.1:{port}\"\njetstream {{ store_dir: {:?} }}\n{extra}\n",
+        dir.join("jetstream").display().to_string()
+    );
+    let path = dir.join("nats-server.conf");
+    std::fs::write(&path, config).unwrap();
+    let binary = std::env::var("CHUHE_TEST_NATS_SERVER")
+        .unwrap_or_else(|_| "/usr/sbin/nats-server".to_owned());
+    let child = Command::new(&binary)
+        .arg("-c")
+        .arg(&path)
+        .arg("-l")
+        .arg(&log)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{binary} is needed: {e}"));
+    let mut process = Running(child);
+    let until = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            process.0.try_wait().unwrap().is_none(),
+            "nats-server stopped: {}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        assert!(Instant::now() < until, "nats-server did not listen in 20 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    process
+}
