@@ -107,15 +107,16 @@ fn uci_answers_bytes_that_are_not_utf8_and_carries_on() {
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
-        &lines[..4],
+        &lines[..5],
         &[
             "readyok",
             "info string error unknown-command \u{fffd}",
             "readyok",
             "info string error illegal-move h2e2\u{fffd}",
+            "info string error no-position last position refused: illegal-move h2e2\u{fffd}",
         ]
     );
-    // The position stayed the start position: 44 moves.
-    assert_eq!(lines[lines.len() - 2], "Nodes searched: 44");
+    // A refused position leaves none to count (issue 27).
+    assert_eq!(lines[lines.len() - 2], "Nodes searched: 0");
     assert!(out.stderr.is_empty());
 }

@@ -51,6 +51,9 @@ pub struct Session<W: Write + Send + 'static> {
     start: Position,
     moves: Vec<Move>,
     position: Position,
+    /// `Some(why)` after a refused `position` (`why` is its error, e.g. `bad-fen general-count`):
+    /// there is no valid position until the next valid one, and `go` answers no move.
+    refused: Option<String>,
     options: Options,
     tt: Arc<Table>,
     running: Option<Running>,
@@ -89,6 +92,7 @@ impl<W: Write + Send + 'static> Session<W> {
             start: Position::start(),
             moves: Vec::new(),
             position: Position::start(),
+            refused: None,
             options,
             tt,
             running: None,
@@ -100,6 +104,24 @@ impl<W: Write + Send + 'static> Session<W> {
     /// The current position (after the moves of the last `position` command).
     pub fn position(&self) -> &Position {
         &self.position
+    }
+
+    /// Whether there is a position to search: false after a refused `position` command, until
+    /// a valid one arrives.
+    pub fn has_position(&self) -> bool {
+        self.refused.is_none()
+    }
+
+    /// Without a valid position (after a refused `position`), writes the line that says so,
+    /// `info string error no-position <why>` (UCCI: `info message …`), and returns `true`.
+    fn reports_no_position(&self) -> io::Result<bool> {
+        match &self.refused {
+            Some(why) => {
+                self.error("no-position", &format!("last position refused: {why}"))?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
     }
 
     /// The current options.

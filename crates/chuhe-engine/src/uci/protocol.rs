@@ -134,17 +134,27 @@ impl<W: Write + Send + 'static> Session<W> {
         Ok((start, moves, pos))
     }
 
-    /// `position startpos | fen <fields> [moves …]`.
+    /// `position startpos | fen <fields> [moves …]`. A refused command leaves no valid position
+    /// (issue 27: searching the previous board answers a move that may be illegal in the
+    /// position the GUI meant): until the next valid `position`, `go` answers no move.
     fn cmd_position(&mut self, args: &[&str]) -> io::Result<()> {
+        self.banmoves.clear();
         match self.parse_position(args) {
             Ok((start, moves, pos)) => {
                 self.start = start;
                 self.moves = moves;
                 self.position = pos;
-                self.banmoves.clear();
+                self.refused = None;
                 Ok(())
             }
-            Err((code, detail)) => self.error(&code, &detail),
+            Err((code, detail)) => {
+                self.refused = Some(if detail.is_empty() {
+                    code.clone()
+                } else {
+                    format!("{code} {detail}")
+                });
+                self.error(&code, &detail)
+            }
         }
     }
 
@@ -159,6 +169,9 @@ impl<W: Write + Send + 'static> Session<W> {
 
     /// UCCI `banmoves …`: moves the next `go` must not play (until the next `position`).
     fn cmd_banmoves(&mut self, args: &[&str]) -> io::Result<()> {
+        if self.reports_no_position()? {
+            return Ok(());
+        }
         let mut banned = Vec::new();
         for &t in args {
             match t
@@ -176,6 +189,11 @@ impl<W: Write + Send + 'static> Session<W> {
 
     /// `go perft <depth>`: the count per root move, then `Nodes searched: N`.
     fn go_perft(&mut self, depth: u32) -> io::Result<()> {
+        if self.reports_no_position()? {
+            self.line("")?;
+            self.line("Nodes searched: 0")?;
+            return self.line("");
+        }
         let mut pos = self.position.clone();
         let divide = perft_divide(&mut pos, depth);
         let mut total = 0;
@@ -206,10 +224,14 @@ impl<W: Write + Send + 'static> Session<W> {
         )
     }
 
-    /// UCI `go …` (times in milliseconds).
+    /// UCI `go …` (times in milliseconds). Without a valid position (after a refused
+    /// `position`): `info string error no-position …` and `bestmove (none)`.
     fn cmd_go(&mut self, args: &[&str]) -> io::Result<()> {
         if let Some(r) = self.try_perft(args) {
             return r;
+        }
+        if self.reports_no_position()? {
+            return self.line("bestmove (none)");
         }
         let mut limits = Limits::default();
         let mut i = 0;
@@ -279,6 +301,9 @@ impl<W: Write + Send + 'static> Session<W> {
     fn cmd_ucci_go(&mut self, args: &[&str]) -> io::Result<()> {
         if let Some(r) = self.try_perft(args) {
             return r;
+        }
+        if self.reports_no_position()? {
+            return self.line("nobestmove");
         }
         let mut limits = Limits::default();
         let mut draw = false;
@@ -376,6 +401,9 @@ impl<W: Write + Send + 'static> Session<W> {
 
     /// `d`: the board, its FEN, key and checkers.
     fn cmd_d(&mut self) -> io::Result<()> {
+        if self.reports_no_position()? {
+            return Ok(());
+        }
         let pos = self.position.clone();
         let mut board = String::new();
         for rank in (0..10).rev() {

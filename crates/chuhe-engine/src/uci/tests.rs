@@ -21,9 +21,9 @@ fn transcript(input: &str) -> String {
 }
 
 #[test]
-fn errors_are_reported_and_the_position_kept() {
+fn errors_are_reported() {
     let out = transcript(
-        "position startpos moves h2e2\nposition fen 9/9/9/9/9/9/9/9/9/4K4 w\nposition startpos moves h2e2 h3e3\nflip\nsetoption name Contempt value 3\nsetoption name Hash value 0\ngo perft 0\ngo perft 1\n",
+        "position startpos moves h2e2\nposition fen 9/9/9/9/9/9/9/9/9/4K4 w\nposition startpos moves h2e2 h3e3\nflip\nsetoption name Contempt value 3\nsetoption name Hash value 0\ngo perft 0\nposition startpos moves h2e2\ngo perft 1\n",
     );
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
@@ -41,6 +41,53 @@ fn errors_are_reported_and_the_position_kept() {
     assert_eq!(lines[6], "a6a5: 1");
     assert_eq!(lines[lines.len() - 2], "Nodes searched: 45");
     assert_eq!(lines[lines.len() - 1], "");
+}
+
+/// Issue 27: after a refused `position`, `go` does not search the previous board (its move may
+/// be illegal in the position the GUI meant); it says why and answers no move, until a valid
+/// `position` arrives.
+#[test]
+fn a_refused_position_leaves_no_position_to_search() {
+    let out = transcript(
+        "position startpos moves h2e2\nposition fen 9/9/9/9/9/9/9/9/9/4K4 w\ngo depth 3\ngo perft 1\nd\nposition startpos moves h2e2 h3e3\ngo movetime 50\nposition fen 3k5/9/9/9/9/9/9/9/9/4K4 w\ngo perft 1\n",
+    );
+    assert_eq!(
+        out,
+        "info string error bad-fen general-count\n\
+         info string error no-position last position refused: bad-fen general-count\n\
+         bestmove (none)\n\
+         info string error no-position last position refused: bad-fen general-count\n\
+         \n\
+         Nodes searched: 0\n\
+         \n\
+         info string error no-position last position refused: bad-fen general-count\n\
+         info string error illegal-move h3e3\n\
+         info string error no-position last position refused: illegal-move h3e3\n\
+         bestmove (none)\n\
+         e0e1: 1\n\
+         e0f0: 1\n\
+         \n\
+         Nodes searched: 2\n\
+         \n"
+    );
+    let mut s = Session::new(Vec::new());
+    s.handle("position fen bad").unwrap();
+    assert!(!s.has_position());
+    s.handle("position startpos").unwrap();
+    assert!(s.has_position());
+
+    // UCCI: `nobestmove`, and `banmoves` has nothing to ban.
+    let out = transcript("ucci\nposition fen 9/9/9/9/9/9/9/9/9/4K4 w\nbanmoves h2e2\ngo depth 3\n");
+    let tail: Vec<&str> = out.lines().skip_while(|l| *l != "ucciok").skip(1).collect();
+    assert_eq!(
+        tail,
+        [
+            "info message error bad-fen general-count",
+            "info message error no-position last position refused: bad-fen general-count",
+            "info message error no-position last position refused: bad-fen general-count",
+            "nobestmove",
+        ]
+    );
 }
 
 /// 33,554,432 MiB (32 TiB, the option's maximum) cannot be allocated on any machine this runs
