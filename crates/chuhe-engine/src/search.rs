@@ -196,12 +196,22 @@ pub struct TimeBudget {
     pub hard_ms: u64,
 }
 
-/// The time budget for a move, or `None` when no clock or movetime applies.
+/// The least a `go movetime N` searches when `Move Overhead` would leave less (or `N` itself
+/// when smaller), in milliseconds.
+pub const MIN_MOVETIME_MS: u64 = 1;
+
+/// The time budget for a move, or `None` when no clock or movetime applies. `overhead_ms`
+/// (`Move Overhead`) is kept in reserve from a clock and from a fixed `movetime` alike.
 pub fn time_budget(limits: &Limits, side: Color, overhead_ms: u64) -> Option<TimeBudget> {
     if let Some(mt) = limits.movetime {
-        // A fixed time per move is used in full, as in Pikafish (`Move Overhead` is kept only
-        // from a clock): the soft target lies past the hard stop.
-        let t = mt.max(1);
+        // A fixed time per move, less `Move Overhead` (issue 27: at XBoard's 1 s per move,
+        // which its adapter sends as `movetime 970`, every game was lost on time by 2–40 ms when
+        // the whole time was searched; Pikafish keeps the overhead only from a clock), at least
+        // [`MIN_MOVETIME_MS`]: the soft target lies past the hard stop.
+        let t = mt
+            .saturating_sub(overhead_ms)
+            .max(MIN_MOVETIME_MS.min(mt))
+            .max(1);
         return Some(TimeBudget {
             soft_ms: t * 2,
             hard_ms: t,
@@ -1080,11 +1090,29 @@ mod tests {
         assert_eq!(
             time_budget(&l, Color::Black, 10),
             Some(TimeBudget {
-                soft_ms: 200,
-                hard_ms: 100
+                soft_ms: 180,
+                hard_ms: 90
             })
         );
         assert_eq!(time_budget(&Limits::default(), Color::Red, 10), None);
+    }
+
+    /// Issue 27: `Move Overhead` is kept from `go movetime` too, down to a floor of
+    /// [`MIN_MOVETIME_MS`].
+    #[test]
+    fn movetime_keeps_the_move_overhead() {
+        let budget = |movetime, overhead| {
+            let l = Limits {
+                movetime: Some(movetime),
+                ..Limits::default()
+            };
+            time_budget(&l, Color::Red, overhead).unwrap().hard_ms
+        };
+        assert_eq!(budget(1000, 30), 970);
+        assert_eq!(budget(970, 10), 960);
+        assert_eq!(budget(1000, 0), 1000);
+        assert_eq!(budget(20, 30), MIN_MOVETIME_MS);
+        assert_eq!(budget(0, 10), 1);
     }
 
     #[test]

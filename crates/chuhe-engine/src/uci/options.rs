@@ -31,7 +31,8 @@ pub struct Options {
     pub ponder: bool,
     /// Number of principal variations reported.
     pub multi_pv: u32,
-    /// Milliseconds kept in reserve per move for I/O lag.
+    /// Milliseconds kept in reserve per move for I/O lag: taken from the clock and from a fixed
+    /// `go movetime` alike (at least 1 ms is searched).
     pub move_overhead_ms: u32,
     /// Whether `info` lines carry `wdl W D L`.
     pub show_wdl: bool,
