@@ -34,12 +34,18 @@ pub const POSITIONS: [&str; 16] = [
 ];
 
 /// Searches every position to `depth` with one thread and a cleared 16 MiB table, prints one
-/// line per position (`position K/N: NODES nodes, bestmove M`) and, last,
-/// `NODES nodes, NPS nps`. Returns the total node count.
+/// line per position (`position K/N: NODES nodes, bestmove M`) and, last, `NODES nodes, NPS nps`
+/// to `out`; then Pikafish's summary to `summary` (Pikafish writes it to standard error, where
+/// tools such as OpenBench read it): an empty line, `===========================`,
+/// `Total time (ms) : T`, `Nodes searched  : N` and `Nodes/second    : NPS`. Returns the total
+/// node count.
 ///
 /// # Errors
-/// I/O errors of `out`.
-pub fn run(depth: i32, out: &mut impl Write) -> io::Result<u64> {
+/// I/O errors of `out` or `summary`.
+///
+/// # Panics
+/// When a 16 MiB table cannot be allocated.
+pub fn run(depth: i32, out: &mut impl Write, summary: &mut impl Write) -> io::Result<u64> {
     let tt = Table::new(16).expect("a 16 MiB table");
     let started = Instant::now();
     let mut total = 0;
@@ -64,6 +70,35 @@ pub fn run(depth: i32, out: &mut impl Write) -> io::Result<u64> {
         )?;
     }
     let ms = started.elapsed().as_millis().max(1) as u64;
-    writeln!(out, "{total} nodes, {} nps", total * 1000 / ms)?;
+    let nps = total * 1000 / ms;
+    writeln!(out, "{total} nodes, {nps} nps")?;
+    out.flush()?;
+    write!(summary, "{}", summary_lines(ms, total, nps))?;
+    summary.flush()?;
     Ok(total)
+}
+
+/// Pikafish's (and Stockfish's) bench summary, the lines tools parse: an empty line,
+/// `===========================`, then `Total time (ms) : T`, `Nodes searched  : N` and
+/// `Nodes/second    : NPS`, each ending in a newline.
+pub fn summary_lines(total_ms: u64, nodes: u64, nps: u64) -> String {
+    format!(
+        "\n===========================\nTotal time (ms) : {total_ms}\nNodes searched  : {nodes}\nNodes/second    : {nps}\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_has_pikafish_spacing() {
+        assert_eq!(
+            summary_lines(1234, 331_337, 268_506),
+            "\n===========================\n\
+             Total time (ms) : 1234\n\
+             Nodes searched  : 331337\n\
+             Nodes/second    : 268506\n"
+        );
+    }
 }

@@ -14,8 +14,14 @@ const SIGNATURE_NODES: u64 = 331_337;
 #[test]
 fn bench_signature_is_pinned() {
     let mut out = Vec::new();
-    let nodes = bench::run(bench::DEFAULT_DEPTH, &mut out).expect("writing to a Vec");
+    let mut summary = Vec::new();
+    let nodes = bench::run(bench::DEFAULT_DEPTH, &mut out, &mut summary).expect("writing to a Vec");
     let text = String::from_utf8(out).expect("UTF-8");
+    let summary = String::from_utf8(summary).expect("UTF-8");
+    assert!(
+        summary.contains(&format!("\nNodes searched  : {SIGNATURE_NODES}\n")),
+        "{summary}"
+    );
     assert_eq!(nodes, SIGNATURE_NODES, "{text}");
     let last = text.lines().last().expect("a last line");
     assert!(

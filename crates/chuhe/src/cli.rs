@@ -76,7 +76,8 @@ pub enum Command {
         #[command(subcommand)]
         action: crate::records_cmd::RecordsCommand,
     },
-    /// Search fixed positions to a fixed depth; the last line is `NODES nodes, NPS nps`.
+    /// Search fixed positions to a fixed depth; the last line is `NODES nodes, NPS nps`
+    /// (Pikafish's `Nodes searched  : N` summary goes to standard error).
     Bench {
         /// Depth in plies (default 9).
         #[arg(long, default_value_t = chuhe_engine::bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(i32).range(1..=60))]
@@ -313,7 +314,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             chuhe_engine::uci::run(std::io::BufReader::new(stdin), std::io::stdout())?;
         }
         Command::Bench { depth } => {
-            chuhe_engine::bench::run(depth, &mut out)?;
+            // Pikafish's summary (`Nodes searched  : N`, …) goes to standard error, as there.
+            chuhe_engine::bench::run(depth, &mut out, &mut std::io::stderr().lock())?;
         }
         Command::Moves { rules } => match rules.variant {
             Variant::Xiangqi => crate::xiangqi_cmd::moves(&rules, &mut out)?,

@@ -175,12 +175,12 @@ impl<W: Write + Send + 'static> Session<W> {
                 self.dialect = Dialect::Ucci;
             }
         }
-        // As in Pikafish: `go`, `setoption` and `ucinewgame` (UCCI `setoption newgame`) wait
+        // As in Pikafish: `go`, `setoption`, `ucinewgame` (UCCI `setoption newgame`) and `bench` wait
         // until a running search has written its `bestmove`, so that a piped script gives the
         // answers of one typed slowly; `position` and `banmoves` set what the next `go` searches
         // (the running search keeps its own copy); `stop`, `ponderhit`, `isready` and `quit` act
         // at once.
-        if matches!(cmd, "go" | "setoption" | "ucinewgame") {
+        if matches!(cmd, "go" | "setoption" | "ucinewgame" | "bench") {
             self.wait();
         }
         match self.dialect {
@@ -295,9 +295,12 @@ fn command(line: &str) -> Option<&str> {
     line.split_whitespace().next()
 }
 
-/// `go`, `setoption` and `ucinewgame` wait for a running search to end.
+/// `go`, `setoption`, `ucinewgame` and `bench` wait for a running search to end.
 fn waits_for_search(line: &str) -> bool {
-    matches!(command(line), Some("go" | "setoption" | "ucinewgame"))
+    matches!(
+        command(line),
+        Some("go" | "setoption" | "ucinewgame" | "bench")
+    )
 }
 
 /// `stop`, `ponderhit`, `isready` and `quit` act at once, even while a command waits.

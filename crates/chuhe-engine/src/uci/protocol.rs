@@ -47,6 +47,7 @@ impl<W: Write + Send + 'static> Session<W> {
             "stop" => self.stop(),
             "ponderhit" => self.ponderhit(false),
             "d" => self.cmd_d()?,
+            "bench" => self.cmd_bench(args)?,
             "quit" => {
                 self.quit();
                 return Ok(Flow::Quit);
@@ -78,6 +79,7 @@ impl<W: Write + Send + 'static> Session<W> {
             "ponderhit" => self.ponderhit(args.first() == Some(&"draw")),
             "probe" => self.cmd_probe(args)?,
             "d" => self.cmd_d()?,
+            "bench" => self.cmd_bench(args)?,
             "quit" => {
                 self.quit();
                 self.line("bye")?;
@@ -397,6 +399,29 @@ impl<W: Write + Send + 'static> Session<W> {
             text.push_str(&format!(" upperbound {v} depth {}", e.depth));
         }
         self.line(&text)
+    }
+
+    /// `bench [depth]`: `chuhe bench` inside the session (its own 16 MiB table, one thread, the
+    /// session's position and table untouched): the lines of [`crate::bench::run`] to the
+    /// session's output, Pikafish's summary (`Nodes searched  : N`, …) last.
+    fn cmd_bench(&mut self, args: &[&str]) -> io::Result<()> {
+        let depth = match args {
+            [] => crate::bench::DEFAULT_DEPTH,
+            [d] => match d.parse::<i32>() {
+                Ok(d) if (1..=60).contains(&d) => d,
+                _ => return self.error("bad-bench", d),
+            },
+            _ => return self.error("bad-bench", &args.join(" ")),
+        };
+        let mut out = Vec::new();
+        let mut summary = Vec::new();
+        crate::bench::run(depth, &mut out, &mut summary)?;
+        let mut text = String::from_utf8_lossy(&out).into_owned();
+        text.push_str(&String::from_utf8_lossy(&summary));
+        for l in text.lines() {
+            self.line(l)?;
+        }
+        Ok(())
     }
 
     /// `d`: the board, its FEN, key and checkers.

@@ -561,3 +561,27 @@ fn stop_and_quit_act_while_a_go_waits() {
     let bestmoves = out.lines().filter(|l| l.starts_with("bestmove ")).count();
     assert_eq!(bestmoves, 1, "{out}");
 }
+
+/// Issue 27: the in-session `bench` prints `chuhe bench`'s lines and, last, Pikafish's summary
+/// that tools parse; the session's position is untouched.
+#[test]
+fn bench_in_the_session_ends_with_pikafish_summary() {
+    let out = transcript("position startpos moves h2e2\nbench 2\nbench 0\n");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 16 + 1 + 5 + 1, "{out}");
+    assert!(lines[0].starts_with("position 1/16: "), "{out}");
+    let nodes = lines[16].split_once(" nodes, ").unwrap().0;
+    assert_eq!(&lines[17..19], ["", "==========================="]);
+    assert!(lines[19].starts_with("Total time (ms) : "), "{out}");
+    assert_eq!(lines[20], format!("Nodes searched  : {nodes}"));
+    assert!(lines[21].starts_with("Nodes/second    : "), "{out}");
+    assert_eq!(lines[22], "info string error bad-bench 0");
+    let mut s = Session::new(Vec::new());
+    s.handle("position startpos moves h2e2").unwrap();
+    s.handle("bench 1").unwrap();
+    assert_eq!(s.position().to_string(), {
+        let mut p = Position::start();
+        p.play("h2e2".parse().unwrap()).unwrap();
+        p.to_string()
+    });
+}
