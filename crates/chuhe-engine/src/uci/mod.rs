@@ -12,7 +12,7 @@
 //! |---|---|
 //! | `mod.rs` | the [`Session`] and its state, [`run`] over a reader and a writer, which commands wait for a running search |
 //! | `dialect.rs` | the two dialects' names, which the option table and the wire both use |
-//! | `protocol.rs` | the two dialects: reading `position`, `go`, `banmoves`, `probe`, `d`, `go perft`; formatting `info`, `bestmove`, scores |
+//! | `protocol.rs` | the two dialects: reading `position`, `go`, `banmoves`, `probe`, `d`, `eval`, `flip`, `bench`, `go perft`; formatting `info`, `bestmove`, scores |
 //! | `options.rs` | every option once, in one table: the `option` lines of both dialects and `setoption` in both |
 //! | `threads.rs` | the search thread and its helpers, `stop`, `ponderhit`, `quit`, and the move choice through [`crate::skill::Strength`] |
 

@@ -3,16 +3,16 @@
 //!
 //! UCI (Pikafish's dialect) is the default; UCCI 3.0 when the first command is `ucci`. This
 //! module turns command lines into calls on the session (`position`, `go` and its limits,
-//! `banmoves`, `probe`, `d`, `go perft`) and formats what the engine answers: identification,
-//! `info` lines (centipawns and `mate n` in UCI; UCCI's ±(10000 − plies) scores), `bestmove` with
-//! UCCI's `draw` and `resign`, and `pophash`. Options are in [`super::options`], the search
-//! thread in [`super::threads`].
+//! `banmoves`, `probe`, `d`, `eval`, `flip`, `bench`, `go perft`) and formats what the engine
+//! answers: identification, `info` lines (centipawns and `mate n` in UCI; UCCI's ±(10000 −
+//! plies) scores), `bestmove` with UCCI's `draw` and `resign`, and `pophash`. Options are in
+//! [`super::options`], the search thread in [`super::threads`].
 
 use super::dialect::Dialect;
 use super::{options, Flow, Session};
 use crate::search::{CurrMove, Info, Limits, Score, MATE, MATE_BOUND};
 use crate::tt::Bound;
-use chuhe_rules::xiangqi::{perft_divide, Color, Move, Position};
+use chuhe_rules::xiangqi::{perft_divide, Color, Move, Piece, Position, Square};
 use std::io::{self, Write};
 use std::sync::Mutex;
 
@@ -48,6 +48,8 @@ impl<W: Write + Send + 'static> Session<W> {
             "ponderhit" => self.ponderhit(false),
             "d" => self.cmd_d()?,
             "bench" => self.cmd_bench(args)?,
+            "eval" => self.cmd_eval()?,
+            "flip" => self.cmd_flip()?,
             "quit" => {
                 self.quit();
                 return Ok(Flow::Quit);
@@ -80,6 +82,8 @@ impl<W: Write + Send + 'static> Session<W> {
             "probe" => self.cmd_probe(args)?,
             "d" => self.cmd_d()?,
             "bench" => self.cmd_bench(args)?,
+            "eval" => self.cmd_eval()?,
+            "flip" => self.cmd_flip()?,
             "quit" => {
                 self.quit();
                 self.line("bye")?;
@@ -424,29 +428,94 @@ impl<W: Write + Send + 'static> Session<W> {
         Ok(())
     }
 
-    /// `d`: the board, its FEN, key and checkers.
+    /// `d`: the board as Pikafish draws it (Black at the top, ranks 9 … 0 at the right, files
+    /// a … i below), then `Fen: <FEN>`, `Key: <16 hex digits>`, `Checkers: <points>`.
     fn cmd_d(&mut self) -> io::Result<()> {
         if self.reports_no_position()? {
             return Ok(());
         }
-        let pos = self.position.clone();
-        let mut board = String::new();
-        for rank in (0..10).rev() {
-            board.push_str(&format!(" {rank} "));
-            for file in 0..9 {
-                let sq = chuhe_rules::xiangqi::Square::from_coords(file, rank).expect("on board");
-                board.push(pos.piece_at(sq).map_or('.', |p| p.fen_char()));
-                board.push(' ');
-            }
-            board.push('\n');
-        }
-        board.push_str("   a b c d e f g h i");
-        self.line(&board)?;
-        self.line(&format!("Fen: {pos}"))?;
-        self.line(&format!("Key: {:016X}", pos.key()))?;
-        let checkers: Vec<String> = pos.checkers().map(|s| s.to_string()).collect();
-        self.line(&format!("Checkers: {}", checkers.join(" ")))
+        self.line(&board_text(&self.position))
     }
+
+    /// `eval`: the static evaluation (the search's, tempo bonus included) in soldiers from Red's
+    /// view, as Pikafish's last `eval` line: `Final evaluation       +0.35 (red side)`.
+    fn cmd_eval(&mut self) -> io::Result<()> {
+        if self.reports_no_position()? {
+            return Ok(());
+        }
+        let stm = crate::eval::evaluate(&self.position);
+        let red = if self.position.side_to_move() == Color::Red {
+            stm
+        } else {
+            -stm
+        };
+        self.line(&eval_line(red))
+    }
+
+    /// `flip`: the position with colours swapped — each Red piece becomes the Black piece of the
+    /// same kind on the point mirrored across the river, and the other way round — and the other
+    /// side to move; counters are kept and the move history starts again from it. Prints nothing.
+    fn cmd_flip(&mut self) -> io::Result<()> {
+        if self.reports_no_position()? {
+            return Ok(());
+        }
+        let flipped = flip(&self.position);
+        self.start = flipped.clone();
+        self.moves.clear();
+        self.position = flipped;
+        self.banmoves.clear();
+        Ok(())
+    }
+}
+
+/// The text of `d`: an empty line, the board in a grid (Black at the top, each rank's number at
+/// its right, the files below), an empty line, then `Fen:`, `Key:` and `Checkers:` lines (the
+/// last with a space after each point, as Pikafish prints it). No final newline.
+pub(super) fn board_text(pos: &Position) -> String {
+    let rule = " +---+---+---+---+---+---+---+---+---+\n";
+    let mut t = String::from("\n");
+    t.push_str(rule);
+    for rank in (0..10).rev() {
+        for file in 0..9 {
+            let sq = Square::from_coords(file, rank).expect("on the board");
+            t.push_str(" | ");
+            t.push(pos.piece_at(sq).map_or(' ', |p| p.fen_char()));
+        }
+        t.push_str(&format!(" | {rank}\n"));
+        t.push_str(rule);
+    }
+    t.push_str("   a   b   c   d   e   f   g   h   i\n\n");
+    t.push_str(&format!("Fen: {pos}\nKey: {:016X}\nCheckers: ", pos.key()));
+    for sq in pos.checkers() {
+        t.push_str(&format!("{sq} "));
+    }
+    t
+}
+
+/// `Final evaluation       +0.35 (red side)` for `red_cp` centipawns from Red's view.
+pub(super) fn eval_line(red_cp: i32) -> String {
+    let sign = if red_cp < 0 { '-' } else { '+' };
+    let a = red_cp.unsigned_abs();
+    format!(
+        "Final evaluation       {sign}{}.{:02} (red side)",
+        a / 100,
+        a % 100
+    )
+}
+
+/// `pos` with colours swapped: every piece changes colour and moves to the point mirrored across
+/// the river (rank r to 9 − r, same file), and the other side moves. Counters are kept.
+pub(super) fn flip(pos: &Position) -> Position {
+    let mut setup = pos.to_setup();
+    let mut board = [None; 90];
+    for sq in Square::all() {
+        if let Some(p) = pos.piece_at(sq) {
+            board[sq.mirror_rank().index()] = Some(Piece::new(p.color.other(), p.kind));
+        }
+    }
+    setup.board = board;
+    setup.side = pos.side_to_move().other();
+    Position::from_setup(setup).expect("the flip of a valid position is valid")
 }
 
 /// The FEN text of `fields`; XBoard's adapter `uci2wb` leaves out the two `-` fields (`<placement>

@@ -23,7 +23,7 @@ fn transcript(input: &str) -> String {
 #[test]
 fn errors_are_reported() {
     let out = transcript(
-        "position startpos moves h2e2\nposition fen 9/9/9/9/9/9/9/9/9/4K4 w\nposition startpos moves h2e2 h3e3\nflip\nsetoption name Contempt value 3\nsetoption name Hash value 0\ngo perft 0\nposition startpos moves h2e2\ngo perft 1\n",
+        "position startpos moves h2e2\nposition fen 9/9/9/9/9/9/9/9/9/4K4 w\nposition startpos moves h2e2 h3e3\nflop\nsetoption name Contempt value 3\nsetoption name Hash value 0\ngo perft 0\nposition startpos moves h2e2\ngo perft 1\n",
     );
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
@@ -31,7 +31,7 @@ fn errors_are_reported() {
         &[
             "info string error bad-fen general-count",
             "info string error illegal-move h3e3",
-            "info string error unknown-command flip",
+            "info string error unknown-command flop",
             "info string error unknown-option Contempt",
             "info string error bad-option-value Hash 0",
             "info string error bad-go perft 0",
@@ -584,4 +584,80 @@ fn bench_in_the_session_ends_with_pikafish_summary() {
         p.play("h2e2".parse().unwrap()).unwrap();
         p.to_string()
     });
+}
+
+/// Issue 27: `d`, `eval` and `flip` as Pikafish has them, exact for the start position.
+#[test]
+fn d_eval_and_flip_of_the_start_position() {
+    let board = "
+ +---+---+---+---+---+---+---+---+---+
+ | r | n | b | a | k | a | b | n | r | 9
+ +---+---+---+---+---+---+---+---+---+
+ |   |   |   |   |   |   |   |   |   | 8
+ +---+---+---+---+---+---+---+---+---+
+ |   | c |   |   |   |   |   | c |   | 7
+ +---+---+---+---+---+---+---+---+---+
+ | p |   | p |   | p |   | p |   | p | 6
+ +---+---+---+---+---+---+---+---+---+
+ |   |   |   |   |   |   |   |   |   | 5
+ +---+---+---+---+---+---+---+---+---+
+ |   |   |   |   |   |   |   |   |   | 4
+ +---+---+---+---+---+---+---+---+---+
+ | P |   | P |   | P |   | P |   | P | 3
+ +---+---+---+---+---+---+---+---+---+
+ |   | C |   |   |   |   |   | C |   | 2
+ +---+---+---+---+---+---+---+---+---+
+ |   |   |   |   |   |   |   |   |   | 1
+ +---+---+---+---+---+---+---+---+---+
+ | R | N | B | A | K | A | B | N | R | 0
+ +---+---+---+---+---+---+---+---+---+
+   a   b   c   d   e   f   g   h   i
+
+Fen: rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1
+";
+    let start = Position::start();
+    let out = transcript("position startpos\nd\neval\nflip\neval\nflip\nd\n");
+    let key = format!("Key: {:016X}\nCheckers: \n", start.key());
+    // The board is symmetric, so only the tempo bonus (15 cp) of the side to move counts: Red's
+    // after `position startpos`, Black's after `flip`.
+    let expected = format!(
+        "{board}{key}Final evaluation       +0.15 (red side)\n\
+         Final evaluation       -0.15 (red side)\n{board}{key}"
+    );
+    assert_eq!(out, expected);
+
+    // The flip of the start position is the start position with Black to move.
+    let mut s = Session::new(Vec::new());
+    s.handle("position startpos").unwrap();
+    s.handle("flip").unwrap();
+    assert_eq!(
+        s.position().to_string(),
+        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1"
+    );
+    // A Red Chariot check becomes a Black Chariot check, and `Checkers:` names it.
+    s.handle("position fen 3k5/9/9/9/9/9/9/9/9/3RK4 b").unwrap();
+    s.handle("flip").unwrap();
+    assert_eq!(
+        s.position().to_string(),
+        "3rk4/9/9/9/9/9/9/9/9/3K5 w - - 0 1"
+    );
+    s.handle("d").unwrap();
+    let out = s.with_output(|o| String::from_utf8(o.clone()).unwrap());
+    assert!(out.ends_with("\nCheckers: d9 \n"), "{out}");
+}
+
+#[test]
+fn eval_line_shape() {
+    assert_eq!(
+        protocol::eval_line(35),
+        "Final evaluation       +0.35 (red side)"
+    );
+    assert_eq!(
+        protocol::eval_line(-120),
+        "Final evaluation       -1.20 (red side)"
+    );
+    assert_eq!(
+        protocol::eval_line(0),
+        "Final evaluation       +0.00 (red side)"
+    );
 }
