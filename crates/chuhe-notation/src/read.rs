@@ -464,6 +464,7 @@ fn read_san(
             Err(error(SanError::Ambiguous(candidates)))
         }
         (Ok(m), _) | (_, Ok(m)) => Ok(m),
-        (Err(e), _) => Err(error(e)),
+        // Several moves in one numbering and none in the other: ambiguous, not illegal.
+        (Err(SanError::Illegal), Err(e)) | (Err(e), _) => Err(error(e)),
     }
 }

@@ -20,6 +20,9 @@ use chuhe_rules::xiangqi::{Kind, Move, Position};
 pub struct SanMove {
     /// The piece kind (a Soldier when the text names none).
     pub kind: Kind,
+    /// The text names the piece with a letter (`Pc5`); `false` for XBoard's bare Soldier moves
+    /// (`c4`, `cd5`, `cxd5`), where a move without a source file goes straight ahead.
+    pub lettered: bool,
     /// Source file 0–8 (`a`–`i`) when the text gives one.
     pub from_file: Option<u8>,
     /// Source rank number as written (0–10) when the text gives one.
@@ -115,6 +118,7 @@ impl SanMove {
         }
         Some(SanMove {
             kind,
+            lettered,
             from_file,
             from_rank,
             capture,
@@ -141,7 +145,8 @@ impl SanMove {
             },
             None => None,
         };
-        pos.legal_moves()
+        let mut found: Vec<Move> = pos
+            .legal_moves()
             .iter()
             .copied()
             .filter(|&m| {
@@ -152,7 +157,20 @@ impl SanMove {
                     && from_rank.is_none_or(|r| m.from.rank() == r)
                     && (!self.capture || pos.is_capture(m))
             })
-            .collect()
+            .collect();
+        // XBoard writes a Soldier's move like a chess pawn's: only the target when it goes
+        // straight ahead (`i4`), the source file first when it steps sideways (`hi4`, `hxi4`).
+        // So bare text names the straight move when there is one (issue 27: `i4` for i5i4 was
+        // called ambiguous beside the sideways h4i4); without one, every candidate stays.
+        if !self.lettered
+            && self.from_file.is_none()
+            && self.from_rank.is_none()
+            && found.len() > 1
+            && found.iter().any(|m| m.from.file() == m.to.file())
+        {
+            found.retain(|m| m.from.file() == m.to.file());
+        }
+        found
     }
 
     /// The one legal move this text names with ranks numbered from `base`.
@@ -219,6 +237,7 @@ mod tests {
             p("E5a3"),
             Some(SanMove {
                 kind: Kind::Elephant,
+                lettered: true,
                 from_file: None,
                 from_rank: Some(5),
                 capture: false,
@@ -269,5 +288,29 @@ mod tests {
         );
         assert_eq!(r("Hd3", one), Err(SanError::Illegal));
         assert_eq!(r("Rh10", zero), Err(SanError::Illegal));
+    }
+
+    /// Issue 27: XBoard's `i4` for a straight Soldier move reads as that move even when another
+    /// Soldier could step sideways to the same point; text that does not tell them apart is
+    /// still refused.
+    #[test]
+    fn bare_soldier_text_is_the_straight_move() {
+        // Black Soldiers on i5 and h4 (across the river): both can reach i4.
+        let pos = Position::from_fen("4k4/9/9/9/8p/7p1/9/9/9/3K5 b").unwrap();
+        let r = |t: &str, b| SanMove::parse(t).unwrap().resolve(&pos, b);
+        assert_eq!(r("i4", RankBase::Zero), Ok(m("i5i4")));
+        assert_eq!(r("hi4", RankBase::Zero), Ok(m("h4i4")));
+        assert_eq!(
+            r("Pi4", RankBase::Zero),
+            Err(SanError::Ambiguous(vec![m("h4i4"), m("i5i4")]))
+        );
+        // Red Soldiers on d6 and f6, none on e5: both step sideways to e6, none goes straight.
+        let pos = Position::from_fen("3k5/9/9/3P1P3/9/9/9/9/9/4K4 w").unwrap();
+        let r = |t: &str| SanMove::parse(t).unwrap().resolve(&pos, RankBase::Zero);
+        assert_eq!(
+            r("e6"),
+            Err(SanError::Ambiguous(vec![m("d6e6"), m("f6e6")]))
+        );
+        assert_eq!(r("de6"), Ok(m("d6e6")));
     }
 }

@@ -176,3 +176,29 @@ const HEAD_MOVES: [&str; 2] = [
     "1. c3c4 {+0.92/11} h7e7 {-0.54/11 0.4}",
     "2. b0c2 {+0.23/12 0.5} h9g7 {-0.33/14 1.1}",
 ];
+
+/// Issue 27: XBoard writes a straight Soldier move as its target alone (`i4`), a sideways one
+/// with the source file (`hi4`). With Black Soldiers on i5 and h4 both reach i4; the record
+/// replays (it was refused as ambiguous), whether the ranks are told or not.
+#[test]
+fn xboard_straight_soldier_move_beside_a_sideways_one() {
+    let text = "[Variant \"xiangqi\"]\n[SetUp \"1\"]\n[FEN \"4k4/9/9/9/8p/7p1/9/9/9/3K5 b - - 0 1\"]\n\n1... i4 2. Kd1 hg4 *\n";
+    let games = pgn::read(text);
+    assert_eq!(games.len(), 1);
+    let r = replayed(&games[0]);
+    assert_eq!(iccs(&r), ["i5i4", "d0d1", "h4g4"]);
+    let pos =
+        chuhe_rules::xiangqi::Position::from_fen("4k4/9/9/9/8p/7p1/9/9/9/3K5 b - - 0 1").unwrap();
+    for base in [None, Some(RankBase::Zero)] {
+        let opts = ReadOptions {
+            san_rank_base: base,
+            ..ReadOptions::default()
+        };
+        let read = chuhe_notation::read_move(&pos, "i4", opts).unwrap();
+        assert_eq!(read.mv.to_string(), "i5i4");
+        // With the piece's letter the text follows Fairy-Stockfish's rules, where it does not
+        // tell the two apart: still refused.
+        let err = chuhe_notation::read_move(&pos, "Pi4", opts).unwrap_err();
+        assert_eq!(err.kind(), chuhe_notation::ReadErrorKind::Ambiguous);
+    }
+}
