@@ -42,6 +42,14 @@ fn bench_prints_a_repeatable_node_signature() {
     let (nodes, rest) = last.split_once(" nodes, ").expect(last);
     assert_eq!(nodes.parse::<u64>().unwrap(), per_position);
     assert!(rest.ends_with(" nps") && rest[..rest.len() - 4].parse::<u64>().is_ok());
+    // Pikafish's summary, on standard error as there (issue 27).
+    let err = String::from_utf8(run(&["bench", "--depth", "3"], b"").stderr).unwrap();
+    let err: Vec<&str> = err.lines().collect();
+    assert_eq!(err.len(), 5, "{err:?}");
+    assert_eq!(&err[..2], ["", "==========================="]);
+    assert!(err[2].starts_with("Total time (ms) : "), "{err:?}");
+    assert_eq!(err[3], format!("Nodes searched  : {nodes}"));
+    assert!(err[4].starts_with("Nodes/second    : "), "{err:?}");
     let (b, _) = chuhe(&["bench", "--depth", "3"], "");
     assert_eq!(a.lines().next(), b.lines().next());
     assert_eq!(
