@@ -90,7 +90,7 @@ pub enum ServerError {
     /// `request_timeout`, and the connection is closed.
     RequestTimeout(std::time::Duration),
     /// In a cluster: this node found its lease lapsed and stopped without writing (what
-    /// [`crate::run`] returns; `chuhe serve` exits with [`crate::cluster::LEASE_LOST_EXIT`]).
+    /// [`crate::edge::listen::run`] returns; `chuhe serve` exits with [`crate::cluster::LEASE_LOST_EXIT`]).
     /// Never sent to a client.
     LeaseLapsed(String),
 }

@@ -5,8 +5,8 @@
 //! Units: durations are integer milliseconds (`*_ms`), versions count table events from 1,
 //! seats are indices from 0 in the variant's move order ([`Seat`]).
 
-pub use crate::variant::Seat;
-use crate::variant::{BoardPosition, BoardView, Variant};
+pub use crate::table::variant::Seat;
+use crate::table::variant::{BoardPosition, BoardView, Variant};
 use chuhe_rules::outcome::{EndReason, Outcome};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -239,7 +239,7 @@ pub struct State {
     pub board: BoardView,
     /// The seat to move while the game runs, else `null`.
     pub to_move: Option<Seat>,
-    /// The seats in check in the position shown, ascending ([`crate::variant::AnyGame::check_seats`]):
+    /// The seats in check in the position shown, ascending ([`crate::table::variant::AnyGame::check_seats`]):
     /// xiangqi, the side to move when in check; sanguo, every kingdom whose General is attacked
     /// or faces another General; banqi, none.
     pub check: Vec<Seat>,
@@ -440,7 +440,7 @@ impl State {
                 }
                 Event::TakenBack { plies } => match (&mut next.board, update.board.as_ref()) {
                     (
-                        crate::variant::BoardView::Xiangqi { fen, moves },
+                        crate::table::variant::BoardView::Xiangqi { fen, moves },
                         Some(BoardPosition::Xiangqi { fen: back }),
                     ) if *plies <= moves.len() => {
                         fen.clone_from(back);
@@ -569,7 +569,7 @@ pub enum ClientMessage {
     /// the other spectators (needs a session).
     Chat {
         /// 1 … [`MAX_CHAT_CHARS`] characters after trimming, no control, invisible or
-        /// direction-changing character (emoji sequences pass: [`crate::names::check_text`]).
+        /// direction-changing character (emoji sequences pass: [`crate::accounts::names::check_text`]).
         text: String,
     },
     /// Keep-alive; answered by `pong`.
@@ -680,7 +680,7 @@ pub enum ServerMessage {
         #[serde(default)]
         account: bool,
         /// The line, as checked by the server (trimmed, at most [`MAX_CHAT_CHARS`], no control,
-        /// invisible or direction-changing character: [`crate::names::check_text`]).
+        /// invisible or direction-changing character: [`crate::accounts::names::check_text`]).
         text: String,
     },
     /// How many connections watch without a seat, after a connection came or went or a seat
@@ -842,5 +842,5 @@ pub struct Positions {
     /// The moves played, as in the board view (banqi flips name their piece).
     pub moves: Vec<String>,
     /// `moves.len() + 1` positions: the start, then the position after each move.
-    pub positions: Vec<crate::variant::Snapshot>,
+    pub positions: Vec<crate::table::variant::Snapshot>,
 }

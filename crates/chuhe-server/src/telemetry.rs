@@ -4,9 +4,8 @@
 //!
 //! Counters and histograms are recorded where things happen (a move acknowledged, a group
 //! commit); the gauges of things that are simply there (tables, pool connections, the NATS
-//! connection) are sampled every [`crate::Settings::metrics_interval`].
+//! connection) are sampled every [`crate::site::Settings::metrics_interval`].
 
-use std::sync::Weak;
 use std::time::Duration;
 
 /// Tables in memory that have not ended (open or running), gauge.
@@ -106,35 +105,5 @@ impl Held {
 impl Drop for Held {
     fn drop(&mut self) {
         metrics::gauge!(self.0).decrement(1.0);
-    }
-}
-
-/// Sets the sampled gauges every `every` until the server's state is gone.
-pub(crate) async fn sample(state: Weak<crate::Inner>, every: Duration) {
-    let mut ticks = tokio::time::interval(every);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        ticks.tick().await;
-        let Some(state) = state.upgrade() else {
-            return;
-        };
-        let (in_play, running) = {
-            let tables = state.tables.lock().await;
-            let live = tables
-                .map
-                .values()
-                .filter(|e| !e.handle.is_ended() && !e.handle.is_closed());
-            live.fold((0_u32, 0_u32), |(all, running), e| {
-                (all + 1, running + u32::from(e.handle.is_running()))
-            })
-        };
-        metrics::gauge!(TABLES_IN_PLAY).set(f64::from(in_play));
-        metrics::gauge!(GAMES_RUNNING).set(f64::from(running));
-        let (size, idle) = state.store.pool_connections();
-        metrics::gauge!(DB_POOL_CONNECTIONS).set(f64::from(size));
-        metrics::gauge!(DB_POOL_IDLE).set(idle as f64);
-        if let Some(cluster) = &state.cluster {
-            metrics::gauge!(NATS_CONNECTED).set(if cluster.nats_connected() { 1.0 } else { 0.0 });
-        }
     }
 }

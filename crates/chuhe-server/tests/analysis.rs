@@ -177,7 +177,7 @@ async fn the_engine_evaluates_each_position_within_its_limits() {
 /// `rate_limited` and `Retry-After: 1`, and another address is served meanwhile.
 #[tokio::test]
 async fn one_address_cannot_take_the_engine_from_the_others() {
-    use chuhe_server::limit::HttpLimits;
+    use chuhe_server::edge::limit::HttpLimits;
     use chuhe_server::Settings;
     use common::http_with;
     let db = fresh_db(Backend::Sqlite).await;

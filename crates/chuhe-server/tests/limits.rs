@@ -6,7 +6,7 @@
 
 mod common;
 
-use chuhe_server::limit::{HttpLimits, RequestQuota};
+use chuhe_server::edge::limit::{HttpLimits, RequestQuota};
 use chuhe_server::protocol::{ClientMessage, ErrorCode, ServerMessage};
 use chuhe_server::Settings;
 use common::*;

@@ -5,8 +5,8 @@
 mod common;
 
 use chuhe_rules::outcome::{EndReason, Outcome, Side};
+use chuhe_server::accounts::rating::{rate_game, Rating};
 use chuhe_server::protocol::{ClientMessage, ErrorCode, Event, Seat, ServerMessage};
-use chuhe_server::rating::{rate_game, Rating};
 use chuhe_server::{Heartbeat, Settings};
 use common::*;
 use std::time::Duration;

@@ -6,8 +6,8 @@
 #[macro_use]
 mod common;
 
+use chuhe_server::accounts::rating::{rate_game, Rating};
 use chuhe_server::protocol::{Event, TableOptions};
-use chuhe_server::rating::{rate_game, Rating};
 use chuhe_server::store::{PlayerRow, RatedGame, Store, StoreError, TableRow, TableWrite};
 use common::*;
 

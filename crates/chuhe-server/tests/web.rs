@@ -77,19 +77,22 @@ fn every_embedded_file_has_a_content_type_and_matches_the_disk() {
             }
         }
     }
-    assert_eq!(chuhe_server::web::FILES.len(), on_disk.len());
-    for (path, bytes) in chuhe_server::web::FILES {
-        assert!(chuhe_server::web::content_type(path).is_some(), "{path}");
+    assert_eq!(chuhe_server::edge::web::FILES.len(), on_disk.len());
+    for (path, bytes) in chuhe_server::edge::web::FILES {
+        assert!(
+            chuhe_server::edge::web::content_type(path).is_some(),
+            "{path}"
+        );
         assert_eq!(
             *bytes,
             std::fs::read(web.join(&path[1..])).unwrap().as_slice(),
             "{path}"
         );
     }
-    assert!(chuhe_server::web::lookup("/").is_some());
-    assert_eq!(chuhe_server::web::content_type("/a/b"), None);
+    assert!(chuhe_server::edge::web::lookup("/").is_some());
+    assert_eq!(chuhe_server::edge::web::content_type("/a/b"), None);
     assert_eq!(
-        chuhe_server::web::content_type("/x.svg"),
+        chuhe_server::edge::web::content_type("/x.svg"),
         Some("image/svg+xml")
     );
 }

@@ -1,7 +1,7 @@
 //! `chuhe serve`: logging setup and a runtime around `chuhe_server::run`.
 
 use crate::cli::CliError;
-use chuhe_server::nats_auth::{read_secret, NatsAuth, NatsAuthError, NatsTarget, NatsTls};
+use chuhe_server::cluster::nats_auth::{read_secret, NatsAuth, NatsAuthError, NatsTarget, NatsTls};
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::IsTerminal;
 use std::path::PathBuf;

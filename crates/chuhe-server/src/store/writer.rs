@@ -80,7 +80,7 @@ pub(super) enum Single {
         first_event: String,
     },
     /// A player; refused when an account holds its name, or a name of the same skeleton key
-    /// (`crate::names::skeleton_key`).
+    /// (`crate::accounts::names::skeleton_key`).
     Player {
         id: String,
         name: String,
@@ -700,7 +700,7 @@ async fn rate(
     tx: &mut Transaction<'_, Any>,
     games: &[&super::RatedGame],
 ) -> Result<(), StoreError> {
-    use crate::rating::Rating;
+    use crate::accounts::rating::Rating;
     use std::collections::BTreeMap;
     let is_postgres = tx.backend_name() == "PostgreSQL";
     let mut current: BTreeMap<(&str, &str), (Rating, i64)> = BTreeMap::new();
@@ -751,7 +751,7 @@ async fn rate(
             .iter()
             .map(|p| current[&(p.as_str(), variant)].0)
             .collect();
-        let after = crate::rating::rate_game(&before, &g.winners);
+        let after = crate::accounts::rating::rate_game(&before, &g.winners);
         for (p, rating) in g.players.iter().zip(after) {
             if let Some(entry) = current.get_mut(&(p.as_str(), variant)) {
                 *entry = (rating, entry.1 + 1);

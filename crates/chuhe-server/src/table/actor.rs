@@ -6,7 +6,6 @@
 
 use super::core::{self, Caller, Decision, TableState};
 use super::{Person, TableHandle, TableNotice, TableSettings};
-use crate::clock::Clocks;
 use crate::computer;
 use crate::error::ServerError;
 use crate::protocol::{
@@ -14,7 +13,8 @@ use crate::protocol::{
     TableSummary, Update, VersionedEvent,
 };
 use crate::store::{Fence, RatedGame, Store, StoreError, TableWrite};
-use crate::variant::AnyMove;
+use crate::table::clock::Clocks;
+use crate::table::variant::AnyMove;
 use chuhe_rules::outcome::EndReason;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};

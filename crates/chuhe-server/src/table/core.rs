@@ -10,14 +10,14 @@
 //! illegal move leaves the state unchanged.
 
 use super::Person;
-use crate::clock::Clocks;
+use crate::accounts::names::{check_text, TextError, TextKind};
 use crate::error::ServerError;
-use crate::names::{check_text, TextError, TextKind};
 use crate::protocol::{
     ClientMessage, Defeat, Event, Phase, Seat, SeatPlayer, State, TableOptions, TableSummary,
     Update, VersionedEvent, MAX_CHAT_CHARS, MAX_COMPUTER_LEVEL,
 };
-use crate::variant::{AnyGame, AnyMove, MoveError};
+use crate::table::clock::Clocks;
+use crate::table::variant::{AnyGame, AnyMove, MoveError};
 use chuhe_rules::outcome::{EndReason, Outcome};
 use std::time::Duration;
 use tokio::time::Instant;

@@ -3,9 +3,9 @@
 //!
 //! Three parts:
 //! - this module: the handle, the table options, and creating or loading a table;
-//! - [`core`]: the table rules without I/O: the state that events change, and the decisions that
+//! - `core`: the table rules without I/O: the state that events change, and the decisions that
 //!   turn a message or a due timer into events (unit-tested without sockets or SQL);
-//! - [`actor`]: the shell around the core: the run loop and its timers, connections and presence,
+//! - `actor`: the shell around the core: the run loop and its timers, connections and presence,
 //!   the store write and the fan-out to the connections.
 //!
 //! Every change is an [`Event`]. An action is checked against the state, turned into events and
@@ -17,17 +17,20 @@
 //! ([`TableHandle::retire`]) to free memory.
 
 pub(crate) mod actor;
+pub mod clock;
 pub(crate) mod core;
+pub mod pgn;
+pub mod variant;
 
 use self::actor::{spawn, Command};
+use self::clock::Clocks;
 use self::core::TableState;
-use crate::clock::Clocks;
+use self::variant::RuleOptions;
 use crate::error::ServerError;
 use crate::protocol::{
     ClientMessage, Event, SeatPlayer, ServerMessage, TableOptions, TableSummary,
 };
 use crate::store::{Fence, Store, TableRow};
-use crate::variant::RuleOptions;
 use chuhe_rules::xiangqi::{DEFAULT_NO_CAPTURE_LIMIT, MAX_NO_CAPTURE_LIMIT};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -222,7 +225,7 @@ impl TableHandle {
 /// # Errors
 /// [`ServerError::BadMessage`] naming the bad option.
 pub fn check_options(mut options: TableOptions) -> Result<TableOptions, ServerError> {
-    use crate::variant::Variant;
+    use crate::table::variant::Variant;
     if let Some(t) = options.time {
         if !(1_000..=10_800_000).contains(&t.initial_ms) {
             return Err(ServerError::BadMessage(

@@ -517,8 +517,11 @@ pub fn fast_settings() -> Settings {
     Settings {
         rate_per_second: 1e6,
         rate_burst: 1e6,
-        chat_lines: chuhe_server::limit::RequestQuota::new(1_000_000, Duration::from_micros(1)),
-        http_limits: chuhe_server::limit::HttpLimits::unlimited(),
+        chat_lines: chuhe_server::edge::limit::RequestQuota::new(
+            1_000_000,
+            Duration::from_micros(1),
+        ),
+        http_limits: chuhe_server::edge::limit::HttpLimits::unlimited(),
         heartbeat: None,
         ..Settings::default()
     }

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::protocol::TimeControl;
-use crate::variant::Variant;
+use crate::table::variant::Variant;
 use chuhe_rules::outcome::Side;
 
 fn person(id: &str, account: bool) -> Person {
@@ -549,7 +549,7 @@ fn a_move_that_mates_is_followed_by_its_ended_event() {
     assert_eq!(state.clocks.as_ref().unwrap().running_seat(), None);
 }
 
-fn rule_options(state: &TableState) -> crate::variant::RuleOptions {
+fn rule_options(state: &TableState) -> crate::table::variant::RuleOptions {
     super::super::rule_options(&state.options)
 }
 

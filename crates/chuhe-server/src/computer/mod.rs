@@ -4,17 +4,17 @@
 //!
 //! The server only calls the engine: a [`Problem`] is taken from the game (for banqi the seat's
 //! public view and the records, never the hidden identities), and [`think`] runs it on the
-//! pool: [`Settings::computer_threads`](crate::Settings::computer_threads) threads at a lower
+//! pool: [`Settings::computer_threads`](crate::site::Settings::computer_threads) threads at a lower
 //! CPU priority (nice 10), so at most that many searches run at once; more wait in turn (first
 //! come, first served) without holding a thread or a runtime worker, so human moves keep their
 //! latency however many computer games run. A level's time budget counts from the computer's
 //! turn: a search that waited for a thread gets what is left of it (at least a twentieth), so
 //! under more games than threads the answers keep their time and the searches get shorter.
 //! Every answer takes at least the pause of
-//! [`Settings::computer_pause`](crate::Settings::computer_pause), so a person can follow the
+//! [`Settings::computer_pause`](crate::site::Settings::computer_pause), so a person can follow the
 //! game.
 
-use crate::variant::{AnyGame, AnyMove};
+use crate::table::variant::{AnyGame, AnyMove};
 use chuhe_engine::levels::{Budget, Level};
 use chuhe_engine::{banqi, sanguo};
 use std::sync::{Arc, RwLock};
@@ -32,7 +32,7 @@ pub const DRAW_MARGIN: i32 = 50;
 /// Whether the computer at `seat` takes a draw offered in `game` now: in xiangqi when the
 /// engine's static evaluation from its side is at most [`DRAW_MARGIN`] centipawns (it is not
 /// clearly better); in the other games never (their players keep playing).
-pub fn accepts_draw(game: &crate::variant::AnyGame, seat: crate::protocol::Seat) -> bool {
+pub fn accepts_draw(game: &crate::table::variant::AnyGame, seat: crate::protocol::Seat) -> bool {
     let Some(g) = game.as_xiangqi() else {
         return false;
     };
@@ -189,7 +189,7 @@ impl Pool {
 
 /// Sets the pool for the searches that start from now on: at most `threads` at once (at
 /// least one) on as many threads, each answer after at least `pause`. Searches already running
-/// or waiting keep the pool they started with. [`crate::AppState::new`] calls it with its
+/// or waiting keep the pool they started with. [`crate::site::AppState::new`] calls it with its
 /// settings.
 pub fn configure(threads: usize, pause: Duration) {
     let pool = Arc::new(Pool::new(threads, pause));
@@ -297,7 +297,7 @@ pub fn choose(game: &AnyGame, level: u8, seed: u64) -> Option<AnyMove> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variant::{RuleOptions, Variant};
+    use crate::table::variant::{RuleOptions, Variant};
 
     fn options() -> RuleOptions {
         RuleOptions {

@@ -1,15 +1,15 @@
 //! HTTP routes (see `docs/protocol.md`): health, sessions and accounts, tables.
 
+use crate::edge::extract::{session_token, token_digest, JsonBody, SESSION_COOKIE};
 use crate::error::ServerError;
-use crate::extract::{session_token, token_digest, JsonBody, SESSION_COOKIE};
 use crate::protocol::{
     AccountRequest, Event, FinishedPage, GuestRequest, Phase, PlayerInfo, Positions, TableOptions,
     TableSummary, VersionedEvent,
 };
+use crate::site::AppState;
 use crate::store::PlayerRow;
+use crate::table::variant::AnyGame;
 use crate::table::Person;
-use crate::variant::AnyGame;
-use crate::AppState;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -23,10 +23,11 @@ pub const MAX_BODY_BYTES: usize = 16 * 1024;
 
 /// The router of the whole server for `state`.
 pub fn app(state: AppState) -> Router {
+    let edge = super::Edge::new(state.clone());
     Router::new()
         .route("/api/health", get(health))
-        .route("/api/analysis", post(crate::analysis::route))
-        .route("/api/analysis/eval", post(crate::evaluation::route))
+        .route("/api/analysis", post(crate::edge::analysis::route))
+        .route("/api/analysis/eval", post(crate::edge::evaluation::route))
         .route("/api/session", post(guest))
         .route("/api/accounts", post(register))
         .route("/api/login", post(login))
@@ -39,7 +40,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/tables/{id}/pgn", get(table_pgn))
         .route("/api/tables/{id}/positions", get(table_positions))
         .route("/api/games", get(finished_games))
-        .route("/api/tables/{id}/ws", get(crate::ws::upgrade))
+        .route("/api/tables/{id}/ws", get(crate::edge::ws::upgrade))
         // the web client's files, gzip-compressed when the browser accepts it
         .fallback_service(
             Router::new()
@@ -54,15 +55,15 @@ pub fn app(state: AppState) -> Router {
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            crate::origin::check,
+            crate::edge::origin::check,
         ))
         .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            crate::limit::limit,
+            edge.clone(),
+            crate::edge::limit::limit,
         ))
         .layer(tower_http::trace::TraceLayer::new_for_http().make_span_with(request_span))
         .layer(axum::middleware::from_fn(request_id))
-        .with_state(state)
+        .with_state(edge)
 }
 
 /// A request's id: 12 random characters, in its log span and its answer's `X-Request-Id`
@@ -101,7 +102,7 @@ fn request_span(request: &axum::http::Request<axum::body::Body>) -> tracing::Spa
 }
 
 /// Reads a request's whole body before any handler runs, within
-/// [`Settings::request_timeout`](crate::Settings::request_timeout) of its head (a client that
+/// [`Settings::request_timeout`](crate::site::Settings::request_timeout) of its head (a client that
 /// sends its body a byte at a time cannot hold a connection: it is answered 408
 /// `request_timeout` and the connection is closed) and within [`MAX_BODY_BYTES`] (else 413
 /// `too_large`). The handler then gets the body from memory.
@@ -126,7 +127,7 @@ async fn read_body(
 }
 
 fn check_name(name: &str) -> Result<String, ServerError> {
-    crate::names::normalize(name).map_err(|e| ServerError::BadMessage(e.to_string()))
+    crate::accounts::names::normalize(name).map_err(|e| ServerError::BadMessage(e.to_string()))
 }
 
 /// `GET /api/health`: 200 `{"status":"ok","database":"ok"}` when the database answers a
@@ -161,7 +162,7 @@ async fn not_found(
     headers: axum::http::HeaderMap,
 ) -> Response {
     if method == axum::http::Method::GET && !uri.path().starts_with("/api/") {
-        if let Some(response) = crate::web::serve(&uri, &headers) {
+        if let Some(response) = crate::edge::web::serve(&uri, &headers) {
             return response;
         }
     }
@@ -253,8 +254,9 @@ async fn login(
     JsonBody(req): JsonBody<AccountRequest>,
 ) -> Result<Response, ServerError> {
     let wrong = || ServerError::Unauthorized("wrong name or password".to_owned());
-    // Names are stored in their normal form (crate::names).
-    let name = crate::names::normalize(&req.name).unwrap_or_else(|_| req.name.trim().to_owned());
+    // Names are stored in their normal form (crate::accounts::names).
+    let name =
+        crate::accounts::names::normalize(&req.name).unwrap_or_else(|_| req.name.trim().to_owned());
     let player = state.store().account_by_name(&name).await?;
     // An unknown name costs the same verification as a wrong password (no name enumeration).
     let stored = player.as_ref().and_then(|p| p.password_hash.clone());
@@ -380,7 +382,7 @@ async fn table_pgn(
         .await?
         .ok_or_else(|| ServerError::NotFound(format!("no table {id:?}")))?;
     let events = state.store().event_log(&id).await?;
-    let text = crate::pgn::export(&id, row.created_ms, &events, notation)?;
+    let text = crate::table::pgn::export(&id, row.created_ms, &events, notation)?;
     Ok((
         [(
             header::CONTENT_TYPE,

@@ -125,7 +125,7 @@ fn is_emoji_glue(chars: &[char], i: usize) -> bool {
 ///
 /// # Examples
 /// ```
-/// use chuhe_server::names::{check_text, TextError, TextKind};
+/// use chuhe_server::accounts::names::{check_text, TextError, TextKind};
 /// assert_eq!(check_text("buena partida 👍", TextKind::Chat), Ok(()));
 /// assert_eq!(check_text("👩\u{200D}👧", TextKind::Chat), Ok(()));
 /// assert_eq!(check_text("👩\u{200D}👧", TextKind::Name), Err(TextError::Invisible));
@@ -209,7 +209,7 @@ pub fn skeleton_key(name: &str) -> String {
 ///
 /// # Examples
 /// ```
-/// use chuhe_server::names::{normalize, NameError};
+/// use chuhe_server::accounts::names::{normalize, NameError};
 /// assert_eq!(normalize("  Zhang   Fei ").unwrap(), "Zhang Fei");
 /// assert_eq!(normalize("電腦(8級)"), Err(NameError::Reserved));
 /// assert_eq!(normalize("Level 8 computer"), Err(NameError::Reserved));

@@ -3,18 +3,16 @@
 //! health check spends from the `api` bucket; signing in and creating tables also spend from
 //! their own, smaller buckets. Over a limit the answer is 429 `rate_limited` with
 //! `Retry-After`. The WebSocket's messages have their own limit per connection (`ws.rs`), and
-//! chat lines one per person over all of their connections ([`crate::Settings::chat_lines`]).
+//! chat lines one per person over all of their connections ([`crate::site::Settings::chat_lines`]).
 
 use crate::error::ServerError;
-use crate::AppState;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use governor::{DefaultKeyedRateLimiter, RateLimiter};
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
-use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -22,66 +20,7 @@ use std::time::Duration;
 /// requests, not on a timer: a periodic timer would make a paused test clock race ahead.)
 const FORGET_EVERY: u64 = 4096;
 
-/// One bucket: `burst` requests at once, then one more every `period` (a zero period counts as
-/// one nanosecond).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RequestQuota {
-    /// Requests a client may make at once.
-    pub burst: NonZeroU32,
-    /// The time that gives one request back.
-    pub period: Duration,
-}
-
-impl RequestQuota {
-    /// `burst` at once (at least 1), then one every `period`.
-    pub fn new(burst: u32, period: Duration) -> RequestQuota {
-        RequestQuota {
-            burst: NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN),
-            period,
-        }
-    }
-
-    fn quota(self) -> Quota {
-        Quota::with_period(self.period.max(Duration::from_nanos(1)))
-            .unwrap_or_else(|| Quota::per_second(NonZeroU32::MAX))
-            .allow_burst(self.burst)
-    }
-}
-
-/// The HTTP request limits, per client address (an IPv6 client by its /64 network).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HttpLimits {
-    /// Every request under `/api/` except `GET /api/health` (default: 120 at once, then 20 per
-    /// second).
-    pub api: RequestQuota,
-    /// `POST /api/session`, `POST /api/accounts` and `POST /api/login`, one bucket (default: 10
-    /// at once, then one every 6 s).
-    pub sign_in: RequestQuota,
-    /// `POST /api/tables` (default: 10 at once, then one every 6 s).
-    pub tables: RequestQuota,
-}
-
-impl Default for HttpLimits {
-    fn default() -> Self {
-        HttpLimits {
-            api: RequestQuota::new(120, Duration::from_millis(50)),
-            sign_in: RequestQuota::new(10, Duration::from_secs(6)),
-            tables: RequestQuota::new(10, Duration::from_secs(6)),
-        }
-    }
-}
-
-impl HttpLimits {
-    /// Limits no test or person reaches: a million at once and a million per second.
-    pub fn unlimited() -> HttpLimits {
-        let q = RequestQuota::new(1_000_000, Duration::from_micros(1));
-        HttpLimits {
-            api: q,
-            sign_in: q,
-            tables: q,
-        }
-    }
-}
+pub use crate::site::{HttpLimits, RequestQuota};
 
 /// The buckets of every client.
 pub(crate) struct HttpLimiter {
@@ -227,11 +166,11 @@ pub struct ClientAddress(pub IpAddr);
 /// The middleware: refuses a request over its client's limits with 429 and `Retry-After`,
 /// and records the client's address ([`ClientAddress`]) for the handlers.
 pub(crate) async fn limit(
-    State(state): State<AppState>,
+    State(edge): State<super::Edge>,
     mut request: Request,
     next: Next,
 ) -> Response {
-    let limiter = state.http_limiter();
+    let limiter = edge.http_limiter();
     // Without the peer's address (a router used without `serve`) every request is one client.
     let peer = request
         .extensions()

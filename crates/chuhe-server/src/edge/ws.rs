@@ -1,12 +1,12 @@
 //! The table WebSocket: one task per connection between the socket and the table actor, with
 //! the size and rate limits: a message rate per connection, and a chat rate per person over all
-//! of their connections ([`crate::Settings::chat_lines`]).
+//! of their connections ([`crate::site::Settings::chat_lines`]).
 
 use crate::cluster::{RemoteConn, Route};
 use crate::error::ServerError;
 use crate::protocol::{ClientMessage, ServerMessage, MAX_MESSAGE_BYTES};
 use crate::table::{is_closed_error, Person, TableHandle};
-use crate::{AppState, Heartbeat};
+use crate::{site::AppState, site::Heartbeat};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
 use axum::response::Response;
@@ -74,12 +74,13 @@ impl RateLimit {
 /// `GET /api/tables/{id}/ws`: upgrades to the table's WebSocket.
 pub async fn upgrade(
     ws: WebSocketUpgrade,
-    State(state): State<AppState>,
+    State(edge): State<super::Edge>,
     Path(id): Path<String>,
     since: Result<Query<Since>, axum::extract::rejection::QueryRejection>,
     person: Option<Person>,
 ) -> Result<Response, ServerError> {
     let Query(since) = since?;
+    let state = edge.site().clone();
     // An unknown table is refused before the upgrade (404); where it is served is asked again
     // once the socket is open.
     let route = state.route(&id).await?;
@@ -101,7 +102,7 @@ pub async fn upgrade(
         .write_buffer_size(0)
         .on_upgrade(move |socket| async move {
             let ctx = Context {
-                state,
+                edge,
                 person,
                 since: since.since,
                 shutdown,
@@ -214,7 +215,7 @@ async fn connect(
 
 /// What a connection task needs besides its socket and table.
 struct Context {
-    state: AppState,
+    edge: super::Edge,
     person: Option<Person>,
     since: Option<u64>,
     shutdown: tokio::sync::watch::Receiver<bool>,
@@ -224,13 +225,14 @@ struct Context {
 
 async fn connection(socket: WebSocket, id: String, route: Route, ctx: Context) {
     let Context {
-        state,
+        edge,
         person,
         since,
         mut shutdown,
         mut limit,
         heartbeat,
     } = ctx;
+    let state = edge.site().clone();
     let _open = crate::telemetry::Held::new(crate::telemetry::WEBSOCKET_CONNECTIONS);
     let person_id = person.as_ref().map(|p| p.id.clone());
     let (mut sink, mut stream) = socket.split();
@@ -307,7 +309,7 @@ async fn connection(socket: WebSocket, id: String, route: Route, ctx: Context) {
                             // A person's chat lines share one budget over all their
                             // connections (without a session the table refuses the line).
                             Ok(msg @ ClientMessage::Chat { .. }) => match &person_id {
-                                Some(id) => match state.chat_limiter().check(id) {
+                                Some(id) => match edge.chat_limiter().check(id) {
                                     Ok(()) => link.message(msg).await,
                                     Err(e) => Err(e),
                                 },

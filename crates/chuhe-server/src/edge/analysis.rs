@@ -5,10 +5,10 @@
 //!
 //! No session is needed and nothing is stored. See `docs/protocol.md` ("Analysis").
 
+use crate::edge::extract::JsonBody;
 use crate::error::ServerError;
-use crate::extract::JsonBody;
 use crate::protocol::Seat;
-use crate::variant::{AnyGame, BoardView, Illegal, MoveError, RuleOptions, Variant};
+use crate::table::variant::{AnyGame, BoardView, Illegal, MoveError, RuleOptions, Variant};
 use axum::Json;
 use chuhe_rules::outcome::{Outcome, Side};
 use serde::{Deserialize, Serialize};

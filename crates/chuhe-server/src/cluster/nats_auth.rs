@@ -209,7 +209,7 @@ fn split_url(url: &str) -> Result<SplitUrl, NatsAuthError> {
 /// (`nats://chuhe:secret@nats:4222` becomes `nats://***@nats:4222`).
 ///
 /// ```
-/// use chuhe_server::nats_auth::redact_url;
+/// use chuhe_server::cluster::nats_auth::redact_url;
 /// assert_eq!(redact_url("nats://chuhe:secret@nats:4222"), "nats://***@nats:4222");
 /// assert_eq!(redact_url("tls://nats:4222"), "tls://nats:4222");
 /// ```
@@ -283,13 +283,13 @@ impl NatsTarget {
     /// [`NatsAuthError::Invalid`] for a file.
     ///
     /// ```
-    /// use chuhe_server::nats_auth::{NatsAuth, NatsTarget, NatsTls};
+    /// use chuhe_server::cluster::nats_auth::{NatsAuth, NatsTarget, NatsTls};
     /// let url = "nats://chuhe:secret@nats:4222";
     /// let target = NatsTarget::new(url, &NatsAuth::None, &NatsTls::default())?;
     /// assert_eq!(target.address, "nats://nats:4222");
     /// assert_eq!(target.shown, "nats://***@nats:4222");
     /// assert_eq!(target.auth().method(), "a user and password");
-    /// # Ok::<(), chuhe_server::nats_auth::NatsAuthError>(())
+    /// # Ok::<(), chuhe_server::cluster::nats_auth::NatsAuthError>(())
     /// ```
     pub fn new(url: &str, auth: &NatsAuth, tls: &NatsTls) -> Result<NatsTarget, NatsAuthError> {
         let split = split_url(url)?;

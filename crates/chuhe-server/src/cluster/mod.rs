@@ -8,7 +8,7 @@
 //! - **Leases.** A node renews its lease every [`ClusterSettings::lease`] / 5. A node that finds
 //!   its lease lapsed (it was paused or cut off for longer than the lease) gives its store up
 //!   at once (nothing more is written: [`crate::store::Store::give_up`]) and stops serving;
-//!   [`crate::run`] then fails with [`ServerError::LeaseLapsed`], which `chuhe serve` turns into
+//!   [`crate::edge::listen::run`] then fails with [`ServerError::LeaseLapsed`], which `chuhe serve` turns into
 //!   the exit status [`LEASE_LOST_EXIT`]: its tables already belong, or will soon belong, to
 //!   other nodes; its supervisor starts it again under a new key.
 //! - **Forwarding.** A client's WebSocket may reach any node. A node that does not own the
@@ -29,11 +29,13 @@
 //! - **Stop.** On SIGTERM a node saves its tables' clocks, releases them, ends its lease and
 //!   tells the others (`{p}.released`), which take the tables over at once.
 
+pub mod nats_auth;
+
+use self::nats_auth::{redact_url, NatsAuth, NatsTarget, NatsTls};
 use crate::error::ServerError;
-use crate::nats_auth::{redact_url, NatsAuth, NatsTarget, NatsTls};
 use crate::protocol::{ClientMessage, ErrorCode, Phase, ServerMessage, TableSummary};
+use crate::site::AppState;
 use crate::table::{Person, TableHandle};
-use crate::AppState;
 use async_nats::jetstream::kv;
 use bytes::Bytes;
 use futures_util::StreamExt;
@@ -733,13 +735,12 @@ async fn relay_conns(cluster: Arc<Cluster>, mut sub: async_nats::Subscriber) {
 /// Answers the requests of other nodes, each in a task of its own (one connection's requests
 /// come one at a time: its node waits for each answer).
 async fn serve_requests(
-    state: std::sync::Weak<crate::Inner>,
+    state: crate::site::WeakState,
     cluster: Arc<Cluster>,
     mut sub: async_nats::Subscriber,
 ) {
     while let Some(msg) = sub.next().await {
-        let Some(inner) = state.upgrade() else { break };
-        let state = AppState(inner);
+        let Some(state) = state.upgrade() else { break };
         let cluster = cluster.clone();
         tokio::spawn(async move {
             let reply_to = msg.reply.clone();
@@ -981,7 +982,7 @@ async fn check_identity(
 /// Renews the lease, closes what was forwarded to dead nodes and takes over the tables nobody
 /// holds, every fifth of the lease (and at once when another node released tables). A lapsed
 /// lease gives the store up and stops the server ([`Cluster::lapsed`]).
-async fn keep_lease(state: std::sync::Weak<crate::Inner>, cluster: Arc<Cluster>) {
+async fn keep_lease(state: crate::site::WeakState, cluster: Arc<Cluster>) {
     let every = cluster.settings.lease / 5;
     let mut round: u64 = 0;
     loop {
@@ -989,8 +990,7 @@ async fn keep_lease(state: std::sync::Weak<crate::Inner>, cluster: Arc<Cluster>)
             () = tokio::time::sleep(every) => {}
             () = cluster.released.notified() => {}
         }
-        let Some(inner) = state.upgrade() else { break };
-        let state = AppState(inner);
+        let Some(state) = state.upgrade() else { break };
         if cluster.left.load(Ordering::Acquire) {
             break;
         }

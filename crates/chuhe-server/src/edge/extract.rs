@@ -13,10 +13,10 @@
 //! `/api/analysis` all depend on this module rather than on each other.
 
 use crate::error::ServerError;
+use crate::site::AppState;
 use crate::table::Person;
-use crate::AppState;
 use axum::body::Bytes;
-use axum::extract::{FromRequest, FromRequestParts, OptionalFromRequestParts, Request};
+use axum::extract::{FromRef, FromRequest, FromRequestParts, OptionalFromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap};
 use serde::de::DeserializeOwned;
@@ -66,33 +66,38 @@ async fn session_person(
 }
 
 /// A handler argument `person: Person` requires a session.
-impl FromRequestParts<AppState> for Person {
+impl<S> FromRequestParts<S> for Person
+where
+    S: Send + Sync,
+    AppState: FromRef<S>,
+{
     type Rejection = ServerError;
 
     /// # Errors
     /// [`ServerError::Unauthorized`] (`no session`) without a known session cookie; an internal
     /// error when the database fails.
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<Person, ServerError> {
-        session_person(&parts.headers, state)
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Person, ServerError> {
+        session_person(&parts.headers, &AppState::from_ref(state))
             .await?
             .ok_or_else(|| ServerError::Unauthorized("no session".to_owned()))
     }
 }
 
 /// A handler argument `person: Option<Person>` is `None` without a known session cookie.
-impl OptionalFromRequestParts<AppState> for Person {
+impl<S> OptionalFromRequestParts<S> for Person
+where
+    S: Send + Sync,
+    AppState: FromRef<S>,
+{
     type Rejection = ServerError;
 
     /// # Errors
     /// An internal error when the database fails.
     async fn from_request_parts(
         parts: &mut Parts,
-        state: &AppState,
+        state: &S,
     ) -> Result<Option<Person>, ServerError> {
-        session_person(&parts.headers, state).await
+        session_person(&parts.headers, &AppState::from_ref(state)).await
     }
 }
 
@@ -125,7 +130,7 @@ where
 
 /// Whether the request's `Content-Type` is `application/json` (any parameters, any case). A page
 /// of another site can send a `text/plain` body without the browser asking chuhe first, never an
-/// `application/json` one; see [`crate::origin`].
+/// `application/json` one; see [`crate::edge::origin`].
 fn is_json(headers: &HeaderMap) -> bool {
     headers
         .get(header::CONTENT_TYPE)

@@ -81,8 +81,8 @@ pub mod cluster;
 mod faults;
 mod writer;
 
-use crate::clock::ClockSnapshot;
 use crate::protocol::{Event, FinishedGame, TableOptions};
+use crate::table::clock::ClockSnapshot;
 #[cfg(feature = "fault-injection")]
 pub use faults::Fault;
 #[cfg(not(feature = "fault-injection"))]
@@ -102,28 +102,40 @@ use writer::{FinishedRow, Job, PreparedTable, Single};
 
 /// The migrations, embedded in the binary, applied in order at start-up.
 const MIGRATIONS: &[(i64, &str, &str)] = &[
-    (1, "tables", include_str!("../migrations/0001_tables.sql")),
-    (2, "ratings", include_str!("../migrations/0002_ratings.sql")),
+    (
+        1,
+        "tables",
+        include_str!("../../migrations/0001_tables.sql"),
+    ),
+    (
+        2,
+        "ratings",
+        include_str!("../../migrations/0002_ratings.sql"),
+    ),
     (
         3,
         "finished_games",
-        include_str!("../migrations/0003_finished_games.sql"),
+        include_str!("../../migrations/0003_finished_games.sql"),
     ),
     (
         4,
         "sessions_and_names",
-        include_str!("../migrations/0004_sessions_and_names.sql"),
+        include_str!("../../migrations/0004_sessions_and_names.sql"),
     ),
-    (5, "cluster", include_str!("../migrations/0005_cluster.sql")),
+    (
+        5,
+        "cluster",
+        include_str!("../../migrations/0005_cluster.sql"),
+    ),
     (
         6,
         "game_players",
-        include_str!("../migrations/0006_game_players.sql"),
+        include_str!("../../migrations/0006_game_players.sql"),
     ),
     (
         7,
         "cluster_identity",
-        include_str!("../migrations/0007_cluster_identity.sql"),
+        include_str!("../../migrations/0007_cluster_identity.sql"),
     ),
 ];
 
@@ -376,7 +388,7 @@ pub struct RatingRow {
     /// The variant's wire name.
     pub variant: String,
     /// The Glicko-2 rating.
-    pub rating: crate::rating::Rating,
+    pub rating: crate::accounts::rating::Rating,
     /// Rated games played in the variant.
     pub games: u64,
 }
@@ -387,7 +399,7 @@ pub struct RatingRow {
 /// The writer reads each player's current rating in that transaction (on PostgreSQL with a
 /// row lock, `SELECT ... FOR UPDATE`, taken in the order of the player ids so that two nodes
 /// never wait for each other; on SQLite the one writer is alone), applies one Glicko-2 rating
-/// period ([`crate::rating::rate_game`]) and writes the new ratings with the game count raised
+/// period ([`crate::accounts::rating::rate_game`]) and writes the new ratings with the game count raised
 /// by one: games of one player that end at the same moment, on one server or on several
 /// nodes, are each counted, one after the other.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1088,7 +1100,7 @@ impl Store {
         self.write_single(Single::Player {
             id: player.id.clone(),
             name: player.name.clone(),
-            skeleton: crate::names::skeleton_key(&player.name),
+            skeleton: crate::accounts::names::skeleton_key(&player.name),
             password_hash: player.password_hash.clone(),
             now_ms: now_ms(),
         })
@@ -1175,9 +1187,9 @@ impl Store {
     }
 
     /// The account holder whose name has the skeleton key of `name`
-    /// ([`crate::names::skeleton_key`]): the same name, or one that reads the same.
+    /// ([`crate::accounts::names::skeleton_key`]): the same name, or one that reads the same.
     pub async fn account_by_skeleton(&self, name: &str) -> Result<Option<PlayerRow>, StoreError> {
-        let key = crate::names::skeleton_key(name);
+        let key = crate::accounts::names::skeleton_key(name);
         let row = self
             .timed(async {
                 Ok(sqlx::query(
@@ -1242,7 +1254,7 @@ impl Store {
                 Ok(RatingRow {
                     player_id: r.try_get("player_id")?,
                     variant: r.try_get("variant")?,
-                    rating: crate::rating::Rating {
+                    rating: crate::accounts::rating::Rating {
                         rating: r.try_get("rating")?,
                         deviation: r.try_get("deviation")?,
                         volatility: r.try_get("volatility")?,
@@ -1264,7 +1276,7 @@ impl Store {
             .unwrap_or_else(|| RatingRow {
                 player_id: player_id.to_owned(),
                 variant: variant.to_owned(),
-                rating: crate::rating::Rating::default(),
+                rating: crate::accounts::rating::Rating::default(),
                 games: 0,
             }))
     }
@@ -1711,7 +1723,7 @@ async fn index_name_skeletons(conn: &mut AnyConnection) -> Result<(), StoreError
         for r in &rows {
             let id: String = r.try_get("id")?;
             let name: String = r.try_get("name")?;
-            let key = crate::names::skeleton_key(&name);
+            let key = crate::accounts::names::skeleton_key(&name);
             let taken = sqlx::query(
                 "SELECT id FROM players WHERE skeleton = $1 AND password_hash IS NOT NULL",
             )
@@ -1886,8 +1898,8 @@ fn first_version(last: u64, count: usize) -> Result<u64, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::{first_version, normalize_url, now_ms, Store, TableRow, TableWrite};
-    use crate::clock::ClockSnapshot;
     use crate::protocol::{Event, TableOptions};
+    use crate::table::clock::ClockSnapshot;
     use sqlx::Row;
 
     const OPTIONS: &str = r#"{"variant":"xiangqi","time":null,"rated":true,"no_capture_limit":60,"flag_bearers":null}"#;

@@ -14,10 +14,9 @@
 //! ([`crate::computer`]) is not used: analyses never delay a computer's move. No session is
 //! needed and nothing is stored. See `docs/protocol.md`.
 
+use crate::edge::extract::JsonBody;
+use crate::edge::limit::ClientAddress;
 use crate::error::ServerError;
-use crate::extract::JsonBody;
-use crate::limit::ClientAddress;
-use crate::AppState;
 use axum::extract::State;
 use axum::Extension;
 use axum::Json;
@@ -228,12 +227,12 @@ pub struct EvalAnswer {
 /// address has an analysis running or waiting already, 503 when the engine stays busy
 /// ([`EvalSlots`]).
 pub async fn route(
-    State(state): State<AppState>,
+    State(edge): State<super::Edge>,
     Extension(ClientAddress(client)): Extension<ClientAddress>,
     JsonBody(request): JsonBody<EvalRequest>,
 ) -> Result<Json<EvalAnswer>, ServerError> {
     Ok(Json(
-        evaluate_with(state.eval_slots(), client, request).await?,
+        evaluate_with(edge.eval_slots(), client, request).await?,
     ))
 }
 

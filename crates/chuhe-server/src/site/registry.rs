@@ -1,0 +1,70 @@
+//! The tables in memory, by id, and the order of their use: what the site retires when too
+//! many ended tables are loaded.
+
+use crate::table::TableHandle;
+use std::collections::HashMap;
+
+/// A table in memory and when it was last asked for.
+pub(super) struct Entry {
+    pub(super) handle: TableHandle,
+    /// The value of [`Tables::tick`] at the last request for this table.
+    used: u64,
+}
+
+/// The tables in memory, by id.
+#[derive(Default)]
+pub(super) struct Tables {
+    pub(super) map: HashMap<String, Entry>,
+    /// Counts requests for tables: the order of use for retiring the least recently used.
+    tick: u64,
+}
+
+impl Tables {
+    /// The handle of table `id` when its actor runs here, marked as used now.
+    pub(super) fn live(&mut self, id: &str) -> Option<TableHandle> {
+        self.tick += 1;
+        let tick = self.tick;
+        let entry = self.map.get_mut(id).filter(|e| !e.handle.is_closed())?;
+        entry.used = tick;
+        Some(entry.handle.clone())
+    }
+
+    pub(super) fn insert(&mut self, handle: TableHandle) {
+        self.tick += 1;
+        let used = self.tick;
+        self.map
+            .insert(handle.id().to_owned(), Entry { handle, used });
+    }
+
+    /// Retires ended tables that no WebSocket watches, least recently used first, until at most
+    /// `max` ended tables are in memory; `keep` (the table being asked for) stays.
+    pub(super) async fn limit_ended(&mut self, max: usize, keep: &str) {
+        let mut ended: Vec<(u64, String)> = self
+            .map
+            .iter()
+            .filter(|(_, e)| e.handle.is_ended())
+            .map(|(id, e)| (e.used, id.clone()))
+            .collect();
+        if ended.len() <= max {
+            return;
+        }
+        ended.sort_unstable();
+        let mut excess = ended.len() - max;
+        for (_, id) in ended {
+            if excess == 0 {
+                break;
+            }
+            if id == keep {
+                continue;
+            }
+            let Some(entry) = self.map.get(&id) else {
+                continue;
+            };
+            if entry.handle.retire().await {
+                self.map.remove(&id);
+                excess -= 1;
+                tracing::debug!(table = %id, "ended table retired (too many in memory)");
+            }
+        }
+    }
+}
