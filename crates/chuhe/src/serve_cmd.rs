@@ -2,71 +2,8 @@
 
 use crate::cli::CliError;
 use chuhe_server::cluster::nats_auth::{read_secret, NatsAuth, NatsAuthError, NatsTarget, NatsTls};
-use std::fs::{File, OpenOptions, TryLockError};
 use std::io::IsTerminal;
 use std::path::PathBuf;
-
-/// The file of an SQLite database URL (`sqlite://chuhe.db`, `sqlite:chuhe.db?mode=rwc`), or
-/// `None` for an in-memory database or another kind of URL.
-fn sqlite_file(database: &str) -> Option<&str> {
-    let rest = database
-        .strip_prefix("sqlite://")
-        .or_else(|| database.strip_prefix("sqlite:"))?;
-    let path = rest.split('?').next().unwrap_or("");
-    (!path.is_empty() && path != ":memory:").then_some(path)
-}
-
-/// The path of `path` with every symbolic link and `.`/`..` resolved, so that one database
-/// reached through a link, a relative path or another spelling has one lock file: the file's
-/// own when it exists, else its (existing) folder's joined with its name.
-///
-/// # Errors
-/// The folder does not exist or cannot be read.
-fn canonical_path(path: &str) -> std::io::Result<std::path::PathBuf> {
-    let path = std::path::Path::new(path);
-    match std::fs::canonicalize(path) {
-        Ok(p) => Ok(p),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let name = path.file_name().ok_or(e)?;
-            let parent = match path.parent() {
-                Some(p) if !p.as_os_str().is_empty() => p,
-                _ => std::path::Path::new("."),
-            };
-            Ok(std::fs::canonicalize(parent)?.join(name))
-        }
-        Err(e) => Err(e),
-    }
-}
-
-/// Takes an exclusive lock on `FILE.lock` beside an SQLite database (`FILE` canonicalised:
-/// a symbolic link to the database locks the same file), so that a second
-/// `chuhe serve` on the same file stops at once instead of running the same tables' clocks and
-/// writing the same events. The lock lasts as long as the returned file is open (the process);
-/// the operating system releases it when the process ends, however it ends.
-///
-/// # Errors
-/// An input error (status 2) when another process holds the lock; an I/O error when the lock
-/// file cannot be created.
-fn lock_sqlite(path: &str) -> Result<File, CliError> {
-    let canonical = canonical_path(path)
-        .map_err(|e| CliError::input(format!("cannot resolve the database path {path}: {e}")))?;
-    let lock_path = format!("{}.lock", canonical.display());
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| CliError::input(format!("cannot open the lock file {lock_path}: {e}")))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(TryLockError::WouldBlock) => Err(CliError::input(format!(
-            "the database {path} is in use by another chuhe serve (lock {lock_path})"
-        ))),
-        Err(TryLockError::Error(e)) => {
-            Err(CliError::input(format!("cannot lock {lock_path}: {e}")))
-        }
-    }
-}
 
 /// The limits of `chuhe serve` against hanging databases, crowds of connections and stolen
 /// cookies (docs/security.md).
@@ -492,7 +429,9 @@ pub fn serve(
         ));
     }
     init_logs(ops.log_format);
-    let _lock = sqlite_file(database).map(lock_sqlite).transpose()?;
+    // One server per SQLite file (PostgreSQL's guard is the store's advisory lock).
+    let _lock =
+        chuhe_server::store::lock_sqlite(database).map_err(|e| CliError::input(e.to_string()))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -629,61 +568,5 @@ mod tests {
             .err()
             .unwrap();
         assert_eq!(e.kind(), clap::error::ErrorKind::MissingRequiredArgument);
-    }
-
-    #[test]
-    fn sqlite_urls_name_their_file() {
-        assert_eq!(sqlite_file("sqlite://chuhe.db"), Some("chuhe.db"));
-        assert_eq!(sqlite_file("sqlite:/tmp/x.db?mode=rwc"), Some("/tmp/x.db"));
-        assert_eq!(sqlite_file("sqlite::memory:"), None);
-        assert_eq!(sqlite_file("postgres://127.0.0.1/test"), None);
-    }
-
-    #[test]
-    fn a_second_lock_on_the_same_database_is_refused() {
-        let dir = std::env::temp_dir().join(format!("chuhe-lock-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let db = dir.join("chuhe.db");
-        let db = db.to_str().unwrap();
-        let first = lock_sqlite(db).unwrap();
-        let err = lock_sqlite(db).unwrap_err();
-        assert_eq!(err.status, 2);
-        let canonical = std::fs::canonicalize(&dir).unwrap().join("chuhe.db");
-        assert_eq!(
-            err.message,
-            format!(
-                "the database {db} is in use by another chuhe serve (lock {}.lock)",
-                canonical.display()
-            )
-        );
-        drop(first);
-        assert!(lock_sqlite(db).is_ok());
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    /// A symbolic link to a locked database, and a path through `..`, are refused: the lock
-    /// is taken on the file the link points to.
-    #[cfg(unix)]
-    #[test]
-    fn a_link_to_a_locked_database_is_refused() {
-        let dir = std::env::temp_dir().join(format!("chuhe-link-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("sub")).unwrap();
-        let db = dir.join("chuhe.db");
-        std::fs::write(&db, b"").unwrap();
-        let link = dir.join("sub").join("other-name.db");
-        std::os::unix::fs::symlink(&db, &link).unwrap();
-        let first = lock_sqlite(db.to_str().unwrap()).unwrap();
-        let err = lock_sqlite(link.to_str().unwrap()).unwrap_err();
-        assert_eq!(err.status, 2);
-        assert!(
-            err.message.contains("is in use by another chuhe serve"),
-            "{}",
-            err.message
-        );
-        let dotted = dir.join("sub").join("..").join("chuhe.db");
-        assert_eq!(lock_sqlite(dotted.to_str().unwrap()).unwrap_err().status, 2);
-        drop(first);
-        assert!(lock_sqlite(link.to_str().unwrap()).is_ok());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

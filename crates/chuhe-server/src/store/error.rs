@@ -1,0 +1,166 @@
+//! What the store fails with ([`StoreError`]) and which failures mean the database is unavailable.
+
+use std::fmt;
+
+/// Why the store failed. The server edge turns it into a
+/// [`ServerError`](crate::error::ServerError): a taken name and an unknown cursor are the
+/// client's mistakes, a bad database URL is a start-up setting, the rest are internal failures
+/// that are logged with their cause and never sent.
+#[derive(Debug)]
+pub enum StoreError {
+    /// The database URL names neither SQLite nor PostgreSQL.
+    UnsupportedUrl(String),
+    /// The database could not be opened.
+    Open {
+        /// The database URL.
+        url: String,
+        /// Why it could not be opened.
+        source: sqlx::Error,
+    },
+    /// Applying the migrations failed.
+    Migration(sqlx::migrate::MigrateError),
+    /// A query failed.
+    Database(sqlx::Error),
+    /// A value does not write as JSON, or a stored JSON text does not read as its type.
+    Json(serde_json::Error),
+    /// An account of this name exists.
+    NameTaken(String),
+    /// No listed finished game has this table id (the `before` of a page of finished games).
+    NoFinishedGame(String),
+    /// More events were given than the table row's version counts.
+    EventVersions {
+        /// How many events were given.
+        count: usize,
+        /// The row's version, which the last event takes.
+        last: u64,
+    },
+    /// The store's writer has stopped (the store was closed): nothing more is written.
+    WriterStopped,
+    /// The database did not answer within the store's time limit
+    /// ([`StoreOptions::statement_timeout`]); whether a write landed is then resolved from the
+    /// store (see the module documentation).
+    Timeout(std::time::Duration),
+    /// Another chuhe server holds this database (a PostgreSQL advisory lock taken at start-up
+    /// and held for the life of the process).
+    InUse(String),
+    /// A fenced table write was refused: this node no longer owns the table (another node took
+    /// it over with a higher epoch) or its own lease has lapsed ([`cluster`]). Nothing was
+    /// written.
+    Fenced(String),
+    /// A cluster operation on a store that cannot hold a cluster (SQLite).
+    NotClustered,
+    /// This server no longer holds the PostgreSQL database: another `chuhe serve` (or a cluster
+    /// node) started on it after this server's advisory lock ended, and this server's writes
+    /// are refused from then on (see "One writer" in the module documentation). The server
+    /// stops.
+    Superseded(String),
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::UnsupportedUrl(url) => write!(
+                f,
+                "unsupported database url {url:?}: use sqlite://FILE or postgres://..."
+            ),
+            StoreError::Open { url, source } => {
+                write!(f, "cannot open database {url:?}: {source}")
+            }
+            StoreError::Migration(e) => write!(f, "migration: {e}"),
+            StoreError::Database(e) => write!(f, "database: {e}"),
+            StoreError::Json(e) => write!(f, "json: {e}"),
+            StoreError::NameTaken(name) => write!(f, "the name {name:?} is taken"),
+            StoreError::NoFinishedGame(id) => write!(f, "before: no finished game {id:?}"),
+            StoreError::EventVersions { count, last } => {
+                write!(f, "{count} events cannot end at version {last}")
+            }
+            StoreError::WriterStopped => write!(f, "the store's writer has stopped"),
+            StoreError::Timeout(limit) => write!(
+                f,
+                "the database did not answer within {} ms",
+                limit.as_millis()
+            ),
+            StoreError::InUse(what) => write!(f, "{what}"),
+            StoreError::Fenced(table) => write!(
+                f,
+                "table {table}: this node no longer holds its lease (another node owns it)"
+            ),
+            StoreError::NotClustered => {
+                f.write_str("a cluster needs PostgreSQL (SQLite is one server's database)")
+            }
+            StoreError::Superseded(why) => write!(f, "{why}"),
+        }
+    }
+}
+
+impl StoreError {
+    /// Whether the failure is the database being away rather than a fault of the request or
+    /// of the data: no answer within the time limit, a connection that could not be made or
+    /// was cut, a pool without a free connection, a PostgreSQL server shutting down or not
+    /// accepting connections (SQLSTATE classes 08, 53 and 57P), SQLite busy or locked. The
+    /// client is told that the database is unavailable and to try again (nothing was stored).
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            StoreError::Timeout(_) | StoreError::WriterStopped => true,
+            StoreError::Database(e) => match e {
+                sqlx::Error::Io(_)
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::Protocol(_)
+                | sqlx::Error::PoolTimedOut
+                | sqlx::Error::PoolClosed
+                | sqlx::Error::WorkerCrashed => true,
+                sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+                    code.starts_with("08")
+                        || code.starts_with("53")
+                        || code.starts_with("57P")
+                        // SQLite's codes are numbers (PostgreSQL's SQLSTATEs have five
+                        // characters): SQLITE_BUSY (5) and SQLITE_LOCKED (6), extended too
+                        || (code.len() < 5
+                            && matches!(code.parse::<u32>(), Ok(n) if matches!(n & 0xff, 5 | 6)))
+                }),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Open { source, .. } | StoreError::Database(source) => Some(source),
+            StoreError::Migration(e) => Some(e),
+            StoreError::Json(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Two store errors are equal only when they are the same value: a failure has no meaningful
+/// equality of its own, and this keeps [`ServerError`](crate::error::ServerError), which
+/// shares one behind an `Arc`, comparable.
+impl PartialEq for StoreError {
+    fn eq(&self, other: &StoreError) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for StoreError {}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        StoreError::Database(e)
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for StoreError {
+    fn from(e: sqlx::migrate::MigrateError) -> Self {
+        StoreError::Migration(e)
+    }
+}
+
+impl From<serde_json::Error> for StoreError {
+    fn from(e: serde_json::Error) -> Self {
+        StoreError::Json(e)
+    }
+}

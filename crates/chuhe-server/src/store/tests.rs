@@ -1,0 +1,178 @@
+//! The store's unit tests: typed values through their texts, the checkpoint thread, versions.
+
+use super::rows::first_version;
+use super::{normalize_url, now_ms, Store, TableRow, TableWrite};
+use crate::protocol::{Event, TableOptions};
+use crate::table::clock::ClockSnapshot;
+use sqlx::Row;
+
+const OPTIONS: &str =
+    r#"{"variant":"xiangqi","time":null,"rated":true,"no_capture_limit":60,"flag_bearers":null}"#;
+const STARTED: &str = r#"{"kind":"started"}"#;
+const MOVED: &str =
+    r#"{"kind":"moved","seat":0,"move":"h2e2","ply":1,"clocks_ms":[299000,300000]}"#;
+const CLOCKS: &str = r#"{"remaining_ms":[299000,300000],"quota_ms":[2000,1500]}"#;
+
+/// The writer never checkpoints (`wal_autocheckpoint = 0`): the schema and the first table
+/// reach the database file only through the checkpoint thread, within seconds, while the
+/// store is open (closing the last connection would checkpoint too, so it stays open).
+#[tokio::test]
+async fn the_checkpoint_thread_copies_the_log_into_the_database_file() {
+    let path = std::env::temp_dir().join(format!(
+        "chuhe-checkpoint-test-{}-{}.db",
+        std::process::id(),
+        now_ms()
+    ));
+    let store = Store::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    let options: TableOptions = serde_json::from_str(OPTIONS).unwrap();
+    let row = TableRow {
+        id: "t1".to_owned(),
+        options: options.clone(),
+        phase: "open".to_owned(),
+        version: 1,
+        clocks: None,
+        secret: None,
+        created_ms: 5,
+    };
+    store
+        .create_table(&row, &Event::Created { options })
+        .await
+        .unwrap();
+    assert!(
+        store.checkpointer.lock().unwrap().is_some(),
+        "a SQLite file has a checkpoint thread"
+    );
+    // The pages of the schema and the row, copied by a passive checkpoint (SQLite's own
+    // would wait for 1,000 pages of log).
+    let mut copied = 0;
+    for _ in 0..100 {
+        copied = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        if copied >= 4 * 4096 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(copied >= 4 * 4096, "the database file holds {copied} bytes");
+    let listed: i64 = sqlx::query("SELECT COUNT(*) AS n FROM game_tables")
+        .fetch_one(&store.pool)
+        .await
+        .unwrap()
+        .get("n");
+    assert_eq!(listed, 1);
+    store.close().await;
+    let _ = std::fs::remove_file(&path);
+}
+
+/// The texts in the database are the ones the callers wrote before the store took typed
+/// values, and they read back as the values that were written.
+#[tokio::test]
+async fn typed_values_round_trip_through_the_same_texts() {
+    let path = std::env::temp_dir().join(format!(
+        "chuhe-store-test-{}-{}.db",
+        std::process::id(),
+        now_ms()
+    ));
+    let store = Store::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    let options: TableOptions = serde_json::from_str(OPTIONS).unwrap();
+    let created = Event::Created {
+        options: options.clone(),
+    };
+    let mut row = TableRow {
+        id: "t1".to_owned(),
+        options,
+        phase: "open".to_owned(),
+        version: 1,
+        clocks: None,
+        secret: None,
+        created_ms: 5,
+    };
+    store.create_table(&row, &created).await.unwrap();
+    let later: Vec<Event> = [STARTED, MOVED]
+        .iter()
+        .map(|t| serde_json::from_str(t).unwrap())
+        .collect();
+    row.phase = "running".to_owned();
+    row.version = 3;
+    row.clocks = Some(serde_json::from_str::<ClockSnapshot>(CLOCKS).unwrap());
+    store
+        .write(&TableWrite {
+            row: row.clone(),
+            events: later.clone(),
+            rated: None,
+            finished: None,
+        })
+        .await
+        .unwrap();
+
+    let bodies: Vec<(i64, String)> =
+        sqlx::query("SELECT version, body FROM table_events WHERE table_id = $1 ORDER BY version")
+            .bind("t1")
+            .fetch_all(&store.pool)
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| (r.get("version"), r.get("body")))
+            .collect();
+    let expected = [
+        format!(r#"{{"kind":"created","options":{OPTIONS}}}"#),
+        STARTED.to_owned(),
+        MOVED.to_owned(),
+    ];
+    assert_eq!(bodies, (1..).zip(expected).collect::<Vec<(i64, String)>>());
+    let stored = sqlx::query("SELECT variant, options, clocks FROM game_tables WHERE id = $1")
+        .bind("t1")
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
+    assert_eq!(stored.get::<String, _>("variant"), "xiangqi");
+    assert_eq!(stored.get::<String, _>("options"), OPTIONS);
+    assert_eq!(
+        stored.get::<Option<String>, _>("clocks").as_deref(),
+        Some(CLOCKS)
+    );
+
+    assert_eq!(store.table("t1").await.unwrap(), Some(row));
+    let mut all = vec![created];
+    all.extend(later);
+    assert_eq!(store.event_log("t1").await.unwrap(), all);
+    assert_eq!(
+        store
+            .events("t1")
+            .await
+            .unwrap()
+            .iter()
+            .map(|(v, _)| *v)
+            .collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
+    store.close().await;
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn appended_events_end_at_the_row_version() {
+    assert_eq!(first_version(3, 2).ok(), Some(2));
+    assert_eq!(first_version(3, 0).ok(), Some(4));
+    assert!(first_version(1, 2).is_err());
+}
+
+#[test]
+fn sqlite_urls_get_create_mode() {
+    assert_eq!(
+        normalize_url("sqlite://chuhe.db"),
+        "sqlite://chuhe.db?mode=rwc"
+    );
+    assert_eq!(
+        normalize_url("sqlite://a.db?cache=shared"),
+        "sqlite://a.db?cache=shared&mode=rwc"
+    );
+    assert_eq!(
+        normalize_url("sqlite://a.db?mode=ro"),
+        "sqlite://a.db?mode=ro"
+    );
+    assert_eq!(normalize_url("postgres://x/y"), "postgres://x/y");
+}
