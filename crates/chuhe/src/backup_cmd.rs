@@ -3,7 +3,8 @@
 //!
 //! The copy is SQLite's `VACUUM INTO`: one read transaction on the live database (in WAL mode
 //! the server's writer goes on writing meanwhile), written to a new file. It is written under a
-//! temporary name in the destination's folder, flushed to disk, then linked to its final name,
+//! temporary name in the destination's folder (readable by its owner only until it is complete,
+//! then with the database's own permissions), flushed to disk, then linked to its final name,
 //! which fails when that name exists: an existing file is never overwritten, and a failed or
 //! interrupted backup leaves no file under the name asked for. A PostgreSQL database is backed
 //! up with `pg_dump`; the command says so and exits with status 2.
@@ -187,7 +188,7 @@ pub fn backup(args: &BackupArgs, out: &mut impl std::io::Write) -> Result<(), Cl
 }
 
 /// Writes a consistent copy of the database `file` to the new file `partial` with
-/// `VACUUM INTO`, and flushes it to disk.
+/// `VACUUM INTO`, flushes it to disk and gives it the permissions of `file`.
 ///
 /// # Errors
 /// Status 1: SQLite's error (not a database, busy past the time limit, disk full) or the
@@ -206,6 +207,14 @@ fn copy(file: &Path, partial: &Path, busy: Duration) -> Result<(), CliError> {
         .read_only(true)
         .create_if_missing(false)
         .busy_timeout(busy);
+    // Made empty first, readable by its owner only (VACUUM INTO fills an empty file): the
+    // copy holds password hashes and sessions, and takes the database's own permissions once
+    // it is complete.
+    let mut create = std::fs::OpenOptions::new();
+    create.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut create, 0o600);
+    create.open(partial)?;
     runtime.block_on(async {
         let mut conn = options.connect().await.map_err(failed)?;
         let target = partial.to_str().ok_or_else(|| {
@@ -223,6 +232,7 @@ fn copy(file: &Path, partial: &Path, busy: Duration) -> Result<(), CliError> {
         vacuumed.map(|_| ())
     })?;
     std::fs::File::open(partial)?.sync_all()?;
+    std::fs::set_permissions(partial, std::fs::metadata(file)?.permissions())?;
     Ok(())
 }
 

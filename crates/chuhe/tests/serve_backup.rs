@@ -77,7 +77,12 @@ fn a_backup_taken_while_serving_restores_the_games() {
         )
     });
 
-    // The backup, while the server runs (and holds chuhe.db.lock).
+    // The backup, while the server runs (and holds chuhe.db.lock). The database is kept from
+    // other users, as the systemd unit's UMask=0027 makes it.
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o640)).unwrap();
+    }
     let copy = dir.0.join("copy.db");
     let out = backup(&["--database", &database, "--to", copy.to_str().unwrap()]);
     assert!(
@@ -96,6 +101,13 @@ fn a_backup_taken_while_serving_restores_the_games() {
         )
     );
     assert!(bytes > 0);
+    // The copy is as readable as the database (it holds password hashes and sessions).
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode();
+        assert_eq!(mode(&copy) & 0o777, 0o640);
+        assert_eq!(mode(&copy), mode(&db));
+    }
     // Nothing else is left in the folder: no temporary file of the backup.
     let mut names: Vec<String> = std::fs::read_dir(&dir.0)
         .unwrap()

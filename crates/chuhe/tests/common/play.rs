@@ -103,12 +103,10 @@ impl Seat {
             .unwrap();
         let read = async {
             loop {
-                let frame = self
-                    .socket
-                    .next()
-                    .await
-                    .unwrap_or_else(|| panic!("closed while waiting for {message}"))
-                    .unwrap();
+                let frame = match self.socket.next().await {
+                    Some(frame) => frame.unwrap(),
+                    None => panic!("closed while waiting for {message}"),
+                };
                 let Message::Text(text) = frame else { continue };
                 let answer: Value = serde_json::from_str(&text).unwrap();
                 match answer["type"].as_str() {
