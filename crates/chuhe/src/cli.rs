@@ -166,9 +166,11 @@ pub enum Command {
         #[command(flatten)]
         cluster: Box<crate::serve_cmd::ClusterArgs>,
     },
-    /// Copy a SQLite database to a new file while chuhe serve runs on it (a consistent copy,
-    /// SQLite's VACUUM INTO); for PostgreSQL it prints the pg_dump command instead and exits
-    /// with status 2. Restore: stop the server, put the copy in the database's place, start.
+    /// Copy a SQLite database to a new file, also while chuhe serve runs on it.
+    ///
+    /// A consistent copy (SQLite's VACUUM INTO); an existing file is never overwritten. For
+    /// PostgreSQL it prints the pg_dump command to run instead and exits with status 2.
+    /// Restore: stop the server, put the copy in the database's place, start it.
     Backup {
         #[command(flatten)]
         args: crate::backup_cmd::BackupArgs,
