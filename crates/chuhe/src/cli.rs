@@ -166,6 +166,15 @@ pub enum Command {
         #[command(flatten)]
         cluster: Box<crate::serve_cmd::ClusterArgs>,
     },
+    /// Copy a SQLite database to a new file, also while chuhe serve runs on it.
+    ///
+    /// A consistent copy (SQLite's VACUUM INTO); an existing file is never overwritten. For
+    /// PostgreSQL it prints the pg_dump command to run instead and exits with status 2.
+    /// Restore: stop the server, put the copy in the database's place, start it.
+    Backup {
+        #[command(flatten)]
+        args: crate::backup_cmd::BackupArgs,
+    },
     /// Play many games at once against a running chuhe serve and report moves/s, latencies,
     /// errors and memory; every acknowledged move is then checked in the store (docs/performance.md).
     Loadtest {
@@ -400,6 +409,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             &limits,
             &cluster,
         )?,
+        Command::Backup { args } => crate::backup_cmd::backup(&args, &mut out)?,
         Command::Loadtest {
             url,
             games,

@@ -1,5 +1,6 @@
 //! The `chuhe` command line (`spec/cli.md`): thin parsing with clap, the work in the libraries.
 
+mod backup_cmd;
 mod banqi_cmd;
 mod cli;
 mod config;

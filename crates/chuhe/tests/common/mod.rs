@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod play;
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
