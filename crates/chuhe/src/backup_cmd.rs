@@ -52,11 +52,7 @@ enum Source {
 /// # Errors
 /// Status 2: an in-memory SQLite database, a URL of another kind.
 fn source(url: &str) -> Result<Source, CliError> {
-    if url.starts_with("postgres://")
-        || url.starts_with("postgresql://")
-        || url.starts_with("postgres:")
-        || url.starts_with("postgresql:")
-    {
+    if chuhe_server::store::Backend::of(url) == Some(chuhe_server::store::Backend::Postgres) {
         return Ok(Source::Postgres);
     }
     let Some(rest) = url

@@ -346,12 +346,8 @@ impl ClusterArgs {
         let Some(nats) = &self.nats else {
             return Ok(None);
         };
-        if !(database.starts_with("postgres:") || database.starts_with("postgresql:")) {
-            return Err(CliError::input(
-                "--nats: a cluster's nodes share a PostgreSQL database (--database postgres://...)"
-                    .to_owned(),
-            ));
-        }
+        chuhe_server::store::Backend::check_cluster(database)
+            .map_err(|e| CliError::input(format!("--nats: {e}: --database postgres://...")))?;
         let name = match &self.node_id {
             Some(n) => n.clone(),
             None => hostname(),

@@ -4,14 +4,14 @@
 //!
 //! The server only calls the engine: a [`Problem`] is taken from the game (for banqi the seat's
 //! public view and the records, never the hidden identities), and [`think`] runs it on the
-//! pool: [`Settings::computer_threads`](crate::site::Settings::computer_threads) threads at a lower
+//! pool: [`Settings::computer_threads`](crate::Settings::computer_threads) threads at a lower
 //! CPU priority (nice 10), so at most that many searches run at once; more wait in turn (first
 //! come, first served) without holding a thread or a runtime worker, so human moves keep their
 //! latency however many computer games run. A level's time budget counts from the computer's
 //! turn: a search that waited for a thread gets what is left of it (at least a twentieth), so
 //! under more games than threads the answers keep their time and the searches get shorter.
 //! Every answer takes at least the pause of
-//! [`Settings::computer_pause`](crate::site::Settings::computer_pause), so a person can follow the
+//! [`Settings::computer_pause`](crate::Settings::computer_pause), so a person can follow the
 //! game.
 
 use crate::table::variant::{AnyGame, AnyMove};

@@ -3,7 +3,7 @@
 //! health check spends from the `api` bucket; signing in and creating tables also spend from
 //! their own, smaller buckets. Over a limit the answer is 429 `rate_limited` with
 //! `Retry-After`. The WebSocket's messages have their own limit per connection (`ws.rs`), and
-//! chat lines one per person over all of their connections ([`crate::site::Settings::chat_lines`]).
+//! chat lines one per person over all of their connections ([`crate::Settings::chat_lines`]).
 
 use crate::error::ServerError;
 use axum::extract::{ConnectInfo, Request, State};

@@ -9,12 +9,12 @@
 //! The site's own origin is `scheme://authority` where the authority (host and port) is the
 //! request's `Host` and the scheme is `http` or `https` as the site is served
 //! ([`site_scheme`]): `https` behind a reverse proxy that says so in `X-Forwarded-Proto` (trusted
-//! only from a loopback peer with [`crate::site::Settings::trust_forwarded_for`]) or, without that
-//! header, when the cookies are `Secure` ([`crate::site::Settings::secure_cookies`], which the site
+//! only from a loopback peer with [`crate::Settings::trust_forwarded_for`]) or, without that
+//! header, when the cookies are `Secure` ([`crate::Settings::secure_cookies`], which the site
 //! needs behind TLS); else `http`. Any other scheme (`evil://host`, `file://`, `null`) is
 //! refused. A request without `Origin` comes from a program, not from a page, and passes: the
 //! cookie proves nothing a program's own session would not. Request bodies must also be
-//! declared JSON ([`crate::edge::extract::JsonBody`]): a page may send a `text/plain` form to another
+//! declared JSON ([`super::extract::JsonBody`]): a page may send a `text/plain` form to another
 //! site without asking, but not `application/json`.
 
 use crate::error::ServerError;

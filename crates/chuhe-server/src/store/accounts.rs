@@ -1,4 +1,5 @@
-//! Players, accounts and sessions: creating them, finding them by name, by its skeleton or by a session, and the cleanup of expired sessions.
+//! Players, accounts and sessions: creating them, finding them by name, by its skeleton or by a
+//! session, and the cleanup of expired sessions.
 
 use super::writer::{Job, Single};
 use super::{now_ms, PlayerRow, Store, StoreError};
@@ -66,7 +67,7 @@ impl Store {
     }
 
     /// The player behind a session, by the digest of its token, when the session was used
-    /// within [`StoreOptions::session_lifetime`]; a use more than an hour (or half the
+    /// within [`super::StoreOptions::session_lifetime`]; a use more than an hour (or half the
     /// lifetime) after the last recorded one is recorded, so the expiry slides.
     pub async fn player_by_session(&self, token: &str) -> Result<Option<PlayerRow>, StoreError> {
         let now = now_ms();
@@ -120,7 +121,7 @@ impl Store {
         Ok(row.as_ref().map(Self::player_of).transpose()?)
     }
 
-    /// Removes the sessions not used for [`StoreOptions::session_lifetime`] and the guests
+    /// Removes the sessions not used for [`super::StoreOptions::session_lifetime`] and the guests
     /// older than that with no session left; returns how many rows went.
     ///
     /// # Errors

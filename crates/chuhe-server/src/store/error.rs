@@ -37,14 +37,14 @@ pub enum StoreError {
     /// The store's writer has stopped (the store was closed): nothing more is written.
     WriterStopped,
     /// The database did not answer within the store's time limit
-    /// ([`StoreOptions::statement_timeout`]); whether a write landed is then resolved from the
+    /// ([`super::StoreOptions::statement_timeout`]); whether a write landed is then resolved from the
     /// store (see the module documentation).
     Timeout(std::time::Duration),
     /// Another chuhe server holds this database (a PostgreSQL advisory lock taken at start-up
     /// and held for the life of the process).
     InUse(String),
     /// A fenced table write was refused: this node no longer owns the table (another node took
-    /// it over with a higher epoch) or its own lease has lapsed ([`cluster`]). Nothing was
+    /// it over with a higher epoch) or its own lease has lapsed ([`super::cluster`]). Nothing was
     /// written.
     Fenced(String),
     /// A cluster operation on a store that cannot hold a cluster (SQLite).

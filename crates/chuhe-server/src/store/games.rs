@@ -1,4 +1,5 @@
-//! Finished games: the list of them (all, by player, by variant), and the indexes that older databases lack, filled at start.
+//! Finished games: the list of them (all, by player, by variant), and the indexes that older
+//! databases lack, filled at start.
 
 use super::rows::finished_row;
 use super::writer::Single;

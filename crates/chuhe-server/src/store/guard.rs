@@ -1,4 +1,5 @@
-//! One writer per database: the PostgreSQL advisory lock and its watcher, the writer epoch, and what a superseded server is told (see "One writer per database" in the module above).
+//! One writer per database: the PostgreSQL advisory lock and its watcher, the writer epoch, and
+//! what a superseded server is told (see "One writer per database" in the module above).
 
 use super::{wall_timers, within, Store, StoreError, StoreOptions, LOCK_CHECK_EVERY};
 use sqlx::{AnyConnection, ConnectOptions, Connection, Row};
@@ -229,6 +230,9 @@ pub(crate) fn superseded(mine: i64, found: i64) -> String {
 /// The file of an SQLite database URL (`sqlite://chuhe.db`, `sqlite:chuhe.db?mode=rwc`), or
 /// `None` for an in-memory database or another kind of URL.
 pub fn sqlite_file(database: &str) -> Option<&str> {
+    if super::Backend::of(database) != Some(super::Backend::Sqlite) {
+        return None;
+    }
     let rest = database
         .strip_prefix("sqlite://")
         .or_else(|| database.strip_prefix("sqlite:"))?;
@@ -288,13 +292,14 @@ fn lock_file(path: &str) -> Result<File, StoreError> {
     }
 }
 
-/// The single-server guard of an SQLite database: [`lock_file`] on the file of `database`
+/// The single-server guard of an SQLite database: `lock_file` on the file of `database`
 /// (an SQLite URL; `None` for an in-memory database or a PostgreSQL URL, whose guard is the
 /// store's advisory lock, taken when it connects). Keep the file open for as long as the
 /// server runs.
 ///
 /// # Errors
-/// As [`lock_file`]: [`StoreError::InUse`].
+/// [`StoreError::InUse`] when another process holds the lock, the path cannot be resolved or
+/// the lock file cannot be created (`chuhe serve` exits with status 2 for each).
 pub fn lock_sqlite(database: &str) -> Result<Option<File>, StoreError> {
     sqlite_file(database).map(lock_file).transpose()
 }

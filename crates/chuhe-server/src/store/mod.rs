@@ -12,13 +12,15 @@
 //! [`Store::write`]. The writer takes every job that is pending, up to 256 table writes, and
 //! commits the table writes in **one transaction** (multi-row `INSERT`s of the events and the
 //! finished games, multi-row `UPDATE`s of the rows, up to 200 rows a statement; the ratings of
-//! the rated games that end, read and written in the transaction: [`RatedGame`]): the commit, and its fsync, is shared
+//! the rated games that end, read and written in the transaction: [`RatedGame`]): the commit, and
+//! its fsync, is shared
 //! by every table in the group, and a table's answer comes only after that commit, so an
 //! acknowledged move is durable. While one group commits, the next one gathers; there is no
 //! timer and no wait for a group to fill. Sessions, players and new tables are written by the
 //! same writer, in the same transaction, before the table writes of the group (a taken account
 //! name is refused without failing the group). The writer owns its
-//! connection (no pool) and opens a new one after an error that may have broken it. A [`TableWrite`] names its table and its versions, so that idempotent retries by
+//! connection (no pool) and opens a new one after an error that may have broken it. A
+//! [`TableWrite`] names its table and its versions, so that idempotent retries by
 //! `(table, version)` and ownership fencing can be checked where it is committed.
 //!
 //! When a group's transaction fails (one table's write breaks a constraint, say an event of a
@@ -71,8 +73,11 @@
 //! and otherwise the store reports itself lost ([`Store::lost`]): `chuhe serve` then stops,
 //! with an error, rather than serve tables it may no longer write.
 //!
-//! The store takes and gives typed values ([`Event`], [`TableOptions`], [`ClockSnapshot`],
-//! [`FinishedGame`]) and keeps them as JSON texts (`serde_json`'s compact form) in its text
+//! The store takes and gives typed values ([`Event`](crate::protocol::Event),
+//! [`TableOptions`](crate::protocol::TableOptions),
+//! [`ClockSnapshot`](crate::table::clock::ClockSnapshot),
+//! [`FinishedGame`](crate::protocol::FinishedGame)) and keeps them as JSON texts (`serde_json`'s
+//! compact form) in its text
 //! columns; the texts are the same as when the callers wrote them, so existing databases read.
 //! The JSON texts are made by the caller, before the job reaches the writer.
 
@@ -108,6 +113,41 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::{mpsc, oneshot};
 use writer::{Job, Single};
+
+/// The kind of database a URL names: the one place that reads it (the store, the
+/// single-server guard, `chuhe serve`'s cluster check and `chuhe backup` ask here).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// `sqlite:` or `sqlite://`: one server's database.
+    Sqlite,
+    /// `postgres:` or `postgresql:` (with or without `//`): one server's, or a cluster's.
+    Postgres,
+}
+
+impl Backend {
+    /// The kind of database of `url`, or `None` for any other URL.
+    pub fn of(url: &str) -> Option<Backend> {
+        if url.starts_with("sqlite:") {
+            Some(Backend::Sqlite)
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Some(Backend::Postgres)
+        } else {
+            None
+        }
+    }
+
+    /// The rule of a cluster: its nodes share one PostgreSQL database (SQLite is one
+    /// server's database).
+    ///
+    /// # Errors
+    /// [`StoreError::NotClustered`] for any other URL.
+    pub fn check_cluster(url: &str) -> Result<(), StoreError> {
+        match Backend::of(url) {
+            Some(Backend::Postgres) => Ok(()),
+            _ => Err(StoreError::NotClustered),
+        }
+    }
+}
 
 /// The migrations, embedded in the binary, applied in order at start-up.
 const MIGRATIONS: &[(i64, &str, &str)] = &[
@@ -368,16 +408,16 @@ impl Store {
     /// [`StoreError::InUse`] when another server holds the PostgreSQL database.
     pub async fn connect_with(url: &str, options: StoreOptions) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
-        let is_sqlite = url.starts_with("sqlite:");
-        if !is_sqlite && !url.starts_with("postgres:") && !url.starts_with("postgresql:") {
+        let Some(backend) = Backend::of(url) else {
             return Err(StoreError::UnsupportedUrl(url.to_owned()));
-        }
+        };
+        let is_sqlite = backend == Backend::Sqlite;
         let open_error = |source| StoreError::Open {
             url: url.to_owned(),
             source,
         };
-        if is_sqlite && options.cluster {
-            return Err(StoreError::NotClustered);
+        if options.cluster {
+            Backend::check_cluster(url)?;
         }
         let lock = if is_sqlite {
             None

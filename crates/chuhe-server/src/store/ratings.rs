@@ -1,4 +1,5 @@
-//! Ratings: a player's Glicko-2 ratings, one per variant (written with the rated game that changes them, by the writer).
+//! Ratings: a player's Glicko-2 ratings, one per variant (written with the rated game that changes
+//! them, by the writer).
 
 use super::{RatingRow, Store, StoreError};
 use sqlx::Row;

@@ -1,4 +1,5 @@
-//! The typed values the store takes and gives: players, table rows, ratings, a table's write and its fence, and the texts they are kept as.
+//! The typed values the store takes and gives: players, table rows, ratings, a table's write and
+//! its fence, and the texts they are kept as.
 
 use super::writer::{FinishedRow, PreparedTable};
 use super::StoreError;
@@ -69,7 +70,7 @@ pub struct RatedGame {
     pub winners: Vec<bool>,
 }
 
-/// One table's write, as its actor hands it to the store's writer ([`Store::write`]): the
+/// One table's write, as its actor hands it to the store's writer ([`super::Store::write`]): the
 /// events, numbered so that the last one is `row.version`, the table row, and, when the events
 /// end the game, its finished-game row and its rated result. All of it is committed together.
 #[derive(Debug, Clone, PartialEq)]
@@ -123,7 +124,7 @@ impl TableWrite {
 }
 
 /// The ownership a cluster node claims for a table it writes: its node key and the table's
-/// epoch when it took the table (see [`cluster`]). A fenced write is committed only while the
+/// epoch when it took the table (see [`super::cluster`]). A fenced write is committed only while the
 /// table row still holds this owner and epoch and the node's lease is unexpired, checked in the
 /// write's own transaction; otherwise it fails with [`StoreError::Fenced`].
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,4 +1,5 @@
-//! Tables and their events: creating a table, its row and its event log, the live tables brought back at start, and the time a table's clocks ran unsaved.
+//! Tables and their events: creating a table, its row and its event log, the live tables brought
+//! back at start, and the time a table's clocks ran unsaved.
 
 use super::rows::clocks_text;
 use super::writer::Single;
