@@ -18,12 +18,12 @@ import { KINGDOM_COLORS, SYMBOLS, kindOf } from '../../web/js/boards.js';
 import { Selection } from '../../web/js/select.js';
 import { resultLine, serverErrorText } from '../../web/js/format.js';
 import { evalText, redShare } from '../../web/js/analysis.js';
-import { NO_DECLINES, followDeclines, newGameForm } from '../../web/js/table-view/actions.js';
-import { blackBelow, bottomKingdom } from '../../web/js/table-view/board.js';
-import { chatRoom } from '../../web/js/table-view/chat.js';
-import { isLowTime } from '../../web/js/table-view/clocks.js';
-import { defeatText, moveRows } from '../../web/js/table-view/moves.js';
-import { ratingLine, seatColors, seatOrder } from '../../web/js/table-view/seats.js';
+import { NO_DECLINES, followDeclines, newGameForm } from '../../web/js/table-parts/actions.js';
+import { blackBelow, bottomKingdom } from '../../web/js/table-parts/board.js';
+import { chatRoom } from '../../web/js/table-parts/chat.js';
+import { isLowTime } from '../../web/js/table-parts/clocks.js';
+import { defeatText, moveRows } from '../../web/js/table-parts/moves.js';
+import { ratingLine, seatColors, seatOrder } from '../../web/js/table-parts/seats.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const fixtures = join(root, 'tests/data/protocol');
@@ -232,10 +232,10 @@ test('catalogue: every end reason of chuhe-rules has its words', () => {
   for (const r of reasons) assert.ok(keys().includes(`reason.${r}`), `reason.${r} is in the catalogue`);
 });
 
-/** The pages, each with its files: the table page with its parts (web/js/table-view/). */
+/** The pages, each with its files: the table page with its parts (web/js/table-parts/). */
 const PAGES = [
   ['app.js'], ['lobby.js'],
-  ['table-view.js', ...readdirSync(join(root, 'web/js/table-view')).filter((f) => f.endsWith('.js')).sort().map((f) => `table-view/${f}`)],
+  ['table-view.js', ...readdirSync(join(root, 'web/js/table-parts')).filter((f) => f.endsWith('.js')).sort().map((f) => `table-parts/${f}`)],
   ['format.js'], ['player.js'], ['analysis.js'],
 ];
 
@@ -483,7 +483,7 @@ test("analysis: the bar's share of Red is whole at a mate, half when even, and s
   assert.ok(Math.abs(redShare({ cp: -300 }) + redShare({ cp: 300 }) - 100) < 1e-9);
 });
 
-// 9. the table page's parts (web/js/table-view/): what they reckon before they draw
+// 9. the table page's parts (web/js/table-parts/): what they reckon before they draw
 
 test('table seats: the receiver is listed last, except in sanguo, a spectator sees the seats in order', () => {
   assert.deepEqual(seatOrder(2, 'xiangqi', 0), [1, 0]);

@@ -1,13 +1,13 @@
 // The table page (#/t/ID): it draws what the table's state (table.js) holds and hands the clicks
-// back to it. The page puts together its parts (table-view/*.js), each drawn from the table's
+// back to it. The page puts together its parts (table-parts/*.js), each drawn from the table's
 // state with the callbacks it needs:
 //
-// table-view/board.js    the board, the step-through controls, banqi's lost pieces
-// table-view/seats.js    the seats (names, ratings, absent countdowns, seat buttons), the guest form
-// table-view/clocks.js   the seats' clocks and their countdown
-// table-view/actions.js  the action buttons and the lines of the offers
-// table-view/moves.js    the move list (and the words of a sanguo defeat)
-// table-view/chat.js     the chat
+// table-parts/board.js    the board, the step-through controls, banqi's lost pieces
+// table-parts/seats.js    the seats (names, ratings, absent countdowns, seat buttons), the guest form
+// table-parts/clocks.js   the seats' clocks and their countdown
+// table-parts/actions.js  the action buttons and the lines of the offers
+// table-parts/moves.js    the move list (and the words of a sanguo defeat)
+// table-parts/chat.js     the chat
 //
 // The page itself keeps what they share (the flip of the board, sanguo's zoom), the title, the
 // status and result lines, the sounds of the server's updates and the keys of the step-through.
@@ -18,12 +18,12 @@ import { h } from './dom.js';
 import { errorText, serverErrorText, ratedBadge, resultLine, seatLabel, timeText } from './format.js';
 import { Table } from './table.js';
 import { play } from './sound.js';
-import { NO_DECLINES, actionsNode, followDeclines, offerNodes } from './table-view/actions.js';
-import { boardNode, capturedNode, replayNode } from './table-view/board.js';
-import { chatPart } from './table-view/chat.js';
-import { clockTicker } from './table-view/clocks.js';
-import { defeatText, movesNode, scrollMoves } from './table-view/moves.js';
-import { seatsPart } from './table-view/seats.js';
+import { NO_DECLINES, actionsNode, followDeclines, offerNodes } from './table-parts/actions.js';
+import { boardNode, capturedNode, replayNode } from './table-parts/board.js';
+import { chatPart } from './table-parts/chat.js';
+import { clockTicker } from './table-parts/clocks.js';
+import { defeatText, movesNode, scrollMoves } from './table-parts/moves.js';
+import { seatsPart } from './table-parts/seats.js';
 
 /** @typedef {import('./protocol.js').StateMessage} StateMessage */
 
