@@ -1,5 +1,8 @@
 //! Embeds the web client: lists every file under `../../web` and writes
-//! `$OUT_DIR/web_files.rs`, one `(url path, include_bytes!(...))` pair per file, sorted by path.
+//! `$OUT_DIR/web_files.rs`, one `(url path, include_bytes!(...))` pair per file, sorted by the
+//! URL path as a string: the order in which `web.rs` looks them up by binary search. (Sorting
+//! by file path differs: a folder `a/` sorts after a file `a.js` as a path, before it as a
+//! string, and the files after it could not be found.)
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -24,24 +27,30 @@ fn main() {
     println!("cargo:rerun-if-changed={}", web.display());
     let mut files = Vec::new();
     walk(&web, &mut files);
-    files.sort();
+    let mut entries: Vec<(String, PathBuf)> = files
+        .iter()
+        .map(|file| {
+            let rel = file.strip_prefix(&web).expect("walked under web");
+            let url: Vec<_> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            (format!("/{}", url.join("/")), file.clone())
+        })
+        .collect();
+    entries.sort();
     let mut code = String::from("&[\n");
-    for file in &files {
+    for (url, file) in &entries {
         // Every directory's change must trigger a rebuild too (a new file in a folder).
         if let Some(parent) = file.parent() {
             println!("cargo:rerun-if-changed={}", parent.display());
         }
         println!("cargo:rerun-if-changed={}", file.display());
-        let rel = file.strip_prefix(&web).expect("walked under web");
-        let url: Vec<_> = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
         let abs = std::fs::canonicalize(file).expect("a listed file exists");
         writeln!(
             code,
             "    ({:?}, include_bytes!({:?}) as &[u8]),",
-            format!("/{}", url.join("/")),
+            url,
             abs.display().to_string()
         )
         .expect("writing to a string");

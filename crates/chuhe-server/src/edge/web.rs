@@ -6,7 +6,8 @@ use axum::response::{IntoResponse, Response};
 use std::hash::{Hash, Hasher};
 use std::sync::OnceLock;
 
-/// Every embedded file as `(url path, bytes)`, sorted by path; the url path starts with `/`.
+/// Every embedded file as `(url path, bytes)`, sorted by the url path as a string (the order of
+/// [`lookup`]'s binary search); the url path starts with `/`.
 pub static FILES: &[(&str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/web_files.rs"));
 
 /// The `Content-Type` of a served file, from its extension (`None` for an unknown one).
@@ -81,4 +82,28 @@ pub(crate) fn serve(uri: &Uri, request: &HeaderMap) -> Option<Response> {
         headers.insert(header::ETAG, v);
     }
     Some(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A folder named like a file (`table-parts/` beside `table-view.js`, `a/` beside `a.js`)
+    /// sorts differently as a path and as a string: every file must still be found.
+    #[test]
+    fn every_embedded_file_is_found_by_its_url() {
+        assert!(
+            FILES.windows(2).all(|w| w[0].0 < w[1].0),
+            "not sorted by url"
+        );
+        for (path, bytes) in FILES {
+            if content_type(path).is_none() {
+                continue;
+            }
+            let (_, found) = lookup(path).unwrap_or_else(|| panic!("{path} not found"));
+            assert_eq!(found.len(), bytes.len(), "{path}");
+        }
+        assert!(lookup("/js/table-parts/seats.js").is_some());
+        assert!(lookup("/js/table-view.js").is_some());
+    }
 }
