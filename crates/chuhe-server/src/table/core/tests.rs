@@ -2,9 +2,10 @@
 //! and the computer's answers, on states built from events.
 
 use super::*;
-use crate::protocol::TimeControl;
+use crate::protocol::{ClientMessage, Defeat, TimeControl};
 use crate::table::variant::Variant;
-use chuhe_rules::outcome::Side;
+use chuhe_rules::outcome::{EndReason, Side};
+use decide::ended;
 
 fn person(id: &str, account: bool) -> Person {
     Person {
