@@ -74,7 +74,11 @@ async fn play_computer_game(
     spawn_reader(reader, 0, 0, inbox_tx);
     send(&mut writer, &wire::sit(0)).await?;
     for seat in 1..variant.seat_count() {
-        send(&mut writer, &wire::sit_computer(seat, settings.computer_level)).await?;
+        send(
+            &mut writer,
+            &wire::sit_computer(seat, settings.computer_level),
+        )
+        .await?;
     }
     send(&mut writer, &wire::start()).await?;
     totals.computer_started.fetch_add(1, Ordering::Relaxed);

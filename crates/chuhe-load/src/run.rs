@@ -45,9 +45,7 @@ async fn run_async(settings: LoadSettings, out: &mut impl Write) -> Result<(), L
             .get(format!("{url}/api/health"))
             .send()
             .await
-            .map_err(|e| {
-                LoadError::Input(format!("the server at {url} does not answer: {e}"))
-            })?;
+            .map_err(|e| LoadError::Input(format!("the server at {url} does not answer: {e}")))?;
         if !health.status().is_success() {
             return Err(LoadError::Input(format!(
                 "{url}/api/health: http {}",

@@ -166,7 +166,9 @@ mod tests {
             "p50 1.3 ms, p90 1.3 ms, p99 1.3 ms, max 1.3 ms (1 samples)"
         );
         // Ten samples: p99 is the tenth (rank ceil(9.9) = 10), p90 the ninth.
-        let mut ten = Samples(vec![5_000, 1_000, 9_000, 2_000, 8_000, 3_000, 7_000, 4_000, 6_000, 50_000]);
+        let mut ten = Samples(vec![
+            5_000, 1_000, 9_000, 2_000, 8_000, 3_000, 7_000, 4_000, 6_000, 50_000,
+        ]);
         assert_eq!(
             ten.summary(),
             "p50 5.0 ms, p90 9.0 ms, p99 50.0 ms, max 50.0 ms (10 samples)"

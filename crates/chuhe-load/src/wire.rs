@@ -67,10 +67,7 @@ pub(crate) fn table_options(variant: Variant, time: Option<(u64, u64)>) -> Table
 #[serde(tag = "type", rename_all = "snake_case")]
 pub(crate) enum Incoming {
     /// An event replayed after reconnecting (or live).
-    Event {
-        version: u64,
-        event: IncomingEvent,
-    },
+    Event { version: u64, event: IncomingEvent },
     /// The table as the receiver sees it (on connecting): its phase, seats and legal moves.
     State {
         version: u64,
@@ -280,7 +277,10 @@ mod tests {
         let Some((events, legal_moves, version)) = changes(event) else {
             panic!("no change");
         };
-        assert!(matches!(&events[..], [(4, IncomingEvent::Stood { seat: 1 })]));
+        assert!(matches!(
+            &events[..],
+            [(4, IncomingEvent::Stood { seat: 1 })]
+        ));
         assert!(legal_moves.is_empty());
         assert_eq!(version, 4);
         let pong: Incoming = serde_json::from_str(r#"{"type":"pong"}"#).unwrap();
