@@ -3,7 +3,8 @@
 use std::fmt;
 
 /// Why [`crate::run`] (or [`crate::base_url`]) failed. `chuhe loadtest` exits with status 2 for
-/// [`LoadError::Input`] and 1 for the others (`docs/spec/cli.md`).
+/// [`LoadError::Input`] (the command line's status for bad input, `docs/spec/cli.md`) and 1 for
+/// the others.
 #[derive(Debug)]
 pub enum LoadError {
     /// Bad input, found before any game starts: a `--url` that is not `http://HOST[:PORT]`, no
