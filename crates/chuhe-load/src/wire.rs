@@ -200,6 +200,32 @@ mod tests {
         }
     }
 
+    /// What the load test sends is what the protocol's fixtures (`tests/data/protocol`, which
+    /// `docs/protocol.md` documents and the web client's tests read too) show.
+    #[test]
+    fn the_frames_are_the_protocols_fixtures() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/protocol");
+        let read = |name: &str| -> serde_json::Value {
+            let text = std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+            serde_json::from_str(&text).unwrap()
+        };
+        let value = |text: String| -> serde_json::Value { serde_json::from_str(&text).unwrap() };
+        assert_eq!(value(frame(&sit(0)).unwrap()), read("client.sit.json"));
+        assert_eq!(
+            value(frame(&sit_computer(1, 5)).unwrap()),
+            read("client.sit_computer.json")
+        );
+        assert_eq!(value(frame(&start()).unwrap()), read("client.start.json"));
+        assert_eq!(
+            value(frame(&play(5, "h2e2".to_owned())).unwrap()),
+            read("client.move.json")
+        );
+        assert_eq!(
+            serde_json::to_value(guest("Zhang Fei")).unwrap(),
+            read("http.guest_request.json")
+        );
+    }
+
     /// The HTTP bodies: the guest's name; the table's options with the defaults written out
     /// (`rated: false`, `null` for the rules' defaults), which the server reads as the old
     /// body that left them out.
