@@ -1,0 +1,401 @@
+//! The SQL of a group: the multi-row statements of the table writes (events, rows, finished games
+//! and their players), the ratings read and written in the same transaction, and the single writes
+//! (players, sessions, new tables).
+
+use super::{FinishedRow, PreparedTable, Single, ROWS_PER_STATEMENT};
+use crate::store::StoreError;
+use sqlx::{Any, Row, Transaction};
+
+/// `INSERT`'s `VALUES` list of `rows` rows of `columns` numbered parameters each.
+pub(super) fn values(rows: usize, columns: usize) -> String {
+    let mut sql = String::with_capacity(rows * columns * 5);
+    for r in 0..rows {
+        sql.push_str(if r == 0 { "(" } else { ", (" });
+        for c in 0..columns {
+            if c > 0 {
+                sql.push_str(", ");
+            }
+            sql.push('$');
+            sql.push_str(&(r * columns + c + 1).to_string());
+        }
+        sql.push(')');
+    }
+    sql
+}
+
+/// Writes table writes in one transaction: their events in multi-row inserts, their rows in
+/// multi-row updates, their finished games and ratings.
+pub(super) async fn write_tables(
+    tx: &mut Transaction<'_, Any>,
+    writes: &[PreparedTable],
+) -> Result<(), StoreError> {
+    let events: Vec<(&str, i64, &str, i64)> = writes
+        .iter()
+        .flat_map(|w| {
+            w.events
+                .iter()
+                .map(move |(v, body)| (w.id.as_str(), *v, body.as_str(), w.now_ms))
+        })
+        .collect();
+    for chunk in events.chunks(ROWS_PER_STATEMENT) {
+        let sql = format!(
+            "INSERT INTO table_events (table_id, version, body, created_ms) VALUES {}",
+            values(chunk.len(), 4)
+        );
+        let mut query = sqlx::query(&sql).persistent(false);
+        for &(id, version, body, now) in chunk {
+            query = query.bind(id).bind(version).bind(body).bind(now);
+        }
+        query.execute(&mut **tx).await?;
+    }
+    let (fenced, free): (Vec<&PreparedTable>, Vec<&PreparedTable>) =
+        writes.iter().partition(|w| w.fence.is_some());
+    for chunk in free.chunks(ROWS_PER_STATEMENT) {
+        // `VALUES` columns are `column1`, `column2`... in both SQLite and PostgreSQL.
+        let sql = format!(
+            "UPDATE game_tables SET phase = v.column2, version = v.column3, \
+             clocks = v.column4, updated_ms = v.column5 \
+             FROM (VALUES {}) AS v WHERE game_tables.id = v.column1 \
+             AND game_tables.version <= v.column3",
+            values(chunk.len(), 5)
+        );
+        let mut query = sqlx::query(&sql).persistent(false);
+        for w in chunk {
+            query = query
+                .bind(w.id.as_str())
+                .bind(w.phase.as_str())
+                .bind(w.version)
+                .bind(w.clocks.as_deref())
+                .bind(w.now_ms);
+        }
+        query.execute(&mut **tx).await?;
+    }
+    // A cluster node's writes (PostgreSQL): each row only while it still names the node and
+    // the epoch the node took it with, and only while the node's lease runs by the database's
+    // clock. A row that does not match fails the whole transaction (nothing of it is written;
+    // one by one, only the fenced write fails).
+    for chunk in fenced.chunks(ROWS_PER_STATEMENT) {
+        let sql = format!(
+            "UPDATE game_tables SET phase = v.column2, version = v.column3::bigint, \
+             clocks = v.column4, updated_ms = v.column5::bigint \
+             FROM (VALUES {}) AS v \
+             JOIN cluster_nodes n ON n.node = v.column6 \
+             WHERE game_tables.id = v.column1 \
+             AND game_tables.version <= v.column3::bigint \
+             AND game_tables.owner_node = v.column6 \
+             AND game_tables.owner_epoch = v.column7::bigint \
+             AND n.lease_until_ms > {}",
+            values(chunk.len(), 7),
+            crate::store::cluster::DB_NOW_MS,
+        );
+        let mut query = sqlx::query(&sql).persistent(false);
+        for w in chunk {
+            let Some(fence) = &w.fence else { continue };
+            query = query
+                .bind(w.id.as_str())
+                .bind(w.phase.as_str())
+                .bind(w.version)
+                .bind(w.clocks.as_deref())
+                .bind(w.now_ms)
+                .bind(fence.node.as_str())
+                .bind(fence.epoch);
+        }
+        let updated = query.execute(&mut **tx).await?.rows_affected();
+        if updated < chunk.len() as u64 {
+            let first = chunk.first().map(|w| w.id.clone()).unwrap_or_default();
+            let id = if chunk.len() == 1 {
+                first
+            } else {
+                format!("{first} (or another of {} tables)", chunk.len())
+            };
+            return Err(StoreError::Fenced(id));
+        }
+    }
+    let finished: Vec<&FinishedRow> = writes.iter().filter_map(|w| w.finished.as_ref()).collect();
+    for chunk in finished.chunks(ROWS_PER_STATEMENT) {
+        insert_finished(tx, chunk).await?;
+    }
+    let rated: Vec<&crate::store::RatedGame> =
+        writes.iter().filter_map(|w| w.rated.as_ref()).collect();
+    if !rated.is_empty() {
+        rate(tx, &rated).await?;
+    }
+    Ok(())
+}
+
+/// Rates the games of a group, in its transaction: reads the players' stored ratings (on
+/// PostgreSQL locked, in the order of `(player, variant)`, so that writers of several nodes
+/// never wait for each other in a circle), applies each game in the group's order (two games
+/// of one player are two rating periods, the second from the first's result) and writes each
+/// changed rating once, with its game count.
+pub(super) async fn rate(
+    tx: &mut Transaction<'_, Any>,
+    games: &[&crate::store::RatedGame],
+) -> Result<(), StoreError> {
+    use crate::accounts::rating::Rating;
+    use std::collections::BTreeMap;
+    let is_postgres = tx.backend_name() == "PostgreSQL";
+    let mut current: BTreeMap<(&str, &str), (Rating, i64)> = BTreeMap::new();
+    for g in games {
+        for p in &g.players {
+            current.insert((p.as_str(), g.variant.as_str()), (Rating::default(), 0));
+        }
+    }
+    let read = if is_postgres {
+        "SELECT rating, deviation, volatility, games FROM ratings \
+         WHERE player_id = $1 AND variant = $2 FOR UPDATE"
+    } else {
+        "SELECT rating, deviation, volatility, games FROM ratings \
+         WHERE player_id = $1 AND variant = $2"
+    };
+    for (&(player, variant), value) in current.iter_mut() {
+        // A player's first rated game in the variant: a row with the default rating, so that
+        // the row exists to be locked (a concurrent first game waits for this insert).
+        sqlx::query(
+            "INSERT INTO ratings (player_id, variant, rating, deviation, volatility, games) \
+             VALUES ($1, $2, $3, $4, $5, 0) ON CONFLICT (player_id, variant) DO NOTHING",
+        )
+        .bind(player)
+        .bind(variant)
+        .bind(value.0.rating)
+        .bind(value.0.deviation)
+        .bind(value.0.volatility)
+        .execute(&mut **tx)
+        .await?;
+        let row = sqlx::query(read)
+            .bind(player)
+            .bind(variant)
+            .fetch_one(&mut **tx)
+            .await?;
+        *value = (
+            Rating {
+                rating: row.try_get("rating")?,
+                deviation: row.try_get("deviation")?,
+                volatility: row.try_get("volatility")?,
+            },
+            row.try_get("games")?,
+        );
+    }
+    for g in games {
+        let variant = g.variant.as_str();
+        let before: Vec<Rating> = g
+            .players
+            .iter()
+            .map(|p| current[&(p.as_str(), variant)].0)
+            .collect();
+        let after = crate::accounts::rating::rate_game(&before, &g.winners);
+        for (p, rating) in g.players.iter().zip(after) {
+            if let Some(entry) = current.get_mut(&(p.as_str(), variant)) {
+                *entry = (rating, entry.1 + 1);
+            }
+        }
+    }
+    for ((player, variant), (rating, games)) in &current {
+        sqlx::query(
+            "UPDATE ratings SET rating = $3, deviation = $4, volatility = $5, games = $6 \
+             WHERE player_id = $1 AND variant = $2",
+        )
+        .bind(*player)
+        .bind(*variant)
+        .bind(rating.rating)
+        .bind(rating.deviation)
+        .bind(rating.volatility)
+        .bind(*games)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}
+
+pub(super) async fn insert_finished(
+    tx: &mut Transaction<'_, Any>,
+    rows: &[&FinishedRow],
+) -> Result<(), StoreError> {
+    let sql = format!(
+        "INSERT INTO finished_games (table_id, ended_ms, reason, summary) VALUES {}",
+        values(rows.len(), 4)
+    );
+    let mut query = sqlx::query(&sql).persistent(rows.len() == 1);
+    for f in rows {
+        query = query
+            .bind(f.table_id.as_str())
+            .bind(f.ended_ms)
+            .bind(f.reason)
+            .bind(f.summary.as_str());
+    }
+    query.execute(&mut **tx).await?;
+    insert_players(tx, rows).await
+}
+
+/// The `game_players` rows of finished games (at most 3 per game, 4 parameters each).
+pub(super) async fn insert_players(
+    tx: &mut Transaction<'_, Any>,
+    rows: &[&FinishedRow],
+) -> Result<(), StoreError> {
+    let count: usize = rows.iter().map(|f| f.players.len()).sum();
+    if count == 0 {
+        return Ok(());
+    }
+    let sql = format!(
+        "INSERT INTO game_players (player_id, table_id, ended_ms, variant) VALUES {}",
+        values(count, 4)
+    );
+    let mut query = sqlx::query(&sql).persistent(count <= 3);
+    for f in rows {
+        for p in &f.players {
+            query = query
+                .bind(p.as_str())
+                .bind(f.table_id.as_str())
+                .bind(f.ended_ms)
+                .bind(f.variant);
+        }
+    }
+    query.execute(&mut **tx).await?;
+    Ok(())
+}
+
+/// Runs one ungrouped write in its own transaction.
+pub(super) async fn run_single(
+    tx: &mut Transaction<'_, Any>,
+    single: &Single,
+) -> Result<u64, StoreError> {
+    let affected = match single {
+        Single::CreateTable {
+            owner,
+            id,
+            variant,
+            options,
+            phase,
+            version,
+            clocks,
+            secret,
+            created_ms,
+            first_event,
+        } => {
+            sqlx::query(
+                "INSERT INTO game_tables \
+                 (id, variant, options, phase, version, clocks, secret, created_ms, updated_ms, \
+                 owner_node, owner_epoch) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10)",
+            )
+            .bind(id.as_str())
+            .bind(*variant)
+            .bind(options.as_str())
+            .bind(phase.as_str())
+            .bind(*version)
+            .bind(clocks.as_deref())
+            .bind(secret.as_deref())
+            .bind(*created_ms)
+            .bind(owner.as_deref())
+            .bind(i64::from(owner.is_some()))
+            .execute(&mut **tx)
+            .await?;
+            sqlx::query(
+                "INSERT INTO table_events (table_id, version, body, created_ms) \
+                 VALUES ($1, $2, $3, $4)",
+            )
+            .bind(id.as_str())
+            .bind(*version)
+            .bind(first_event.as_str())
+            .bind(*created_ms)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected()
+        }
+        Single::Player {
+            id,
+            name,
+            skeleton,
+            password_hash,
+            now_ms,
+        } => {
+            // Checked on the write connection: no other write can come between the check and
+            // the insert. An account's name and skeleton key are its own.
+            let taken = sqlx::query(
+                "SELECT id FROM players WHERE password_hash IS NOT NULL \
+                 AND (skeleton = $1 OR ($2 AND name = $3))",
+            )
+            .bind(skeleton.as_str())
+            .bind(password_hash.is_some())
+            .bind(name.as_str())
+            .fetch_optional(&mut **tx)
+            .await?;
+            if taken.is_some() {
+                return Err(StoreError::NameTaken(name.clone()));
+            }
+            sqlx::query(
+                "INSERT INTO players (id, name, password_hash, created_ms, skeleton) \
+                 VALUES ($1, $2, $3, $4, $5)",
+            )
+            .bind(id.as_str())
+            .bind(name.as_str())
+            .bind(password_hash.as_deref())
+            .bind(*now_ms)
+            // Guests keep no key: only accounts reserve one.
+            .bind(password_hash.as_ref().map(|_| skeleton.as_str()))
+            .execute(&mut **tx)
+            .await?
+            .rows_affected()
+        }
+        Single::Session {
+            token,
+            player_id,
+            now_ms,
+        } => sqlx::query(
+            "INSERT INTO sessions (token, player_id, created_ms, last_used_ms) \
+             VALUES ($1, $2, $3, $3)",
+        )
+        .bind(token.as_str())
+        .bind(player_id.as_str())
+        .bind(*now_ms)
+        .execute(&mut **tx)
+        .await?
+        .rows_affected(),
+        Single::TouchSession { token, now_ms } => {
+            sqlx::query("UPDATE sessions SET last_used_ms = $1 WHERE token = $2")
+                .bind(*now_ms)
+                .bind(token.as_str())
+                .execute(&mut **tx)
+                .await?
+                .rows_affected()
+        }
+        Single::Cleanup { cutoff_ms } => {
+            let sessions = sqlx::query("DELETE FROM sessions WHERE last_used_ms < $1")
+                .bind(*cutoff_ms)
+                .execute(&mut **tx)
+                .await?
+                .rows_affected();
+            let guests = sqlx::query(
+                "DELETE FROM players WHERE password_hash IS NULL AND created_ms < $1 \
+                 AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.player_id = players.id)",
+            )
+            .bind(*cutoff_ms)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected();
+            sessions + guests
+        }
+        Single::Alive { now_ms } => sqlx::query(
+            "INSERT INTO server_state (name, value) VALUES ('alive_ms', $1) \
+             ON CONFLICT (name) DO UPDATE SET value = $1",
+        )
+        .bind(*now_ms)
+        .execute(&mut **tx)
+        .await?
+        .rows_affected(),
+        Single::EndSession { token } => sqlx::query("DELETE FROM sessions WHERE token = $1")
+            .bind(token.as_str())
+            .execute(&mut **tx)
+            .await?
+            .rows_affected(),
+        Single::Finished(row) => {
+            insert_finished(tx, &[row]).await?;
+            1
+        }
+        Single::FinishedPlayers(row) => {
+            insert_players(tx, &[row]).await?;
+            1
+        }
+    };
+    Ok(affected)
+}
