@@ -11,13 +11,14 @@
 //!   node's part of a cluster; it finds where a table is served, creates tables and rematches.
 //!   Its [`Settings`] are what `chuhe serve`'s flags set.
 //! - [`table`]: one actor per table around a pure core (the rules of a table: seats, clocks,
-//!   offers, results), the game of each variant ([`table::variant::AnyGame`]), clocks, PGN.
+//!   offers, results), its clocks and its PGN.
 //! - [`computer`]: the computer players at the tables, on their own threads.
 //! - [`cluster`]: several nodes as one site: leases, takeover, forwarding over NATS, the lobby.
 //! - [`store`]: SQL for SQLite and PostgreSQL behind one typed interface, and its writer.
 //! - [`accounts`]: names, password hashing, ratings.
-//! - At the bottom: the wire types ([`protocol`], documented in `docs/protocol.md`), the one
-//!   error enum of the edge ([`error::ServerError`]) and the metrics' names ([`telemetry`]).
+//! - At the bottom: the wire types ([`protocol`], documented in `docs/protocol.md`), what the
+//!   server knows of a game, one arm per variant ([`variant::AnyGame`]), the one error enum of
+//!   the edge ([`error::ServerError`]) and the metrics' names ([`telemetry`]).
 #![deny(missing_docs)]
 
 pub mod accounts;
@@ -31,6 +32,7 @@ pub mod site;
 pub mod store;
 pub mod table;
 pub mod telemetry;
+pub mod variant;
 
 pub use edge::app;
 pub use edge::listen::{run, serve, shutdown_signal};

@@ -5,10 +5,13 @@
 //! Units: durations are integer milliseconds (`*_ms`), versions count table events from 1,
 //! seats are indices from 0 in the variant's move order ([`Seat`]).
 
-pub use crate::table::variant::Seat;
-use crate::table::variant::{BoardPosition, BoardView, Variant};
+pub use crate::variant::Seat;
+mod state;
+
+use crate::variant::Variant;
 use chuhe_rules::outcome::{EndReason, Outcome};
 use serde::{Deserialize, Serialize};
+pub use state::{State, Update, UpdateError};
 use std::sync::Arc;
 
 /// Longest accepted WebSocket text message, in bytes; a longer one is refused with `too_large`.
@@ -225,60 +228,6 @@ pub enum Event {
     },
 }
 
-/// The table as one connection may see it, sent after connecting and after `sync`; every
-/// change after it comes as an [`Update`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct State {
-    /// The version this state belongs to; a move must carry it.
-    pub version: u64,
-    /// The table.
-    pub table: TableSummary,
-    /// The receiver's seat, `null` for a spectator.
-    pub you: Option<Seat>,
-    /// The board as the receiver may see it.
-    pub board: BoardView,
-    /// The seat to move while the game runs, else `null`.
-    pub to_move: Option<Seat>,
-    /// The seats in check in the position shown, ascending ([`crate::table::variant::AnyGame::check_seats`]):
-    /// xiangqi, the side to move when in check; sanguo, every kingdom whose General is attacked
-    /// or faces another General; banqi, none.
-    pub check: Vec<Seat>,
-    /// The legal moves, sent only to the seat to move (empty for everybody else).
-    pub legal_moves: Vec<String>,
-    /// The moves of `legal_moves` that capture a piece, sorted bytewise.
-    pub capture_moves: Vec<String>,
-    /// One clock per seat; `null` when untimed.
-    pub clocks: Option<Vec<ClockView>>,
-    /// Whether the variant has draw offers (xiangqi and banqi; sanguo has none).
-    pub draw_offers: bool,
-    /// The seat with a pending draw offer, if any.
-    pub draw_offer: Option<Seat>,
-    /// The seat with a pending takeback request, if any (left out when none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub takeback_offer: Option<Seat>,
-    /// Per seat: whether a person is connected (computers always are).
-    pub connected: Vec<bool>,
-    /// Per seat: while the person sitting there is away and the absence counts, the
-    /// milliseconds left (at sending) before the seat loses by abandonment (running game) or is
-    /// freed (open table); `null` otherwise. Absent from old fixtures: all `null`.
-    #[serde(default)]
-    pub abandon_ms: Vec<Option<u64>>,
-    /// How the game ended, once it has.
-    pub outcome: Option<Outcome>,
-    /// The seats that won, once the game has ended (empty for a draw).
-    pub winner_seats: Vec<Seat>,
-    /// Sanguo: every kingdom defeated so far, in order, as their `defeated` events told it
-    /// (empty in the other games). Absent from old fixtures: empty.
-    #[serde(default)]
-    pub defeats: Vec<Defeat>,
-    /// After the end: the seats that want a rematch, ascending (left out when none).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub rematch_offers: Vec<Seat>,
-    /// The rematch's table once agreed (`rematched`), else left out.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rematch: Option<String>,
-}
-
 /// A defeated sanguo kingdom (`spec/sanguo.md` §6.1), as [`State::defeats`] lists it: the
 /// fields of its `defeated` event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -301,204 +250,6 @@ pub struct VersionedEvent {
     pub version: u64,
     /// What happened.
     pub event: Event,
-}
-
-/// What one change of a table changed, as one connection may see it: sent to every connection
-/// after every change instead of a full [`State`]. Its size does not grow with the game: no move
-/// list, only the new position text after a move, and the legal moves only for the seat to
-/// move. The receiver applies it to its last state ([`State::apply`]) when its first event is
-/// that state's version + 1, and asks `sync` otherwise.
-///
-/// The fields every update has are the state's fields that any event may change; `board` and
-/// `connected` come only with the events that change them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Update {
-    /// The version after this change: the version of the last event.
-    pub version: u64,
-    /// The events of the change in order, with consecutive versions (a mating move: `moved`
-    /// then `ended`).
-    pub events: Vec<VersionedEvent>,
-    /// The receiver's seat, `null` for a spectator (`sat` and `stood` change it).
-    pub you: Option<Seat>,
-    /// The phase after the change.
-    pub phase: Phase,
-    /// The seat to move while the game runs, else `null`.
-    pub to_move: Option<Seat>,
-    /// The seats in check after the change, as in [`State::check`].
-    pub check: Vec<Seat>,
-    /// One clock per seat at the moment of sending; `null` when untimed.
-    pub clocks: Option<Vec<ClockView>>,
-    /// The seat with a pending draw offer, if any.
-    pub draw_offer: Option<Seat>,
-    /// The seat with a pending takeback request, if any (left out when none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub takeback_offer: Option<Seat>,
-    /// The seats that want a rematch after the change, ascending (left out when none).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub rematch_offers: Vec<Seat>,
-    /// With a `moved` event only: the board after it, without the move list (the move itself is
-    /// the event's `move`, appended to the list).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub board: Option<BoardPosition>,
-    /// With a `sat` or `stood` event only: per seat, whether someone is connected for it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub connected: Option<Vec<bool>>,
-    /// The legal moves, sorted bytewise, only to the seat to move (empty for everybody else).
-    pub legal_moves: Vec<String>,
-    /// The moves of `legal_moves` that capture a piece, sorted bytewise.
-    pub capture_moves: Vec<String>,
-}
-
-/// Why an [`Update`] does not apply to a [`State`]; the receiver asks `sync` for a new state.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UpdateError {
-    /// The update does not follow the state: its first event is not the state's version + 1.
-    Gap {
-        /// The version the state expected next.
-        expected: u64,
-        /// The version of the update's first event (the update's own when it has none).
-        got: u64,
-    },
-    /// The update does not fit the state: no event, a move without its board or a board of
-    /// another variant, a seat that does not exist.
-    Mismatch(String),
-}
-
-impl std::fmt::Display for UpdateError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            UpdateError::Gap { expected, got } => {
-                write!(f, "update gap: expected version {expected}, got {got}")
-            }
-            UpdateError::Mismatch(detail) => write!(f, "update does not fit the state: {detail}"),
-        }
-    }
-}
-
-impl std::error::Error for UpdateError {}
-
-impl State {
-    /// Applies `update` (what the next change of the table changed) in place, as the web
-    /// client does: the events' seats, move and ending, then the update's own fields. The result
-    /// is the state the server would send at the update's version (the clocks as of the
-    /// update's sending).
-    ///
-    /// # Errors
-    /// [`UpdateError::Gap`] when the update does not follow this state (a version was missed),
-    /// [`UpdateError::Mismatch`] when it does not fit; the state is then unchanged.
-    ///
-    /// ```
-    /// use chuhe_server::protocol::{ServerMessage, State};
-    ///
-    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/protocol");
-    /// let read = |name: &str| std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
-    /// let ServerMessage::State(mut state) = serde_json::from_str(&read("server.state.json")).unwrap()
-    /// else { unreachable!() };
-    /// let ServerMessage::Update(update) = serde_json::from_str(&read("server.update.json")).unwrap()
-    /// else { unreachable!() };
-    /// state.apply(&update).unwrap();
-    /// assert_eq!(state.version, 8);
-    /// assert!(state.apply(&update).is_err()); // the same update again is a gap
-    /// ```
-    pub fn apply(&mut self, update: &Update) -> Result<(), UpdateError> {
-        let expected = self.version + 1;
-        let got = update.events.first().map_or(update.version, |e| e.version);
-        let consecutive = update
-            .events
-            .iter()
-            .enumerate()
-            .all(|(i, e)| e.version == got + i as u64);
-        if got != expected || !consecutive || update.version + 1 != got + update.events.len() as u64
-        {
-            return Err(UpdateError::Gap { expected, got });
-        }
-        if update.events.is_empty() {
-            return Err(UpdateError::Mismatch("no event".to_owned()));
-        }
-        let mut next = self.clone();
-        for e in &update.events {
-            match &e.event {
-                Event::Sat { seat, player } => {
-                    *next.seat_mut(*seat)? = Some(player.clone());
-                }
-                Event::Stood { seat } => *next.seat_mut(*seat)? = None,
-                Event::Moved { mv, .. } => {
-                    let board = update.board.as_ref().ok_or_else(|| {
-                        UpdateError::Mismatch("a move without its board".to_owned())
-                    })?;
-                    next.board
-                        .advance(mv, board)
-                        .map_err(UpdateError::Mismatch)?;
-                }
-                Event::Ended {
-                    outcome,
-                    winner_seats,
-                    ..
-                } => {
-                    next.outcome = Some(outcome.clone());
-                    next.winner_seats.clone_from(winner_seats);
-                }
-                Event::TakenBack { plies } => match (&mut next.board, update.board.as_ref()) {
-                    (
-                        crate::table::variant::BoardView::Xiangqi { fen, moves },
-                        Some(BoardPosition::Xiangqi { fen: back }),
-                    ) if *plies <= moves.len() => {
-                        fen.clone_from(back);
-                        moves.truncate(moves.len() - plies);
-                    }
-                    _ => {
-                        return Err(UpdateError::Mismatch(
-                            "a takeback without its xiangqi board".to_owned(),
-                        ))
-                    }
-                },
-                Event::Defeated {
-                    seat,
-                    reason,
-                    heir,
-                    ply,
-                } => next.defeats.push(Defeat {
-                    seat: *seat,
-                    reason: *reason,
-                    heir: *heir,
-                    ply: *ply,
-                }),
-                Event::Rematched { table } => next.rematch = Some(table.clone()),
-                Event::Created { .. }
-                | Event::RematchOffered { .. }
-                | Event::RematchDeclined { .. }
-                | Event::Started
-                | Event::DrawOffered { .. }
-                | Event::DrawDeclined { .. }
-                | Event::TakebackOffered { .. }
-                | Event::TakebackDeclined { .. } => {}
-            }
-        }
-        next.version = update.version;
-        next.table.version = update.version;
-        next.table.phase = update.phase;
-        next.you = update.you;
-        next.to_move = update.to_move;
-        next.check.clone_from(&update.check);
-        next.clocks.clone_from(&update.clocks);
-        next.draw_offer = update.draw_offer;
-        next.takeback_offer = update.takeback_offer;
-        next.rematch_offers.clone_from(&update.rematch_offers);
-        if let Some(connected) = &update.connected {
-            next.connected.clone_from(connected);
-        }
-        next.legal_moves.clone_from(&update.legal_moves);
-        next.capture_moves.clone_from(&update.capture_moves);
-        *self = next;
-        Ok(())
-    }
-
-    fn seat_mut(&mut self, seat: Seat) -> Result<&mut Option<SeatPlayer>, UpdateError> {
-        self.table
-            .seats
-            .get_mut(seat.index())
-            .ok_or_else(|| UpdateError::Mismatch(format!("no seat {seat}")))
-    }
 }
 
 /// A message from the client over the table's WebSocket. Every variant is a struct (the ones
@@ -842,5 +593,5 @@ pub struct Positions {
     /// The moves played, as in the board view (banqi flips name their piece).
     pub moves: Vec<String>,
     /// `moves.len() + 1` positions: the start, then the position after each move.
-    pub positions: Vec<crate::table::variant::Snapshot>,
+    pub positions: Vec<crate::variant::Snapshot>,
 }

@@ -7,7 +7,7 @@ mod common;
 
 use chuhe_rules::xiangqi::{Game, GameOptions, Position};
 use chuhe_server::protocol::{ClientMessage, FinishedPage, Phase, Positions, Seat, SeatPlayer};
-use chuhe_server::table::variant::Variant;
+use chuhe_server::variant::Variant;
 use chuhe_server::Settings;
 use common::*;
 

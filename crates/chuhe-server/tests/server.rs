@@ -104,8 +104,7 @@ async fn full_games(backend: Backend) {
             assert_eq!(state.to_move, None);
             assert!(state.legal_moves.is_empty());
             assert!(state.clocks.unwrap().iter().all(|c| !c.running));
-            let chuhe_server::table::variant::BoardView::Xiangqi { fen, moves } = state.board
-            else {
+            let chuhe_server::variant::BoardView::Xiangqi { fen, moves } = state.board else {
                 panic!("not a xiangqi board");
             };
             assert_eq!(fen, game.position().to_string());
@@ -334,7 +333,7 @@ async fn refused_messages(backend: Backend) {
     assert_eq!(black.error().await.0, ErrorCode::StaleVersion);
     black.send(&ClientMessage::Sync { since: None }).await;
     let state = black.state_at(5).await;
-    let chuhe_server::table::variant::BoardView::Xiangqi { moves, .. } = state.board else {
+    let chuhe_server::variant::BoardView::Xiangqi { moves, .. } = state.board else {
         panic!("not a xiangqi board");
     };
     assert_eq!(moves, vec!["h2e2"]);
@@ -510,7 +509,7 @@ async fn a_move_that_crosses_an_offer_is_played(backend: Backend) {
     black.send(&mv(6, "h9g7")).await;
     let before = black.state_at(8).await;
     assert_eq!(before.takeback_offer, None);
-    let chuhe_server::table::variant::BoardView::Xiangqi { moves, .. } = &before.board else {
+    let chuhe_server::variant::BoardView::Xiangqi { moves, .. } = &before.board else {
         panic!("not a xiangqi board");
     };
     assert_eq!(moves, &["h2e2", "h9g7"]);

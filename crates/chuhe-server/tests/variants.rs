@@ -7,7 +7,7 @@ mod common;
 use chuhe_rules::banqi;
 use chuhe_rules::sanguo;
 use chuhe_server::protocol::{ClientMessage, Phase, Seat, ServerMessage, State};
-use chuhe_server::table::variant::BoardView;
+use chuhe_server::variant::BoardView;
 use common::*;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;

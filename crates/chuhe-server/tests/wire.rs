@@ -137,9 +137,9 @@ impl StateExt for chuhe_server::protocol::State {
 
     fn board_moves(&self) -> usize {
         match &self.board {
-            chuhe_server::table::variant::BoardView::Xiangqi { moves, .. }
-            | chuhe_server::table::variant::BoardView::Sanguo { moves, .. }
-            | chuhe_server::table::variant::BoardView::Banqi { moves, .. } => moves.len(),
+            chuhe_server::variant::BoardView::Xiangqi { moves, .. }
+            | chuhe_server::variant::BoardView::Sanguo { moves, .. }
+            | chuhe_server::variant::BoardView::Banqi { moves, .. } => moves.len(),
         }
     }
 }

@@ -2,10 +2,9 @@
 //! forwarded connection, pass on its messages, a summary), each answered in a task of its own.
 
 use super::wire::{Reply, Request, CLOSED_HEADER};
-use super::{lock, Cluster, Route};
+use super::{lock, Cluster, Host, Route, WeakHost};
 use crate::error::ServerError;
 use crate::protocol::ServerMessage;
-use crate::site::AppState;
 use crate::table::{Person, TableHandle};
 use bytes::Bytes;
 use futures_util::StreamExt;
@@ -22,8 +21,8 @@ pub(super) struct Hosted {
 
 /// Answers the requests of other nodes, each in a task of its own (one connection's requests
 /// come one at a time: its node waits for each answer).
-pub(super) async fn serve_requests(
-    state: crate::site::WeakState,
+pub(super) async fn serve_requests<W: WeakHost>(
+    state: W,
     cluster: Arc<Cluster>,
     mut sub: async_nats::Subscriber,
 ) {
@@ -46,8 +45,8 @@ pub(super) async fn serve_requests(
 }
 
 /// The local handle of `table` when this node owns it.
-pub(super) async fn owned(
-    state: &AppState,
+pub(super) async fn owned<H: Host>(
+    state: &H,
     table: &str,
 ) -> Result<Option<TableHandle>, ServerError> {
     match state.route(table).await? {
@@ -56,8 +55,8 @@ pub(super) async fn owned(
     }
 }
 
-pub(super) async fn answer(
-    state: &AppState,
+pub(super) async fn answer<H: Host>(
+    state: &H,
     cluster: &Arc<Cluster>,
     request: Request,
 ) -> Option<Reply> {

@@ -2,7 +2,7 @@
 //! proxies are closed and the tables nobody holds are taken over; a lapsed lease gives the store up
 //! and stops the node. Also which nodes are live, and the released tables another node announces.
 
-use super::{lock, Cluster};
+use super::{lock, Cluster, Host, WeakHost};
 use futures_util::StreamExt;
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
@@ -38,7 +38,7 @@ pub(super) async fn follow_released(cluster: Arc<Cluster>, mut sub: async_nats::
 /// Renews the lease, closes what was forwarded to dead nodes and takes over the tables nobody
 /// holds, every fifth of the lease (and at once when another node released tables). A lapsed
 /// lease gives the store up and stops the server ([`Cluster::lapsed`]).
-pub(super) async fn keep_lease(state: crate::site::WeakState, cluster: Arc<Cluster>) {
+pub(super) async fn keep_lease<W: WeakHost>(state: W, cluster: Arc<Cluster>) {
     let every = cluster.settings.lease / 5;
     let mut round: u64 = 0;
     loop {

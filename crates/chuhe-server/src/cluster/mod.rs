@@ -40,7 +40,6 @@ mod wire;
 use self::nats_auth::{redact_url, NatsAuth, NatsTls};
 use crate::error::ServerError;
 use crate::protocol::TableSummary;
-use crate::site::AppState;
 use crate::table::TableHandle;
 use async_nats::jetstream::kv;
 use bytes::Bytes;
@@ -289,11 +288,36 @@ impl Cluster {
     }
 }
 
+/// What the cluster asks of the site it is part of: where a table is served (a table nobody
+/// holds is taken over on the way), the store, and whether the server is stopping.
+/// [`crate::site::AppState`] implements it; the cluster knows this trait and not the site, which
+/// owns the cluster.
+pub(crate) trait Host: Clone + Send + Sync + 'static {
+    /// Where table `id` is served ([`crate::site::AppState::route`]).
+    fn route(
+        &self,
+        id: &str,
+    ) -> impl std::future::Future<Output = Result<Route, ServerError>> + Send;
+    /// The site's store.
+    fn store(&self) -> &crate::store::Store;
+    /// Whether the server has begun to stop.
+    fn is_shutting_down(&self) -> bool;
+}
+
+/// A handle on a [`Host`] that does not keep it alive: the cluster's tasks hold one and end
+/// when the host is gone.
+pub(crate) trait WeakHost: Clone + Send + Sync + 'static {
+    /// The host this handle points to.
+    type Host: Host;
+    /// The host, while it lives.
+    fn upgrade(&self) -> Option<Self::Host>;
+}
+
 /// Starts the node's tasks: the lease, the scan for tables nobody holds, the requests of other
 /// nodes, the forwarded connections' messages, and the lobby (the bucket watched, the local
 /// tables' listings published).
-pub(crate) async fn start(
-    state: &AppState,
+pub(crate) async fn start<W: WeakHost>(
+    host: W,
     cluster: Arc<Cluster>,
     listings: mpsc::UnboundedReceiver<TableSummary>,
 ) -> Result<(), ServerError> {
@@ -320,7 +344,7 @@ pub(crate) async fn start(
         .watch_with_history(">")
         .await
         .map_err(|e| ServerError::Config(format!("NATS watch of the lobby: {e}")))?;
-    let weak = state.downgrade();
+    let weak = host;
     let tasks = vec![
         tokio::spawn(serve_requests(weak.clone(), cluster.clone(), requests)),
         tokio::spawn(relay_conns(cluster.clone(), conns)),

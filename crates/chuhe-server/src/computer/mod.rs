@@ -14,7 +14,7 @@
 //! [`Settings::computer_pause`](crate::Settings::computer_pause), so a person can follow the
 //! game.
 
-use crate::table::variant::{AnyGame, AnyMove};
+use crate::variant::{AnyGame, AnyMove};
 use chuhe_engine::levels::{Budget, Level};
 use chuhe_engine::{banqi, sanguo};
 use std::sync::{Arc, RwLock};
@@ -32,7 +32,7 @@ pub const DRAW_MARGIN: i32 = 50;
 /// Whether the computer at `seat` takes a draw offered in `game` now: in xiangqi when the
 /// engine's static evaluation from its side is at most [`DRAW_MARGIN`] centipawns (it is not
 /// clearly better); in the other games never (their players keep playing).
-pub fn accepts_draw(game: &crate::table::variant::AnyGame, seat: crate::protocol::Seat) -> bool {
+pub fn accepts_draw(game: &crate::variant::AnyGame, seat: crate::protocol::Seat) -> bool {
     let Some(g) = game.as_xiangqi() else {
         return false;
     };
@@ -297,7 +297,7 @@ pub fn choose(game: &AnyGame, level: u8, seed: u64) -> Option<AnyMove> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::variant::{RuleOptions, Variant};
+    use crate::variant::{RuleOptions, Variant};
 
     fn options() -> RuleOptions {
         RuleOptions {

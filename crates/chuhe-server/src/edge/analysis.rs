@@ -8,7 +8,7 @@
 use crate::edge::extract::JsonBody;
 use crate::error::ServerError;
 use crate::protocol::Seat;
-use crate::table::variant::{AnyGame, BoardView, Illegal, MoveError, RuleOptions, Variant};
+use crate::variant::{AnyGame, BoardView, Illegal, MoveError, RuleOptions, Variant};
 use axum::Json;
 use chuhe_rules::outcome::{Outcome, Side};
 use serde::{Deserialize, Serialize};

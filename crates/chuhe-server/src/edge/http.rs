@@ -8,8 +8,8 @@ use crate::protocol::{
 };
 use crate::site::AppState;
 use crate::store::PlayerRow;
-use crate::table::variant::AnyGame;
 use crate::table::Person;
+use crate::variant::AnyGame;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};

@@ -85,7 +85,7 @@ impl AppState {
         }
         if let (Some(c), Some(listings)) = (joined, listings) {
             // The tables come to the node through its scan for tables nobody holds.
-            cluster::start(&state, c, listings).await?;
+            cluster::start(state.downgrade(), c, listings).await?;
             return Ok(state);
         }
         let ids = state.0.store.live_table_ids().await?;
@@ -465,5 +465,30 @@ impl WeakState {
     /// The state, while the server lives.
     pub(crate) fn upgrade(&self) -> Option<AppState> {
         self.0.upgrade().map(AppState)
+    }
+}
+
+impl cluster::Host for AppState {
+    fn route(
+        &self,
+        id: &str,
+    ) -> impl std::future::Future<Output = Result<cluster::Route, ServerError>> + Send {
+        AppState::route(self, id)
+    }
+
+    fn store(&self) -> &Store {
+        AppState::store(self)
+    }
+
+    fn is_shutting_down(&self) -> bool {
+        AppState::is_shutting_down(self)
+    }
+}
+
+impl cluster::WeakHost for WeakState {
+    type Host = AppState;
+
+    fn upgrade(&self) -> Option<AppState> {
+        WeakState::upgrade(self)
     }
 }

@@ -75,7 +75,7 @@
 //!
 //! The store takes and gives typed values ([`Event`](crate::protocol::Event),
 //! [`TableOptions`](crate::protocol::TableOptions),
-//! [`ClockSnapshot`](crate::table::clock::ClockSnapshot),
+//! [`ClockSnapshot`],
 //! [`FinishedGame`](crate::protocol::FinishedGame)) and keeps them as JSON texts (`serde_json`'s
 //! compact form) in its text
 //! columns; the texts are the same as when the callers wrote them, so existing databases read.
@@ -97,7 +97,7 @@ use accounts::{cleanup_job, index_name_skeletons};
 pub use error::StoreError;
 use guard::{claim_writer_epoch, superseded, take_advisory_lock, LockSlot, STARTUP_LOCK_KEY};
 pub use guard::{lock_sqlite, sqlite_file};
-pub use rows::{Fence, PlayerRow, RatedGame, RatingRow, TableRow, TableWrite};
+pub use rows::{ClockSnapshot, Fence, PlayerRow, RatedGame, RatingRow, TableRow, TableWrite};
 
 #[cfg(feature = "fault-injection")]
 pub use faults::Fault;

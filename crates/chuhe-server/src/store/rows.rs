@@ -4,7 +4,7 @@
 use super::writer::{FinishedRow, PreparedTable};
 use super::StoreError;
 use crate::protocol::{Event, FinishedGame, TableOptions};
-use crate::table::clock::ClockSnapshot;
+use serde::{Deserialize, Serialize};
 use std::ops::RangeInclusive;
 
 /// A stored player.
@@ -169,4 +169,15 @@ pub(super) fn first_version(last: u64, count: usize) -> Result<u64, StoreError> 
         .checked_sub(count as u64)
         .filter(|&first| first >= 1)
         .ok_or(StoreError::EventVersions { count, last })
+}
+
+/// What is stored to bring clocks back after a restart: remaining times and quotas, in
+/// milliseconds, per seat. The running clock restarts from its remaining time (the time the
+/// server was down is not charged).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockSnapshot {
+    /// Remaining time per seat, milliseconds.
+    pub remaining_ms: Vec<u64>,
+    /// Lag quota per seat, milliseconds.
+    pub quota_ms: Vec<u64>,
 }

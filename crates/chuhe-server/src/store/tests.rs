@@ -1,9 +1,8 @@
 //! The store's unit tests: typed values through their texts, the checkpoint thread, versions.
 
 use super::rows::first_version;
-use super::{normalize_url, now_ms, Store, TableRow, TableWrite};
+use super::{normalize_url, now_ms, ClockSnapshot, Store, TableRow, TableWrite};
 use crate::protocol::{Event, TableOptions};
-use crate::table::clock::ClockSnapshot;
 use sqlx::Row;
 
 const OPTIONS: &str =

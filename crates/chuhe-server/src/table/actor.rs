@@ -13,7 +13,7 @@ use crate::computer;
 use crate::error::ServerError;
 use crate::protocol::{ClientMessage, Event, Phase, Seat, SeatPlayer, ServerMessage, TableSummary};
 use crate::store::{Fence, Store};
-use crate::table::variant::AnyMove;
+use crate::variant::AnyMove;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;

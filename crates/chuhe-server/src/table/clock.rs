@@ -7,7 +7,6 @@
 //! [`LAG_QUOTA`] and refills by [`LAG_REFILL`] per move (never above [`LAG_QUOTA`]). A seat's
 //! flag falls when its remaining time plus the credit it could still get is used up.
 
-use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -27,16 +26,7 @@ pub struct Clocks {
     running: Option<(usize, Instant)>,
 }
 
-/// What is stored to bring clocks back after a restart: remaining times and quotas, in
-/// milliseconds, per seat. The running clock restarts from its remaining time (the time the
-/// server was down is not charged).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ClockSnapshot {
-    /// Remaining time per seat, milliseconds.
-    pub remaining_ms: Vec<u64>,
-    /// Lag quota per seat, milliseconds.
-    pub quota_ms: Vec<u64>,
-}
+pub use crate::store::ClockSnapshot;
 
 fn ms(d: Duration) -> u64 {
     d.as_millis().min(u64::MAX as u128) as u64

@@ -17,7 +17,7 @@ use crate::protocol::{
     Event, Phase, Seat, SeatPlayer, State, TableOptions, TableSummary, Update, VersionedEvent,
 };
 use crate::table::clock::Clocks;
-use crate::table::variant::{AnyGame, AnyMove};
+use crate::variant::{AnyGame, AnyMove};
 use chuhe_rules::outcome::Outcome;
 use decide::defeat_of;
 pub(crate) use decide::{

@@ -20,17 +20,16 @@ pub(crate) mod actor;
 pub mod clock;
 pub(crate) mod core;
 pub mod pgn;
-pub mod variant;
 
 use self::actor::{spawn, Command};
 use self::clock::Clocks;
 use self::core::TableState;
-use self::variant::RuleOptions;
 use crate::error::ServerError;
 use crate::protocol::{
     ClientMessage, Event, SeatPlayer, ServerMessage, TableOptions, TableSummary,
 };
 use crate::store::{Fence, Store, TableRow};
+use crate::variant::RuleOptions;
 use chuhe_rules::xiangqi::{DEFAULT_NO_CAPTURE_LIMIT, MAX_NO_CAPTURE_LIMIT};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -225,7 +224,7 @@ impl TableHandle {
 /// # Errors
 /// [`ServerError::BadMessage`] naming the bad option.
 pub fn check_options(mut options: TableOptions) -> Result<TableOptions, ServerError> {
-    use crate::table::variant::Variant;
+    use crate::variant::Variant;
     if let Some(t) = options.time {
         if !(1_000..=10_800_000).contains(&t.initial_ms) {
             return Err(ServerError::BadMessage(

@@ -6,7 +6,7 @@
 
 use crate::error::ServerError;
 use crate::protocol::{Event, SeatPlayer};
-use crate::table::variant::Variant;
+use crate::variant::Variant;
 use chuhe_notation::pgn::{self, WriteOptions};
 use chuhe_notation::record::{GameRecord, MoveText};
 use chuhe_notation::replay::{replay, ReplayOptions};

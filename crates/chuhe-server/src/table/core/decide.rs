@@ -10,8 +10,8 @@ use crate::protocol::{
     ClientMessage, Defeat, Event, Phase, Seat, SeatPlayer, TableOptions, MAX_CHAT_CHARS,
     MAX_COMPUTER_LEVEL,
 };
-use crate::table::variant::{AnyGame, AnyMove, MoveError};
 use crate::table::Person;
+use crate::variant::{AnyGame, AnyMove, MoveError};
 use chuhe_rules::outcome::{EndReason, Outcome};
 use tokio::time::Instant;
 

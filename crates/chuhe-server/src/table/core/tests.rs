@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::protocol::{ClientMessage, Defeat, TimeControl};
-use crate::table::variant::Variant;
+use crate::variant::Variant;
 use chuhe_rules::outcome::{EndReason, Side};
 use decide::ended;
 
@@ -550,7 +550,7 @@ fn a_move_that_mates_is_followed_by_its_ended_event() {
     assert_eq!(state.clocks.as_ref().unwrap().running_seat(), None);
 }
 
-fn rule_options(state: &TableState) -> crate::table::variant::RuleOptions {
+fn rule_options(state: &TableState) -> crate::variant::RuleOptions {
     super::super::rule_options(&state.options)
 }
 

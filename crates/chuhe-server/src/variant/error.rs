@@ -50,7 +50,7 @@ pub enum PositionTextError {
     Banqi(banqi::ParsePositionError),
 }
 
-/// A stored record that does not replay ([`AnyGame::replay`]): its ply (from 1), its text and why.
+/// A stored record that does not replay ([`super::AnyGame::replay`]): its ply (from 1), its text and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReplayError {
     /// The ply of the record, from 1.
