@@ -274,6 +274,12 @@ fn status_of(code: ErrorCode) -> StatusCode {
 /// The store's refusals keep the codes and messages they had: a taken name is `conflict`, an
 /// unknown cursor `bad_message`, a bad database URL a start-up setting; every other failure
 /// is internal.
+impl From<crate::accounts::password::PasswordError> for ServerError {
+    fn from(e: crate::accounts::password::PasswordError) -> Self {
+        ServerError::Internal(e.0)
+    }
+}
+
 impl From<StoreError> for ServerError {
     fn from(e: StoreError) -> Self {
         match e {

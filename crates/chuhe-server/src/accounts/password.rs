@@ -14,7 +14,6 @@
 //! password against a hash made at start-up from a random password, so it costs the same time
 //! as a wrong password and does not tell which names hold accounts.
 
-use crate::error::ServerError;
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use argon2::password_hash::{Output, ParamsString, PasswordHash, SaltString};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
@@ -61,13 +60,26 @@ impl std::fmt::Debug for Passwords {
     }
 }
 
+/// A failure of the hasher itself (never a wrong password): argon2 failed, or its threads
+/// could not start or stopped. The edge answers it as an internal error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PasswordError(pub String);
+
+impl std::fmt::Display for PasswordError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PasswordError {}
+
 impl Passwords {
     /// A hasher with `at_once` threads (at least 1): at most that many hashes run at the same
     /// time; the others wait in its queue.
     ///
     /// # Errors
     /// The decoy hash could not be made (argon2 failed), or a thread could not start.
-    pub fn new(at_once: usize) -> Result<Passwords, ServerError> {
+    pub fn new(at_once: usize) -> Result<Passwords, PasswordError> {
         let mut secret = [0u8; 32];
         OsRng.fill_bytes(&mut secret);
         let decoy = hash_now(&secret, &mut Memory::new())?;
@@ -92,7 +104,7 @@ impl Passwords {
                         }
                     }
                 })
-                .map_err(|e| ServerError::Internal(format!("password threads: {e}")))?;
+                .map_err(|e| PasswordError(format!("password threads: {e}")))?;
         }
         Ok(Passwords {
             jobs,
@@ -105,15 +117,15 @@ impl Passwords {
     ///
     /// # Errors
     /// As [`Passwords::new`].
-    pub fn for_this_machine() -> Result<Passwords, ServerError> {
+    pub fn for_this_machine() -> Result<Passwords, PasswordError> {
         Passwords::new(std::thread::available_parallelism().map_or(1, |n| n.get()))
     }
 
     /// The argon2id PHC string of `password` with a new random salt.
     ///
     /// # Errors
-    /// [`ServerError::Internal`] when the hash fails or the blocking task panics.
-    pub async fn hash(&self, password: String) -> Result<String, ServerError> {
+    /// [`PasswordError`] when the hash fails or the blocking task panics.
+    pub async fn hash(&self, password: String) -> Result<String, PasswordError> {
         self.run(move |memory| hash_now(password.as_bytes(), memory))
             .await?
     }
@@ -122,12 +134,12 @@ impl Passwords {
     /// password is checked against the decoy, which takes the same time and never matches.
     ///
     /// # Errors
-    /// [`ServerError::Internal`] when the hashing thread panics.
+    /// [`PasswordError`] when the hashing thread panics.
     pub async fn verify(
         &self,
         password: String,
         stored: Option<String>,
-    ) -> Result<bool, ServerError> {
+    ) -> Result<bool, PasswordError> {
         let known = stored.is_some();
         let phc = stored.unwrap_or_else(|| self.decoy.to_string());
         let matches = self
@@ -140,24 +152,23 @@ impl Passwords {
     async fn run<T: Send + 'static>(
         &self,
         work: impl FnOnce(&mut Memory) -> T + Send + 'static,
-    ) -> Result<T, ServerError> {
+    ) -> Result<T, PasswordError> {
         let (reply, answer) = oneshot::channel();
         self.jobs
             .send(Box::new(move |memory| {
                 let _ = reply.send(work(memory));
             }))
-            .map_err(|_| ServerError::Internal("password threads stopped".to_owned()))?;
+            .map_err(|_| PasswordError("password threads stopped".to_owned()))?;
         answer
             .await
-            .map_err(|_| ServerError::Internal("a password thread failed".to_owned()))
+            .map_err(|_| PasswordError("a password thread failed".to_owned()))
     }
 }
 
 /// The argon2id PHC string of `password` with a new random salt and the default parameters,
 /// computed on the calling thread in `memory`.
-fn hash_now(password: &[u8], memory: &mut Memory) -> Result<String, ServerError> {
-    let failed =
-        |e: &dyn std::fmt::Display| ServerError::Internal(format!("password hashing: {e}"));
+fn hash_now(password: &[u8], memory: &mut Memory) -> Result<String, PasswordError> {
+    let failed = |e: &dyn std::fmt::Display| PasswordError(format!("password hashing: {e}"));
     let params = Params::default();
     let salt = SaltString::generate(&mut OsRng);
     let mut salt_bytes = [0u8; 64];
