@@ -62,6 +62,36 @@ async fn web_files_are_served_with_their_content_types() {
     server.stop().await;
 }
 
+/// `HEAD /` and `HEAD` of any web file answer 200 with the GET's headers and no body (a
+/// monitor's or `curl -I`'s check of the site); `HEAD` of an unknown path is 404.
+#[tokio::test]
+async fn head_answers_as_get_without_a_body() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, settings(Duration::from_secs(60))).await;
+    for (path, mime) in [
+        ("/", "text/html; charset=utf-8"),
+        ("/js/app.js", "text/javascript; charset=utf-8"),
+    ] {
+        let (status, head, body) = server.http("HEAD", path, None, None).await;
+        assert_eq!((status, body.as_str()), (200, ""), "HEAD {path}");
+        assert_eq!(content_type(&head), mime, "HEAD {path}");
+        let (_, get_head, get_body) = server.http("GET", path, None, None).await;
+        assert_eq!(
+            header_of(&head, "etag"),
+            header_of(&get_head, "etag"),
+            "HEAD {path}"
+        );
+        assert_eq!(
+            header_of(&head, "content-length"),
+            Some(get_body.len().to_string()),
+            "HEAD {path}"
+        );
+    }
+    let (status, _, _) = server.http("HEAD", "/js/nothing.js", None, None).await;
+    assert_eq!(status, 404);
+    server.stop().await;
+}
+
 #[test]
 fn every_embedded_file_has_a_content_type_and_matches_the_disk() {
     let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web");

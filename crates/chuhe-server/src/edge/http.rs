@@ -161,7 +161,10 @@ async fn not_found(
     uri: axum::http::Uri,
     headers: axum::http::HeaderMap,
 ) -> Response {
-    if method == axum::http::Method::GET && !uri.path().starts_with("/api/") {
+    // HEAD is answered as GET without the body (hyper drops it): monitors and `curl -I` ask
+    // `HEAD /`.
+    let readable = method == axum::http::Method::GET || method == axum::http::Method::HEAD;
+    if readable && !uri.path().starts_with("/api/") {
         if let Some(response) = crate::edge::web::serve(&uri, &headers) {
             return response;
         }
