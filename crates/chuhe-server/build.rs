@@ -1,4 +1,5 @@
-//! Embeds the web client: lists every file under `../../web` and writes
+//! Tells cargo to rebuild when `migrations/` changes (embedded by `sqlx::migrate!`), and
+//! embeds the web client: lists every file under `../../web` and writes
 //! `$OUT_DIR/web_files.rs`, one `(url path, include_bytes!(...))` pair per file, sorted by the
 //! URL path as a string: the order in which `web.rs` looks them up by binary search. (Sorting
 //! by file path differs: a folder `a/` sorts after a file `a.js` as a path, before it as a
@@ -25,6 +26,9 @@ fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     let web = manifest.join("../../web");
     println!("cargo:rerun-if-changed={}", web.display());
+    // `sqlx::migrate!` embeds `migrations/` at compile time; a new or changed migration must
+    // rebuild the crate (proc macros do not tell cargo what they read).
+    println!("cargo:rerun-if-changed=migrations");
     let mut files = Vec::new();
     walk(&web, &mut files);
     let mut entries: Vec<(String, PathBuf)> = files

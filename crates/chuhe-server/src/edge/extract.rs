@@ -24,16 +24,31 @@ use serde::de::DeserializeOwned;
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "chuhe_session";
 
-/// The session token in the request's cookies.
+/// The session token in the request's cookies (every `Cookie` header read by the `cookie`
+/// crate; a malformed pair is skipped).
 pub fn session_token(headers: &HeaderMap) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == SESSION_COOKIE)
-        .map(|(_, v)| v.to_owned())
+        .flat_map(cookie::Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == SESSION_COOKIE)
+        .map(|c| c.value().to_owned())
+}
+
+/// The `Set-Cookie` value of the session cookie: `token` (empty to clear it), for `max_age`
+/// (zero to clear it), `HttpOnly`, `SameSite=Lax`, `Path=/`, and `Secure` when `secure`.
+pub fn session_cookie(token: &str, max_age: std::time::Duration, secure: bool) -> String {
+    let seconds = i64::try_from(max_age.as_secs()).unwrap_or(i64::MAX);
+    cookie::Cookie::build((SESSION_COOKIE, token))
+        .path("/")
+        .http_only(true)
+        .same_site(cookie::SameSite::Lax)
+        .max_age(cookie::time::Duration::seconds(seconds))
+        .secure(secure)
+        .build()
+        .to_string()
 }
 
 /// What the database keeps of a session token: its SHA-256 in lowercase hex, so a copy of the
@@ -141,7 +156,7 @@ fn is_json(headers: &HeaderMap) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_json, session_token, token_digest};
+    use super::{is_json, session_cookie, session_token, token_digest};
     use axum::http::{header, HeaderMap, HeaderValue};
 
     #[test]
@@ -176,5 +191,24 @@ mod tests {
         );
         assert_eq!(session_token(&headers).as_deref(), Some("xyz"));
         assert_eq!(session_token(&HeaderMap::new()), None);
+        let mut quoted = HeaderMap::new();
+        quoted.append(
+            header::COOKIE,
+            HeaderValue::from_static("broken; chuhe_session=abc; other=1"),
+        );
+        assert_eq!(session_token(&quoted).as_deref(), Some("abc"));
+    }
+
+    #[test]
+    fn the_session_cookie_carries_its_attributes() {
+        let day = std::time::Duration::from_secs(86_400);
+        assert_eq!(
+            session_cookie("xyz", day, false),
+            "chuhe_session=xyz; HttpOnly; SameSite=Lax; Path=/; Max-Age=86400"
+        );
+        assert_eq!(
+            session_cookie("", std::time::Duration::ZERO, true),
+            "chuhe_session=; HttpOnly; SameSite=Lax; Secure; Path=/; Max-Age=0"
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! HTTP routes (see `docs/protocol.md`): health, sessions and accounts, tables.
 
-use crate::edge::extract::{session_token, token_digest, JsonBody, SESSION_COOKIE};
+use crate::edge::extract::{session_cookie, session_token, token_digest, JsonBody};
 use crate::error::ServerError;
 use crate::protocol::{
     AccountRequest, Event, FinishedPage, GuestRequest, Phase, PlayerInfo, Positions, TableOptions,
@@ -180,14 +180,10 @@ async fn session_response(state: &AppState, player: &PlayerRow) -> Result<Respon
         .create_session(&token_digest(&token), &player.id)
         .await?;
     let settings = state.settings_ref();
-    let cookie = format!(
-        "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{}",
-        settings.store.session_lifetime.as_secs(),
-        if settings.secure_cookies {
-            "; Secure"
-        } else {
-            ""
-        }
+    let cookie = session_cookie(
+        &token,
+        settings.store.session_lifetime,
+        settings.secure_cookies,
     );
     let info = PlayerInfo {
         id: player.id.clone(),
@@ -276,12 +272,11 @@ async fn logout(
     if let Some(token) = session_token(&headers) {
         state.store().delete_session(&token_digest(&token)).await?;
     }
-    let secure = if state.settings_ref().secure_cookies {
-        "; Secure"
-    } else {
-        ""
-    };
-    let cookie = format!("{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}");
+    let cookie = session_cookie(
+        "",
+        std::time::Duration::ZERO,
+        state.settings_ref().secure_cookies,
+    );
     let mut response = StatusCode::NO_CONTENT.into_response();
     response.headers_mut().insert(
         header::SET_COOKIE,

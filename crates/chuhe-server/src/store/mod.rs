@@ -104,11 +104,9 @@ pub use faults::Fault;
 #[cfg(not(feature = "fault-injection"))]
 pub(crate) use faults::Fault;
 use faults::{injected, Faults};
-use futures_util::future::BoxFuture;
 use sqlx::any::{AnyPoolOptions, AnyRow};
-use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
+use sqlx::migrate::Migrator;
 use sqlx::{AnyPool, Connection, Executor, Row};
-use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::{mpsc, oneshot};
@@ -149,44 +147,10 @@ impl Backend {
     }
 }
 
-/// The migrations, embedded in the binary, applied in order at start-up.
-const MIGRATIONS: &[(i64, &str, &str)] = &[
-    (
-        1,
-        "tables",
-        include_str!("../../migrations/0001_tables.sql"),
-    ),
-    (
-        2,
-        "ratings",
-        include_str!("../../migrations/0002_ratings.sql"),
-    ),
-    (
-        3,
-        "finished_games",
-        include_str!("../../migrations/0003_finished_games.sql"),
-    ),
-    (
-        4,
-        "sessions_and_names",
-        include_str!("../../migrations/0004_sessions_and_names.sql"),
-    ),
-    (
-        5,
-        "cluster",
-        include_str!("../../migrations/0005_cluster.sql"),
-    ),
-    (
-        6,
-        "game_players",
-        include_str!("../../migrations/0006_game_players.sql"),
-    ),
-    (
-        7,
-        "cluster_identity",
-        include_str!("../../migrations/0007_cluster_identity.sql"),
-    ),
-];
+/// The migrations of `migrations/`, embedded in the binary by sqlx and applied in order at
+/// start-up (each once: sqlx keeps the applied versions and their checksums in
+/// `_sqlx_migrations`, and refuses a database whose applied migration was since changed).
+static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
 
 /// How often the running server records that it is alive (`server_state.alive_ms`): after a
 /// kill -9, the thinking time from a table's last write to at most this long before the crash
@@ -203,29 +167,6 @@ const IDLE_PING_AFTER: Duration = Duration::from_secs(1);
 
 /// How often expired sessions and unused guests are removed (and once at start-up).
 pub const CLEANUP_EVERY: Duration = Duration::from_secs(3600);
-
-/// The embedded migrations as a sqlx migration source.
-#[derive(Debug, Clone, Copy)]
-struct Embedded;
-
-impl MigrationSource<'static> for Embedded {
-    fn resolve(self) -> BoxFuture<'static, Result<Vec<Migration>, sqlx::error::BoxDynError>> {
-        Box::pin(async {
-            Ok(MIGRATIONS
-                .iter()
-                .map(|&(version, name, sql)| {
-                    Migration::new(
-                        version,
-                        Cow::Borrowed(name),
-                        MigrationType::Simple,
-                        Cow::Borrowed(sql),
-                        false,
-                    )
-                })
-                .collect())
-        })
-    }
-}
 
 /// Milliseconds since the Unix epoch, now.
 pub fn now_ms() -> i64 {
@@ -438,7 +379,7 @@ impl Store {
             .map_err(open_error)
         })
         .await?;
-        let migrator = Migrator::new(Embedded).await?;
+        let migrator = &MIGRATOR;
         let conn = writer.conn().await.map_err(open_error)?;
         if !is_sqlite {
             // Cluster nodes may start together: one at a time migrates and builds the index
