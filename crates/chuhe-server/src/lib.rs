@@ -10,15 +10,18 @@
 //! - [`site`]: the middle. [`AppState`] owns the store, the table actors in memory and this
 //!   node's part of a cluster; it finds where a table is served, creates tables and rematches.
 //!   Its [`Settings`] are what `chuhe serve`'s flags set.
+//! - [`cluster`]: several nodes as one site: leases, takeover, forwarding over NATS, the lobby
+//!   (it asks the site only through its `Host` trait, which the site implements).
 //! - [`table`]: one actor per table around a pure core (the rules of a table: seats, clocks,
 //!   offers, results), its clocks and its PGN.
 //! - [`computer`]: the computer players at the tables, on their own threads.
-//! - [`cluster`]: several nodes as one site: leases, takeover, forwarding over NATS, the lobby.
+//! - [`error`]: [`error::ServerError`], the server's one error enum (status and wire code).
 //! - [`store`]: SQL for SQLite and PostgreSQL behind one typed interface, and its writer.
 //! - [`accounts`]: names, password hashing, ratings.
 //! - At the bottom: the wire types ([`protocol`], documented in `docs/protocol.md`), what the
-//!   server knows of a game, one arm per variant ([`variant::AnyGame`]), the one error enum of
-//!   the edge ([`error::ServerError`]) and the metrics' names ([`telemetry`]).
+//!   server knows of a game, one arm per variant ([`variant::AnyGame`]), and the metrics' names
+//!   ([`telemetry`]).
+
 #![deny(missing_docs)]
 
 pub mod accounts;

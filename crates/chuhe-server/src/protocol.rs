@@ -332,7 +332,7 @@ pub const MAX_CHAT_CHARS: usize = 140;
 
 /// The strongest computer level a `sit_computer` may ask for (levels run from 1): the
 /// engine's level table ([`chuhe_engine::levels::MAX_LEVEL`], checked where the computer plays,
-/// `computer.rs`).
+/// `computer/mod.rs`).
 pub const MAX_COMPUTER_LEVEL: u8 = 8;
 
 /// Which chat of a table a line belongs to.

@@ -425,9 +425,6 @@ pub fn serve(
         ));
     }
     init_logs(ops.log_format);
-    // One server per SQLite file (PostgreSQL's guard is the store's advisory lock).
-    let _lock =
-        chuhe_server::store::lock_sqlite(database).map_err(|e| CliError::input(e.to_string()))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

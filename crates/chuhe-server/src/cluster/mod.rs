@@ -237,6 +237,11 @@ impl Cluster {
         })
     }
 
+    /// The lease of the cluster's nodes ([`ClusterSettings::lease`]).
+    pub(crate) fn lease(&self) -> Duration {
+        self.settings.lease
+    }
+
     /// This node's key (its name and a random suffix).
     pub(crate) fn key(&self) -> &str {
         &self.key

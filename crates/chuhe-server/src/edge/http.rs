@@ -1,4 +1,7 @@
-//! HTTP routes (see `docs/protocol.md`): health, sessions and accounts, tables.
+//! HTTP routes (see `docs/protocol.md`): the router ([`app`]) and its middleware (request ids,
+//! the body read within the time limit, Origin, rate limits); health, sessions and accounts,
+//! players' ratings, tables (list, create, summary, events, PGN, positions), finished games
+//! (`GET /api/games`); other GETs fall back to the web files.
 
 use crate::edge::extract::{session_cookie, session_token, token_digest, JsonBody};
 use crate::error::ServerError;

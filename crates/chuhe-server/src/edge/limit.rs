@@ -4,6 +4,10 @@
 //! their own, smaller buckets. Over a limit the answer is 429 `rate_limited` with
 //! `Retry-After`. The WebSocket's messages have their own limit per connection (`ws.rs`), and
 //! chat lines one per person over all of their connections ([`crate::Settings::chat_lines`]).
+//!
+//! It also keeps the chat budget per person (`ChatLimiter`), the open connections per
+//! address (`ConnectionCounter`) and the client's address behind a trusted proxy
+//! ([`client_ip`]).
 
 use crate::error::ServerError;
 use axum::extract::{ConnectInfo, Request, State};

@@ -187,7 +187,9 @@ pub async fn shutdown_signal() {
 }
 
 /// What `chuhe serve` runs: takes the address `bind` (a bad or taken one fails before the
-/// database is touched), connects the database (creating a SQLite file when missing), brings
+/// database is touched), takes the single-server lock of an SQLite database
+/// ([`crate::store::lock_sqlite`]: [`ServerError::Config`] when another server holds it),
+/// connects the database (creating a SQLite file when missing), brings
 /// back the stored tables and serves with `settings` until SIGINT or SIGTERM.
 ///
 /// # Errors
@@ -197,6 +199,10 @@ pub async fn run(bind: &str, database: &str, settings: Settings) -> Result<(), S
     let listener = TcpListener::bind(bind)
         .await
         .map_err(|e| ServerError::Config(format!("cannot listen on {bind}: {e}")))?;
+    // One server per database: on SQLite the file lock beside it, held until `run` returns (on
+    // PostgreSQL the store takes its advisory lock when it connects).
+    let _sqlite_lock =
+        crate::store::lock_sqlite(database).map_err(|e| ServerError::Config(e.to_string()))?;
     let store = Store::connect_with(database, settings.store).await?;
     // After the settings were found good: a bad one is told in one line, nothing else.
     raise_open_file_limit();

@@ -165,9 +165,15 @@ impl Link {
     }
 }
 
-/// How long a connection keeps asking for a table whose owner node does not answer (it died:
-/// its lease lapses, and the table is taken over, within the lease and a second).
+/// How long a connection keeps asking for a table whose owner node does not answer, at least
+/// (it died: its lease lapses, and the table is taken over, within the lease and a second).
+/// With a lease longer than this, the wait is the lease and [`OWNER_WAIT_MARGIN`]
+/// (`--lease-ms`).
 const OWNER_WAIT: Duration = Duration::from_secs(15);
+
+/// What a connection waits for a dead owner's table beyond the lease: the takeover scan runs
+/// every fifth of the lease, then the table loads.
+const OWNER_WAIT_MARGIN: Duration = Duration::from_secs(10);
 
 /// Registers a connection with the table where it is served: an ended table retired since it
 /// was routed is loaded again; in a cluster, a table whose owner stopped answering is asked
@@ -181,7 +187,10 @@ async fn connect(
     out: &mpsc::UnboundedSender<ServerMessage>,
 ) -> Result<Link, ServerError> {
     let mut tries = 0;
-    let until = Instant::now() + OWNER_WAIT;
+    let wait = state.cluster().map_or(OWNER_WAIT, |c| {
+        OWNER_WAIT.max(c.lease() + OWNER_WAIT_MARGIN)
+    });
+    let until = Instant::now() + wait;
     loop {
         let result = match &route {
             Route::Local(table) => {

@@ -3,7 +3,8 @@
 //! - Each node process has a row in `cluster_nodes` under its *node key* (its name and a random
 //!   suffix, new at every start). Its lease runs until `lease_until_ms` by the **database's
 //!   clock** (`clock_timestamp()`), so the nodes' own clocks never decide who is alive. A node
-//!   renews it every second; a renewal succeeds only while the lease still runs: a node that
+//!   renews it every fifth of its lease (`ClusterSettings::lease`: every second by default); a
+//!   renewal succeeds only while the lease still runs: a node that
 //!   was paused or cut off past its lease finds it lapsed, drops every table it held without
 //!   writing, and joins again under a new key.
 //! - A table row names its owner (`owner_node`) and a fencing number (`owner_epoch`) that grows
@@ -11,7 +12,7 @@
 //!   owner's lease has lapsed with a compare-and-set on the owner and epoch it read (two nodes
 //!   racing for a table: one wins). Every table write of a node is checked against the owner,
 //!   the epoch and the node's lease in the write's own transaction
-//!   (`store/writer.rs`): a node that lost a table can never write it again.
+//!   (`store/writer/sql.rs`, `write_tables`): a node that lost a table can never write it again.
 //! - A node that stops cleanly saves its tables' clocks and releases them (owner unset): the
 //!   next owner charges nothing. After a crash the next owner charges the thinking time from
 //!   the table's last write to the dead node's last renewal, as a single server does after a
@@ -67,7 +68,7 @@ impl Store {
 
     /// Registers the node process `node` (display name `name`) with a lease of `lease` from
     /// now. In the same transaction it raises the single server's writer epoch
-    /// (`server_state.writer_epoch`, see "One writer per database" in `store.rs`): a single
+    /// (`server_state.writer_epoch`, see "One writer per database" in `store/mod.rs`): a single
     /// `chuhe serve` whose lock ended unnoticed can write nothing once a node has joined.
     ///
     /// # Errors

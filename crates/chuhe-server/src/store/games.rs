@@ -1,5 +1,6 @@
-//! Finished games: the list of them (all, by player, by variant), and the indexes that older
-//! databases lack, filled at start.
+//! Finished games: the list of them (all, by player, by variant), and the rows older databases
+//! lack (the finished games of tables that ended before migration 3, their `game_players`
+//! rows), filled at start.
 
 use super::rows::finished_row;
 use super::writer::Single;
@@ -121,9 +122,10 @@ impl Store {
 
     /// Like [`Store::finished_games`], only the games that `player` (a player id) sat in and
     /// that were played in `variant` (its protocol word, `xiangqi`, `sanguo` or `banqi`), each
-    /// filter when given. The filters match the stored summary's JSON text (`"kind":"person",
-    /// "id":"…"` and `"options":{"variant":"…"`), so a filtered page reads the rows newest first
-    /// until it has `limit` of them.
+    /// filter when given. A player's games are read through the `game_players` index; without a
+    /// player, the variant filter matches the stored summary's JSON text
+    /// (`"options":{"variant":"…"`), so a filtered page reads the rows newest first until it has
+    /// `limit` of them.
     ///
     /// # Errors
     /// [`StoreError::NoFinishedGame`] when `before` names no listed finished game; a database
@@ -155,11 +157,6 @@ impl Store {
             binds.push(id.to_owned());
         }
         let mut n = if cursor_ms.is_some() { 3 } else { 1 };
-        if let Some(p) = player {
-            sql.push_str(&format!(" AND summary LIKE ${n}"));
-            binds.push(format!("%\"kind\":\"person\",\"id\":\"{p}\"%"));
-            n += 1;
-        }
         if let Some(v) = variant {
             sql.push_str(&format!(" AND summary LIKE ${n}"));
             binds.push(format!("%\"options\":{{\"variant\":\"{v}\"%"));

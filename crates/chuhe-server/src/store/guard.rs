@@ -1,5 +1,6 @@
-//! One writer per database: the PostgreSQL advisory lock and its watcher, the writer epoch, and
-//! what a superseded server is told (see "One writer per database" in the module above).
+//! One server per database: the SQLite file lock beside the database ([`lock_sqlite`], taken by
+//! [`crate::run`]), the PostgreSQL advisory lock and its watcher, the writer epoch, and what a
+//! superseded server is told (see "One writer per database" in [`super`]).
 
 use super::{wall_timers, within, Store, StoreError, StoreOptions, LOCK_CHECK_EVERY};
 use sqlx::{AnyConnection, ConnectOptions, Connection, Row};

@@ -146,7 +146,7 @@ pub(super) struct Writer {
     /// does not answer, instead of failing the write.
     last_used: std::time::Instant,
     /// A single server's writer epoch on PostgreSQL, checked in every transaction (see "One
-    /// writer per database" in `store.rs`).
+    /// writer per database" in `store/mod.rs`).
     epoch: Option<i64>,
     /// Where the writer reports that the database was taken over (shared with the store).
     lost: Option<Arc<tokio::sync::watch::Sender<Option<String>>>>,

@@ -1,12 +1,14 @@
 //! One actor task per table: it owns the game, the seats and the clocks, and is reached through
 //! a cloneable [`TableHandle`].
 //!
-//! Three parts:
+//! Five parts:
 //! - this module: the handle, the table options, and creating or loading a table;
 //! - `core`: the table rules without I/O: the state that events change, and the decisions that
 //!   turn a message or a due timer into events (unit-tested without sockets or SQL);
 //! - `actor`: the shell around the core: the run loop and its timers, connections and presence,
-//!   the store write and the fan-out to the connections.
+//!   the store write and the fan-out to the connections;
+//! - [`clock`]: the clocks and the lag allowance;
+//! - [`pgn`]: a table's PGN export.
 //!
 //! Every change is an [`Event`]. An action is checked against the state, turned into events and
 //! applied to the live state in place; the events are then written to the database (events and
