@@ -365,9 +365,23 @@ async fn logout_ends_the_session() {
         .http("POST", "/api/logout", Some(&cookie), None)
         .await;
     assert_eq!((status, body.as_str()), (204, ""));
-    assert!(
-        head.to_ascii_lowercase()
-            .contains("set-cookie: chuhe_session=; path=/; httponly; samesite=lax; max-age=0"),
+    // The cookie is cleared: empty, expired now, with the session cookie's attributes (in any
+    // order).
+    let cleared = head
+        .lines()
+        .find_map(|l| l.strip_prefix("set-cookie: "))
+        .unwrap_or_else(|| panic!("no set-cookie: {head}"));
+    let mut attributes: Vec<&str> = cleared.split("; ").collect();
+    attributes.sort_unstable();
+    assert_eq!(
+        attributes,
+        [
+            "HttpOnly",
+            "Max-Age=0",
+            "Path=/",
+            "SameSite=Lax",
+            "chuhe_session="
+        ],
         "{head}"
     );
     let (status, _, body) = server.http("GET", "/api/me", Some(&cookie), None).await;
