@@ -26,6 +26,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 mod common;
 
+use common::play::create_table;
 use common::{free_port, wait_healthy, PgDatabase, TempDir, CHUHE};
 
 const LEASE_MS: u64 = 2000;
@@ -157,19 +158,6 @@ async fn guest(url: &str, name: &str) -> String {
         .find(|pair| pair.starts_with("chuhe_session="))
         .unwrap()
         .to_owned()
-}
-
-async fn create_table(url: &str, cookie: &str, options: Value) -> String {
-    let response = reqwest::Client::new()
-        .post(format!("{url}/api/tables"))
-        .header(reqwest::header::COOKIE, cookie)
-        .json(&options)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status().as_u16(), 201, "create table");
-    let summary: Value = response.json().await.unwrap();
-    summary["id"].as_str().unwrap().to_owned()
 }
 
 async fn get_json(url: &str) -> Value {
