@@ -759,7 +759,7 @@ mod tests {
     use chuhe_rules::xiangqi::Color;
     use proptest::prelude::*;
     use rand::rngs::StdRng;
-    use rand::{Rng as _, SeedableRng};
+    use rand::SeedableRng;
 
     /// What the player may do from `view`, sorted like the rules' list: the steps and captures of
     /// its search board and its flips (`Search::root`, `greedy`).
@@ -845,12 +845,12 @@ mod tests {
                     .copied()
                     .filter(|a| !matches!(a, Action::Flip(_)))
                     .collect();
-                let from = if non_flips.is_empty() || rng.gen_bool(0.3) {
+                let from = if non_flips.is_empty() || rng.random_bool(0.3) {
                     &actions
                 } else {
                     &non_flips
                 };
-                let action = from[rng.gen_range(0..from.len())];
+                let action = from[rng.random_range(0..from.len())];
                 game.play(action).expect("a listed action is legal");
             }
         }

@@ -2,7 +2,7 @@
 
 use crate::settings::LoadSettings;
 use rand::rngs::StdRng;
-use rand::Rng;
+use rand::RngExt;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -25,9 +25,9 @@ pub(crate) fn next_move(
     let think = if settings.think_ms.1 == 0 {
         0
     } else {
-        rng.gen_range(settings.think_ms.0..=settings.think_ms.1)
+        rng.random_range(settings.think_ms.0..=settings.think_ms.1)
     };
-    let mv = legal_moves[rng.gen_range(0..legal_moves.len())].clone();
+    let mv = legal_moves[rng.random_range(0..legal_moves.len())].clone();
     let due = (at + Duration::from_millis(think)).max(last_sent.map_or(at, |t| t + MIN_GAP));
     (due, mv)
 }

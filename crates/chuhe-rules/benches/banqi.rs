@@ -11,7 +11,7 @@
 use chuhe_rules::banqi::{Action, Game, Square, Status, View};
 use criterion::{criterion_group, criterion_main, Criterion};
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 
 /// Total plies of `games` seeded random games.
 fn playouts(games: u64) -> usize {
@@ -21,7 +21,7 @@ fn playouts(games: u64) -> usize {
         let mut game = Game::with_rng(View::start().into(), StdRng::seed_from_u64(!seed));
         while *game.status() == Status::Ongoing {
             let actions = game.legal_moves();
-            let a = actions[pick.gen_range(0..actions.len())];
+            let a = actions[pick.random_range(0..actions.len())];
             game.play(a).expect("legal");
         }
         plies += game.ply();

@@ -12,6 +12,7 @@ use std::str::FromStr;
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Side {
     /// Red (xiangqi, banqi): moves first in xiangqi.
@@ -47,6 +48,7 @@ impl fmt::Display for Side {
 
 /// Why a game ended: one word of the vocabulary of `spec/cli.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum EndReason {
     /// The side to move is in check and has no legal move; it loses.
@@ -205,6 +207,7 @@ impl Quit {
 
 /// How a finished game ended: who won (none for a draw, two for a shared sanguo victory) and why.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Outcome {
     /// The winning sides or kingdoms; empty for a draw or an aborted game.
     pub winners: Vec<Side>,

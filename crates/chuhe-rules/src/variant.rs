@@ -10,6 +10,7 @@ use std::str::FromStr;
 /// A game of the family, named by its lower-case word (`"xiangqi"`, `"sanguo"`, `"banqi"`) on
 /// the command line and on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Variant {
     /// Standard xiangqi (`spec/xiangqi.md`): two seats, Red and Black.

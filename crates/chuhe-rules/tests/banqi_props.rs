@@ -6,7 +6,7 @@ use chuhe_rules::banqi::{Action, Cell, Game, Piece, Pool, Record, Square, Status
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 
 /// A uniformly shuffled deal as a truth text: every square pinned, no colours yet.
 fn dealt_truth(rng: &mut StdRng) -> Truth {
@@ -156,8 +156,8 @@ fn random_game(seed: u64, deal: bool, paths: bool) {
         let actions = game.legal_moves();
         assert!(!actions.is_empty(), "an ongoing game has a legal turn");
         // Prefer moves and captures once a few pieces are up, so games reach their ends.
-        let action = if rng.gen_bool(0.3) {
-            actions[rng.gen_range(0..actions.len())]
+        let action = if rng.random_bool(0.3) {
+            actions[rng.random_range(0..actions.len())]
         } else {
             let non_flips: Vec<Action> = actions
                 .iter()
@@ -169,7 +169,7 @@ fn random_game(seed: u64, deal: bool, paths: bool) {
             } else {
                 &non_flips
             };
-            pool[rng.gen_range(0..pool.len())]
+            pool[rng.random_range(0..pool.len())]
         };
         let before = game.view().clone();
         let record = game.play(action).expect("a listed action is legal").record;

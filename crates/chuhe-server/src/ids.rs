@@ -1,20 +1,20 @@
 //! Random identifiers: table, player and node ids, and session tokens.
 
-use rand::Rng;
+use rand::RngExt;
 
 /// A random id of `len` characters from an alphabet without look-alikes (no `l`, `o`, `0`,
 /// `1`): about 5 bits each.
 pub(crate) fn random_id(len: usize) -> String {
     const ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     (0..len)
-        .map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char)
+        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
         .collect()
 }
 
 /// A session token: 32 random bytes as 64 lower-case hexadecimal digits.
 pub(crate) fn random_token() -> String {
-    let bytes: [u8; 32] = rand::thread_rng().gen();
+    let bytes: [u8; 32] = rand::rng().random();
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -18,7 +18,7 @@ use std::sync::Arc;
 pub const MAX_MESSAGE_BYTES: usize = 4096;
 
 /// A time control: initial time and increment per move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TimeControl {
     /// Each seat's starting time, milliseconds (1 000 … 10 800 000).
@@ -28,7 +28,7 @@ pub struct TimeControl {
 }
 
 /// What a table is created with (`POST /api/tables`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TableOptions {
     /// The game.
@@ -48,7 +48,7 @@ pub struct TableOptions {
 }
 
 /// The phase of a table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Phase {
     /// Waiting for players; seats can be taken and left.
@@ -71,7 +71,7 @@ impl Phase {
 }
 
 /// Who sits in a seat, as everyone may see it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum SeatPlayer {
     /// A person (guest or account holder).
@@ -91,7 +91,7 @@ pub enum SeatPlayer {
 }
 
 /// A table as listed and as sent in every state.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct TableSummary {
     /// The table's id.
     pub id: String,
@@ -106,7 +106,7 @@ pub struct TableSummary {
 }
 
 /// One seat's clock at the moment a message is sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ClockView {
     /// Time left, milliseconds.
     pub remaining_ms: u64,
@@ -115,7 +115,7 @@ pub struct ClockView {
 }
 
 /// Something that happened at a table; numbered by the table's version.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Event {
     /// The table was created (always version 1).
@@ -230,7 +230,7 @@ pub enum Event {
 
 /// A defeated sanguo kingdom (`spec/sanguo.md` §6.1), as [`State::defeats`] lists it: the
 /// fields of its `defeated` event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Defeat {
     /// The defeated kingdom's seat.
     pub seat: Seat,
@@ -244,7 +244,7 @@ pub struct Defeat {
 
 /// An event with the version it made (`GET /api/tables/{id}/events`, and the events of an
 /// [`Update`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct VersionedEvent {
     /// The table version this event created.
     pub version: u64,
@@ -255,7 +255,7 @@ pub struct VersionedEvent {
 /// A message from the client over the table's WebSocket. Every variant is a struct (the ones
 /// without fields too: `Stand {}`), so that `deny_unknown_fields` refuses an unknown field on
 /// any message (`{"type":"start","x":1}` is a `bad_message`, never a start).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClientMessage {
     /// Asks for the events after version `since` (replayed in order), then a state.
@@ -336,7 +336,7 @@ pub const MAX_CHAT_CHARS: usize = 140;
 pub const MAX_COMPUTER_LEVEL: u8 = 8;
 
 /// Which chat of a table a line belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ChatRoom {
     /// The seated persons' chat.
@@ -346,7 +346,7 @@ pub enum ChatRoom {
 }
 
 /// Why a request or a message was refused: a stable machine code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// The message or body could not be read.
@@ -391,7 +391,7 @@ pub enum ErrorCode {
 }
 
 /// A message from the server over the table's WebSocket.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMessage {
     /// An event with its version (live, or replayed after `sync`).
@@ -452,7 +452,7 @@ pub enum ServerMessage {
 }
 
 /// `POST /api/session` (guest) body.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GuestRequest {
     /// The display name, 1 … 24 characters, no control characters.
@@ -460,7 +460,7 @@ pub struct GuestRequest {
 }
 
 /// `POST /api/accounts` and `POST /api/login` body.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AccountRequest {
     /// The account name, 1 … 24 characters, no control characters.
@@ -470,7 +470,7 @@ pub struct AccountRequest {
 }
 
 /// The player behind a session (`GET /api/me` and the session routes).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct PlayerInfo {
     /// The player's id.
     pub id: String,
@@ -481,7 +481,7 @@ pub struct PlayerInfo {
 }
 
 /// The body of every HTTP error.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ErrorBody {
     /// The machine code.
     pub error: ErrorCode,
@@ -490,7 +490,7 @@ pub struct ErrorBody {
 }
 
 /// A finished game as the lobby lists it (`GET /api/games`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct FinishedGame {
     /// The table's id (`GET /api/tables/{id}/...` has the rest).
     pub id: String,
@@ -575,7 +575,7 @@ impl FinishedGame {
 }
 
 /// One page of finished games, newest first (`GET /api/games`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct FinishedPage {
     /// The games, the most recently ended first.
     pub games: Vec<FinishedGame>,
@@ -586,7 +586,7 @@ pub struct FinishedPage {
 
 /// Every position of a table's game (`GET /api/tables/{id}/positions`), for stepping through
 /// its moves.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Positions {
     /// The game.
     pub variant: Variant,

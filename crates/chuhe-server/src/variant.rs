@@ -45,7 +45,26 @@ pub use view::{BoardPosition, BoardView, Snapshot};
 /// assert_eq!(sit, ClientMessage::Sit { seat: black });
 /// assert_eq!(serde_json::to_string(&sit).unwrap(), r#"{"type":"sit","seat":1}"#);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+)]
+// The OpenAPI description takes the first paragraph only (the rest is for Rust readers).
+#[schema(
+    description = "A seat at a table: its index from 0 in the variant's move order. \
+    Xiangqi: 0 = Red, 1 = Black. Banqi: 0 = the seat that flips first (its colour is the colour \
+    of the piece it reveals), 1 = the other. Sanguo: 0 = Shu, 1 = Wu, 2 = Wei. A plain number on \
+    the wire; the table refuses a seat it does not have."
+)]
 #[serde(transparent)]
 pub struct Seat(usize);
 

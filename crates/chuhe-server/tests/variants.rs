@@ -10,7 +10,7 @@ use chuhe_server::protocol::{ClientMessage, Phase, Seat, ServerMessage, State};
 use chuhe_server::variant::BoardView;
 use common::*;
 use rand::rngs::StdRng;
-use rand::seq::SliceRandom;
+use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 
 /// A capture when there is one (move texts with `x`), else a random legal move.

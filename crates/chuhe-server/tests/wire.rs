@@ -7,7 +7,7 @@ mod common;
 use chuhe_server::protocol::{ClientMessage, Phase, ServerMessage};
 use common::*;
 use rand::rngs::StdRng;
-use rand::seq::SliceRandom;
+use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 
 /// Plies of the long game.

@@ -6,7 +6,6 @@ use super::position::{PublicKey, Truth, View};
 use crate::outcome::{EndReason, Outcome, Quit};
 use crate::xiangqi::Color;
 use rand::rngs::StdRng;
-use rand::SeedableRng;
 use std::fmt;
 
 /// A seat at the table. Seat 1 ([`Seat::First`]) plays the first turn; its colour is the colour of
@@ -163,7 +162,7 @@ impl Game {
     /// generator) seeded from the operating system's random source. The status is evaluated at
     /// once (a loaded position can already be over).
     pub fn new(start: Truth) -> Game {
-        Game::with_rng(start, StdRng::from_entropy())
+        Game::with_rng(start, rand::make_rng())
     }
 
     /// A game from `start` revealing flips with the given generator. Tests seed it to make reveals

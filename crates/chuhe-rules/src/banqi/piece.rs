@@ -1,7 +1,7 @@
 //! Squares, pieces, the capture matrix and the pool of unrevealed pieces (`spec/banqi.md` §1, §2.2).
 
 use crate::xiangqi::{Color, Kind};
-use rand::{CryptoRng, Rng};
+use rand::{CryptoRng, Rng, RngExt};
 use std::fmt;
 use std::str::FromStr;
 
@@ -421,7 +421,7 @@ impl Pool {
         if n == 0 {
             return None;
         }
-        let piece = self.nth(rng.gen_range(0..n))?;
+        let piece = self.nth(rng.random_range(0..n))?;
         self.remove(piece);
         Some(piece)
     }

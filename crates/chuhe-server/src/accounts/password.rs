@@ -14,8 +14,7 @@
 //! password against a hash made at start-up from a random password, so it costs the same time
 //! as a wrong password and does not tell which names hold accounts.
 
-use argon2::password_hash::rand_core::{OsRng, RngCore};
-use argon2::password_hash::{Output, ParamsString, PasswordHash, SaltString};
+use argon2::password_hash::phc::{Output, ParamsString, PasswordHash, Salt};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
 use std::sync::{mpsc, Arc, Mutex};
 use tokio::sync::oneshot;
@@ -80,8 +79,7 @@ impl Passwords {
     /// # Errors
     /// The decoy hash could not be made (argon2 failed), or a thread could not start.
     pub fn new(at_once: usize) -> Result<Passwords, PasswordError> {
-        let mut secret = [0u8; 32];
-        OsRng.fill_bytes(&mut secret);
+        let secret: [u8; 32] = rand::random();
         let decoy = hash_now(&secret, &mut Memory::new())?;
         let threads = at_once.max(1);
         let (jobs, queue) = mpsc::channel::<Job>();
@@ -170,15 +168,13 @@ impl Passwords {
 fn hash_now(password: &[u8], memory: &mut Memory) -> Result<String, PasswordError> {
     let failed = |e: &dyn std::fmt::Display| PasswordError(format!("password hashing: {e}"));
     let params = Params::default();
-    let salt = SaltString::generate(&mut OsRng);
-    let mut salt_bytes = [0u8; 64];
-    let salt_bytes = salt.decode_b64(&mut salt_bytes).map_err(|e| failed(&e))?;
+    let salt = Salt::generate();
     let mut out = [0u8; Params::DEFAULT_OUTPUT_LEN];
     let argon2 = Argon2::new(Algorithm::Argon2id, Version::V0x13, params.clone());
     argon2
         .hash_password_into_with_memory(
             password,
-            salt_bytes,
+            &salt,
             &mut out,
             memory.blocks(params.block_count()),
         )
@@ -187,7 +183,7 @@ fn hash_now(password: &[u8], memory: &mut Memory) -> Result<String, PasswordErro
         algorithm: Algorithm::Argon2id.ident(),
         version: Some(Version::V0x13.into()),
         params: ParamsString::try_from(&params).map_err(|e| failed(&e))?,
-        salt: Some(salt.as_salt()),
+        salt: Some(salt),
         hash: Some(Output::new(&out).map_err(|e| failed(&e))?),
     };
     Ok(phc.to_string())
@@ -201,7 +197,7 @@ fn verify_now(password: &[u8], phc: &str, memory: &mut Memory) -> bool {
         return false;
     };
     let (Ok(algorithm), Ok(params), Some(expected), Some(salt)) = (
-        Algorithm::try_from(hash.algorithm),
+        Algorithm::try_from(hash.algorithm.as_str()),
         Params::try_from(&hash),
         hash.hash,
         hash.salt,
@@ -213,15 +209,11 @@ fn verify_now(password: &[u8], phc: &str, memory: &mut Memory) -> bool {
         Some(Ok(v)) => v,
         Some(Err(_)) => return false,
     };
-    let mut salt_bytes = [0u8; 64];
-    let Ok(salt_bytes) = salt.decode_b64(&mut salt_bytes) else {
-        return false;
-    };
     let mut out = vec![0u8; expected.len()];
     let blocks = params.block_count();
     let argon2 = Argon2::new(algorithm, version, params);
     if argon2
-        .hash_password_into_with_memory(password, salt_bytes, &mut out, memory.blocks(blocks))
+        .hash_password_into_with_memory(password, &salt, &mut out, memory.blocks(blocks))
         .is_err()
     {
         return false;
@@ -250,9 +242,8 @@ mod tests {
         // And hashes made by the crate's own hasher (what older accounts hold) verify here.
         let older = {
             use argon2::password_hash::PasswordHasher;
-            let salt = SaltString::generate(&mut OsRng);
             Argon2::default()
-                .hash_password(b"older account", &salt)
+                .hash_password(b"older account")
                 .unwrap()
                 .to_string()
         };

@@ -7,6 +7,7 @@
 
 use crate::edge::extract::JsonBody;
 use crate::error::ServerError;
+use crate::protocol::ErrorBody;
 use crate::protocol::Seat;
 use crate::variant::{AnyGame, BoardView, Illegal, MoveError, RuleOptions, Variant};
 use axum::Json;
@@ -19,7 +20,7 @@ pub const MAX_MOVES: usize = 200;
 pub const MAX_POSITION_BYTES: usize = 512;
 
 /// The body of `POST /api/analysis`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AnalysisRequest {
     /// The game.
@@ -36,7 +37,7 @@ pub struct AnalysisRequest {
 }
 
 /// The answer of `POST /api/analysis`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Analysis {
     /// The board after the moves, as a table's `state` sends it (its `moves` are the records of
     /// the moves played).
@@ -69,6 +70,23 @@ pub struct Analysis {
 /// `bad_message` for an unreadable body, a bad position text or too many moves; `illegal_move`
 /// for a move that does not read or is not legal (`illegal move: e9e7 at ply 2 (general moves
 /// one point orthogonally)`).
+#[utoipa::path(
+    post,
+    path = "/api/analysis",
+    tag = "analysis",
+    operation_id = "analysis",
+    request_body = AnalysisRequest,
+    responses(
+        (status = 200, description = "What the rules say about the position after the moves", body = Analysis),
+        (status = 400, description = "`bad_message`: an unreadable body, a bad position text or more than 200 moves", body = ErrorBody),
+        (status = 400, description = "`illegal_move`: a move that does not read or is not legal", body = ErrorBody),
+        (status = 403, description = "`forbidden`: a request from a page of another site (`Origin`)", body = ErrorBody),
+        (status = 408, description = "`request_timeout`: the body did not arrive within the time limit", body = ErrorBody),
+        (status = 413, description = "`too_large`: a body over 16 KiB", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: too many requests from this address (with `Retry-After`)", body = ErrorBody),
+        (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
+    )
+)]
 pub async fn route(
     JsonBody(request): JsonBody<AnalysisRequest>,
 ) -> Result<Json<Analysis>, ServerError> {

@@ -17,6 +17,7 @@
 use crate::edge::extract::JsonBody;
 use crate::edge::limit::ClientAddress;
 use crate::error::ServerError;
+use crate::protocol::ErrorBody;
 use axum::extract::State;
 use axum::Extension;
 use axum::Json;
@@ -157,7 +158,7 @@ impl EvalSlots {
 }
 
 /// The body of `POST /api/analysis/eval`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EvalRequest {
     /// The start position as a xiangqi FEN; `null` or absent: the usual start.
@@ -175,7 +176,7 @@ pub struct EvalRequest {
 }
 
 /// An evaluation from Red's point of view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Eval {
     /// Centipawns: positive when Red is better (a Soldier over the river is worth about 100).
@@ -185,7 +186,7 @@ pub enum Eval {
 }
 
 /// One analysed position.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct PositionEval {
     /// The moves played to reach it (0: the start position).
     pub ply: usize,
@@ -208,7 +209,7 @@ pub struct PositionEval {
 }
 
 /// The answer of `POST /api/analysis/eval`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct EvalAnswer {
     /// The positions from `from`, in order, at most [`POSITIONS_PER_REQUEST`].
     pub positions: Vec<PositionEval>,
@@ -226,6 +227,24 @@ pub struct EvalAnswer {
 /// that does not read or is not legal; `rate_limited` with `Retry-After`: 429 when the client's
 /// address has an analysis running or waiting already, 503 when the engine stays busy
 /// ([`EvalSlots`]).
+#[utoipa::path(
+    post,
+    path = "/api/analysis/eval",
+    tag = "analysis",
+    operation_id = "evaluation",
+    request_body = EvalRequest,
+    responses(
+        (status = 200, description = "The engine's evaluation of up to 20 positions of the game", body = EvalAnswer),
+        (status = 400, description = "`bad_message`: more than 300 moves, a bad `from`, notation or FEN", body = ErrorBody),
+        (status = 400, description = "`illegal_move`: a move that does not read or is not legal", body = ErrorBody),
+        (status = 403, description = "`forbidden`: a request from a page of another site (`Origin`)", body = ErrorBody),
+        (status = 408, description = "`request_timeout`: the body did not arrive within the time limit", body = ErrorBody),
+        (status = 413, description = "`too_large`: a body over 16 KiB", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: this address has an analysis running or waiting, or too many requests (with `Retry-After`)", body = ErrorBody),
+        (status = 503, description = "`rate_limited`: the engine stays busy (with `Retry-After`)", body = ErrorBody),
+        (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
+    )
+)]
 pub async fn route(
     State(edge): State<super::Edge>,
     Extension(ClientAddress(client)): Extension<ClientAddress>,

@@ -6,13 +6,13 @@
 use crate::edge::extract::{session_cookie, session_token, token_digest, JsonBody};
 use crate::error::ServerError;
 use crate::protocol::{
-    AccountRequest, Event, FinishedPage, GuestRequest, Phase, PlayerInfo, Positions, TableOptions,
-    TableSummary, VersionedEvent,
+    AccountRequest, ErrorBody, Event, FinishedPage, GuestRequest, Phase, PlayerInfo, Positions,
+    TableOptions, TableSummary, VersionedEvent,
 };
 use crate::site::AppState;
 use crate::store::PlayerRow;
 use crate::table::Person;
-use crate::variant::AnyGame;
+use crate::variant::{AnyGame, Variant};
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -29,6 +29,7 @@ pub fn app(state: AppState) -> Router {
     let edge = super::Edge::new(state.clone());
     Router::new()
         .route("/api/health", get(health))
+        .route("/api/openapi.json", get(openapi_json))
         .route("/api/analysis", post(crate::edge::analysis::route))
         .route("/api/analysis/eval", post(crate::edge::evaluation::route))
         .route("/api/session", post(guest))
@@ -133,12 +134,49 @@ fn check_name(name: &str) -> Result<String, ServerError> {
     crate::accounts::names::normalize(name).map_err(|e| ServerError::BadMessage(e.to_string()))
 }
 
+/// The body of `GET /api/health`: `{"database":"ok","status":"ok"}` (the fields in this order,
+/// as `docs/protocol.md` shows them).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+struct Health {
+    /// `ok`, or why the database does not answer.
+    database: String,
+    /// `ok`, or `unavailable` when the database does not answer.
+    status: String,
+}
+
+/// `GET /api/openapi.json`: the OpenAPI description of these routes (built in `edge/openapi.rs`).
+#[utoipa::path(
+    get,
+    path = "/api/openapi.json",
+    tag = "openapi",
+    responses(
+        (status = 200, description = "This document (OpenAPI 3.1)", body = Object),
+        (status = 429, description = "`rate_limited`: too many requests from this address (with `Retry-After`)", body = ErrorBody),
+    )
+)]
+async fn openapi_json() -> Response {
+    crate::edge::openapi::response()
+}
+
 /// `GET /api/health`: 200 `{"status":"ok","database":"ok"}` when the database answers a
 /// trivial query within the store's time limit, else 503
 /// `{"status":"unavailable","database":REASON}` (the cause is logged).
+#[utoipa::path(
+    get,
+    path = "/api/health",
+    tag = "health",
+    responses(
+        (status = 200, description = "The server accepts games and the database answers", body = Health),
+        (status = 503, description = "The database does not answer or cannot be reached", body = Health),
+    )
+)]
 async fn health(State(state): State<AppState>) -> Response {
     match state.store().ping().await {
-        Ok(()) => Json(serde_json::json!({ "status": "ok", "database": "ok" })).into_response(),
+        Ok(()) => Json(Health {
+            database: "ok".to_owned(),
+            status: "ok".to_owned(),
+        })
+        .into_response(),
         Err(e) => {
             tracing::warn!(error = %e, "health check: the database does not answer");
             let reason = match e {
@@ -147,7 +185,10 @@ async fn health(State(state): State<AppState>) -> Response {
             };
             (
                 StatusCode::SERVICE_UNAVAILABLE,
-                Json(serde_json::json!({ "status": "unavailable", "database": reason })),
+                Json(Health {
+                    database: reason,
+                    status: "unavailable".to_owned(),
+                }),
             )
                 .into_response()
         }
@@ -201,6 +242,23 @@ async fn session_response(state: &AppState, player: &PlayerRow) -> Result<Respon
     Ok(response)
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/session",
+    tag = "sessions",
+    request_body = GuestRequest,
+    responses(
+        (status = 200, description = "A new guest, signed in", body = PlayerInfo, headers(("set-cookie" = String, description = "The session cookie `chuhe_session` (HttpOnly, SameSite=Lax)"))),
+        (status = 400, description = "`bad_message`: an unreadable body or a bad name", body = ErrorBody),
+        (status = 409, description = "`conflict`: the name belongs to an account", body = ErrorBody),
+        (status = 403, description = "`forbidden`: a request from a page of another site (`Origin`)", body = ErrorBody),
+        (status = 408, description = "`request_timeout`: the body did not arrive within the time limit", body = ErrorBody),
+        (status = 413, description = "`too_large`: a body over 16 KiB", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: too many requests from this address (with `Retry-After`)", body = ErrorBody),
+        (status = 503, description = "`database_unavailable`: the database did not answer (with `Retry-After`)", body = ErrorBody),
+        (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
+    )
+)]
 async fn guest(
     State(state): State<AppState>,
     JsonBody(req): JsonBody<GuestRequest>,
@@ -232,6 +290,23 @@ fn check_password(password: &str) -> Result<(), ServerError> {
     Ok(())
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/accounts",
+    tag = "sessions",
+    request_body = AccountRequest,
+    responses(
+        (status = 200, description = "The new account, signed in", body = PlayerInfo, headers(("set-cookie" = String, description = "The session cookie `chuhe_session` (HttpOnly, SameSite=Lax)"))),
+        (status = 400, description = "`bad_message`: an unreadable body, a bad name, a password not of 8 to 128 characters", body = ErrorBody),
+        (status = 409, description = "`conflict`: the name is taken", body = ErrorBody),
+        (status = 403, description = "`forbidden`: a request from a page of another site (`Origin`)", body = ErrorBody),
+        (status = 408, description = "`request_timeout`: the body did not arrive within the time limit", body = ErrorBody),
+        (status = 413, description = "`too_large`: a body over 16 KiB", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: too many requests from this address (with `Retry-After`)", body = ErrorBody),
+        (status = 503, description = "`database_unavailable`: the database did not answer (with `Retry-After`)", body = ErrorBody),
+        (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
+    )
+)]
 async fn register(
     State(state): State<AppState>,
     JsonBody(req): JsonBody<AccountRequest>,
@@ -251,6 +326,23 @@ async fn register(
     session_response(&state, &player).await
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/login",
+    tag = "sessions",
+    request_body = AccountRequest,
+    responses(
+        (status = 200, description = "Signed in: a new session", body = PlayerInfo, headers(("set-cookie" = String, description = "The session cookie `chuhe_session` (HttpOnly, SameSite=Lax)"))),
+        (status = 400, description = "`bad_message`: an unreadable body", body = ErrorBody),
+        (status = 401, description = "`unauthorized`: wrong name or password", body = ErrorBody),
+        (status = 403, description = "`forbidden`: a request from a page of another site (`Origin`)", body = ErrorBody),
+        (status = 408, description = "`request_timeout`: the body did not arrive within the time limit", body = ErrorBody),
+        (status = 413, description = "`too_large`: a body over 16 KiB", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: too many requests from this address (with `Retry-After`)", body = ErrorBody),
+        (status = 503, description = "`database_unavailable`: the database did not answer (with `Retry-After`)", body = ErrorBody),
+        (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
+    )
+)]
 async fn login(
     State(state): State<AppState>,
     JsonBody(req): JsonBody<AccountRequest>,
@@ -268,6 +360,18 @@ async fn login(
 }
 
 /// `POST /api/logout`: ends the request's session (when it has one) and clears the cookie.
+#[utoipa::path(
+    post,
+    path = "/api/logout",
+    tag = "sessions",
+    responses(
+        (status = 204, description = "The session is ended and its cookie cleared", headers(("set-cookie" = String, description = "Clears the session cookie (`Max-Age=0`)"))),
+        (status = 403, description = "`forbidden`: a request from a page of another site (`Origin`)", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: too many requests from this address (with `Retry-After`)", body = ErrorBody),
+        (status = 503, description = "`database_unavailable`: the database did not answer (with `Retry-After`)", body = ErrorBody),
+        (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
+    )
+)]
 async fn logout(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -288,6 +392,18 @@ async fn logout(
     Ok(response)
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/me",
+    tag = "sessions",
+    responses(
+        (status = 200, description = "The player behind the session cookie", body = PlayerInfo),
+        (status = 401, description = "`unauthorized`: no valid session cookie", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: too many requests from this address (with `Retry-After`)", body = ErrorBody),
+        (status = 503, description = "`database_unavailable`: the database did not answer (with `Retry-After`)", body = ErrorBody),
+        (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
+    )
+)]
 async fn me(p: Person) -> Json<PlayerInfo> {
     Json(PlayerInfo {
         id: p.id,
@@ -296,6 +412,16 @@ async fn me(p: Person) -> Json<PlayerInfo> {
     })
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/tables",
+    tag = "tables",
+    responses(
+        (status = 200, description = "The open and running tables, sorted by id", body = Vec<TableSummary>),
+        (status = 429, description = "`rate_limited`: too many requests from this address (with `Retry-After`)", body = ErrorBody),
+        (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
+    )
+)]
 async fn list_tables(
     State(state): State<AppState>,
 ) -> Result<Json<Vec<TableSummary>>, ServerError> {
@@ -316,6 +442,23 @@ async fn list_tables(
     Ok(Json(out))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/tables",
+    tag = "tables",
+    request_body = TableOptions,
+    responses(
+        (status = 201, description = "The new table (version 1)", body = TableSummary),
+        (status = 400, description = "`bad_message`: an unreadable body or bad options", body = ErrorBody),
+        (status = 401, description = "`unauthorized`: creating a table needs a session", body = ErrorBody),
+        (status = 403, description = "`forbidden`: a request from a page of another site (`Origin`)", body = ErrorBody),
+        (status = 408, description = "`request_timeout`: the body did not arrive within the time limit", body = ErrorBody),
+        (status = 413, description = "`too_large`: a body over 16 KiB", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: too many requests from this address (with `Retry-After`)", body = ErrorBody),
+        (status = 503, description = "`database_unavailable`: the database did not answer (with `Retry-After`)", body = ErrorBody),
+        (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
+    )
+)]
 async fn create_table(
     State(state): State<AppState>,
     person: Option<Person>,
@@ -328,6 +471,21 @@ async fn create_table(
     Ok((StatusCode::CREATED, Json(handle.summary().await?)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/tables/{id}",
+    tag = "tables",
+    params(
+        ("id" = String, Path, description = "The table's id"),
+    ),
+    responses(
+        (status = 200, description = "The table (also an ended one)", body = TableSummary),
+        (status = 404, description = "`not_found`: no such table", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: too many requests from this address (with `Retry-After`)", body = ErrorBody),
+        (status = 503, description = "`database_unavailable`: the database did not answer (with `Retry-After`)", body = ErrorBody),
+        (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
+    )
+)]
 async fn table_summary(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -335,6 +493,21 @@ async fn table_summary(
     Ok(Json(state.table_summary(&id).await?))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/tables/{id}/events",
+    tag = "tables",
+    params(
+        ("id" = String, Path, description = "The table's id"),
+    ),
+    responses(
+        (status = 200, description = "Every event of the table, in order: the game record", body = Vec<VersionedEvent>),
+        (status = 404, description = "`not_found`: no such table", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: too many requests from this address (with `Retry-After`)", body = ErrorBody),
+        (status = 503, description = "`database_unavailable`: the database did not answer (with `Retry-After`)", body = ErrorBody),
+        (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
+    )
+)]
 async fn table_events(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -359,6 +532,23 @@ struct PgnQuery {
 
 /// `GET /api/tables/{id}/pgn[?notation=chinese|wxf|iccs|xboard]`: the game as PGN: xiangqi in
 /// the notation asked for (Chinese by default), sanguo and banqi as their PGN-style records.
+#[utoipa::path(
+    get,
+    path = "/api/tables/{id}/pgn",
+    tag = "tables",
+    params(
+        ("id" = String, Path, description = "The table's id"),
+        ("notation" = Option<String>, Query, description = "Xiangqi's move notation: `chinese` (default), `wxf`, `iccs` or `xboard`; ignored by sanguo and banqi"),
+    ),
+    responses(
+        (status = 200, description = "The game as PGN (sanguo and banqi: their PGN-style records)", body = String, content_type = "application/x-chess-pgn"),
+        (status = 400, description = "`bad_message`: another notation", body = ErrorBody),
+        (status = 404, description = "`not_found`: no such table", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: too many requests from this address (with `Retry-After`)", body = ErrorBody),
+        (status = 503, description = "`database_unavailable`: the database did not answer (with `Retry-After`)", body = ErrorBody),
+        (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
+    )
+)]
 async fn table_pgn(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -395,7 +585,7 @@ async fn table_pgn(
 }
 
 /// One variant's rating of a player (`GET /api/players/{id}/ratings`).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct RatingInfo {
     variant: String,
     rating: f64,
@@ -404,6 +594,20 @@ struct RatingInfo {
     games: u64,
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/players/{id}/ratings",
+    tag = "players",
+    params(
+        ("id" = String, Path, description = "The player's id"),
+    ),
+    responses(
+        (status = 200, description = "The player's ratings, one per variant played rated (Glicko scale; empty for guests)", body = Vec<RatingInfo>),
+        (status = 429, description = "`rate_limited`: too many requests from this address (with `Retry-After`)", body = ErrorBody),
+        (status = 503, description = "`database_unavailable`: the database did not answer (with `Retry-After`)", body = ErrorBody),
+        (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
+    )
+)]
 async fn player_ratings(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -428,6 +632,24 @@ const DEFAULT_GAMES_PAGE: u32 = 20;
 
 /// `GET /api/games[?limit=N][&before=ID][&player=ID][&variant=V]`: finished games, newest
 /// first, one page; with `player`, only that player's games; with `variant`, only that variant's.
+#[utoipa::path(
+    get,
+    path = "/api/games",
+    tag = "games",
+    params(
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Games per page, 1 to 100; default 20"),
+        ("before" = Option<String>, Query, description = "The id of a listed game: only the games that ended before it"),
+        ("player" = Option<String>, Query, description = "A player id: only the games that player sat in"),
+        ("variant" = Option<Variant>, Query, description = "Only that variant's games"),
+    ),
+    responses(
+        (status = 200, description = "One page of finished games, the most recently ended first", body = FinishedPage),
+        (status = 400, description = "`bad_message`: a bad `limit`, `before`, `player` or `variant`, or another parameter", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: too many requests from this address (with `Retry-After`)", body = ErrorBody),
+        (status = 503, description = "`database_unavailable`: the database did not answer (with `Retry-After`)", body = ErrorBody),
+        (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
+    )
+)]
 async fn finished_games(
     State(state): State<AppState>,
     query: Result<Query<std::collections::HashMap<String, String>>, QueryRejection>,
@@ -489,6 +711,21 @@ async fn finished_games(
 }
 
 /// `GET /api/tables/{id}/positions`: every position of the table's game, from the rules.
+#[utoipa::path(
+    get,
+    path = "/api/tables/{id}/positions",
+    tag = "tables",
+    params(
+        ("id" = String, Path, description = "The table's id"),
+    ),
+    responses(
+        (status = 200, description = "Every position of the table's game, from the rules", body = Positions),
+        (status = 404, description = "`not_found`: no such table", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: too many requests from this address (with `Retry-After`)", body = ErrorBody),
+        (status = 503, description = "`database_unavailable`: the database did not answer (with `Retry-After`)", body = ErrorBody),
+        (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
+    )
+)]
 async fn table_positions(
     State(state): State<AppState>,
     Path(id): Path<String>,

@@ -1,7 +1,7 @@
 //! The edge: what faces the network. HTTP routes ([`app`]) and their extractors ([`extract`]),
 //! the WebSocket of a table, cross-site checks ([`origin`]), limits per address and
-//! per person ([`limit`]), the analysis endpoints ([`analysis`], [`evaluation`]), the web
-//! client's files ([`web`]) and the listener with its accept loop ([`listen`]).
+//! per person ([`limit`]), the analysis endpoints ([`analysis`], [`evaluation`]), the OpenAPI description
+//! of the routes ([`openapi`]), the web client's files ([`web`]) and the listener with its accept loop ([`listen`]).
 //!
 //! The edge depends on the middle ([`crate::site`]) and never the reverse: the routes' state is
 //! an [`Edge`], the [`AppState`] of the site with the limits that only the edge keeps.
@@ -12,6 +12,7 @@ pub mod extract;
 mod http;
 pub mod limit;
 pub mod listen;
+pub mod openapi;
 pub mod origin;
 pub mod web;
 mod ws;

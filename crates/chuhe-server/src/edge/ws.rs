@@ -4,7 +4,7 @@
 
 use crate::cluster::{RemoteConn, Route};
 use crate::error::ServerError;
-use crate::protocol::{ClientMessage, ServerMessage, MAX_MESSAGE_BYTES};
+use crate::protocol::{ClientMessage, ErrorBody, ServerMessage, MAX_MESSAGE_BYTES};
 use crate::table::{is_closed_error, Person, TableHandle};
 use crate::{site::AppState, site::Heartbeat};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -72,6 +72,25 @@ impl RateLimit {
 }
 
 /// `GET /api/tables/{id}/ws`: upgrades to the table's WebSocket.
+#[utoipa::path(
+    get,
+    path = "/api/tables/{id}/ws",
+    tag = "tables",
+    operation_id = "table_websocket",
+    params(
+        ("id" = String, Path, description = "The table's id"),
+        ("since" = Option<u64>, Query, description = "The last version the client saw: the events after it are replayed before the state"),
+    ),
+    responses(
+        (status = 101, description = "Switching to the table's WebSocket: JSON text messages, `ClientMessage` from the client and `ServerMessage` from the server (see `docs/protocol.md`)"),
+        (status = 400, description = "`bad_message`: not a WebSocket handshake, or a bad `since`", body = ErrorBody),
+        (status = 403, description = "`forbidden`: a request from a page of another site (`Origin`)", body = ErrorBody),
+        (status = 404, description = "`not_found`: no such table", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: too many requests from this address (with `Retry-After`)", body = ErrorBody),
+        (status = 503, description = "`database_unavailable`: the database did not answer (with `Retry-After`)", body = ErrorBody),
+        (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
+    )
+)]
 pub async fn upgrade(
     ws: WebSocketUpgrade,
     State(edge): State<super::Edge>,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 /// The table as one connection may see it, sent after connecting and after `sync`; every
 /// change after it comes as an [`Update`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct State {
     /// The version this state belongs to; a move must carry it.
     pub version: u64,
@@ -70,7 +70,7 @@ pub struct State {
 ///
 /// The fields every update has are the state's fields that any event may change; `board` and
 /// `connected` come only with the events that change them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Update {
     /// The version after this change: the version of the last event.
     pub version: u64,

@@ -92,7 +92,7 @@ impl Store {
             )
             .execute(&mut *tx)
             .await?;
-            sqlx::query(&sql)
+            sqlx::query(sqlx::AssertSqlSafe(sql.as_str()))
                 .bind(node)
                 .bind(name)
                 .bind(lease.as_millis() as i64)
@@ -133,9 +133,9 @@ impl Store {
             .await?
             .try_get("value")?;
             if recorded != prefix {
-                let live: i64 = sqlx::query(&format!(
+                let live: i64 = sqlx::query(sqlx::AssertSqlSafe(format!(
                     "SELECT COUNT(*) AS n FROM cluster_nodes WHERE lease_until_ms > {DB_NOW_MS}"
-                ))
+                )))
                 .fetch_one(&mut *tx)
                 .await?
                 .try_get("n")?;
@@ -176,7 +176,7 @@ impl Store {
              WHERE node = $1 AND lease_until_ms > {DB_NOW_MS}"
         );
         self.timed(async {
-            let done = sqlx::query(&sql)
+            let done = sqlx::query(sqlx::AssertSqlSafe(sql.as_str()))
                 .bind(node)
                 .bind(lease.as_millis() as i64)
                 .execute(&self.pool)
@@ -212,7 +212,9 @@ impl Store {
             "SELECT node FROM cluster_nodes WHERE lease_until_ms > {DB_NOW_MS} ORDER BY node"
         );
         self.timed(async {
-            let rows = sqlx::query(&sql).fetch_all(&self.pool).await?;
+            let rows = sqlx::query(sqlx::AssertSqlSafe(sql.as_str()))
+                .fetch_all(&self.pool)
+                .await?;
             super::texts(&rows, "node")
         })
         .await
@@ -231,7 +233,7 @@ impl Store {
              WHERE g.id = $1"
         );
         self.timed(async {
-            let row = sqlx::query(&sql)
+            let row = sqlx::query(sqlx::AssertSqlSafe(sql.as_str()))
                 .bind(id)
                 .fetch_optional(&self.pool)
                 .await?;
@@ -318,7 +320,7 @@ impl Store {
              ORDER BY random() LIMIT $1"
         );
         self.timed(async {
-            let rows = sqlx::query(&sql)
+            let rows = sqlx::query(sqlx::AssertSqlSafe(sql.as_str()))
                 .bind(i64::from(limit))
                 .fetch_all(&self.pool)
                 .await?;
@@ -339,7 +341,12 @@ impl Store {
              AND NOT EXISTS (SELECT 1 FROM game_tables g \
              WHERE g.owner_node = cluster_nodes.node AND g.phase <> 'ended')"
         );
-        self.timed(async { Ok(sqlx::query(&sql).execute(&self.pool).await?.rows_affected()) })
-            .await
+        self.timed(async {
+            Ok(sqlx::query(sqlx::AssertSqlSafe(sql.as_str()))
+                .execute(&self.pool)
+                .await?
+                .rows_affected())
+        })
+        .await
     }
 }

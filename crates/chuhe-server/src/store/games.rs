@@ -165,7 +165,7 @@ impl Store {
         sql.push_str(&format!(
             " ORDER BY ended_ms DESC, table_id DESC LIMIT ${n}"
         ));
-        let mut query = sqlx::query(&sql);
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.as_str()));
         if let Some(ms) = cursor_ms {
             query = query.bind(ms);
         }
@@ -220,7 +220,7 @@ impl Store {
         sql.push_str(&format!(
             " ORDER BY p.ended_ms DESC, p.table_id DESC LIMIT ${n}"
         ));
-        let mut query = sqlx::query(&sql).bind(player);
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.as_str())).bind(player);
         if let Some(v) = variant {
             query = query.bind(v);
         }
@@ -263,7 +263,9 @@ impl Store {
             conn.execute("SET enable_seqscan = off").await?;
             format!("EXPLAIN {select}")
         };
-        let rows = sqlx::query(&sql).fetch_all(&mut *conn).await?;
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql.as_str()))
+            .fetch_all(&mut *conn)
+            .await?;
         let mut lines = Vec::new();
         for r in &rows {
             let line: String = if sqlite {

@@ -161,10 +161,10 @@ pub(super) async fn claim_writer_epoch(conn: &mut AnyConnection) -> Result<i64, 
     .fetch_one(&mut *tx)
     .await?
     .try_get("value")?;
-    let live: i64 = sqlx::query(&format!(
+    let live: i64 = sqlx::query(sqlx::AssertSqlSafe(format!(
         "SELECT COUNT(*) AS n FROM cluster_nodes WHERE lease_until_ms > {}",
         super::cluster::DB_NOW_MS
-    ))
+    )))
     .fetch_one(&mut *tx)
     .await?
     .try_get("n")?;

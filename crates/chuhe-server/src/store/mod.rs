@@ -443,7 +443,7 @@ impl Store {
                         // one would fail at once rather than wait for a lock.
                         conn.execute("PRAGMA query_only = ON").await?;
                     }
-                    conn.execute(setup.as_str()).await?;
+                    conn.execute(sqlx::AssertSqlSafe(setup.as_str())).await?;
                     Ok(())
                 })
             })

@@ -214,10 +214,11 @@ impl Writer {
                 conn.execute("PRAGMA synchronous = FULL").await?;
                 // Checkpoints run on a thread of their own (store/checkpoint.rs).
                 for pragma in super::checkpoint::writer_pragmas() {
-                    conn.execute(pragma.as_str()).await?;
+                    conn.execute(sqlx::AssertSqlSafe(pragma.as_str())).await?;
                 }
             }
-            conn.execute(self.setup.as_str()).await?;
+            conn.execute(sqlx::AssertSqlSafe(self.setup.as_str()))
+                .await?;
             self.conn = Some(conn);
         }
         // Set just above.

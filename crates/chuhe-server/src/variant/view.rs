@@ -7,7 +7,7 @@ use chuhe_rules::outcome::Side;
 use serde::{Deserialize, Serialize};
 
 /// The board as one seat (or a spectator) may see it, tagged by variant on the wire.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "variant", rename_all = "lowercase")]
 pub enum BoardView {
     /// Standard xiangqi: everything is public.
@@ -44,7 +44,7 @@ pub enum BoardView {
 /// The board after a move without its move list: what a live `update` carries (constant size,
 /// whatever the ply), tagged by variant on the wire like [`BoardView`]. The receiver replaces the
 /// fields of its [`BoardView`] with these and appends the `moved` event's move to its `moves`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "variant", rename_all = "lowercase")]
 pub enum BoardPosition {
     /// Standard xiangqi.
@@ -108,7 +108,7 @@ impl BoardView {
 }
 
 /// One position of a game's record, as everyone may see it (`GET /api/tables/{id}/positions`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Snapshot {
     /// The position text: xiangqi FEN, the sanguo position text, or the banqi public view text.
     pub position: String,

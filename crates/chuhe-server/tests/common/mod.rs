@@ -64,9 +64,11 @@ impl Drop for Db {
                 rt.block_on(async {
                     use sqlx::Connection;
                     if let Ok(mut conn) = sqlx::PgConnection::connect(&postgres_base()).await {
-                        let _ = sqlx::query(&format!("DROP SCHEMA {schema} CASCADE"))
-                            .execute(&mut conn)
-                            .await;
+                        let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                            "DROP SCHEMA {schema} CASCADE"
+                        )))
+                        .execute(&mut conn)
+                        .await;
                         let _ = conn.close().await;
                     }
                 });
@@ -77,8 +79,8 @@ impl Drop for Db {
 }
 
 fn unique(prefix: &str) -> String {
-    use rand::Rng;
-    let n: u64 = rand::thread_rng().gen();
+    use rand::RngExt;
+    let n: u64 = rand::rng().random();
     format!("{prefix}_{}_{n:016x}", std::process::id())
 }
 
@@ -108,7 +110,7 @@ pub async fn fresh_db(backend: Backend) -> Db {
             let mut conn = sqlx::PgConnection::connect(&base)
                 .await
                 .unwrap_or_else(|e| panic!("PostgreSQL at {base} is not reachable: {e}"));
-            sqlx::query(&format!("CREATE SCHEMA {schema}"))
+            sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}")))
                 .execute(&mut conn)
                 .await
                 .unwrap();
@@ -133,7 +135,7 @@ pub async fn hold_write_lock(backend: Backend, url: &str) -> sqlx::AnyConnection
         Backend::Postgres => &["BEGIN", "LOCK TABLE game_tables IN ACCESS EXCLUSIVE MODE"],
     };
     for s in statements {
-        sqlx::query(s).execute(&mut conn).await.unwrap();
+        sqlx::query(*s).execute(&mut conn).await.unwrap();
     }
     conn
 }

@@ -42,7 +42,7 @@ pub(super) async fn write_tables(
             "INSERT INTO table_events (table_id, version, body, created_ms) VALUES {}",
             values(chunk.len(), 4)
         );
-        let mut query = sqlx::query(&sql).persistent(false);
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.as_str())).persistent(false);
         for &(id, version, body, now) in chunk {
             query = query.bind(id).bind(version).bind(body).bind(now);
         }
@@ -59,7 +59,7 @@ pub(super) async fn write_tables(
              AND game_tables.version <= v.column3",
             values(chunk.len(), 5)
         );
-        let mut query = sqlx::query(&sql).persistent(false);
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.as_str())).persistent(false);
         for w in chunk {
             query = query
                 .bind(w.id.as_str())
@@ -88,7 +88,7 @@ pub(super) async fn write_tables(
             values(chunk.len(), 7),
             crate::store::cluster::DB_NOW_MS,
         );
-        let mut query = sqlx::query(&sql).persistent(false);
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.as_str())).persistent(false);
         for w in chunk {
             let Some(fence) = &w.fence else { continue };
             query = query
@@ -215,7 +215,7 @@ pub(super) async fn insert_finished(
         "INSERT INTO finished_games (table_id, ended_ms, reason, summary) VALUES {}",
         values(rows.len(), 4)
     );
-    let mut query = sqlx::query(&sql).persistent(rows.len() == 1);
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.as_str())).persistent(rows.len() == 1);
     for f in rows {
         query = query
             .bind(f.table_id.as_str())
@@ -240,7 +240,7 @@ pub(super) async fn insert_players(
         "INSERT INTO game_players (player_id, table_id, ended_ms, variant) VALUES {}",
         values(count, 4)
     );
-    let mut query = sqlx::query(&sql).persistent(count <= 3);
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.as_str())).persistent(count <= 3);
     for f in rows {
         for p in &f.players {
             query = query

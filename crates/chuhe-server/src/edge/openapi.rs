@@ -1,0 +1,97 @@
+//! `GET /api/openapi.json`: the OpenAPI description of the HTTP API, generated from the route
+//! handlers' annotations and the wire types of [`crate::protocol`] (utoipa). The WebSocket's
+//! messages are not HTTP bodies; their shapes are components all the same
+//! ([`ClientMessage`], [`ServerMessage`]), and the WebSocket route is a path answering 101.
+//! `docs/openapi.json` is a checked-in copy (the crate's `openapi` test compares them).
+
+use crate::protocol::{ClientMessage, ErrorBody, ServerMessage};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use std::sync::OnceLock;
+use utoipa::{Modify, OpenApi};
+
+/// What the server describes of itself: every HTTP route with its bodies and error answers,
+/// and the WebSocket's messages as components.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "chuhe",
+        description = "The HTTP API of chuhe's game server (xiangqi, sanguo and banqi tables). \
+            Every error answers an `ErrorBody` with a stable `error` code; the table WebSocket \
+            (`GET /api/tables/{id}/ws`) carries `ClientMessage` and `ServerMessage` as JSON text. \
+            `docs/protocol.md` describes the units, the limits and the rules behind each answer."
+    ),
+    paths(
+        super::http::health,
+        super::http::openapi_json,
+        super::analysis::route,
+        super::evaluation::route,
+        super::http::guest,
+        super::http::register,
+        super::http::login,
+        super::http::logout,
+        super::http::me,
+        super::http::player_ratings,
+        super::http::list_tables,
+        super::http::create_table,
+        super::http::table_summary,
+        super::http::table_events,
+        super::http::table_pgn,
+        super::http::table_positions,
+        super::http::finished_games,
+        super::ws::upgrade,
+    ),
+    components(schemas(ClientMessage, ServerMessage, ErrorBody)),
+    tags(
+        (name = "health", description = "Whether the server and its database answer"),
+        (name = "openapi", description = "This description"),
+        (name = "sessions", description = "Guests, accounts and their session cookie"),
+        (name = "players", description = "What the server keeps of a player"),
+        (name = "tables", description = "Tables: listing, creating, their records, and the WebSocket to play at one"),
+        (name = "games", description = "Finished games"),
+        (name = "analysis", description = "What the rules and the engine say about a position (no session, nothing stored)"),
+    ),
+    modifiers(&ClosedClientMessages)
+)]
+pub struct ApiDoc;
+
+/// Closes every variant of `ClientMessage` (`additionalProperties: false`): serde's
+/// `deny_unknown_fields` on the enum refuses an unknown field on any client message, and
+/// utoipa's derive leaves it out of the variants' schemas.
+struct ClosedClientMessages;
+
+impl Modify for ClosedClientMessages {
+    fn modify(&self, api: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::schema::{AdditionalProperties, Schema};
+        use utoipa::openapi::RefOr;
+        let Some(components) = api.components.as_mut() else {
+            return;
+        };
+        let Some(RefOr::T(Schema::OneOf(messages))) = components.schemas.get_mut("ClientMessage")
+        else {
+            return;
+        };
+        for message in &mut messages.items {
+            if let RefOr::T(Schema::Object(object)) = message {
+                object.additional_properties =
+                    Some(Box::new(AdditionalProperties::FreeForm(false)));
+            }
+        }
+    }
+}
+
+/// The document as JSON text, built once; `info.version` is the crate's version.
+pub fn document() -> &'static str {
+    static DOCUMENT: OnceLock<String> = OnceLock::new();
+    DOCUMENT.get_or_init(|| {
+        let mut api = ApiDoc::openapi();
+        env!("CARGO_PKG_VERSION").clone_into(&mut api.info.version);
+        api.to_pretty_json()
+            .unwrap_or_else(|e| panic!("the OpenAPI document does not print: {e}"))
+    })
+}
+
+/// The answer of `GET /api/openapi.json`: [`document`] as `application/json`.
+pub fn response() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], document()).into_response()
+}
