@@ -125,10 +125,10 @@ pub enum LogFormat {
 }
 
 /// Installs the global log subscriber: `format` lines on standard error, filtered by RUST_LOG
-/// (default `info`).
+/// (default `info`, with memory-serve's line per embedded web file at start left out).
 fn init_logs(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,memory_serve=warn"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);

@@ -8,11 +8,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The Glicko-2 scale factor between the Glicko scale and the internal one (173.7178).
-const SCALE: f64 = 173.7178;
 /// The system constant τ, which limits how fast volatility changes (Glickman suggests 0.3–1.2).
 pub const TAU: f64 = 0.5;
-/// The convergence tolerance of the volatility iteration.
+/// The convergence tolerance of the volatility iteration (the paper's ε).
 const EPSILON: f64 = 0.000_001;
 
 /// A player's rating in one variant, on the Glicko scale.
@@ -36,73 +34,40 @@ impl Default for Rating {
     }
 }
 
-fn g(phi: f64) -> f64 {
-    1.0 / (1.0 + 3.0 * phi * phi / (std::f64::consts::PI * std::f64::consts::PI)).sqrt()
-}
-
 /// One Glicko-2 rating period for `player` against `(opponent, score)` pairs (score 1 win,
-/// 0.5 draw, 0 loss). Without games only the deviation grows.
+/// 0.5 draw, 0 loss; another score counts as the nearest of the three), computed by the `skillratings` crate's Glicko-2 (the paper's steps 1-8,
+/// the volatility by the Illinois algorithm). Without games only the deviation grows (at most
+/// to 350).
 pub fn update(player: Rating, games: &[(Rating, f64)]) -> Rating {
-    let mu = (player.rating - 1500.0) / SCALE;
-    let phi = player.deviation / SCALE;
-    let sigma = player.volatility;
-    if games.is_empty() {
-        let phi_star = (phi * phi + sigma * sigma).sqrt();
-        return Rating {
-            deviation: phi_star * SCALE,
-            ..player
-        };
-    }
-    let mut v_inv = 0.0;
-    let mut sum = 0.0;
-    for (opp, score) in games {
-        let mu_j = (opp.rating - 1500.0) / SCALE;
-        let g_j = g(opp.deviation / SCALE);
-        let e = 1.0 / (1.0 + (-g_j * (mu - mu_j)).exp());
-        v_inv += g_j * g_j * e * (1.0 - e);
-        sum += g_j * (score - e);
-    }
-    let v = 1.0 / v_inv;
-    let delta = v * sum;
-    // The new volatility: the root of f by the Illinois algorithm (Glickman's step 5).
-    let a = (sigma * sigma).ln();
-    let f = |x: f64| {
-        let ex = x.exp();
-        ex * (delta * delta - phi * phi - v - ex) / (2.0 * (phi * phi + v + ex).powi(2))
-            - (x - a) / (TAU * TAU)
+    use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
+    use skillratings::Outcomes;
+    let of = |r: Rating| Glicko2Rating {
+        rating: r.rating,
+        deviation: r.deviation,
+        volatility: r.volatility,
     };
-    let mut big_a = a;
-    let mut big_b = if delta * delta > phi * phi + v {
-        (delta * delta - phi * phi - v).ln()
-    } else {
-        let mut k = 1.0;
-        while f(a - k * TAU) < 0.0 {
-            k += 1.0;
-        }
-        a - k * TAU
+    let results: Vec<(Glicko2Rating, Outcomes)> = games
+        .iter()
+        .map(|&(opponent, score)| {
+            let outcome = if score > 0.75 {
+                Outcomes::WIN
+            } else if score < 0.25 {
+                Outcomes::LOSS
+            } else {
+                Outcomes::DRAW
+            };
+            (of(opponent), outcome)
+        })
+        .collect();
+    let config = Glicko2Config {
+        tau: TAU,
+        convergence_tolerance: EPSILON,
     };
-    let mut f_a = f(big_a);
-    let mut f_b = f(big_b);
-    while (big_b - big_a).abs() > EPSILON {
-        let c = big_a + (big_a - big_b) * f_a / (f_b - f_a);
-        let f_c = f(c);
-        if f_c * f_b <= 0.0 {
-            big_a = big_b;
-            f_a = f_b;
-        } else {
-            f_a /= 2.0;
-        }
-        big_b = c;
-        f_b = f_c;
-    }
-    let sigma_new = (big_a / 2.0).exp();
-    let phi_star = (phi * phi + sigma_new * sigma_new).sqrt();
-    let phi_new = 1.0 / (1.0 / (phi_star * phi_star) + 1.0 / v).sqrt();
-    let mu_new = mu + phi_new * phi_new * sum;
+    let new = glicko2_rating_period(&of(player), &results, &config);
     Rating {
-        rating: mu_new * SCALE + 1500.0,
-        deviation: phi_new * SCALE,
-        volatility: sigma_new,
+        rating: new.rating,
+        deviation: new.deviation,
+        volatility: new.volatility,
     }
 }
 
@@ -160,6 +125,16 @@ mod tests {
         assert_eq!(round(new.rating, 2), 1464.05);
         assert_eq!(round(new.deviation, 2), 151.52);
         assert_eq!(round(new.volatility, 6), 0.059996);
+    }
+
+    /// A rating period without games only widens the deviation: √(φ² + σ²) on the Glicko-2
+    /// scale (the paper's step 6), never past a new player's 350.
+    #[test]
+    fn a_period_without_games() {
+        let idle = update(r(1500.0, 200.0), &[]);
+        assert_eq!(idle.rating, 1500.0);
+        assert_eq!(round(idle.deviation, 4), 200.2714);
+        assert_eq!(update(r(1500.0, 349.9), &[]).deviation, 350.0);
     }
 
     #[test]

@@ -45,11 +45,11 @@ pub fn app(state: AppState) -> Router {
         .route("/api/tables/{id}/positions", get(table_positions))
         .route("/api/games", get(finished_games))
         .route("/api/tables/{id}/ws", get(crate::edge::ws::upgrade))
-        // the web client's files, gzip-compressed when the browser accepts it
+        // the web client's files (compressed, revalidated: see `web.rs`); 404 JSON for the rest
         .fallback_service(
-            Router::new()
+            crate::edge::web::router()
                 .fallback(not_found)
-                .layer(tower_http::compression::CompressionLayer::new()),
+                .method_not_allowed_fallback(not_found),
         )
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -195,25 +195,15 @@ async fn health(State(state): State<AppState>) -> Response {
     }
 }
 
-/// Files of the embedded web client for GET requests outside `/api/`; 404 for everything else.
+/// A route of the API asked with a method it does not take.
 async fn method_not_allowed() -> ServerError {
     ServerError::MethodNotAllowed
 }
 
-async fn not_found(
-    method: axum::http::Method,
-    uri: axum::http::Uri,
-    headers: axum::http::HeaderMap,
-) -> Response {
-    // HEAD is answered as GET without the body (hyper drops it): monitors and `curl -I` ask
-    // `HEAD /`.
-    let readable = method == axum::http::Method::GET || method == axum::http::Method::HEAD;
-    if readable && !uri.path().starts_with("/api/") {
-        if let Some(response) = crate::edge::web::serve(&uri, &headers) {
-            return response;
-        }
-    }
-    ServerError::NotFound("no such route".to_owned()).into_response()
+/// A path that is neither a route of the API nor a file of the web client (and a web file
+/// asked with another method than `GET` or `HEAD`).
+async fn not_found() -> ServerError {
+    ServerError::NotFound("no such route".to_owned())
 }
 
 /// Starts a session for `player` and answers with its info and the cookie.
