@@ -20,6 +20,7 @@ pub mod kit;
 pub mod levels;
 pub mod movepick;
 pub mod player;
+pub mod puzzle;
 pub mod rules;
 pub mod sanguo;
 pub mod search;

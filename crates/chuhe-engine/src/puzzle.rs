@@ -1,0 +1,596 @@
+//! Mining xiangqi tactics puzzles from played games.
+//!
+//! The method follows the one lichess describes for its puzzle generator: a puzzle is a position
+//! in which the opponent's last move was a mistake that the side to move can punish with one
+//! clearly winning continuation, every other move being clearly worse.
+//!
+//! 1. **Scan** ([`scan_game`]): every position of a game gets a short search ([`Thresholds::scan_nodes`]).
+//!    A position is a *candidate* when the side to move is winning there
+//!    ([`Thresholds::win_cp`] or a mate) while the position before the opponent's last move was not
+//!    yet won for it (at most [`Thresholds::even_cp`]): the last move threw the game away, and
+//!    positions that were lost or won anyway are left out.
+//! 2. **Examine** ([`examine`]): a deeper search with two lines ([`Thresholds::deep_nodes`]). The
+//!    best move must still win and the second best must not ([`Thresholds::even_cp`] or less;
+//!    when the best move mates, the second must not mate, and for a mate in one it must not mate
+//!    at once): the winning move is unique. The line is then extended: the defender answers with
+//!    the search's best reply, and the attacker's next move must again be unique, until a mate, or
+//!    until the attacker has won material that the defender's best reply does not take back, or
+//!    until the next attacker move is no longer unique (the line ends on the attacker's move), at
+//!    most [`Thresholds::max_attacker_moves`] moves. A line that neither mates nor wins material
+//!    ([`Thresholds::gain_cp`], counted in [`crate::eval::kind_value`]s) is rejected: its
+//!    advantage is positional and a solver could not see that it was reached.
+//! 3. **Themes** ([`Theme`]) are read off the line by the rules alone.
+//!
+//! Scores are centipawns from the side to move (100 = one soldier before the river;
+//! [`crate::eval`]); mates are found by the engine's mate scores ([`crate::search::MATE`]).
+
+use crate::eval::kind_value;
+use crate::search::{Control, Info, Limits, Searcher, Settings, MATE, MATE_BOUND};
+use crate::tt::Table;
+use chuhe_rules::xiangqi::{Color, Kind, Move, MoveList, Position, Square};
+use std::fmt;
+
+/// The numbers that decide what a puzzle is. [`Thresholds::default`] holds the values used for
+/// the shipped puzzles (`docs/puzzles.md`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Thresholds {
+    /// Nodes of the scanning search of each position of a game.
+    pub scan_nodes: u64,
+    /// Nodes of each search of the examination (two lines).
+    pub deep_nodes: u64,
+    /// A score at least this high (centipawns, side to move) is winning.
+    pub win_cp: i32,
+    /// A score at most this high is not winning: the position before the mistake, and every
+    /// move other than the solution's.
+    pub even_cp: i32,
+    /// The least material (centipawns of [`kind_value`]) that a line without mate must win.
+    pub gain_cp: i32,
+    /// The longest solution, in attacker moves.
+    pub max_attacker_moves: usize,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            scan_nodes: 3_000,
+            deep_nodes: 300_000,
+            win_cp: 500,
+            even_cp: 150,
+            gain_cp: 300,
+            max_attacker_moves: 4,
+        }
+    }
+}
+
+/// A position worth examining: the game's moves up to the mistake (`moves[..ply]` played from the
+/// start, the last of them the opponent's mistake), with the scan's scores.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    /// The number of moves played from the start to reach the puzzle's position (at least 1).
+    pub ply: usize,
+    /// The scan's score of the puzzle's position (side to move: the solver).
+    pub score: i32,
+    /// The scan's score of the position before the mistake, from the solver's view.
+    pub before: i32,
+}
+
+/// What a puzzle is about, read off its line by the rules (lichess's theme names where lichess
+/// has the theme).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Theme {
+    /// The line mates in one move.
+    MateIn1,
+    /// The line mates in two attacker moves.
+    MateIn2,
+    /// The line mates in three attacker moves.
+    MateIn3,
+    /// The line mates in four or more attacker moves.
+    MateIn4,
+    /// The line wins material worth at least a horse, without mate.
+    Advantage,
+    /// The line wins material worth at least a chariot, without mate.
+    Crushing,
+    /// The first move gives material away (the line wins it back and more).
+    Sacrifice,
+    /// An attacker move leaves the moved piece attacking two or more of the defender's pieces
+    /// worth at least a horse each, or the General and one such piece.
+    Fork,
+    /// An attacker move gives check with a piece that did not move.
+    DiscoveredCheck,
+    /// An attacker move gives check with two pieces.
+    DoubleCheck,
+    /// An attacker move is made by a Cannon that captures or checks over its screen.
+    CannonScreen,
+    /// A mate or capture in which the General's facing rule (flying General) takes part: the
+    /// defender's General cannot leave its file because of the attacker's General.
+    FlyingGeneral,
+    /// At most six pieces other than Generals, Advisors and Elephants are on the board.
+    Endgame,
+}
+
+impl Theme {
+    /// The theme's key (`mateIn2`, `fork`, ...), as the API and the data file write it.
+    pub fn key(self) -> &'static str {
+        match self {
+            Theme::MateIn1 => "mateIn1",
+            Theme::MateIn2 => "mateIn2",
+            Theme::MateIn3 => "mateIn3",
+            Theme::MateIn4 => "mateIn4",
+            Theme::Advantage => "advantage",
+            Theme::Crushing => "crushing",
+            Theme::Sacrifice => "sacrifice",
+            Theme::Fork => "fork",
+            Theme::DiscoveredCheck => "discoveredCheck",
+            Theme::DoubleCheck => "doubleCheck",
+            Theme::CannonScreen => "cannonScreen",
+            Theme::FlyingGeneral => "flyingGeneral",
+            Theme::Endgame => "endgame",
+        }
+    }
+
+    /// Every theme, in key order of [`Theme::key`]'s listing.
+    pub const ALL: [Theme; 13] = [
+        Theme::MateIn1,
+        Theme::MateIn2,
+        Theme::MateIn3,
+        Theme::MateIn4,
+        Theme::Advantage,
+        Theme::Crushing,
+        Theme::Sacrifice,
+        Theme::Fork,
+        Theme::DiscoveredCheck,
+        Theme::DoubleCheck,
+        Theme::CannonScreen,
+        Theme::FlyingGeneral,
+        Theme::Endgame,
+    ];
+}
+
+/// A puzzle found in a game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Puzzle {
+    /// The position before the opponent's last move (the page plays that move first).
+    pub before: Position,
+    /// The opponent's last move: the mistake.
+    pub last_move: Move,
+    /// The position the solver moves in.
+    pub position: Position,
+    /// The solution: the solver's moves and the defender's replies, starting and ending with a
+    /// solver's move.
+    pub solution: Vec<Move>,
+    /// The deep search's score of the first move (centipawns, solver's view; mates as
+    /// [`MATE`] minus plies).
+    pub score: i32,
+    /// The line's themes, sorted.
+    pub themes: Vec<Theme>,
+}
+
+impl Puzzle {
+    /// The mate's length in solver moves when the line ends in mate.
+    pub fn mate_in(&self) -> Option<usize> {
+        let mut pos = self.position.clone();
+        for &m in &self.solution {
+            pos.play(m).ok()?;
+        }
+        (pos.is_check() && !pos.has_legal_move()).then_some(self.solution.len().div_ceil(2))
+    }
+}
+
+/// Why a candidate is not a puzzle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rejection {
+    /// The deep search does not find the position winning.
+    NotWinning,
+    /// Another move wins too (or the best and second moves are too close).
+    NotUnique,
+    /// The line neither mates nor wins enough material.
+    NoGain,
+    /// The game's moves do not replay (a bad record).
+    BadRecord,
+}
+
+impl fmt::Display for Rejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Rejection::NotWinning => "the position is not winning after a deeper search",
+            Rejection::NotUnique => "more than one move wins",
+            Rejection::NoGain => "the line neither mates nor wins material",
+            Rejection::BadRecord => "the game's moves do not replay",
+        })
+    }
+}
+
+/// The searches of one mining thread: its own transposition table, cleared per position.
+pub struct Miner {
+    table: Table,
+    thresholds: Thresholds,
+}
+
+impl Miner {
+    /// A miner with a 16 MiB transposition table.
+    ///
+    /// # Errors
+    /// The table could not be allocated.
+    pub fn new(thresholds: Thresholds) -> Result<Miner, String> {
+        let table = Table::new(16).map_err(|()| "no memory for a 16 MiB table".to_owned())?;
+        Ok(Miner { table, thresholds })
+    }
+
+    /// The thresholds this miner uses.
+    pub fn thresholds(&self) -> &Thresholds {
+        &self.thresholds
+    }
+
+    /// The best `lines` lines of the position reached from `start` by `moves`, best first.
+    fn lines(&self, start: &Position, moves: &[Move], nodes: u64, lines: usize) -> Vec<Info> {
+        self.table.clear();
+        let ctl = Control::default();
+        let limits = Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        };
+        let mut searcher =
+            Searcher::new(start, moves, &self.table, &ctl, Settings::default(), limits);
+        searcher.run_lines(lines, &mut |_| {})
+    }
+
+    /// Scans a game: the candidates among its positions (see the module documentation), in
+    /// order of ply. `moves` must replay from `start`; the scan stops at the first that does
+    /// not.
+    pub fn scan_game(&self, start: &Position, moves: &[Move]) -> Vec<Candidate> {
+        let t = &self.thresholds;
+        let mut pos = start.clone();
+        let mut scores: Vec<i32> = Vec::with_capacity(moves.len() + 1);
+        for ply in 0..=moves.len() {
+            if ply > 0 && pos.play(moves[ply - 1]).is_err() {
+                break;
+            }
+            if !pos.has_legal_move() {
+                break;
+            }
+            let score = self
+                .lines(start, &moves[..ply], t.scan_nodes, 1)
+                .first()
+                .map_or(0, |i| i.score);
+            scores.push(score);
+        }
+        (1..scores.len())
+            .filter_map(|ply| {
+                let score = scores[ply];
+                let before = -scores[ply - 1];
+                (score >= t.win_cp && before <= t.even_cp).then_some(Candidate {
+                    ply,
+                    score,
+                    before,
+                })
+            })
+            .collect()
+    }
+
+    /// Examines the position after `moves` (played from `start`; the last move is the
+    /// opponent's mistake): the puzzle it holds, or why it holds none.
+    ///
+    /// # Errors
+    /// A [`Rejection`].
+    pub fn examine(&self, start: &Position, moves: &[Move]) -> Result<Puzzle, Rejection> {
+        let t = &self.thresholds;
+        let (&last_move, earlier) = moves.split_last().ok_or(Rejection::BadRecord)?;
+        let mut before = start.clone();
+        for &m in earlier {
+            before.play(m).map_err(|_| Rejection::BadRecord)?;
+        }
+        let mut position = before.clone();
+        position.play(last_move).map_err(|_| Rejection::BadRecord)?;
+        let solver = position.side_to_move();
+        let material_at_start = material(&position, solver);
+
+        let mut line: Vec<Move> = moves.to_vec();
+        let mut solution: Vec<Move> = Vec::new();
+        let mut first_score = 0;
+        let mut current = position.clone();
+        loop {
+            let lines = self.lines(start, &line, t.deep_nodes, 2);
+            let Some(best) = lines.first() else {
+                break;
+            };
+            // A mate in one: the only move that mates at once (others may mate later). A longer
+            // mate: the only move that mates at all. Otherwise: the only winning move.
+            let unique = best.score >= t.win_cp
+                && lines.get(1).is_none_or(|second| match mate_moves(best.score) {
+                    Some(1) => mate_moves(second.score) != Some(1),
+                    Some(_) => second.score < MATE_BOUND,
+                    None => second.score <= t.even_cp,
+                });
+            if solution.is_empty() {
+                if best.score < t.win_cp {
+                    return Err(Rejection::NotWinning);
+                }
+                if !unique {
+                    return Err(Rejection::NotUnique);
+                }
+                first_score = best.score;
+            } else if !unique {
+                // The line ends on the solver's previous move: drop the defender's reply.
+                solution.pop();
+                break;
+            }
+            let Some(&attack) = best.pv.first() else {
+                break;
+            };
+            current.play(attack).map_err(|_| Rejection::BadRecord)?;
+            solution.push(attack);
+            line.push(attack);
+            if !current.has_legal_move() {
+                break;
+            }
+            let reply = self.lines(start, &line, t.deep_nodes, 1);
+            let Some(&defence) = reply.first().and_then(|i| i.pv.first()) else {
+                break;
+            };
+            // A line that has won its material for good (the defender's best reply does not
+            // take it back) and is not mating ends here.
+            let mating = best.score >= MATE_BOUND;
+            let mut answered = current.clone();
+            answered.play(defence).map_err(|_| Rejection::BadRecord)?;
+            let kept = material(&answered, solver) - material_at_start;
+            if !mating && kept >= t.gain_cp && !current.is_check() {
+                break;
+            }
+            if solution.len().div_ceil(2) >= t.max_attacker_moves {
+                break;
+            }
+            current.play(defence).map_err(|_| Rejection::BadRecord)?;
+            solution.push(defence);
+            line.push(defence);
+        }
+        if solution.is_empty() {
+            return Err(Rejection::NotWinning);
+        }
+        let mut end = position.clone();
+        for &m in &solution {
+            end.play(m).map_err(|_| Rejection::BadRecord)?;
+        }
+        let mated = end.is_check() && !end.has_legal_move();
+        // What the line wins, counted after the defender's best answer to its last move.
+        let mut answered = end.clone();
+        if !mated {
+            let line_end = [moves, &solution].concat();
+            if let Some(&m) = self
+                .lines(start, &line_end, t.deep_nodes, 1)
+                .first()
+                .and_then(|i| i.pv.first())
+            {
+                answered.play(m).map_err(|_| Rejection::BadRecord)?;
+            }
+        }
+        let gained = material(&answered, solver) - material_at_start;
+        if !mated && gained < t.gain_cp {
+            return Err(Rejection::NoGain);
+        }
+        let themes = themes(&position, &solution, mated, gained);
+        Ok(Puzzle {
+            before,
+            last_move,
+            position,
+            solution,
+            score: first_score,
+            themes,
+        })
+    }
+}
+
+/// `side`'s material minus the other side's, in [`kind_value`]s (Generals left out).
+fn material(pos: &Position, side: Color) -> i32 {
+    let mut sum = 0;
+    for sq in pos.occupied() {
+        if let Some(p) = pos.piece_at(sq) {
+            if p.kind == Kind::General {
+                continue;
+            }
+            let v = kind_value(p.kind);
+            sum += if p.color == side { v } else { -v };
+        }
+    }
+    sum
+}
+
+/// The themes of `solution` played from `position` (see [`Theme`]).
+fn themes(position: &Position, solution: &[Move], mated: bool, gained: i32) -> Vec<Theme> {
+    let solver = position.side_to_move();
+    let mut out = Vec::new();
+    if mated {
+        out.push(match solution.len().div_ceil(2) {
+            1 => Theme::MateIn1,
+            2 => Theme::MateIn2,
+            3 => Theme::MateIn3,
+            _ => Theme::MateIn4,
+        });
+    } else if gained >= kind_value(Kind::Chariot) {
+        out.push(Theme::Crushing);
+    } else if gained >= kind_value(Kind::Horse) {
+        out.push(Theme::Advantage);
+    }
+    let start_material = material(position, solver);
+    let mut pos = position.clone();
+    for (i, &m) in solution.iter().enumerate() {
+        let attacker = i % 2 == 0;
+        let moved = pos.piece_at(m.from);
+        let captures = pos.is_capture(m);
+        if pos.play(m).is_err() {
+            break;
+        }
+        if !attacker {
+            continue;
+        }
+        if i == 0 && solution.len() > 1 {
+            // The first move sacrifices when the defender's best reply wins more than it took.
+            let mut after = pos.clone();
+            if after.play(solution[1]).is_ok()
+                && material(&after, solver) < start_material - kind_value(Kind::Soldier)
+            {
+                out.push(Theme::Sacrifice);
+            }
+        }
+        let checkers = pos.checkers();
+        if checkers.count() >= 2 {
+            out.push(Theme::DoubleCheck);
+        } else if checkers.count() == 1 && !checkers.contains(m.to) {
+            out.push(Theme::DiscoveredCheck);
+        }
+        if let Some(piece) = moved {
+            if piece.kind == Kind::Cannon && (captures || checkers.contains(m.to)) {
+                out.push(Theme::CannonScreen);
+            }
+            if forks(&pos, m.to) {
+                out.push(Theme::Fork);
+            }
+        }
+    }
+    if mated && general_facing_in_mate(&pos) {
+        out.push(Theme::FlyingGeneral);
+    }
+    let fighting = position
+        .occupied()
+        .into_iter()
+        .filter_map(|sq| position.piece_at(sq))
+        .filter(|p| !matches!(p.kind, Kind::General | Kind::Advisor | Kind::Elephant))
+        .count();
+    if fighting <= 6 {
+        out.push(Theme::Endgame);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Whether the piece on `sq` (just moved, the defender to move) attacks two or more of the
+/// defender's pieces worth at least a horse each, or its General and one such piece.
+fn forks(pos: &Position, sq: Square) -> bool {
+    let Some(piece) = pos.piece_at(sq) else {
+        return false;
+    };
+    if pos.side_to_move() == piece.color {
+        return false;
+    }
+    let mut turned = pos.clone();
+    turned.play_null();
+    let mut captures = MoveList::default();
+    turned.legal_captures_into(&mut captures);
+    let gives_check = pos.checkers().contains(sq);
+    let valuable = captures
+        .as_slice()
+        .iter()
+        .filter(|c| c.from == sq)
+        .filter_map(|c| pos.piece_at(c.to))
+        .filter(|p| p.kind != Kind::General && kind_value(p.kind) >= kind_value(Kind::Horse))
+        .count();
+    valuable >= 2 || (gives_check && valuable >= 1)
+}
+
+/// Whether, in the mated position `pos`, the facing Generals rule takes part: a square beside
+/// the mated General, on the solver General's file, is free of the mated side's pieces and
+/// nothing stands between it and the solver's General, so only the rule keeps the General from
+/// stepping there.
+fn general_facing_in_mate(pos: &Position) -> bool {
+    let mated = pos.side_to_move();
+    let own = pos.general(mated);
+    let theirs = pos.general(mated.other());
+    if (own.file() - theirs.file()).abs() != 1 {
+        return false;
+    }
+    let target_free = pos.occupied().into_iter().all(|s| {
+        !(s.file() == theirs.file() && s.rank() == own.rank())
+            || pos.piece_at(s).is_some_and(|p| p.color != mated)
+    });
+    let (low, high) = (own.rank().min(theirs.rank()), own.rank().max(theirs.rank()));
+    let open = pos
+        .occupied()
+        .into_iter()
+        .filter(|s| s.file() == theirs.file() && s.rank() > low && s.rank() < high)
+        .all(|s| s.rank() == own.rank());
+    target_free && open
+}
+
+/// The search's score as mate-in-n solver moves, when it is a mate.
+pub fn mate_moves(score: i32) -> Option<i32> {
+    (score >= MATE_BOUND).then(|| (MATE - score + 1) / 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn moves(text: &str) -> Vec<Move> {
+        text.split_whitespace()
+            .map(|m| m.parse().unwrap())
+            .collect()
+    }
+
+    fn small() -> Miner {
+        Miner::new(Thresholds {
+            scan_nodes: 2_000,
+            deep_nodes: 60_000,
+            ..Thresholds::default()
+        })
+        .unwrap()
+    }
+
+    /// Black's General steps from d9 to e9; Red mates at once with the chariot on b9: d9 is the
+    /// chariot's, e8 the other chariot's, and f9 the facing Generals'. No other move mates.
+    #[test]
+    fn a_mate_in_one_with_the_facing_generals() {
+        let start = Position::from_fen("3k5/R8/9/9/9/9/9/9/9/1R3K3 b - - 0 1").unwrap();
+        let puzzle = small().examine(&start, &moves("d9e9")).unwrap();
+        assert_eq!(puzzle.last_move.to_string(), "d9e9");
+        assert_eq!(
+            puzzle.position.to_string(),
+            "4k4/R8/9/9/9/9/9/9/9/1R3K3 w - - 1 2"
+        );
+        let solution: Vec<String> = puzzle.solution.iter().map(Move::to_string).collect();
+        assert_eq!(solution, ["b0b9"]);
+        assert_eq!(puzzle.mate_in(), Some(1));
+        assert_eq!(
+            puzzle.themes,
+            [Theme::MateIn1, Theme::FlyingGeneral, Theme::Endgame]
+        );
+        assert_eq!(mate_moves(puzzle.score), Some(1));
+    }
+
+    /// Black's Chariot steps onto e5, where either Red Chariot takes it: two winning moves, no
+    /// puzzle.
+    #[test]
+    fn two_winning_moves_are_no_puzzle() {
+        let start = Position::from_fen("4k4/9/9/4r4/R8/9/9/9/4R4/3K5 b - - 0 1").unwrap();
+        assert_eq!(
+            small().examine(&start, &moves("e6e5")).unwrap_err(),
+            Rejection::NotUnique
+        );
+    }
+
+    /// A quiet position after a quiet move is not winning: no puzzle, and the scan of the
+    /// opening moves finds no candidate.
+    #[test]
+    fn quiet_openings_hold_no_puzzle() {
+        let start = Position::start();
+        let opening = moves("h2e2 h9g7 h0g2 i9h9");
+        assert_eq!(
+            small().examine(&start, &opening).unwrap_err(),
+            Rejection::NotWinning
+        );
+        assert_eq!(small().scan_game(&start, &opening), []);
+    }
+
+    /// A record that does not replay is refused, never a panic.
+    #[test]
+    fn a_bad_record_is_refused() {
+        let start = Position::start();
+        assert_eq!(
+            small().examine(&start, &moves("h2e2 a0a5")).unwrap_err(),
+            Rejection::BadRecord
+        );
+        assert_eq!(
+            small().examine(&start, &[]).unwrap_err(),
+            Rejection::BadRecord
+        );
+    }
+}
