@@ -372,7 +372,8 @@ mod tests {
     #[test]
     fn a_full_server_answers_503_with_a_json_body() {
         let answer = String::from_utf8(server_full()).unwrap();
-        let body = r#"{"error":"rate_limited","message":"the server is full, try again in a minute"}"#;
+        let body =
+            r#"{"error":"rate_limited","message":"the server is full, try again in a minute"}"#;
         assert_eq!(
             answer,
             format!(

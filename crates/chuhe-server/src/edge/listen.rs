@@ -347,7 +347,9 @@ mod tests {
         let at = |ms: u64| start + Duration::from_millis(ms);
         assert_eq!(summary.note(at(0), every), Some(1));
         // Every 100 ms for ten seconds: no line.
-        let lines: Vec<_> = (1..100).filter_map(|i| summary.note(at(i * 100), every)).collect();
+        let lines: Vec<_> = (1..100)
+            .filter_map(|i| summary.note(at(i * 100), every))
+            .collect();
         assert_eq!(lines, Vec::<u64>::new());
         // The next after the interval counts them all, itself included.
         assert_eq!(summary.note(at(10_000), every), Some(100));

@@ -86,7 +86,10 @@ impl fmt::Display for StoreError {
                 limit.as_millis()
             ),
             StoreError::InDoubt(cause) => {
-                write!(f, "the write may have been stored (its commit failed): {cause}")
+                write!(
+                    f,
+                    "the write may have been stored (its commit failed): {cause}"
+                )
             }
             StoreError::InUse(what) => write!(f, "{what}"),
             StoreError::Fenced(table) => write!(
