@@ -27,6 +27,7 @@ use sql::{run_single, write_tables};
 use sqlx::any::AnyConnectOptions;
 use sqlx::{Any, AnyConnection, ConnectOptions, Connection, Executor, Row, Transaction};
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
@@ -155,13 +156,50 @@ impl Failed {
     }
 }
 
+/// Who has a job handed to the writer: still waiting in the queue, taken by the writer into a
+/// transaction, or given up by its caller (whose time ran out) before the writer took it. The
+/// one who moves it out of the queue first decides: a job given up is never written, so its
+/// caller's time limit is a certain refusal; a job taken may be written.
+#[derive(Debug, Default)]
+pub(super) struct Ticket(AtomicU8);
+
+/// [`Ticket`]'s states.
+const QUEUED: u8 = 0;
+const TAKEN: u8 = 1;
+const GIVEN_UP: u8 = 2;
+
+impl Ticket {
+    /// The writer takes the job: `false` when its caller gave it up (it is dropped unwritten).
+    fn take(&self) -> bool {
+        self.0
+            .compare_exchange(QUEUED, TAKEN, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    /// The caller gives the job up: `false` when the writer has taken it already (it may be
+    /// written).
+    pub(super) fn give_up(&self) -> bool {
+        self.0
+            .compare_exchange(QUEUED, GIVEN_UP, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+}
+
 /// What the writer is handed.
 #[derive(Debug)]
 pub(super) enum Job {
     /// A table write, grouped with the others pending.
-    Table(PreparedTable, oneshot::Sender<Result<(), StoreError>>),
+    Table(
+        PreparedTable,
+        oneshot::Sender<Result<(), StoreError>>,
+        Arc<Ticket>,
+    ),
     /// Any other write; answers the rows it affected.
-    Single(Single, oneshot::Sender<Result<u64, StoreError>>),
+    Single(
+        Single,
+        oneshot::Sender<Result<u64, StoreError>>,
+        Arc<Ticket>,
+    ),
     /// Stop after the jobs received before: close the connection, then answer.
     Close(oneshot::Sender<()>),
 }
@@ -431,13 +469,15 @@ impl Writer {
         error: StoreError,
         doubt: Doubt,
     ) -> Result<(), StoreError> {
+        // Nothing of it was committed: no need to ask (the database may still be away).
+        if doubt == Doubt::Clear {
+            return Err(error);
+        }
         match (self.landed(job).await, doubt) {
             (Some(true), _) => Ok(()),
             (Some(false), Doubt::Clear | Doubt::Checkable) | (None, Doubt::Clear) => Err(error),
-            (Some(false) | None, _) => {
-                tracing::warn!(error = %error, "a write's outcome is unknown: it may be stored");
-                Err(StoreError::InDoubt(Box::new(error)))
-            }
+            // Logged by whoever answers it (`ServerError::log`).
+            (Some(false) | None, _) => Err(StoreError::InDoubt(Box::new(error))),
         }
     }
 
@@ -547,17 +587,19 @@ pub(super) async fn run(mut writer: Writer, mut jobs: mpsc::Receiver<Job>) {
         let mut closed = None;
         for job in pending.drain(..) {
             match job {
-                Job::Single(single, answer) => {
+                // Given up by its caller while it waited: never written.
+                Job::Single(_, _, ticket) if !ticket.take() => {}
+                Job::Single(single, answer, _) => {
                     round.singles.push(single);
                     round.single_answers.push(answer);
                 }
                 Job::Close(answer) => closed = Some(answer),
-                Job::Table(write, answer) => {
-                    if ids.insert(write.id.clone()) {
+                Job::Table(write, answer, ticket) => {
+                    if !ids.insert(write.id.clone()) {
+                        later.push(Job::Table(write, answer, ticket));
+                    } else if ticket.take() {
                         round.tables.push(write);
                         round.table_answers.push(answer);
-                    } else {
-                        later.push(Job::Table(write, answer));
                     }
                 }
             }
@@ -694,6 +736,17 @@ async fn fill_group(
 #[cfg(test)]
 mod tests {
     use super::sql::values;
+
+    #[test]
+    fn a_job_is_either_taken_or_given_up() {
+        use super::Ticket;
+        let taken = Ticket::default();
+        assert!(taken.take());
+        assert!(!taken.give_up(), "taken: it may be written");
+        let given_up = Ticket::default();
+        assert!(given_up.give_up());
+        assert!(!given_up.take(), "given up: never written");
+    }
 
     #[test]
     fn values_number_the_parameters_row_by_row() {
