@@ -264,6 +264,7 @@ const CATALOGUE = {
   'error.method_not_allowed': ['Petición no válida', 'Invalid request', '请求无效'],
   'error.forbidden': ['Petición rechazada', 'Request refused', '请求被拒绝'],
   'error.internal': ['Fallo del servidor; prueba de nuevo', 'Server failure; try again', '服务器故障，请重试'],
+  'error.in_doubt': ['El servidor no pudo confirmar la acción; se muestra la mesa tal como está', 'The server could not confirm the action; showing the table as it is', '服务器未能确认该操作；正在显示棋桌的当前状态'],
   'error.unavailable': ['La mesa pasa a otro servidor; reconectando…', 'The table is moving to another server; reconnecting…', '棋桌正在转到另一台服务器，正在重新连接…'],
   'error.game_ended': ['La partida ya ha terminado', 'The game has ended', '对局已结束'],
   'error.not_started': ['La partida aún no ha empezado', 'The game has not started', '对局尚未开始'],

@@ -184,6 +184,12 @@ export class Table {
         this.onChange();
       } else if (msg.type === 'error') {
         this.problem = msg;
+        // the action may have been stored: ask for the table as it is (the server settles the
+        // write from its database first) instead of trying again
+        if (msg.code === 'in_doubt' && !this.resyncing) {
+          this.resyncing = true;
+          this.send({ type: 'sync', since: null });
+        }
         this.onChange();
       }
     }, (status) => {

@@ -297,6 +297,11 @@ async fn play(
                 totals.error(format!("{code}: {message}"));
             }
             g.pending[seat] = None;
+            // The move may be stored all the same: the state tells (the game would wait for
+            // an update that only the table's next action sends).
+            if code == "in_doubt" {
+                g.send(seat, &wire::sync()).await?;
+            }
             continue;
         }
         g.release(seat);

@@ -31,6 +31,12 @@ pub(crate) fn play(version: u64, mv: String) -> ClientMessage {
     ClientMessage::Move { version, mv }
 }
 
+/// `sync` without `since`: asks for the table's state, after an `in_doubt` answer (the write
+/// may be stored; the server settles it before it answers).
+pub(crate) fn sync() -> ClientMessage {
+    ClientMessage::Sync { since: None }
+}
+
 /// The text frame of `msg`, as the server reads it (`docs/protocol.md`).
 ///
 /// # Errors
@@ -170,6 +176,7 @@ mod tests {
                 play(7, "flip c2".to_owned()),
                 r#"{"type":"move","version":7,"move":"flip c2"}"#,
             ),
+            (sync(), r#"{"type":"sync","since":null}"#),
         ];
         for (msg, text) in cases {
             assert_eq!(frame(&msg).unwrap(), text);

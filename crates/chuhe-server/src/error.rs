@@ -95,6 +95,10 @@ pub enum ServerError {
     LeaseLapsed(String),
 }
 
+/// What the client is told of a write whose outcome is unknown (`in_doubt`).
+pub const IN_DOUBT_MESSAGE: &str =
+    "the database did not confirm the write, which may have been stored: sync before trying again";
+
 /// The `Retry-After` of an answer refused because the database is unavailable, seconds.
 pub const DATABASE_RETRY_AFTER_SECS: u64 = 2;
 
@@ -110,6 +114,7 @@ impl ServerError {
             ServerError::TooManyChatLines { .. } => ErrorCode::RateLimited,
             ServerError::RequestTimeout(_) => ErrorCode::RequestTimeout,
             ServerError::Store(e) if e.is_unavailable() => ErrorCode::DatabaseUnavailable,
+            ServerError::Store(e) if e.is_in_doubt() => ErrorCode::InDoubt,
             ServerError::Unauthorized(_) => ErrorCode::Unauthorized,
             ServerError::NotFound(_) | ServerError::TableClosed => ErrorCode::NotFound,
             ServerError::Conflict(_) => ErrorCode::Conflict,
@@ -152,7 +157,9 @@ impl ServerError {
             | ServerError::StaleVersion { .. }
             | ServerError::NotAllowed(_)
             | ServerError::NotReady => StatusCode::CONFLICT,
-            ServerError::Store(e) if e.is_unavailable() => StatusCode::SERVICE_UNAVAILABLE,
+            ServerError::Store(e) if e.is_unavailable() || e.is_in_doubt() => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             ServerError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ServerError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             ServerError::Internal(_)
@@ -171,6 +178,7 @@ impl ServerError {
             ServerError::Store(e) if e.is_unavailable() => {
                 "the database is unavailable, try again in a moment".to_owned()
             }
+            ServerError::Store(e) if e.is_in_doubt() => IN_DOUBT_MESSAGE.to_owned(),
             ServerError::Internal(_)
             | ServerError::Store(_)
             | ServerError::Config(_)
@@ -187,6 +195,9 @@ impl ServerError {
             | ServerError::Config(detail)
             | ServerError::LeaseLapsed(detail) => {
                 tracing::error!(%detail, "internal error")
+            }
+            ServerError::Store(e) if e.is_in_doubt() => {
+                tracing::warn!(detail = %e, "a write's outcome is unknown: answered in_doubt")
             }
             ServerError::Store(e) => tracing::error!(detail = %e, "internal error"),
             e => tracing::debug!(error = %e, "request refused"),
@@ -266,7 +277,9 @@ fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::NotReady => StatusCode::CONFLICT,
         ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-        ErrorCode::Unavailable | ErrorCode::DatabaseUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::Unavailable | ErrorCode::DatabaseUnavailable | ErrorCode::InDoubt => {
+            StatusCode::SERVICE_UNAVAILABLE
+        }
         ErrorCode::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
     }
 }
@@ -378,5 +391,28 @@ mod tests {
         assert_eq!(failure.public_message(), "internal error");
         assert!(failure.to_string().starts_with("internal error: json: "));
         assert_eq!(failure.clone(), failure);
+    }
+
+    #[test]
+    fn a_write_in_doubt_is_neither_internal_nor_unavailable() {
+        let cause = StoreError::Timeout(std::time::Duration::from_millis(5000));
+        let doubt = ServerError::from(StoreError::InDoubt(Box::new(cause)));
+        assert_eq!(doubt.code(), ErrorCode::InDoubt);
+        assert_eq!(doubt.status().as_u16(), 503);
+        assert_eq!(
+            doubt.public_message(),
+            "the database did not confirm the write, which may have been stored: sync before \
+             trying again"
+        );
+        assert_eq!(
+            doubt.to_string(),
+            "internal error: the write may have been stored (its commit failed): the database \
+             did not answer within 5000 ms"
+        );
+        // Without Retry-After: trying again blindly could play it twice (a move is refused as
+        // stale, a new table would be another one).
+        let response = axum::response::IntoResponse::into_response(doubt);
+        assert_eq!(response.status().as_u16(), 503);
+        assert!(response.headers().get("retry-after").is_none());
     }
 }

@@ -382,12 +382,16 @@ pub enum ErrorCode {
     /// The table is moving to another node of a cluster (its owner stopped or lost its
     /// lease): reconnect, and the table is served again within seconds.
     Unavailable,
-    /// The database is away (it does not answer, or the connection to it failed): nothing
-    /// was stored, try again in a moment.
+    /// The database is away (it does not answer, or the connection to it failed) before the
+    /// write was committed: nothing was stored, try again in a moment.
     DatabaseUnavailable,
     /// The request's body did not arrive within the server's request time limit (408; the
     /// connection is closed).
     RequestTimeout,
+    /// The database did not confirm a write, which may have been stored all the same (its
+    /// commit's answer was lost or late): send `sync` (over HTTP, read again) before trying
+    /// again. The table settles it from the database before its next action.
+    InDoubt,
 }
 
 /// A message from the server over the table's WebSocket.

@@ -58,7 +58,8 @@ async fn a_lost_commit_answer_is_resolved_from_the_store(backend: Backend) {
 on_both!(a_lost_commit_answer_is_resolved_from_the_store);
 
 /// The commit's answer is lost and the database is still away when the writer checks: Red is
-/// told `database_unavailable`, but the move is stored. Black's answer to it is played: the table reads
+/// told `in_doubt` (the move may be stored; never `internal` nor `database_unavailable`, which
+/// say it was not), and the move is stored. Black's answer to it is played: the table reads
 /// the stored version first, applies and sends Red's move, then Black's. A clean stop and a
 /// restart find 6 events and a row at 6 (the stop did not write the row back to 4).
 async fn an_unknown_outcome_is_settled_before_the_next_action(backend: Backend) {
@@ -69,13 +70,7 @@ async fn an_unknown_outcome_is_settled_before_the_next_action(backend: Backend) 
     store.inject_fault(Fault::LostCommitAnswer, 1);
     store.inject_fault(Fault::CheckFails, 1);
     red.send(&mv(4, "h2e2")).await;
-    assert_eq!(
-        red.error().await,
-        (
-            ErrorCode::DatabaseUnavailable,
-            "the database is unavailable, try again in a moment".to_owned()
-        )
-    );
+    assert_eq!(red.error().await, in_doubt());
     assert_eq!(stored(&server, &table).await, ((1..=5).collect(), 5));
     black.send(&mv(5, "h9g7")).await;
     let (version, event) = black.event().await;
@@ -89,6 +84,55 @@ async fn an_unknown_outcome_is_settled_before_the_next_action(backend: Backend) 
     server.stop().await;
 }
 on_both!(an_unknown_outcome_is_settled_before_the_next_action);
+
+/// What a write whose outcome is unknown is answered.
+fn in_doubt() -> (ErrorCode, String) {
+    (
+        ErrorCode::InDoubt,
+        "the database did not confirm the write, which may have been stored: sync before trying \
+         again"
+            .to_owned(),
+    )
+}
+
+/// A commit lands but its answer is lost, and the check fails: Red is told `in_doubt`, sends
+/// `sync` as told, and finds its move played (the table settled it from the store first): the
+/// state at 5 with Black to move, and Black was sent the move too.
+async fn a_move_in_doubt_is_found_by_sync(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, settings(Duration::from_secs(60))).await;
+    let (mut red, mut black, table) = started(&server).await;
+    let store = server.state.store();
+    store.inject_fault(Fault::LostCommitAnswer, 1);
+    store.inject_fault(Fault::CheckFails, 1);
+    red.send(&mv(4, "h2e2")).await;
+    assert_eq!(red.error().await, in_doubt());
+    red.send(&ClientMessage::Sync { since: Some(4) }).await;
+    // The table settles the write first and sends its update to every connection, then the
+    // sync's answer: the event after 4 again and the state.
+    for _ in ["the update", "the sync"] {
+        let (version, event) = red.event().await;
+        assert_eq!(version, 5);
+        assert!(matches!(event, Event::Moved { ref mv, .. } if mv == "h2e2"));
+        let state = red.state_at(5).await;
+        assert_eq!(state.to_move, Some(Seat::new(1)));
+    }
+    let (version, event) = black.event().await;
+    assert_eq!(version, 5);
+    assert!(matches!(event, Event::Moved { ref mv, .. } if mv == "h2e2"));
+    // The same move sent again is stale, not played twice.
+    red.send(&mv(4, "h2e2")).await;
+    assert_eq!(
+        red.error().await,
+        (
+            ErrorCode::StaleVersion,
+            "stale version 4: the table is at version 5".to_owned()
+        )
+    );
+    assert_eq!(stored(&server, &table).await, ((1..=5).collect(), 5));
+    server.stop().await;
+}
+on_both!(a_move_in_doubt_is_found_by_sync);
 
 /// An outage before COMMIT: the move fails, nothing is stored, and the same move sent again
 /// is played (no primary-key error from the first try).

@@ -131,7 +131,7 @@ fn fixtures_parse_and_print_back() {
         ])
     );
     assert_eq!(http.len(), 8);
-    assert_eq!(names.len(), 63);
+    assert_eq!(names.len(), 64);
 }
 
 #[test]

@@ -17,6 +17,11 @@ pub struct Limits {
     /// beyond, a connection is answered 429 and closed.
     #[arg(long, env = "CHUHE_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_connections_per_address: u64,
+    /// Open files kept free for the database and the server's own work under the process's
+    /// open-file limit (RLIMIT_NOFILE): connections beyond the limit less this reserve (and
+    /// what was open at the start) are answered 503 and closed.
+    #[arg(long, env = "CHUHE_DESCRIPTOR_RESERVE", default_value_t = chuhe_server::site::DEFAULT_DESCRIPTOR_RESERVE as u64, value_parser = clap::value_parser!(u64).range(16..=1_000_000))]
+    pub descriptor_reserve: u64,
     /// Longest time a client may take to send a request's head, and again its body, in
     /// seconds (slowloris, slow bodies); `--header-timeout-secs` is its older name.
     #[arg(long, alias = "header-timeout-secs", env = "CHUHE_REQUEST_TIMEOUT_SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
@@ -400,6 +405,8 @@ impl Limits {
         settings.store.session_lifetime = Duration::from_secs(self.session_days * 24 * 3600);
         settings.max_connections_per_address =
             usize::try_from(self.max_connections_per_address).unwrap_or(usize::MAX);
+        settings.descriptor_reserve =
+            usize::try_from(self.descriptor_reserve).unwrap_or(usize::MAX);
         settings.request_timeout = Duration::from_secs(self.request_timeout_secs);
         settings.shutdown_timeout = Duration::from_secs(self.shutdown_timeout_secs);
         settings.secure_cookies = self.secure_cookies;

@@ -105,6 +105,7 @@ log-format = \"text\"
 # metrics-bind is not set
 db-timeout-ms = 5000
 max-connections-per-address = 64
+descriptor-reserve = 256
 request-timeout-secs = 10
 shutdown-timeout-secs = 15
 secure-cookies = false

@@ -324,6 +324,34 @@ pub(crate) const TOO_MANY_CONNECTIONS: &[u8] = b"HTTP/1.1 429 Too Many Requests\
 Content-Type: application/json\r\nConnection: close\r\nContent-Length: 75\r\n\r\n\
 {\"error\":\"rate_limited\",\"message\":\"too many connections from your address\"}";
 
+/// What a connection over the server's descriptor budget is told (`rate_limited`, 503).
+pub const SERVER_FULL: &str = "the server is full, try again in a minute";
+
+/// The whole answer to a connection over the server's descriptor budget: 503 `rate_limited`
+/// ([`SERVER_FULL`]) with `Retry-After: 60`, then the connection closes.
+pub(crate) fn server_full() -> Vec<u8> {
+    let body = serde_json::json!({
+        "error": crate::protocol::ErrorCode::RateLimited,
+        "message": SERVER_FULL,
+    })
+    .to_string();
+    format!(
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n\
+         Retry-After: 60\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// Refuses an accepted connection with `answer` (it is closed when dropped): what the client
+/// sent already is read first, so that closing sends the answer and a FIN, not a reset that
+/// could throw the answer away.
+pub(crate) fn refuse(tcp: &tokio::net::TcpStream, answer: &[u8]) {
+    let mut sent = [0u8; 2048];
+    let _ = tcp.try_read(&mut sent);
+    let _ = tcp.try_write(answer);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,6 +367,22 @@ mod tests {
 
     fn ip(text: &str) -> IpAddr {
         text.parse().unwrap()
+    }
+
+    #[test]
+    fn a_full_server_answers_503_with_a_json_body() {
+        let answer = String::from_utf8(server_full()).unwrap();
+        let body =
+            r#"{"error":"rate_limited","message":"the server is full, try again in a minute"}"#;
+        assert_eq!(
+            answer,
+            format!(
+                "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n\
+                 Retry-After: 60\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+        );
+        assert_eq!(body.len(), 78);
     }
 
     #[test]

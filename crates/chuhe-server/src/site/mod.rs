@@ -6,7 +6,7 @@
 mod registry;
 mod settings;
 
-pub use settings::{Heartbeat, HttpLimits, RequestQuota, Settings};
+pub use settings::{Heartbeat, HttpLimits, RequestQuota, Settings, DEFAULT_DESCRIPTOR_RESERVE};
 
 use crate::accounts::password;
 use crate::cluster;

@@ -50,6 +50,11 @@ pub struct Settings {
     /// beyond, a new connection is answered 429 and closed (default 64). Loopback peers are
     /// not capped when [`Settings::trust_forwarded_for`] is set (the proxy caps its clients).
     pub max_connections_per_address: usize,
+    /// Open files (descriptors) kept free for the server's own work under its open-file limit
+    /// (default [`DEFAULT_DESCRIPTOR_RESERVE`]): [`crate::serve`] takes connections only while
+    /// the descriptors open at its start, the open connections and this reserve stay within
+    /// the limit, and answers the others 503 at once (see `docs/security.md`).
+    pub descriptor_reserve: usize,
     /// Longest time a client may take to send a request's head (request line and headers),
     /// and again its body once the head is in, before it is answered 408 and its connection
     /// is closed (default 10 s; slowloris, slow bodies).
@@ -73,6 +78,15 @@ pub struct Settings {
     pub metrics_interval: Option<Duration>,
 }
 
+/// The descriptors kept free by default ([`Settings::descriptor_reserve`]): what the server may
+/// open after it started besides its connections. The store's pool grows to 8 connections on
+/// PostgreSQL (SQLite's 4 readers, each with the database, its `-wal` and `-shm`, are open
+/// from the start), SQLite opens temporary files for large sorts, a cluster node reconnects
+/// to NATS, the metrics listener takes scrapes, and refusing a connection needs a descriptor
+/// for the moment it is accepted; 256 is several times all of these together, and little
+/// beside a production limit of 20,000 or more.
+pub const DEFAULT_DESCRIPTOR_RESERVE: usize = 256;
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {
@@ -89,6 +103,7 @@ impl Default for Settings {
             computer_threads: computer::DEFAULT_THREADS,
             computer_pause: computer::DEFAULT_PAUSE,
             max_connections_per_address: 64,
+            descriptor_reserve: DEFAULT_DESCRIPTOR_RESERVE,
             request_timeout: Duration::from_secs(10),
             shutdown_timeout: Duration::from_secs(15),
             store: StoreOptions::default(),

@@ -98,6 +98,7 @@ impl Store {
                     now_ms: now,
                 },
                 answer,
+                std::sync::Arc::default(),
             ));
         }
         Ok(Some(Self::player_of(&row)?))

@@ -40,6 +40,11 @@ pub enum StoreError {
     /// ([`super::StoreOptions::statement_timeout`]); whether a write landed is then resolved from the
     /// store (see the module documentation).
     Timeout(std::time::Duration),
+    /// A write whose outcome is unknown: its transaction failed at `COMMIT` or after (the
+    /// answer lost, the time limit reached, the connection cut), and the store could not tell
+    /// whether it landed. It may be stored: the table reads the store before its next action,
+    /// and the client is told so (`in_doubt`), never that the write was refused.
+    InDoubt(Box<StoreError>),
     /// Another chuhe server holds this database (a PostgreSQL advisory lock taken at start-up
     /// and held for the life of the process).
     InUse(String),
@@ -80,6 +85,12 @@ impl fmt::Display for StoreError {
                 "the database did not answer within {} ms",
                 limit.as_millis()
             ),
+            StoreError::InDoubt(cause) => {
+                write!(
+                    f,
+                    "the write may have been stored (its commit failed): {cause}"
+                )
+            }
             StoreError::InUse(what) => write!(f, "{what}"),
             StoreError::Fenced(table) => write!(
                 f,
@@ -94,11 +105,18 @@ impl fmt::Display for StoreError {
 }
 
 impl StoreError {
+    /// Whether the write may have been stored all the same ([`StoreError::InDoubt`]).
+    pub fn is_in_doubt(&self) -> bool {
+        matches!(self, StoreError::InDoubt(_))
+    }
+
     /// Whether the failure is the database being away rather than a fault of the request or
     /// of the data: no answer within the time limit, a connection that could not be made or
     /// was cut, a pool without a free connection, a PostgreSQL server shutting down or not
-    /// accepting connections (SQLSTATE classes 08, 53 and 57P), SQLite busy or locked. The
-    /// client is told that the database is unavailable and to try again (nothing was stored).
+    /// accepting connections (SQLSTATE classes 08, 53 and 57P), SQLite busy, locked or unable
+    /// to open its files (`SQLITE_CANTOPEN`, as when the process is out of file descriptors).
+    /// The client is told that the database is unavailable and to try again: a write that
+    /// failed so was not stored (one that may have been is [`StoreError::InDoubt`] instead).
     pub fn is_unavailable(&self) -> bool {
         match self {
             StoreError::Timeout(_) | StoreError::WriterStopped => true,
@@ -114,9 +132,10 @@ impl StoreError {
                         || code.starts_with("53")
                         || code.starts_with("57P")
                         // SQLite's codes are numbers (PostgreSQL's SQLSTATEs have five
-                        // characters): SQLITE_BUSY (5) and SQLITE_LOCKED (6), extended too
+                        // characters): SQLITE_BUSY (5), SQLITE_LOCKED (6) and
+                        // SQLITE_CANTOPEN (14), extended too
                         || (code.len() < 5
-                            && matches!(code.parse::<u32>(), Ok(n) if matches!(n & 0xff, 5 | 6)))
+                            && matches!(code.parse::<u32>(), Ok(n) if matches!(n & 0xff, 5 | 6 | 14)))
                 }),
                 _ => false,
             },
@@ -131,6 +150,7 @@ impl std::error::Error for StoreError {
             StoreError::Open { source, .. } | StoreError::Database(source) => Some(source),
             StoreError::Migration(e) => Some(e),
             StoreError::Json(e) => Some(e),
+            StoreError::InDoubt(cause) => Some(cause.as_ref()),
             _ => None,
         }
     }

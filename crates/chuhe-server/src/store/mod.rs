@@ -43,14 +43,17 @@
 //! A failed transaction may have committed all the same (the connection cut after `COMMIT`
 //! was sent): the writer asks the store whether each write of it landed (by `(table, version)`
 //! and the stored event's text) before trying it again, so a retry never meets its own primary
-//! key, and answers `Ok` for one that landed (`store/writer.rs`). When even that check fails,
-//! the table actor reads its stored version before its next action and applies what landed.
+//! key, and answers `Ok` for one that landed (`store/writer.rs`). A write that failed before
+//! `COMMIT` was sent gets its error (nothing was stored); one that may have committed and that
+//! no check found gets [`StoreError::InDoubt`] (the wire's `in_doubt`), and the table actor
+//! reads its stored version before its next action and applies what landed.
 //!
 //! Every wait has a limit ([`StoreOptions`], 5 s by default): each statement (PostgreSQL's
 //! `statement_timeout`, SQLite's `busy_timeout`), each transaction of the writer, each
 //! caller's write, the pool's connections. The limits run on the wall clock (a runtime of their
 //! own), not on the server's tokio clock, which tests pause. A caller past its limit gets
-//! [`StoreError::Timeout`]; the players see "the database did not answer in time, try again".
+//! [`StoreError::Timeout`]; the players see "the database did not answer in time, try again"
+//! (or `in_doubt` when the time ran out while the write was committing).
 //!
 //! # One writer per database
 //!
@@ -633,13 +636,15 @@ impl Store {
     ) -> Result<(), StoreError> {
         let prepared = write.prepare(now_ms(), fence)?;
         let (answer, answered) = oneshot::channel();
-        self.timed(async {
-            self.jobs
-                .send(Job::Table(prepared, answer))
-                .await
-                .map_err(|_| StoreError::WriterStopped)?;
-            answered.await.map_err(|_| StoreError::WriterStopped)?
-        })
+        let ticket = Arc::new(writer::Ticket::default());
+        let job = Job::Table(prepared, answer, ticket.clone());
+        hand_over(
+            &self.jobs,
+            self.options.statement_timeout,
+            job,
+            ticket,
+            answered,
+        )
         .await
     }
 
@@ -675,13 +680,57 @@ async fn send_single(
     single: Single,
 ) -> Result<u64, StoreError> {
     let (answer, answered) = oneshot::channel();
-    within(limit, async {
-        jobs.send(Job::Single(single, answer))
+    let ticket = Arc::new(writer::Ticket::default());
+    let job = Job::Single(single, answer, ticket.clone());
+    hand_over(jobs, limit, job, ticket, answered).await
+}
+
+/// How many more time limits a caller waits for the answer to a job the writer took before
+/// the caller's limit: a failed group, the write alone, and a check whether it landed.
+const TAKEN_WAIT: u32 = 3;
+
+/// Hands `job` to the writer and waits up to `limit` for its answer. Past the limit, a job the
+/// writer has not taken yet is given up (never written: the caller gets
+/// [`StoreError::Timeout`]); one it has taken is waited for up to [`TAKEN_WAIT`] times as
+/// long again (the writer bounds each of its attempts and checks by the same limit, and tells
+/// a write that failed before `COMMIT` from one that may have committed), and past that it is
+/// [`StoreError::InDoubt`].
+async fn hand_over<T>(
+    jobs: &mpsc::Sender<Job>,
+    limit: Duration,
+    job: Job,
+    ticket: Arc<writer::Ticket>,
+    mut answered: oneshot::Receiver<Result<T, StoreError>>,
+) -> Result<T, StoreError> {
+    // The writer's answer, inside the result of the wait (whose own error is the time limit,
+    // or a writer that has stopped before taking the job).
+    let first = within(limit, async {
+        jobs.send(job)
             .await
             .map_err(|_| StoreError::WriterStopped)?;
-        answered.await.map_err(|_| StoreError::WriterStopped)?
+        Ok((&mut answered)
+            .await
+            .map_err(|_| StoreError::WriterStopped)
+            .and_then(|answer| answer))
     })
-    .await
+    .await;
+    match first {
+        Ok(answer) => answer,
+        Err(StoreError::Timeout(waited)) if !ticket.give_up() => {
+            let again = within(limit * TAKEN_WAIT, async {
+                Ok((&mut answered)
+                    .await
+                    .map_err(|_| StoreError::WriterStopped)
+                    .and_then(|answer| answer))
+            })
+            .await;
+            match again {
+                Ok(answer) => answer,
+                Err(_) => Err(StoreError::InDoubt(Box::new(StoreError::Timeout(waited)))),
+            }
+        }
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]

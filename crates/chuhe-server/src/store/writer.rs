@@ -11,9 +11,14 @@
 //! events landed when the table row holds its version (events and row are written in one
 //! transaction, and the events' primary key is `(table_id, version)`); a new player, session,
 //! table or finished game when its row exists. A write that landed is answered `Ok`, so a
-//! retry never meets the primary key of its own events. When the store cannot tell (it is
-//! still away), the caller gets the error, and the table actor settles the question from the
-//! store before its next write (`table/actor.rs`).
+//! retry never meets the primary key of its own events.
+//!
+//! Each failed attempt is classified ([`Doubt`]): one that failed before `COMMIT` was sent
+//! wrote nothing; one that failed at `COMMIT` or after may have committed. The caller gets the
+//! error only when nothing of the write can be stored; a write that may be stored and that no
+//! check found stored is answered [`StoreError::InDoubt`] (the client is told `in_doubt`, never
+//! that its move was refused), and the table actor settles the question from the store before
+//! its next action (`table/actor/commit.rs`).
 
 mod sql;
 
@@ -22,6 +27,7 @@ use sql::{run_single, write_tables};
 use sqlx::any::AnyConnectOptions;
 use sqlx::{Any, AnyConnection, ConnectOptions, Connection, Executor, Row, Transaction};
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
@@ -119,13 +125,81 @@ enum Pending<'a> {
     Single(&'a Single),
 }
 
+/// Whether the writes of a failed attempt may be stored all the same. Ordered: the greater of
+/// two attempts' doubts is the write's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Doubt {
+    /// It failed before `COMMIT` was sent: nothing of it was written.
+    Clear,
+    /// It failed at `COMMIT` or after, with an answer from the database (an error, a lost
+    /// answer): it is stored or not, as a check of the store finds.
+    Checkable,
+    /// It failed at `COMMIT` by the time limit or a cut connection: the database may still be
+    /// committing it, so a check that does not find it does not settle it.
+    Lingering,
+}
+
+/// An attempt's transaction that failed: why, and whether its writes may be stored.
+#[derive(Debug)]
+struct Failed {
+    error: StoreError,
+    doubt: Doubt,
+}
+
+impl Failed {
+    /// A failure before `COMMIT` (or a refusal): nothing was written.
+    fn clear(error: StoreError) -> Failed {
+        Failed {
+            error,
+            doubt: Doubt::Clear,
+        }
+    }
+}
+
+/// Who has a job handed to the writer: still waiting in the queue, taken by the writer into a
+/// transaction, or given up by its caller (whose time ran out) before the writer took it. The
+/// one who moves it out of the queue first decides: a job given up is never written, so its
+/// caller's time limit is a certain refusal; a job taken may be written.
+#[derive(Debug, Default)]
+pub(super) struct Ticket(AtomicU8);
+
+/// [`Ticket`]'s states.
+const QUEUED: u8 = 0;
+const TAKEN: u8 = 1;
+const GIVEN_UP: u8 = 2;
+
+impl Ticket {
+    /// The writer takes the job: `false` when its caller gave it up (it is dropped unwritten).
+    fn take(&self) -> bool {
+        self.0
+            .compare_exchange(QUEUED, TAKEN, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    /// The caller gives the job up: `false` when the writer has taken it already (it may be
+    /// written).
+    pub(super) fn give_up(&self) -> bool {
+        self.0
+            .compare_exchange(QUEUED, GIVEN_UP, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+}
+
 /// What the writer is handed.
 #[derive(Debug)]
 pub(super) enum Job {
     /// A table write, grouped with the others pending.
-    Table(PreparedTable, oneshot::Sender<Result<(), StoreError>>),
+    Table(
+        PreparedTable,
+        oneshot::Sender<Result<(), StoreError>>,
+        Arc<Ticket>,
+    ),
     /// Any other write; answers the rows it affected.
-    Single(Single, oneshot::Sender<Result<u64, StoreError>>),
+    Single(
+        Single,
+        oneshot::Sender<Result<u64, StoreError>>,
+        Arc<Ticket>,
+    ),
     /// Stop after the jobs received before: close the connection, then answer.
     Close(oneshot::Sender<()>),
 }
@@ -253,28 +327,33 @@ impl Writer {
     }
 
     /// Everything in one transaction: the singles (in order), then the table writes. Answers
-    /// the singles' results (a taken name is a result, not a failure of the group).
+    /// the singles' results (a taken name is a result, not a failure of the group); a failure
+    /// says whether the transaction may have committed all the same ([`Doubt`]).
     async fn group(
         &mut self,
         singles: &[Single],
         tables: &[PreparedTable],
-    ) -> Result<Vec<Result<u64, StoreError>>, StoreError> {
+    ) -> Result<Vec<Result<u64, StoreError>>, Failed> {
         if let Some(why) = &self.superseded {
-            return Err(StoreError::Superseded(why.clone()));
+            return Err(Failed::clear(StoreError::Superseded(why.clone())));
         }
         // The store was given up (a cluster node's lease lapsed, or the lock's watcher found
         // another server): nothing more is written.
         if let Some(why) = self.lost.as_ref().and_then(|l| l.borrow().clone()) {
             self.superseded = Some(why.clone());
-            return Err(StoreError::Superseded(why));
+            return Err(Failed::clear(StoreError::Superseded(why)));
         }
         let limit = self.limit;
         let faults = self.faults.clone();
         let epoch = self.epoch;
         let began = std::time::Instant::now();
+        // Set once `COMMIT` is sent: from then on a failure may have committed.
+        let mut committing = false;
         let result = within(limit, async {
             match self.conn().await {
-                Ok(conn) => write_group(conn, epoch, singles, tables, &faults).await,
+                Ok(conn) => {
+                    write_group(conn, epoch, singles, tables, &faults, &mut committing).await
+                }
                 Err(e) => Err(e.into()),
             }
         })
@@ -290,7 +369,14 @@ impl Writer {
                 lost.send_replace(Some(why.clone()));
             }
         }
-        result
+        result.map_err(|error| {
+            let doubt = match &error {
+                _ if !committing => Doubt::Clear,
+                e if may_still_commit(e) => Doubt::Lingering,
+                _ => Doubt::Checkable,
+            };
+            Failed { error, doubt }
+        })
     }
 
     /// Whether a write that failed has landed after all: `Some(true)` when its rows are in the
@@ -374,46 +460,105 @@ impl Writer {
         }
     }
 
-    /// One single alone, in its own transaction, after a failed attempt when `tried`: it is
-    /// written only when it has not landed, and a failure that landed after all is a success.
-    async fn single_alone(&mut self, single: &Single, tried: bool) -> Result<u64, StoreError> {
-        if tried && self.landed(Pending::Single(single)).await == Some(true) {
-            return Ok(1);
+    /// The answer to a write (`job`) whose attempts failed, the last with `error`, leaving
+    /// `doubt`: `Ok` when the store holds it after all, the error when nothing of it can be
+    /// stored, else [`StoreError::InDoubt`].
+    async fn answer_failed(
+        &mut self,
+        job: Pending<'_>,
+        error: StoreError,
+        doubt: Doubt,
+    ) -> Result<(), StoreError> {
+        // Nothing of it was committed: no need to ask (the database may still be away).
+        if doubt == Doubt::Clear {
+            return Err(error);
         }
-        let result = match self.group(std::slice::from_ref(single), &[]).await {
-            Ok(mut results) => results.pop().unwrap_or(Ok(0)),
-            Err(e) => Err(e),
-        };
-        match result {
-            Err(e) if !matches!(e, StoreError::NameTaken(_) | StoreError::Superseded(_)) => {
-                if self.landed(Pending::Single(single)).await == Some(true) {
-                    Ok(1)
-                } else {
-                    Err(e)
-                }
-            }
-            other => other,
+        match (self.landed(job).await, doubt) {
+            (Some(true), _) => Ok(()),
+            (Some(false), Doubt::Clear | Doubt::Checkable) | (None, Doubt::Clear) => Err(error),
+            // Logged by whoever answers it (`ServerError::log`).
+            (Some(false) | None, _) => Err(StoreError::InDoubt(Box::new(error))),
         }
     }
 
-    /// One table write alone, in its own transaction, after a failed attempt when `tried`:
-    /// written only when it has not landed, and a failure that landed after all is a success.
-    async fn table_alone(&mut self, write: &PreparedTable, tried: bool) -> Result<(), StoreError> {
-        if tried && self.landed(Pending::Table(write)).await == Some(true) {
+    /// Before a write is tried again after an attempt that left `doubt`: `true` when the store
+    /// holds it already; else the doubt that remains (a check that does not find it settles a
+    /// [`Doubt::Checkable`] one).
+    async fn before_retry(&mut self, job: Pending<'_>, doubt: &mut Doubt) -> bool {
+        if *doubt == Doubt::Clear {
+            return false;
+        }
+        match self.landed(job).await {
+            Some(true) => true,
+            Some(false) if *doubt == Doubt::Checkable => {
+                *doubt = Doubt::Clear;
+                false
+            }
+            _ => false,
+        }
+    }
+
+    /// One single alone, in its own transaction, after a failed attempt that left `before`: it
+    /// is written only when it has not landed, and a failure that landed after all is a
+    /// success.
+    async fn single_alone(&mut self, single: &Single, before: Doubt) -> Result<u64, StoreError> {
+        let mut doubt = before;
+        if self.before_retry(Pending::Single(single), &mut doubt).await {
+            return Ok(1);
+        }
+        match self.group(std::slice::from_ref(single), &[]).await {
+            Ok(mut results) => results.pop().unwrap_or(Ok(0)),
+            // Refused, not failed: nothing of it was written.
+            Err(Failed {
+                error: e @ StoreError::Superseded(_),
+                ..
+            }) => Err(e),
+            Err(f) => self
+                .answer_failed(Pending::Single(single), f.error, doubt.max(f.doubt))
+                .await
+                .map(|()| 1),
+        }
+    }
+
+    /// One table write alone, in its own transaction, after a failed attempt that left
+    /// `before`: written only when it has not landed, and a failure that landed after all is
+    /// a success.
+    async fn table_alone(
+        &mut self,
+        write: &PreparedTable,
+        before: Doubt,
+    ) -> Result<(), StoreError> {
+        let mut doubt = before;
+        if self.before_retry(Pending::Table(write), &mut doubt).await {
             return Ok(());
         }
         match self.group(&[], std::slice::from_ref(write)).await {
             Ok(_) => Ok(()),
-            // Refused, not failed: nothing of it was written.
-            Err(e @ (StoreError::Fenced(_) | StoreError::Superseded(_))) => Err(e),
-            Err(e) => {
-                if self.landed(Pending::Table(write)).await == Some(true) {
-                    Ok(())
-                } else {
-                    Err(e)
-                }
+            // Refused, not failed: nothing of this attempt was written (a table taken over is
+            // read from the store by its new owner).
+            Err(Failed {
+                error: e @ (StoreError::Fenced(_) | StoreError::Superseded(_)),
+                ..
+            }) => Err(e),
+            Err(f) => {
+                self.answer_failed(Pending::Table(write), f.error, doubt.max(f.doubt))
+                    .await
             }
         }
+    }
+}
+
+/// Whether a failure at `COMMIT` may leave the database still committing: the time limit cut
+/// the wait for its answer, or the connection was cut (the database may have read `COMMIT`
+/// and go on with it).
+fn may_still_commit(e: &StoreError) -> bool {
+    match e {
+        StoreError::Timeout(_) => true,
+        StoreError::Database(e) => matches!(
+            e,
+            sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::WorkerCrashed
+        ),
+        _ => false,
     }
 }
 
@@ -442,17 +587,19 @@ pub(super) async fn run(mut writer: Writer, mut jobs: mpsc::Receiver<Job>) {
         let mut closed = None;
         for job in pending.drain(..) {
             match job {
-                Job::Single(single, answer) => {
+                // Given up by its caller while it waited: never written.
+                Job::Single(_, _, ticket) if !ticket.take() => {}
+                Job::Single(single, answer, _) => {
                     round.singles.push(single);
                     round.single_answers.push(answer);
                 }
                 Job::Close(answer) => closed = Some(answer),
-                Job::Table(write, answer) => {
-                    if ids.insert(write.id.clone()) {
+                Job::Table(write, answer, ticket) => {
+                    if !ids.insert(write.id.clone()) {
+                        later.push(Job::Table(write, answer, ticket));
+                    } else if ticket.take() {
                         round.tables.push(write);
                         round.table_answers.push(answer);
-                    } else {
-                        later.push(Job::Table(write, answer));
                     }
                 }
             }
@@ -482,8 +629,9 @@ async fn commit_round(writer: &mut Writer, round: Round) {
     if count == 0 {
         return;
     }
-    let tried = count > 1;
-    if tried {
+    // A single write is tried alone at once (nothing was tried before it).
+    let mut before = Doubt::Clear;
+    if count > 1 {
         match writer.group(&round.singles, &round.tables).await {
             Ok(results) => {
                 for (answer, result) in round.single_answers.into_iter().zip(results) {
@@ -494,30 +642,35 @@ async fn commit_round(writer: &mut Writer, round: Round) {
                 }
                 return;
             }
-            Err(e) => tracing::warn!(
-                writes = count,
-                error = %e,
-                "a group commit failed: writing its writes one by one"
-            ),
+            Err(f) => {
+                tracing::warn!(
+                    writes = count,
+                    error = %f.error,
+                    "a group commit failed: writing its writes one by one"
+                );
+                before = f.doubt;
+            }
         }
     }
     for (single, answer) in round.singles.iter().zip(round.single_answers) {
-        let _ = answer.send(writer.single_alone(single, tried).await);
+        let _ = answer.send(writer.single_alone(single, before).await);
     }
     for (write, answer) in round.tables.iter().zip(round.table_answers) {
-        let _ = answer.send(writer.table_alone(write, tried).await);
+        let _ = answer.send(writer.table_alone(write, before).await);
     }
 }
 
-/// Writes singles, then table writes, in one transaction; returns each single's result. A
-/// failed transaction is rolled back at once: its row locks (a fenced table's row, say) must
-/// not wait for the writer's next job while other nodes want those rows.
+/// Writes singles, then table writes, in one transaction; returns each single's result, and
+/// sets `committing` once `COMMIT` is sent. A failed transaction is rolled back at once: its
+/// row locks (a fenced table's row, say) must not wait for the writer's next job while other
+/// nodes want those rows.
 async fn write_group(
     conn: &mut AnyConnection,
     epoch: Option<i64>,
     singles: &[Single],
     tables: &[PreparedTable],
     faults: &Faults,
+    committing: &mut bool,
 ) -> Result<Vec<Result<u64, StoreError>>, StoreError> {
     let mut tx = conn.begin().await?;
     if let Some(mine) = epoch {
@@ -551,6 +704,7 @@ async fn write_group(
         // Dropped without COMMIT: rolled back.
         return Err(injected("the database went away before COMMIT"));
     }
+    *committing = true;
     tx.commit().await?;
     if faked && faults.take(Fault::LostCommitAnswer) {
         return Err(injected("the connection was cut after COMMIT was sent"));
@@ -582,6 +736,17 @@ async fn fill_group(
 #[cfg(test)]
 mod tests {
     use super::sql::values;
+
+    #[test]
+    fn a_job_is_either_taken_or_given_up() {
+        use super::Ticket;
+        let taken = Ticket::default();
+        assert!(taken.take());
+        assert!(!taken.give_up(), "taken: it may be written");
+        let given_up = Ticket::default();
+        assert!(given_up.give_up());
+        assert!(!given_up.take(), "given up: never written");
+    }
 
     #[test]
     fn values_number_the_parameters_row_by_row() {
