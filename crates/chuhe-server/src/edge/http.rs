@@ -17,7 +17,7 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use serde::Serialize;
 
@@ -44,6 +44,11 @@ pub fn app(state: AppState) -> Router {
         .route("/api/tables/{id}/pgn", get(table_pgn))
         .route("/api/tables/{id}/positions", get(table_positions))
         .route("/api/games", get(finished_games))
+        .route("/api/tokens", get(crate::edge::bots::list_tokens).post(crate::edge::bots::create_token))
+        .route("/api/tokens/{id}", delete(crate::edge::bots::revoke_token))
+        .route("/api/token", delete(crate::edge::bots::revoke_own_token))
+        .route("/api/account", get(crate::edge::bots::account))
+        .route("/api/bot/account/upgrade", post(crate::edge::bots::upgrade_to_bot))
         .route("/api/tables/{id}/ws", get(crate::edge::ws::upgrade))
         // the web client's files, gzip-compressed when the browser accepts it
         .fallback_service(

@@ -40,6 +40,12 @@ use utoipa::{Modify, OpenApi};
         super::http::table_positions,
         super::http::finished_games,
         super::ws::upgrade,
+        super::bots::create_token,
+        super::bots::list_tokens,
+        super::bots::revoke_token,
+        super::bots::revoke_own_token,
+        super::bots::account,
+        super::bots::upgrade_to_bot,
     ),
     components(schemas(ClientMessage, ServerMessage, ErrorBody)),
     tags(
@@ -49,6 +55,8 @@ use utoipa::{Modify, OpenApi};
         (name = "players", description = "What the server keeps of a player"),
         (name = "tables", description = "Tables: listing, creating, their records, and the WebSocket to play at one"),
         (name = "games", description = "Finished games"),
+        (name = "tokens", description = "Personal API tokens (`Authorization: Bearer`), made and revoked with a session cookie"),
+        (name = "lichess", description = "Routes in lichess's shapes for its clients and bots (`docs/bots.md`); refusals as `{\"error\": \"...\"}`"),
         (name = "analysis", description = "What the rules and the engine say about a position (no session, nothing stored)"),
     ),
     modifiers(&ClosedClientMessages)
