@@ -344,10 +344,7 @@ mod tests {
             url_of(&args(None, Some(&without))).unwrap(),
             "sqlite://chuhe.db"
         );
-        assert_eq!(
-            url_of(&args(None, None)).unwrap(),
-            "sqlite://chuhe.db"
-        );
+        assert_eq!(url_of(&args(None, None)).unwrap(), "sqlite://chuhe.db");
         let e = url_of(&args(None, Some(&wrong))).unwrap_err();
         assert_eq!(e.status, 2);
         assert!(

@@ -88,7 +88,11 @@ pub fn create(args: &TokenCreateArgs, out: &mut impl std::io::Write) -> Result<(
         "existing"
     };
     let kind = if issued.bot { "a bot" } else { "not a bot" };
-    writeln!(out, "account {name:?} (id {}): {made}, {kind}", issued.player_id)?;
+    writeln!(
+        out,
+        "account {name:?} (id {}): {made}, {kind}",
+        issued.player_id
+    )?;
     writeln!(
         out,
         "token {} with scopes {}",

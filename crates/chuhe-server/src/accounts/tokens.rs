@@ -92,10 +92,7 @@ pub fn scopes_text(scopes: &[Scope]) -> String {
 
 /// The scopes of a stored text; unknown names (of a later version) are skipped.
 pub fn scopes_of_text(text: &str) -> Vec<Scope> {
-    let mut out: Vec<Scope> = text
-        .split([' ', ','])
-        .filter_map(Scope::of_key)
-        .collect();
+    let mut out: Vec<Scope> = text.split([' ', ',']).filter_map(Scope::of_key).collect();
     out.sort();
     out.dedup();
     out
@@ -136,7 +133,11 @@ mod tests {
     fn scopes_read_in_lists_and_refuse_unknown_names() {
         assert_eq!(
             parse_scopes(&["bot:play challenge:read", "bot:play,challenge:write"]),
-            Ok(vec![Scope::ChallengeRead, Scope::ChallengeWrite, Scope::BotPlay])
+            Ok(vec![
+                Scope::ChallengeRead,
+                Scope::ChallengeWrite,
+                Scope::BotPlay
+            ])
         );
         assert_eq!(
             parse_scopes(&["email:read"]),

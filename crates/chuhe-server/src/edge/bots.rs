@@ -96,7 +96,7 @@ fn check_description(text: &str) -> Result<String, ServerError> {
         (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
     )
 )]
-pub(crate) async fn create_token(
+pub(crate) async fn new_token(
     State(state): State<AppState>,
     headers: HeaderMap,
     body: Result<JsonBody<TokenRequest>, ServerError>,
@@ -136,7 +136,7 @@ pub(crate) async fn create_token(
         (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
     )
 )]
-pub(crate) async fn list_tokens(
+pub(crate) async fn tokens(
     State(state): State<AppState>,
     headers: HeaderMap,
 ) -> Result<Json<Vec<TokenInfo>>, ServerError> {

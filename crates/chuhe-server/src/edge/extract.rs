@@ -191,7 +191,10 @@ where
 ///
 /// # Errors
 /// A database failure.
-pub async fn api_user(headers: &HeaderMap, state: &AppState) -> Result<Option<ApiUser>, ServerError> {
+pub async fn api_user(
+    headers: &HeaderMap,
+    state: &AppState,
+) -> Result<Option<ApiUser>, ServerError> {
     if let Some(token) = session_token(headers) {
         if let Some(p) = state
             .store()
@@ -254,7 +257,10 @@ impl From<ServerError> for LichessError {
 
 impl From<crate::store::StoreError> for LichessError {
     fn from(e: crate::store::StoreError) -> LichessError {
-        LichessError::from(ServerError::from(e))
+        match e {
+            crate::store::StoreError::Refused(why) => LichessError::bad_request(why),
+            e => LichessError::from(ServerError::from(e)),
+        }
     }
 }
 

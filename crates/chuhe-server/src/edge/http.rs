@@ -3,6 +3,7 @@
 //! players' ratings, tables (list, create, summary, events, PGN, positions), finished games
 //! (`GET /api/games`); other GETs fall back to the web files.
 
+use crate::edge::bots;
 use crate::edge::extract::{session_cookie, session_token, token_digest, JsonBody};
 use crate::error::ServerError;
 use crate::protocol::{
@@ -44,11 +45,11 @@ pub fn app(state: AppState) -> Router {
         .route("/api/tables/{id}/pgn", get(table_pgn))
         .route("/api/tables/{id}/positions", get(table_positions))
         .route("/api/games", get(finished_games))
-        .route("/api/tokens", get(crate::edge::bots::list_tokens).post(crate::edge::bots::create_token))
-        .route("/api/tokens/{id}", delete(crate::edge::bots::revoke_token))
-        .route("/api/token", delete(crate::edge::bots::revoke_own_token))
-        .route("/api/account", get(crate::edge::bots::account))
-        .route("/api/bot/account/upgrade", post(crate::edge::bots::upgrade_to_bot))
+        .route("/api/tokens", get(bots::tokens).post(bots::new_token))
+        .route("/api/tokens/{id}", delete(bots::revoke_token))
+        .route("/api/token", delete(bots::revoke_own_token))
+        .route("/api/account", get(bots::account))
+        .route("/api/bot/account/upgrade", post(bots::upgrade_to_bot))
         .route("/api/tables/{id}/ws", get(crate::edge::ws::upgrade))
         // the web client's files, gzip-compressed when the browser accepts it
         .fallback_service(

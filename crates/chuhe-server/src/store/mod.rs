@@ -96,10 +96,10 @@ mod writer;
 
 use accounts::{cleanup_job, index_name_skeletons};
 pub use error::StoreError;
-pub use tokens::{issue_token, IssuedToken, TokenOwner, TokenRow};
 use guard::{claim_writer_epoch, superseded, take_advisory_lock, LockSlot, STARTUP_LOCK_KEY};
 pub use guard::{lock_sqlite, sqlite_file};
 pub use rows::{ClockSnapshot, Fence, PlayerRow, RatedGame, RatingRow, TableRow, TableWrite};
+pub use tokens::{issue_token, IssuedToken, TokenOwner, TokenRow};
 
 #[cfg(feature = "fault-injection")]
 pub use faults::Fault;

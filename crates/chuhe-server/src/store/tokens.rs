@@ -242,7 +242,9 @@ pub async fn issue_token(
             source,
         })?;
     let setup = super::timeout_statement(is_sqlite, std::time::Duration::from_secs(10));
-    sqlx::raw_sql(sqlx::AssertSqlSafe(setup)).execute(&mut conn).await?;
+    sqlx::raw_sql(sqlx::AssertSqlSafe(setup))
+        .execute(&mut conn)
+        .await?;
     super::MIGRATOR.run(&mut conn).await?;
     let skeleton = crate::accounts::names::skeleton_key(name);
     let token = new_token();
