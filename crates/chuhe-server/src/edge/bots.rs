@@ -281,7 +281,7 @@ pub(crate) async fn account(
 }
 
 /// The open and running tables (every node's, in a cluster).
-async fn tables_in_play(state: &AppState) -> Vec<TableSummary> {
+pub(crate) async fn tables_in_play(state: &AppState) -> Vec<TableSummary> {
     if let Some(cluster) = state.cluster() {
         return cluster.lobby();
     }

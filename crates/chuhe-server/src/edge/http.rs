@@ -3,7 +3,7 @@
 //! players' ratings, tables (list, create, summary, events, PGN, positions), finished games
 //! (`GET /api/games`); other GETs fall back to the web files.
 
-use crate::edge::bots;
+use crate::edge::{botplay, bots};
 use crate::edge::extract::{session_cookie, session_token, token_digest, JsonBody};
 use crate::error::ServerError;
 use crate::protocol::{
@@ -50,6 +50,16 @@ pub fn app(state: AppState) -> Router {
         .route("/api/token", delete(bots::revoke_own_token))
         .route("/api/account", get(bots::account))
         .route("/api/bot/account/upgrade", post(bots::upgrade_to_bot))
+        .route("/api/stream/event", get(botplay::stream_event))
+        .route("/api/challenge/ai", post(botplay::challenge_ai))
+        .route("/api/bot/game/stream/{id}", get(botplay::bot_stream))
+        .route("/api/bot/game/{id}/move/{mv}", post(botplay::bot_move))
+        .route("/api/bot/game/{id}/resign", post(botplay::bot_resign))
+        .route("/api/bot/game/{id}/abort", post(botplay::bot_abort))
+        .route("/api/board/game/stream/{id}", get(botplay::board_stream))
+        .route("/api/board/game/{id}/move/{mv}", post(botplay::board_move))
+        .route("/api/board/game/{id}/resign", post(botplay::board_resign))
+        .route("/api/board/game/{id}/abort", post(botplay::board_abort))
         .route("/api/tables/{id}/ws", get(crate::edge::ws::upgrade))
         // the web client's files, gzip-compressed when the browser accepts it
         .fallback_service(

@@ -7,6 +7,7 @@
 //! an [`Edge`], the [`AppState`] of the site with the limits that only the edge keeps.
 
 pub mod analysis;
+pub mod botplay;
 pub mod bots;
 pub mod evaluation;
 pub mod extract;
