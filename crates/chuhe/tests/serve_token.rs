@@ -35,7 +35,12 @@ fn made_while_serving(database: &str, dir: &TempDir) {
     wait_healthy(port, &mut server.0);
     let out = token(&["--database", database, "--account", "Robo", "--bot"]);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 3, "{stdout}");
     assert!(lines[0].starts_with("account \"Robo\" (id "), "{stdout}");
@@ -45,7 +50,10 @@ fn made_while_serving(database: &str, dir: &TempDir) {
         "{stdout}"
     );
     let bot_token = lines[2];
-    assert!(bot_token.starts_with("lip_") && bot_token.len() == 28, "{stdout}");
+    assert!(
+        bot_token.starts_with("lip_") && bot_token.len() == 28,
+        "{stdout}"
+    );
     let id = lines[0]
         .strip_prefix("account \"Robo\" (id ")
         .and_then(|r| r.split(')').next())
@@ -67,7 +75,10 @@ fn made_while_serving(database: &str, dir: &TempDir) {
     ]);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert_eq!(out.status.code(), Some(0), "{stdout}");
-    assert!(stdout.starts_with(&format!("account \"robo\" (id {id}): existing, a bot\n")), "{stdout}");
+    assert!(
+        stdout.starts_with(&format!("account \"robo\" (id {id}): existing, a bot\n")),
+        "{stdout}"
+    );
     assert!(stdout.contains(" with scopes challenge:read\n"), "{stdout}");
     let reader = stdout.lines().last().unwrap();
     assert_ne!(reader, bot_token);
@@ -92,7 +103,14 @@ fn a_token_made_while_serving_postgres_is_taken_at_once() {
 fn bad_arguments_exit_with_status_2() {
     let dir = TempDir::new("token-refused");
     let database = format!("sqlite://{}", dir.0.join("chuhe.db").display());
-    let out = token(&["--database", &database, "--account", "Robo", "--scope", "email:read"]);
+    let out = token(&[
+        "--database",
+        &database,
+        "--account",
+        "Robo",
+        "--scope",
+        "email:read",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr).trim_end(),
@@ -106,5 +124,10 @@ fn bad_arguments_exit_with_status_2() {
         "chuhe: --account \"The Computer\": that name is the computer's"
     );
     let out = token(&["--database", "mysql://x", "--account", "Robo"]);
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -160,7 +160,11 @@ async fn params(request: Request) -> Result<HashMap<String, String>, LichessErro
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("application/json"));
+        .is_some_and(|v| {
+            v.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("application/json")
+        });
     if !is_json {
         let axum::Form(map) = axum::Form::<HashMap<String, String>>::from_request(request, &())
             .await
@@ -183,7 +187,11 @@ async fn params(request: Request) -> Result<HashMap<String, String>, LichessErro
     Ok(out)
 }
 
-fn flatten(prefix: &str, object: &serde_json::Map<String, Value>, out: &mut HashMap<String, String>) {
+fn flatten(
+    prefix: &str,
+    object: &serde_json::Map<String, Value>,
+    out: &mut HashMap<String, String>,
+) {
     for (k, v) in object {
         let key = if prefix.is_empty() {
             k.clone()
@@ -228,7 +236,10 @@ fn number(
 
 /// The table options of a challenge's parameters: `variant` (`xiangqi`, the default, or
 /// `banqi`), `clock.limit` and `clock.increment` in seconds (untimed without them), `rated`.
-fn options_of(p: &HashMap<String, String>, rated: bool) -> Result<crate::protocol::TableOptions, LichessError> {
+fn options_of(
+    p: &HashMap<String, String>,
+    rated: bool,
+) -> Result<crate::protocol::TableOptions, LichessError> {
     let variant = p.get("variant").map_or("xiangqi", String::as_str);
     if !["xiangqi", "banqi"].contains(&variant) {
         return Err(LichessError::bad_request(format!(
@@ -333,7 +344,9 @@ async fn local_table(state: &AppState, id: &str) -> Result<TableHandle, LichessE
             StatusCode::SERVICE_UNAVAILABLE,
             "this game is served by another node of the cluster: ask that node",
         )),
-        Err(ServerError::NotFound(_)) => Err(LichessError::new(StatusCode::NOT_FOUND, "No such game")),
+        Err(ServerError::NotFound(_)) => {
+            Err(LichessError::new(StatusCode::NOT_FOUND, "No such game"))
+        }
         Err(e) => Err(e.into()),
     }
 }
@@ -394,7 +407,12 @@ pub fn game_state(s: &State) -> Value {
 
 /// A player of `gameFull`: `{"id", "name", "title", "rating"}` for a person (`title` `BOT` or
 /// `null`, `rating` in the table's variant or `null`), `{"aiLevel": N}` for the computer.
-async fn player_of(state: &AppState, seat: Option<&SeatPlayer>, variant: &str, bots: &[String]) -> Value {
+async fn player_of(
+    state: &AppState,
+    seat: Option<&SeatPlayer>,
+    variant: &str,
+    bots: &[String],
+) -> Value {
     match seat {
         Some(SeatPlayer::Person { id, name, .. }) => {
             let rating = state
@@ -419,8 +437,20 @@ async fn game_full(state: &AppState, s: &State) -> Value {
     let table: &TableSummary = &s.table;
     let key = table.options.variant.as_str();
     let bots = state.bots_at(table).await;
-    let white = player_of(state, table.seats.first().and_then(Option::as_ref), key, &bots).await;
-    let black = player_of(state, table.seats.get(1).and_then(Option::as_ref), key, &bots).await;
+    let white = player_of(
+        state,
+        table.seats.first().and_then(Option::as_ref),
+        key,
+        &bots,
+    )
+    .await;
+    let black = player_of(
+        state,
+        table.seats.get(1).and_then(Option::as_ref),
+        key,
+        &bots,
+    )
+    .await;
     json!({
         "type": "gameFull",
         "id": table.id,
@@ -452,7 +482,12 @@ async fn join(
     }
 }
 
-async fn game_stream(api: Api, state: AppState, user: ApiUser, id: String) -> Result<Response, LichessError> {
+async fn game_stream(
+    api: Api,
+    state: AppState,
+    user: ApiUser,
+    id: String,
+) -> Result<Response, LichessError> {
     api.check(&user)?;
     let handle = local_table(&state, &id).await?;
     let (conn, mut current, mut messages) = join(&handle, &user).await?;
@@ -468,7 +503,18 @@ async fn game_stream(api: Api, state: AppState, user: ApiUser, id: String) -> Re
         && current.you.is_some()
         && current.table.seats.iter().all(Option::is_some)
     {
-        let _ = handle.message(conn, ClientMessage::Start {}).await;
+        if handle.message(conn, ClientMessage::Start {}).await.is_ok() {
+            // The start's update is on its way to this connection: in `gameFull` already.
+            while let Ok(m) = messages.try_recv() {
+                match m {
+                    ServerMessage::Update(u) => {
+                        let _ = current.apply(&u);
+                    }
+                    ServerMessage::State(s) => current = *s,
+                    _ => {}
+                }
+            }
+        }
     }
     let full = game_full(&state, &current).await;
     let (tx, rx) = mpsc::channel::<Bytes>(16);
@@ -518,7 +564,13 @@ async fn game_stream(api: Api, state: AppState, user: ApiUser, id: String) -> Re
 
 /// Plays `msg` for `user` at the table `id`: connects, checks that the player sits there and
 /// that the game runs, sends it at the table's version, disconnects.
-async fn act(api: Api, state: AppState, user: ApiUser, id: String, msg: ClientMessage) -> Result<Response, LichessError> {
+async fn act(
+    api: Api,
+    state: AppState,
+    user: ApiUser,
+    id: String,
+    msg: ClientMessage,
+) -> Result<Response, LichessError> {
     api.check(&user)?;
     let handle = local_table(&state, &id).await?;
     let (conn, current, _messages) = join(&handle, &user).await?;
@@ -646,5 +698,19 @@ macro_rules! play_routes {
     };
 }
 
-play_routes!(Api::Bot, "/api/bot", bot_stream, bot_move, bot_resign, bot_abort);
-play_routes!(Api::Board, "/api/board", board_stream, board_move, board_resign, board_abort);
+play_routes!(
+    Api::Bot,
+    "/api/bot",
+    bot_stream,
+    bot_move,
+    bot_resign,
+    bot_abort
+);
+play_routes!(
+    Api::Board,
+    "/api/board",
+    board_stream,
+    board_move,
+    board_resign,
+    board_abort
+);

@@ -3,8 +3,8 @@
 //! players' ratings, tables (list, create, summary, events, PGN, positions), finished games
 //! (`GET /api/games`); other GETs fall back to the web files.
 
-use crate::edge::{botplay, bots};
 use crate::edge::extract::{session_cookie, session_token, token_digest, JsonBody};
+use crate::edge::{botplay, bots};
 use crate::error::ServerError;
 use crate::protocol::{
     AccountRequest, ErrorBody, Event, FinishedPage, GuestRequest, Phase, PlayerInfo, Positions,

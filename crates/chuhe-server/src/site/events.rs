@@ -81,13 +81,18 @@ pub fn opponent_of(seat: Option<&SeatPlayer>, is_bot: impl Fn(&str) -> bool) -> 
 /// another number of seats): `gameId` and `id` (the table's id), `color`, `opponent`,
 /// `rated`, `variant` (`{"key", "name"}`), `source` (`ai` against the computer, else
 /// `friend`), `status` (`created`, `started` or `ended`), and `compat`.
-pub fn game_of(table: &TableSummary, player_id: &str, is_bot: impl Fn(&str) -> bool) -> Option<Value> {
+pub fn game_of(
+    table: &TableSummary,
+    player_id: &str,
+    is_bot: impl Fn(&str) -> bool,
+) -> Option<Value> {
     if table.seats.len() != 2 {
         return None;
     }
-    let seat = table.seats.iter().position(|s| {
-        matches!(s, Some(SeatPlayer::Person { id, .. }) if id == player_id)
-    })?;
+    let seat = table
+        .seats
+        .iter()
+        .position(|s| matches!(s, Some(SeatPlayer::Person { id, .. }) if id == player_id))?;
     let other = table.seats[1 - seat].as_ref();
     let source = if matches!(other, Some(SeatPlayer::Computer { .. })) {
         "ai"
