@@ -351,3 +351,208 @@ async fn the_apis_check_the_account_and_the_scope(backend: Backend) {
     server.stop().await;
 }
 on_both!(the_apis_check_the_account_and_the_scope);
+
+/// Two bots: challenges made, declined, cancelled and accepted, told on both event streams in
+/// lichess's shapes; the accepted one is a game that starts when both streams are open, and
+/// ends by resignation with `gameFinish` on both.
+async fn two_bots_challenge_and_play(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, fast_settings()).await;
+    let scopes = [Scope::ChallengeRead, Scope::ChallengeWrite, Scope::BotPlay];
+    let a = chuhe_server::store::issue_token(&db.url, "Alpha", true, &scopes, "t")
+        .await
+        .unwrap();
+    let b = chuhe_server::store::issue_token(&db.url, "Beta", true, &scopes, "t")
+        .await
+        .unwrap();
+    let carl = chuhe_server::store::issue_token(
+        &db.url,
+        "Carl",
+        false,
+        &[Scope::ChallengeWrite, Scope::BoardPlay],
+        "t",
+    )
+    .await
+    .unwrap();
+    let mut a_events = Lines::open(server.addr, "/api/stream/event", &a.token).await;
+    let mut b_events = Lines::open(server.addr, "/api/stream/event", &b.token).await;
+
+    let (status, err) = post_form(&server, "/api/challenge/Beta", &carl.token, "rated=true").await;
+    assert_eq!(
+        (status, err),
+        (
+            400,
+            json!({"error": "a bot and a person play casual games only: rated=false"})
+        )
+    );
+    let (status, err) = post_form(&server, "/api/challenge/Nobody", &a.token, "").await;
+    assert_eq!((status, err), (404, json!({"error": "No such user"})));
+    let (status, err) = post_form(&server, "/api/challenge/alpha", &a.token, "").await;
+    assert_eq!(
+        (status, err),
+        (400, json!({"error": "you cannot challenge yourself"}))
+    );
+
+    let form = "clock.limit=300&clock.increment=3&color=white";
+    let (status, first) = post_form(&server, "/api/challenge/Beta", &a.token, form).await;
+    assert_eq!(status, 200, "{first}");
+    let first_id = first["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        first,
+        json!({
+            "id": first_id, "url": format!("/api/tables/{first_id}"), "status": "created",
+            "challenger": {"id": a.player_id, "name": "Alpha", "title": "BOT"},
+            "destUser": {"id": b.player_id, "name": "Beta", "title": "BOT"},
+            "variant": {"key": "xiangqi", "name": "Xiangqi", "short": "Xiangqi"},
+            "rated": false, "speed": "blitz",
+            "timeControl": {"type": "clock", "limit": 300, "increment": 3, "show": "5+3"},
+            "color": "white", "finalColor": "white", "perf": {"name": "Xiangqi"},
+            "compat": {"bot": true, "board": true}})
+    );
+    for events in [&mut a_events, &mut b_events] {
+        assert_eq!(
+            events.next().await,
+            json!({"type": "challenge", "challenge": first})
+        );
+    }
+
+    // Declined, with lichess's reason key.
+    let (_, second) = post_form(&server, "/api/challenge/Beta", &a.token, "").await;
+    let second_id = second["id"].as_str().unwrap().to_owned();
+    assert_eq!(second["timeControl"], json!({"type": "unlimited"}));
+    assert_eq!(second["speed"], "correspondence");
+    let (status, err) = post_form(
+        &server,
+        &format!("/api/challenge/{second_id}/decline"),
+        &a.token,
+        "",
+    )
+    .await;
+    assert_eq!((status, err), (404, json!({"error": "No such challenge"})));
+    let (status, ok) = post_form(
+        &server,
+        &format!("/api/challenge/{second_id}/decline"),
+        &b.token,
+        "reason=later",
+    )
+    .await;
+    assert_eq!((status, ok), (200, json!({"ok": true})));
+    for events in [&mut a_events, &mut b_events] {
+        assert_eq!(events.next().await["type"], "challenge");
+        let declined = events.next().await;
+        assert_eq!(declined["type"], "challengeDeclined");
+        assert_eq!(declined["challenge"]["id"], second_id.as_str());
+        assert_eq!(declined["challenge"]["status"], "declined");
+        assert_eq!(declined["challenge"]["declineReasonKey"], "later");
+    }
+
+    // Cancelled by the challenger; then nobody can accept it.
+    let (_, third) = post_form(&server, "/api/challenge/Beta", &a.token, "").await;
+    let third_id = third["id"].as_str().unwrap().to_owned();
+    let (status, ok) = post_form(
+        &server,
+        &format!("/api/challenge/{third_id}/cancel"),
+        &a.token,
+        "",
+    )
+    .await;
+    assert_eq!((status, ok), (200, json!({"ok": true})));
+    for events in [&mut a_events, &mut b_events] {
+        assert_eq!(events.next().await["type"], "challenge");
+        let canceled = events.next().await;
+        assert_eq!(canceled["type"], "challengeCanceled");
+        assert_eq!(canceled["challenge"]["status"], "canceled");
+    }
+    let (status, err) = post_form(
+        &server,
+        &format!("/api/challenge/{third_id}/accept"),
+        &b.token,
+        "",
+    )
+    .await;
+    assert_eq!((status, err), (404, json!({"error": "No such challenge"})));
+
+    // Accepted: a table with both seated; gameStart on both streams.
+    let (status, ok) = post_form(
+        &server,
+        &format!("/api/challenge/{first_id}/accept"),
+        &b.token,
+        "",
+    )
+    .await;
+    assert_eq!((status, ok), (200, json!({"ok": true})));
+    let a_start = a_events.next().await;
+    let b_start = b_events.next().await;
+    assert_eq!(a_start["type"], "gameStart");
+    let game = a_start["game"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(b_start["game"]["id"], game.as_str());
+    assert_eq!(a_start["game"]["color"], "white");
+    assert_eq!(b_start["game"]["color"], "black");
+    assert_eq!(
+        a_start["game"]["opponent"],
+        json!({"id": b.player_id, "username": "Beta", "title": "BOT"})
+    );
+    assert_eq!(a_start["game"]["source"], "friend");
+
+    // The game starts once both streams are open.
+    let path = format!("/api/bot/game/stream/{game}");
+    let mut a_game = Lines::open(server.addr, &path, &a.token).await;
+    let a_full = a_game.next().await;
+    assert_eq!(a_full["state"]["status"], "created");
+    assert_eq!(
+        a_full["black"],
+        json!({"id": b.player_id, "name": "Beta", "title": "BOT", "rating": null})
+    );
+    let mut b_game = Lines::open(server.addr, &path, &b.token).await;
+    let b_full = b_game.next().await;
+    assert_eq!(b_full["state"]["status"], "started");
+    assert_eq!(a_game.next().await["status"], "started");
+    let (status, err) = post_form(
+        &server,
+        &format!("/api/bot/game/{game}/move/h9g7"),
+        &b.token,
+        "",
+    )
+    .await;
+    assert_eq!((status, err), (400, json!({"error": "not your turn"})));
+    let (status, _) = post_form(
+        &server,
+        &format!("/api/bot/game/{game}/move/h2e2"),
+        &a.token,
+        "",
+    )
+    .await;
+    assert_eq!(status, 200);
+    for stream in [&mut a_game, &mut b_game] {
+        let state = stream.next().await;
+        assert_eq!(
+            (&state["moves"], &state["status"]),
+            (&json!("h2e2"), &json!("started"))
+        );
+        assert_eq!(state["winc"], 3000);
+    }
+    let (status, _) = post_form(
+        &server,
+        &format!("/api/bot/game/{game}/resign"),
+        &b.token,
+        "",
+    )
+    .await;
+    assert_eq!(status, 200);
+    for stream in [&mut a_game, &mut b_game] {
+        let end = stream.next().await;
+        assert_eq!(
+            (&end["status"], &end["winner"]),
+            (&json!("resign"), &json!("white"))
+        );
+    }
+    for events in [&mut a_events, &mut b_events] {
+        let finish = events.next().await;
+        assert_eq!(
+            (&finish["type"], &finish["game"]["id"]),
+            (&json!("gameFinish"), &json!(game))
+        );
+    }
+    server.stop().await;
+}
+on_both!(two_bots_challenge_and_play);

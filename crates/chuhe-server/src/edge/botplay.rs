@@ -15,6 +15,7 @@ use crate::edge::bots::tables_in_play;
 use crate::edge::extract::{ApiUser, LichessError};
 use crate::error::ServerError;
 use crate::protocol::{ClientMessage, Phase, SeatPlayer, ServerMessage, State, TableSummary};
+use crate::site::challenges::{person_id, Challenge};
 use crate::site::events::{color_of, game_of, variant_name};
 use crate::site::AppState;
 use crate::table::TableHandle;
@@ -90,7 +91,7 @@ fn line(v: &Value) -> Bytes {
 }
 
 /// `GET /api/stream/event`: the account's events as NDJSON, lichess's lines: a `gameStart` for
-/// each game it plays now, then whatever is pushed to it (`gameStart`, `gameFinish`,
+/// each game it plays now and a `challenge` for each challenge waiting, then whatever is pushed to it (`gameStart`, `gameFinish`,
 /// `challenge`, `challengeCanceled`, `challengeDeclined`), and an empty line every 6 s.
 #[utoipa::path(
     get,
@@ -120,6 +121,15 @@ pub(crate) async fn stream_event(
         if let Some(game) = game_of(&table, &id, |p| bots.iter().any(|b| b == p)) {
             first.push(json!({"type": "gameStart", "game": game}));
         }
+    }
+    for c in state.challenges().of(&id) {
+        let mut bots = Vec::new();
+        for p in [&c.challenger, &c.dest] {
+            if state.store().is_bot(person_id(p)).await.unwrap_or(false) {
+                bots.push(person_id(p).to_owned());
+            }
+        }
+        first.push(json!({"type": "challenge", "challenge": challenge_json(&c, "created", &bots)}));
     }
     let (tx, rx) = mpsc::channel::<Bytes>(16);
     tokio::spawn(async move {
@@ -502,17 +512,16 @@ async fn game_stream(
     if current.table.phase == Phase::Open
         && current.you.is_some()
         && current.table.seats.iter().all(Option::is_some)
+        && handle.message(conn, ClientMessage::Start {}).await.is_ok()
     {
-        if handle.message(conn, ClientMessage::Start {}).await.is_ok() {
-            // The start's update is on its way to this connection: in `gameFull` already.
-            while let Ok(m) = messages.try_recv() {
-                match m {
-                    ServerMessage::Update(u) => {
-                        let _ = current.apply(&u);
-                    }
-                    ServerMessage::State(s) => current = *s,
-                    _ => {}
+        // The start's update is on its way to this connection: in `gameFull` already.
+        while let Ok(m) = messages.try_recv() {
+            match m {
+                ServerMessage::Update(u) => {
+                    let _ = current.apply(&u);
                 }
+                ServerMessage::State(s) => current = *s,
+                _ => {}
             }
         }
     }
@@ -714,3 +723,298 @@ play_routes!(
     board_resign,
     board_abort
 );
+
+/// lichess's speed of a time control: by its estimated length, `limit + 40 × increment`
+/// seconds (under 30 s `ultraBullet`, 180 `bullet`, 480 `blitz`, 1500 `rapid`, else
+/// `classical`); `correspondence` untimed.
+pub fn speed_of(options: &crate::protocol::TableOptions) -> &'static str {
+    let Some(t) = &options.time else {
+        return "correspondence";
+    };
+    let seconds = (t.initial_ms + 40 * t.increment_ms) / 1000;
+    match seconds {
+        0..=29 => "ultraBullet",
+        30..=179 => "bullet",
+        180..=479 => "blitz",
+        480..=1499 => "rapid",
+        _ => "classical",
+    }
+}
+
+/// A challenge in lichess's shape: `id`, `url`, `status`, `challenger` and `destUser`
+/// (`{"id", "name", "title"}`), `variant`, `rated`, `speed`, `timeControl`
+/// (`{"type": "clock", "limit", "increment", "show"}` in seconds, or `{"type": "unlimited"}`),
+/// `color` (as asked), `finalColor` (the challenger's), `perf`.
+fn challenge_json(c: &Challenge, status: &str, bots: &[String]) -> Value {
+    let who = |p: &SeatPlayer| match p {
+        SeatPlayer::Person { id, name, .. } => {
+            let title = bots.iter().any(|b| b == id).then_some("BOT");
+            json!({"id": id, "name": name, "title": title})
+        }
+        SeatPlayer::Computer { level } => json!({"aiLevel": level}),
+    };
+    let key = c.options.variant.as_str();
+    let time_control = match &c.options.time {
+        Some(t) => json!({
+            "type": "clock",
+            "limit": t.initial_ms / 1000,
+            "increment": t.increment_ms / 1000,
+            "show": format!("{}+{}", t.initial_ms / 60_000, t.increment_ms / 1000),
+        }),
+        None => json!({"type": "unlimited"}),
+    };
+    json!({
+        "id": c.id,
+        "url": format!("/api/tables/{}", c.id),
+        "status": status,
+        "challenger": who(&c.challenger),
+        "destUser": who(&c.dest),
+        "variant": {"key": key, "name": variant_name(key), "short": variant_name(key)},
+        "rated": c.options.rated,
+        "speed": speed_of(&c.options),
+        "timeControl": time_control,
+        "color": c.color,
+        "finalColor": color_of(c.challenger_seat),
+        "perf": {"name": variant_name(key)},
+        "compat": {"bot": true, "board": true},
+    })
+}
+
+/// Pushes `{"type": kind, "challenge": ...}` to both players of `c`.
+async fn announce_challenge(
+    state: &AppState,
+    kind: &str,
+    c: &Challenge,
+    status: &str,
+    extra: Option<(&str, &str)>,
+) {
+    let mut bots = Vec::new();
+    for p in [&c.challenger, &c.dest] {
+        let id = person_id(p);
+        if state.store().is_bot(id).await.unwrap_or(false) {
+            bots.push(id.to_owned());
+        }
+    }
+    let mut challenge = challenge_json(c, status, &bots);
+    if let Some((reason, key)) = extra {
+        challenge["declineReason"] = json!(reason);
+        challenge["declineReasonKey"] = json!(key);
+    }
+    let line = json!({"type": kind, "challenge": challenge});
+    for p in [&c.challenger, &c.dest] {
+        state.player_events().push(person_id(p), &line);
+    }
+}
+
+/// Refuses a token that may not challenge (none of `challenge:write`, `bot:play`,
+/// `board:play`).
+fn may_challenge(user: &ApiUser) -> Result<(), LichessError> {
+    if [Scope::ChallengeWrite, Scope::BotPlay, Scope::BoardPlay]
+        .iter()
+        .any(|s| user.has(*s))
+    {
+        Ok(())
+    } else {
+        Err(LichessError::new(StatusCode::UNAUTHORIZED, "Missing scope"))
+    }
+}
+
+/// `POST /api/challenge/{username}`: challenges the account `username`: parameters `rated`
+/// (`true`/`false`, default `false`), `clock.limit` and `clock.increment` (seconds; untimed
+/// without them), `color` (`white` = Red, `black`, `random`), `variant` (`xiangqi`, `banqi`).
+/// Both players' event streams get a `challenge` line. A bot and a person play casual games
+/// only.
+#[utoipa::path(
+    post,
+    path = "/api/challenge/{id}",
+    tag = "lichess",
+    params(("id" = String, Path, description = "The challenged account's name (lichess's `{username}`)")),
+    responses(
+        (status = 200, description = "The challenge (lichess's shape), waiting for an answer", body = Object),
+        (status = 400, description = "A bad parameter, the account itself, a rated game between a bot and a person, too many challenges (`{\"error\": \"...\"}`)"),
+        (status = 401, description = "No such token, or a missing scope"),
+        (status = 404, description = "No such account"),
+    )
+)]
+pub(crate) async fn challenge(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    user: ApiUser,
+    Path(username): Path<String>,
+    request: Request,
+) -> Result<Response, LichessError> {
+    may_challenge(&user)?;
+    if !user.person.account {
+        return Err(LichessError::bad_request(
+            "guests cannot challenge: make an account first",
+        ));
+    }
+    let p = params(request).await?;
+    let name = crate::accounts::names::normalize(&username)
+        .map_err(|_| LichessError::new(StatusCode::NOT_FOUND, "No such user"))?;
+    let dest = state
+        .store()
+        .account_by_skeleton(&name)
+        .await?
+        .ok_or_else(|| LichessError::new(StatusCode::NOT_FOUND, "No such user"))?;
+    if dest.id == user.person.id {
+        return Err(LichessError::bad_request("you cannot challenge yourself"));
+    }
+    let rated = match p.get("rated").map(String::as_str) {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => {
+            return Err(LichessError::bad_request(format!(
+                "rated {other:?}: true or false"
+            )))
+        }
+    };
+    let dest_bot = state.store().is_bot(&dest.id).await?;
+    if rated && dest_bot != user.bot {
+        return Err(LichessError::bad_request(
+            "a bot and a person play casual games only: rated=false",
+        ));
+    }
+    let options = options_of(&p, rated)?;
+    let color = p
+        .get("color")
+        .cloned()
+        .unwrap_or_else(|| "random".to_owned());
+    let challenger_seat = seat_of_color(&p)?;
+    let challenge = Challenge {
+        id: crate::accounts::tokens::new_token()[4..12].to_owned(),
+        challenger: SeatPlayer::Person {
+            id: user.person.id.clone(),
+            name: user.person.name.clone(),
+            account: true,
+        },
+        dest: SeatPlayer::Person {
+            id: dest.id.clone(),
+            name: dest.name.clone(),
+            account: true,
+        },
+        options,
+        color,
+        challenger_seat,
+        created_ms: crate::store::now_ms(),
+    };
+    state
+        .challenges()
+        .add(challenge.clone())
+        .map_err(LichessError::bad_request)?;
+    announce_challenge(&state, "challenge", &challenge, "created", None).await;
+    let bots: Vec<String> = [(user.bot, user.person.id.clone()), (dest_bot, dest.id)]
+        .into_iter()
+        .filter_map(|(bot, id)| bot.then_some(id))
+        .collect();
+    Ok(Json(challenge_json(&challenge, "created", &bots)).into_response())
+}
+
+fn no_challenge() -> LichessError {
+    LichessError::new(StatusCode::NOT_FOUND, "No such challenge")
+}
+
+/// `POST /api/challenge/{id}/accept`: the challenged account accepts: the table is made with
+/// both seated, and both players' event streams get `gameStart`.
+#[utoipa::path(
+    post,
+    path = "/api/challenge/{id}/accept",
+    tag = "lichess",
+    params(("id" = String, Path, description = "The challenge's id")),
+    responses(
+        (status = 200, description = "Accepted: `{\"ok\": true}`; the game's id comes as `gameStart`", body = Object),
+        (status = 404, description = "No such challenge for this account (`{\"error\": \"No such challenge\"}`)"),
+    )
+)]
+pub(crate) async fn accept(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    user: ApiUser,
+    Path(id): Path<String>,
+) -> Result<Response, LichessError> {
+    may_challenge(&user)?;
+    let c = state
+        .challenges()
+        .take_if(&id, |c| person_id(&c.dest) == user.person.id)
+        .ok_or_else(no_challenge)?;
+    let seats = if c.challenger_seat == 0 {
+        vec![Some(c.challenger.clone()), Some(c.dest.clone())]
+    } else {
+        vec![Some(c.dest.clone()), Some(c.challenger.clone())]
+    };
+    let handle = state.create_seated_table(c.options.clone(), seats).await?;
+    let table = handle.summary().await?;
+    state.announce_game("gameStart", &table).await;
+    Ok(Json(json!({"ok": true})).into_response())
+}
+
+/// `POST /api/challenge/{id}/decline`: the challenged account declines (form or JSON
+/// `reason`, a word of lichess's: `generic` by default); both event streams get
+/// `challengeDeclined`.
+#[utoipa::path(
+    post,
+    path = "/api/challenge/{id}/decline",
+    tag = "lichess",
+    params(("id" = String, Path, description = "The challenge's id")),
+    responses(
+        (status = 200, description = "Declined: `{\"ok\": true}`", body = Object),
+        (status = 404, description = "No such challenge for this account"),
+    )
+)]
+pub(crate) async fn decline(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    user: ApiUser,
+    Path(id): Path<String>,
+    request: Request,
+) -> Result<Response, LichessError> {
+    may_challenge(&user)?;
+    let p = params(request).await?;
+    let key = p.get("reason").map_or("generic", String::as_str).to_owned();
+    if key.len() > 32 || !key.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return Err(LichessError::bad_request(format!(
+            "reason {key:?}: a word such as generic, later, tooFast"
+        )));
+    }
+    let c = state
+        .challenges()
+        .take_if(&id, |c| person_id(&c.dest) == user.person.id)
+        .ok_or_else(no_challenge)?;
+    let reason = if key == "generic" {
+        "I'm not accepting challenges at the moment.".to_owned()
+    } else {
+        key.clone()
+    };
+    announce_challenge(
+        &state,
+        "challengeDeclined",
+        &c,
+        "declined",
+        Some((&reason, &key)),
+    )
+    .await;
+    Ok(Json(json!({"ok": true})).into_response())
+}
+
+/// `POST /api/challenge/{id}/cancel`: the challenger takes the challenge back; both event
+/// streams get `challengeCanceled`.
+#[utoipa::path(
+    post,
+    path = "/api/challenge/{id}/cancel",
+    tag = "lichess",
+    params(("id" = String, Path, description = "The challenge's id")),
+    responses(
+        (status = 200, description = "Cancelled: `{\"ok\": true}`", body = Object),
+        (status = 404, description = "No such challenge of this account"),
+    )
+)]
+pub(crate) async fn cancel(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    user: ApiUser,
+    Path(id): Path<String>,
+) -> Result<Response, LichessError> {
+    may_challenge(&user)?;
+    let c = state
+        .challenges()
+        .take_if(&id, |c| person_id(&c.challenger) == user.person.id)
+        .ok_or_else(no_challenge)?;
+    announce_challenge(&state, "challengeCanceled", &c, "canceled", None).await;
+    Ok(Json(json!({"ok": true})).into_response())
+}

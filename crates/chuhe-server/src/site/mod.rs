@@ -3,6 +3,7 @@
 //! owns the store, the table actors in memory and this node's part of a cluster; it finds where a
 //! table is served, creates tables and rematches, and stops them.
 
+pub mod challenges;
 pub mod events;
 mod registry;
 mod settings;
@@ -35,6 +36,7 @@ struct Inner {
     notices: mpsc::UnboundedSender<TableNotice>,
     passwords: password::Passwords,
     events: events::PlayerEvents,
+    challenges: challenges::Challenges,
 }
 
 /// The server's shared state: the store and the table actors. Cheap to clone.
@@ -73,6 +75,7 @@ impl AppState {
             notices,
             passwords: password::Passwords::for_this_machine()?,
             events: events::PlayerEvents::default(),
+            challenges: challenges::Challenges::default(),
         }));
         tokio::spawn(follow_notices(state.downgrade(), notices_rx));
         if let Some(every) = state.0.settings.metrics_interval {
@@ -107,6 +110,11 @@ impl AppState {
     /// end of games and tournaments push what concerns a player.
     pub fn player_events(&self) -> &events::PlayerEvents {
         &self.0.events
+    }
+
+    /// The challenges waiting on this node.
+    pub fn challenges(&self) -> &challenges::Challenges {
+        &self.0.challenges
     }
 
     /// The bot accounts among the persons seated at `table`.
