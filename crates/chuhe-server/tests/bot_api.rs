@@ -53,6 +53,16 @@ impl Lines {
         }
     }
 
+    /// The next line, which must be a keep-alive newline, within 8 s (they come every 6 s).
+    async fn keep_alive(&mut self) {
+        let mut text = String::new();
+        tokio::time::timeout(Duration::from_secs(8), self.reader.read_line(&mut text))
+            .await
+            .expect("a keep-alive within 8 s")
+            .unwrap();
+        assert_eq!(text, "\n");
+    }
+
     /// The next JSON line (skipping keep-alive newlines), within 30 s.
     async fn next(&mut self) -> Value {
         loop {
@@ -242,6 +252,8 @@ async fn a_bot_plays_a_whole_game_against_the_computer(backend: Backend) {
     let (status, err) =
         post_form(&server, &format!("/api/bot/game/{id}/move/h2e2"), token, "").await;
     assert_eq!((status, err), (400, json!({"error": "the game is over"})));
+    // Nothing more to say: lichess's keep-alive, an empty line every 6 s.
+    events.keep_alive().await;
     // The table is an ordinary chuhe table, its moves those of the stream.
     let (status, _, summary) = server
         .http("GET", &format!("/api/tables/{id}"), None, None)

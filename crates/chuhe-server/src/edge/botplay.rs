@@ -132,6 +132,7 @@ pub(crate) async fn stream_event(
         first.push(json!({"type": "challenge", "challenge": challenge_json(&c, "created", &bots)}));
     }
     let (tx, rx) = mpsc::channel::<Bytes>(16);
+    let mut shutdown = state.shutdown_signal();
     tokio::spawn(async move {
         for v in &first {
             if tx.send(line(v)).await.is_err() {
@@ -154,6 +155,8 @@ pub(crate) async fn stream_event(
                 },
                 _ = tick.tick() => Bytes::from_static(b"\n"),
                 () = tx.closed() => return,
+                // The server stops: the stream ends, so its connection closes in time.
+                _ = shutdown.changed() => return,
             };
             if tx.send(out).await.is_err() {
                 return;
@@ -527,6 +530,7 @@ async fn game_stream(
     }
     let full = game_full(&state, &current).await;
     let (tx, rx) = mpsc::channel::<Bytes>(16);
+    let mut shutdown = state.shutdown_signal();
     tokio::spawn(async move {
         let mut last = line(&game_state(&current));
         if tx.send(line(&full)).await.is_ok() {
@@ -560,6 +564,7 @@ async fn game_stream(
                     },
                     _ = tick.tick() => Bytes::from_static(b"\n"),
                     () = tx.closed() => break,
+                    _ = shutdown.changed() => break,
                 };
                 if tx.send(out).await.is_err() {
                     break;
