@@ -175,6 +175,25 @@ async fn tokens_are_made_listed_used_and_revoked(backend: Backend) {
     assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
     assert_eq!(list[0]["scopes"], json!(["challenge:read"]));
 
+    // lichess's token test: each token's scopes and account, `null` for an unknown one.
+    let (status, _, tested) = http_with(
+        server.addr,
+        "POST",
+        "/api/token/test",
+        &[("Content-Type", "text/plain")],
+        Some(&format!("{reader}, lip_unknown")),
+    )
+    .await;
+    assert_eq!(status, 200, "{tested}");
+    let tested: Value = serde_json::from_str(&tested).unwrap();
+    let mut expected = serde_json::Map::new();
+    expected.insert(
+        reader.clone(),
+        json!({"scopes": "challenge:read", "userId": ann_id, "expires": null}),
+    );
+    expected.insert("lip_unknown".to_owned(), Value::Null);
+    assert_eq!(tested, Value::Object(expected));
+
     // A token revokes itself with lichess's `DELETE /api/token`.
     let (status, _) = bearer(&server, "DELETE", "/api/token", &reader).await;
     assert_eq!(status, 204);

@@ -1,7 +1,8 @@
 //! Personal API tokens and bot accounts (`docs/bots.md`): making, listing and revoking tokens
 //! (`/api/tokens`, chuhe's own routes, answered in chuhe's shapes), and the first routes of
 //! lichess's API in lichess's shapes, so lichess's clients read them: `GET /api/account`,
-//! `POST /api/bot/account/upgrade` and `DELETE /api/token` (the token revoking itself).
+//! `POST /api/bot/account/upgrade`, `DELETE /api/token` (the token revoking itself) and
+//! `POST /api/token/test`.
 
 use crate::accounts::tokens::{parse_scopes, Scope};
 use crate::edge::extract::{api_user, bearer_token, ApiUser, JsonBody, LichessError};
@@ -336,4 +337,58 @@ pub(crate) async fn upgrade_to_bot(
         state.store().make_bot(&user.person.id).await?;
     }
     Ok(Json(serde_json::json!({ "ok": true })).into_response())
+}
+
+/// Most tokens one `POST /api/token/test` asks about.
+pub const MAX_TESTED_TOKENS: usize = 100;
+
+/// `POST /api/token/test` (lichess's route, no credentials needed): the body lists tokens
+/// separated by commas; the answer maps each to `{"scopes": "bot:play,...", "userId", "expires":
+/// null}`, or `null` for an unknown or revoked token (lichess-bot asks it to check its token's
+/// scopes).
+#[utoipa::path(
+    post,
+    path = "/api/token/test",
+    tag = "lichess",
+    request_body(content = String, content_type = "text/plain", description = "Tokens separated by commas, at most 100"),
+    responses(
+        (status = 200, description = "Each token with its scopes and account, or `null`", body = Object),
+        (status = 400, description = "More than 100 tokens (`{\"error\": \"...\"}`)"),
+    )
+)]
+pub(crate) async fn test_tokens(
+    State(state): State<AppState>,
+    body: axum::body::Bytes,
+) -> Result<Response, LichessError> {
+    let text = String::from_utf8_lossy(&body);
+    let tokens: Vec<&str> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .collect();
+    if tokens.len() > MAX_TESTED_TOKENS {
+        return Err(LichessError::bad_request(format!(
+            "at most {MAX_TESTED_TOKENS} tokens at once"
+        )));
+    }
+    let mut out = serde_json::Map::new();
+    for token in tokens {
+        let owner = if token.len() > 128 {
+            None
+        } else {
+            state
+                .store()
+                .token_owner(&crate::accounts::tokens::digest(token))
+                .await?
+        };
+        let answer = owner.map_or(serde_json::Value::Null, |o| {
+            serde_json::json!({
+                "scopes": crate::accounts::tokens::scopes_text(&o.scopes),
+                "userId": o.player.id,
+                "expires": null,
+            })
+        });
+        out.insert(token.to_owned(), answer);
+    }
+    Ok(Json(serde_json::Value::Object(out)).into_response())
 }

@@ -48,6 +48,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/tokens", get(bots::tokens).post(bots::new_token))
         .route("/api/tokens/{id}", delete(bots::revoke_token))
         .route("/api/token", delete(bots::revoke_own_token))
+        .route("/api/token/test", post(bots::test_tokens))
         .route("/api/account", get(bots::account))
         .route("/api/bot/account/upgrade", post(bots::upgrade_to_bot))
         .route("/api/stream/event", get(botplay::stream_event))

@@ -44,6 +44,7 @@ use utoipa::{Modify, OpenApi};
         super::bots::tokens,
         super::bots::revoke_token,
         super::bots::revoke_own_token,
+        super::bots::test_tokens,
         super::bots::account,
         super::bots::upgrade_to_bot,
         super::botplay::stream_event,
