@@ -1023,3 +1023,52 @@ pub(crate) async fn cancel(
     announce_challenge(&state, "challengeCanceled", &c, "canceled", None).await;
     Ok(Json(json!({"ok": true})).into_response())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn speeds_follow_lichess_estimate() {
+        let with = |limit_s: u64, inc_s: u64| {
+            let options: crate::protocol::TableOptions = serde_json::from_value(json!({
+                "variant": "xiangqi",
+                "time": {"initial_ms": limit_s * 1000, "increment_ms": inc_s * 1000},
+            }))
+            .unwrap();
+            speed_of(&options)
+        };
+        assert_eq!(with(15, 0), "ultraBullet");
+        assert_eq!(with(60, 1), "bullet");
+        assert_eq!(with(180, 0), "blitz");
+        assert_eq!(with(300, 3), "blitz");
+        assert_eq!(with(600, 5), "rapid");
+        assert_eq!(with(1800, 0), "classical");
+        let untimed: crate::protocol::TableOptions =
+            serde_json::from_value(json!({"variant": "xiangqi"})).unwrap();
+        assert_eq!(speed_of(&untimed), "correspondence");
+    }
+
+    #[test]
+    fn parameters_read_flat_and_nested() {
+        let mut out = HashMap::new();
+        let object = json!({"level": 3, "clock": {"limit": 300, "increment": 2}, "color": "white", "fen": null});
+        flatten("", object.as_object().unwrap(), &mut out);
+        let mut keys: Vec<_> = out.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        keys.sort();
+        assert_eq!(
+            keys,
+            [
+                "clock.increment=2",
+                "clock.limit=300",
+                "color=white",
+                "level=3"
+            ]
+        );
+        assert_eq!(number(&out, "level", 1..=8).unwrap_or(None), Some(3));
+        assert_eq!(
+            number(&out, "clock.limit", 0..=60).unwrap_err().message,
+            "clock.limit \"300\": a whole number from 0 to 60"
+        );
+    }
+}

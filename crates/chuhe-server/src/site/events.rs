@@ -127,3 +127,25 @@ pub fn variant_name(key: &str) -> &'static str {
         _ => "",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_reaches_every_stream_of_its_player_only() {
+        let hub = PlayerEvents::default();
+        assert_eq!(hub.push("p1", &json!({"type": "gameStart"})), 0);
+        let mut a = hub.subscribe("p1");
+        let mut b = hub.subscribe("p1");
+        let mut other = hub.subscribe("p2");
+        assert_eq!(hub.push("p1", &json!({"type": "gameStart"})), 2);
+        assert_eq!(&*a.try_recv().unwrap(), r#"{"type":"gameStart"}"#);
+        assert_eq!(&*b.try_recv().unwrap(), r#"{"type":"gameStart"}"#);
+        assert!(other.try_recv().is_err());
+        drop((a, b));
+        // Nobody listens any more: the player is forgotten.
+        assert_eq!(hub.push("p1", &json!({"type": "gameFinish"})), 0);
+        assert!(!hub.streams.lock().unwrap().contains_key("p1"));
+    }
+}
