@@ -297,7 +297,9 @@ impl From<StoreError> for ServerError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::NameTaken(_) => ServerError::Conflict(e.to_string()),
-            StoreError::NoFinishedGame(_) => ServerError::BadMessage(e.to_string()),
+            StoreError::NoFinishedGame(_) | StoreError::Refused(_) => {
+                ServerError::BadMessage(e.to_string())
+            }
             StoreError::UnsupportedUrl(_)
             | StoreError::Open { .. }
             | StoreError::InUse(_)

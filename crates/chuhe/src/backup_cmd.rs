@@ -78,11 +78,14 @@ fn source(url: &str) -> Result<Source, CliError> {
 ///
 /// # Errors
 /// Status 2: the file cannot be read, is not TOML, or its `database` is not a string.
-fn database_url(args: &BackupArgs) -> Result<String, CliError> {
-    if let Some(url) = &args.database {
+pub(crate) fn database_url(
+    database: Option<&String>,
+    config: Option<&PathBuf>,
+) -> Result<String, CliError> {
+    if let Some(url) = database {
         return Ok(url.clone());
     }
-    let Some(file) = &args.config else {
+    let Some(file) = config else {
         return Ok(DEFAULT_DATABASE.to_owned());
     };
     let text = std::fs::read_to_string(file).map_err(|e| {
@@ -132,7 +135,7 @@ fn postgres_advice(url: &str) -> String {
 /// database file that does not exist, a destination that exists or whose folder does not;
 /// status 1 when SQLite or the file system fails (a file that is not a database, a full disk).
 pub fn backup(args: &BackupArgs, out: &mut impl std::io::Write) -> Result<(), CliError> {
-    let url = database_url(args)?;
+    let url = database_url(args.database.as_ref(), args.config.as_ref())?;
     let file = match source(&url)? {
         Source::Postgres => return Err(CliError::input(postgres_advice(&url))),
         Source::Sqlite(file) => file,
@@ -311,6 +314,10 @@ mod tests {
         }
     }
 
+    fn url_of(a: &BackupArgs) -> Result<String, CliError> {
+        database_url(a.database.as_ref(), a.config.as_ref())
+    }
+
     #[test]
     fn the_database_comes_from_the_flag_then_the_file_then_the_default() {
         let dir = std::env::temp_dir().join(format!("chuhe-backup-cfg-{}", std::process::id()));
@@ -326,22 +333,19 @@ mod tests {
         let wrong = dir.join("wrong.toml");
         std::fs::write(&wrong, "database = 3\n").unwrap();
         assert_eq!(
-            database_url(&args(Some("sqlite://a.db"), Some(&with))).unwrap(),
+            url_of(&args(Some("sqlite://a.db"), Some(&with))).unwrap(),
             "sqlite://a.db"
         );
         assert_eq!(
-            database_url(&args(None, Some(&with))).unwrap(),
+            url_of(&args(None, Some(&with))).unwrap(),
             "sqlite:///srv/c.db"
         );
         assert_eq!(
-            database_url(&args(None, Some(&without))).unwrap(),
+            url_of(&args(None, Some(&without))).unwrap(),
             "sqlite://chuhe.db"
         );
-        assert_eq!(
-            database_url(&args(None, None)).unwrap(),
-            "sqlite://chuhe.db"
-        );
-        let e = database_url(&args(None, Some(&wrong))).unwrap_err();
+        assert_eq!(url_of(&args(None, None)).unwrap(), "sqlite://chuhe.db");
+        let e = url_of(&args(None, Some(&wrong))).unwrap_err();
         assert_eq!(e.status, 2);
         assert!(
             e.message
@@ -349,7 +353,7 @@ mod tests {
             "{}",
             e.message
         );
-        let e = database_url(&args(None, Some(&dir.join("missing.toml")))).unwrap_err();
+        let e = url_of(&args(None, Some(&dir.join("missing.toml")))).unwrap_err();
         assert_eq!(e.status, 2);
         assert!(
             e.message.starts_with("cannot read the configuration "),

@@ -36,6 +36,15 @@ pub struct RuleArgs {
     pub options: Option<String>,
 }
 
+/// The subcommands of `chuhe token`.
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Make a personal API token for an account, making the account (a bot with --bot) when
+    /// it does not exist; prints the token alone on the last line. Works while chuhe serve
+    /// runs on the database.
+    Create(crate::token_cmd::TokenCreateArgs),
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -174,6 +183,11 @@ pub enum Command {
     Backup {
         #[command(flatten)]
         args: crate::backup_cmd::BackupArgs,
+    },
+    /// Personal API tokens: `chuhe token create` (docs/bots.md).
+    Token {
+        #[command(subcommand)]
+        action: TokenCommand,
     },
     /// Play many games at once against a running chuhe serve and report moves/s, latencies,
     /// errors and memory; every acknowledged move is then checked in the store (docs/performance.md).
@@ -410,6 +424,9 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             &cluster,
         )?,
         Command::Backup { args } => crate::backup_cmd::backup(&args, &mut out)?,
+        Command::Token {
+            action: TokenCommand::Create(args),
+        } => crate::token_cmd::create(&args, &mut out)?,
         Command::Loadtest {
             url,
             games,

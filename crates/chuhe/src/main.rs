@@ -9,6 +9,7 @@ mod play_cmd;
 mod records_cmd;
 mod sanguo_cmd;
 mod serve_cmd;
+mod token_cmd;
 mod xiangqi_cmd;
 
 use std::process::ExitCode;

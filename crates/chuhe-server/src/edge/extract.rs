@@ -1,9 +1,14 @@
 //! The extractors of the HTTP edge, each refusing with the server's own error body
 //! ([`ServerError`]):
 //!
-//! - [`Person`]: the person behind the request's session cookie; refuses with `unauthorized`
-//!   (`no session`) when there is none. `Option<Person>` never refuses for a missing or
-//!   unknown session (only when the database fails).
+//! - [`Person`]: the person behind the request's session cookie, or else behind its personal
+//!   API token (`Authorization: Bearer`) when that token may play (`bot:play` or
+//!   `board:play`); refuses with `unauthorized` (`no session`) when there is none.
+//!   `Option<Person>` never refuses for a missing or unknown session (only when the database
+//!   fails).
+//! - [`ApiUser`]: the account behind the session cookie or the bearer token, with the token's
+//!   scopes, for the routes in lichess's shapes (`docs/bots.md`); refuses with 401 and lichess's
+//!   body (`{"error": "No such token"}`) when there is neither.
 //! - [`JsonBody`]: a request body read as JSON; refuses with `bad_message` when it is not sent
 //!   as `application/json`, `too_large` over the body limit and `bad_message` (serde's text)
 //!   for a body that does not read.
@@ -12,6 +17,7 @@
 //! lives here too, so that the HTTP routes, the WebSocket upgrade and
 //! `/api/analysis` all depend on this module rather than on each other.
 
+use crate::accounts::tokens::Scope;
 use crate::error::ServerError;
 use crate::site::AppState;
 use crate::table::Person;
@@ -61,23 +67,211 @@ pub fn token_digest(token: &str) -> String {
         .collect()
 }
 
-/// The person behind the session cookie of `headers`, if any.
+/// The personal API token of `Authorization: Bearer TOKEN` in `headers` (the scheme in any
+/// case), if any.
+pub fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.trim().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+/// The person behind the session cookie of `headers`, else behind its bearer token when that
+/// token may play (`bot:play` or `board:play`), if any.
 async fn session_person(
     headers: &HeaderMap,
     state: &AppState,
 ) -> Result<Option<Person>, ServerError> {
-    let Some(token) = session_token(headers) else {
+    if let Some(token) = session_token(headers) {
+        if let Some(p) = state
+            .store()
+            .player_by_session(&token_digest(&token))
+            .await?
+        {
+            return Ok(Some(Person {
+                account: p.password_hash.is_some(),
+                id: p.id,
+                name: p.name,
+            }));
+        }
+    }
+    let Some(user) = token_user(headers, state).await? else {
         return Ok(None);
     };
+    let plays = user.has(Scope::BotPlay) || user.has(Scope::BoardPlay);
+    Ok(plays.then_some(user.person))
+}
+
+/// The account behind the bearer token of `headers`, if any (revoked and unknown tokens are
+/// none).
+async fn token_user(headers: &HeaderMap, state: &AppState) -> Result<Option<ApiUser>, ServerError> {
+    let Some(token) = bearer_token(headers) else {
+        return Ok(None);
+    };
+    if token.len() > 128 {
+        return Ok(None);
+    }
     Ok(state
         .store()
-        .player_by_session(&token_digest(&token))
+        .token_owner(&crate::accounts::tokens::digest(token))
         .await?
-        .map(|p| Person {
-            account: p.password_hash.is_some(),
-            id: p.id,
-            name: p.name,
+        .map(|owner| ApiUser {
+            person: Person {
+                account: owner.player.password_hash.is_some(),
+                id: owner.player.id,
+                name: owner.player.name,
+            },
+            bot: owner.bot,
+            scopes: Some(owner.scopes),
+            token_id: Some(owner.token_id),
+            password: false,
         }))
+}
+
+/// The account behind a request to a route in lichess's shapes: by its session cookie (which
+/// may do everything its person may) or its personal API token (which may do what its scopes
+/// allow).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiUser {
+    /// The person.
+    pub person: Person,
+    /// Whether the account is a bot.
+    pub bot: bool,
+    /// The token's scopes; `None` for a session cookie.
+    pub scopes: Option<Vec<Scope>>,
+    /// The token's public id; `None` for a session cookie.
+    pub token_id: Option<String>,
+    /// Whether the request came with a session cookie of an account that signs in with a
+    /// password (what making tokens asks for).
+    pub password: bool,
+}
+
+impl ApiUser {
+    /// Whether the request may do what `scope` allows: always with a session cookie, else when
+    /// the token has the scope.
+    pub fn has(&self, scope: Scope) -> bool {
+        self.scopes.as_ref().is_none_or(|s| s.contains(&scope))
+    }
+
+    /// Refuses, as lichess does (401 `{"error": "Missing scope"}`), a request whose token lacks
+    /// `scope`.
+    ///
+    /// # Errors
+    /// [`LichessError`] 401 `Missing scope`.
+    pub fn require(&self, scope: Scope) -> Result<(), LichessError> {
+        if self.has(scope) {
+            Ok(())
+        } else {
+            Err(LichessError::new(
+                axum::http::StatusCode::UNAUTHORIZED,
+                "Missing scope",
+            ))
+        }
+    }
+}
+
+impl<S> FromRequestParts<S> for ApiUser
+where
+    S: Send + Sync,
+    AppState: FromRef<S>,
+{
+    type Rejection = LichessError;
+
+    /// # Errors
+    /// 401 `No such token` without a known session cookie or token; an internal error when the
+    /// database fails.
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<ApiUser, LichessError> {
+        api_user(&parts.headers, &AppState::from_ref(state))
+            .await?
+            .ok_or_else(|| LichessError::new(axum::http::StatusCode::UNAUTHORIZED, "No such token"))
+    }
+}
+
+/// The account behind the session cookie of `headers`, else behind its bearer token, if any.
+///
+/// # Errors
+/// A database failure.
+pub async fn api_user(
+    headers: &HeaderMap,
+    state: &AppState,
+) -> Result<Option<ApiUser>, ServerError> {
+    if let Some(token) = session_token(headers) {
+        if let Some(p) = state
+            .store()
+            .player_by_session(&token_digest(&token))
+            .await?
+        {
+            let bot = state.store().is_bot(&p.id).await?;
+            let password = p
+                .password_hash
+                .as_deref()
+                .is_some_and(|h| h != crate::accounts::tokens::NO_PASSWORD);
+            return Ok(Some(ApiUser {
+                person: Person {
+                    account: p.password_hash.is_some(),
+                    id: p.id,
+                    name: p.name,
+                },
+                bot,
+                scopes: None,
+                token_id: None,
+                password,
+            }));
+        }
+    }
+    token_user(headers, state).await
+}
+
+/// A refusal in lichess's shape: a status and `{"error": "..."}` (the routes of `docs/bots.md`,
+/// which lichess's clients read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LichessError {
+    /// The HTTP status.
+    pub status: axum::http::StatusCode,
+    /// The text of `error`.
+    pub message: String,
+}
+
+impl LichessError {
+    /// A refusal with `status` and `message`.
+    pub fn new(status: axum::http::StatusCode, message: impl Into<String>) -> LichessError {
+        LichessError {
+            status,
+            message: message.into(),
+        }
+    }
+
+    /// 400 with `message`, lichess's answer to a request it refuses.
+    pub fn bad_request(message: impl Into<String>) -> LichessError {
+        LichessError::new(axum::http::StatusCode::BAD_REQUEST, message)
+    }
+}
+
+/// The server's errors keep their status and public text (an internal one is logged, not sent).
+impl From<ServerError> for LichessError {
+    fn from(e: ServerError) -> LichessError {
+        e.log();
+        LichessError::new(e.status(), e.public_message())
+    }
+}
+
+impl From<crate::store::StoreError> for LichessError {
+    fn from(e: crate::store::StoreError) -> LichessError {
+        match e {
+            crate::store::StoreError::Refused(why) => LichessError::bad_request(why),
+            e => LichessError::from(ServerError::from(e)),
+        }
+    }
+}
+
+impl axum::response::IntoResponse for LichessError {
+    fn into_response(self) -> axum::response::Response {
+        (
+            self.status,
+            axum::Json(serde_json::json!({ "error": self.message })),
+        )
+            .into_response()
+    }
 }
 
 /// A handler argument `person: Person` requires a session.

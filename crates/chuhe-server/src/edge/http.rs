@@ -4,6 +4,7 @@
 //! (`GET /api/games`); other GETs fall back to the web files.
 
 use crate::edge::extract::{session_cookie, session_token, token_digest, JsonBody};
+use crate::edge::{botplay, bots};
 use crate::error::ServerError;
 use crate::protocol::{
     AccountRequest, ErrorBody, Event, FinishedPage, GuestRequest, Phase, PlayerInfo, Positions,
@@ -17,7 +18,7 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use serde::Serialize;
 
@@ -44,6 +45,26 @@ pub fn app(state: AppState) -> Router {
         .route("/api/tables/{id}/pgn", get(table_pgn))
         .route("/api/tables/{id}/positions", get(table_positions))
         .route("/api/games", get(finished_games))
+        .route("/api/tokens", get(bots::tokens).post(bots::new_token))
+        .route("/api/tokens/{id}", delete(bots::revoke_token))
+        .route("/api/token", delete(bots::revoke_own_token))
+        .route("/api/token/test", post(bots::test_tokens))
+        .route("/api/account", get(bots::account))
+        .route("/api/bot/account/upgrade", post(bots::upgrade_to_bot))
+        .route("/api/stream/event", get(botplay::stream_event))
+        .route("/api/challenge/ai", post(botplay::challenge_ai))
+        .route("/api/challenge/{id}", post(botplay::challenge))
+        .route("/api/challenge/{id}/accept", post(botplay::accept))
+        .route("/api/challenge/{id}/decline", post(botplay::decline))
+        .route("/api/challenge/{id}/cancel", post(botplay::cancel))
+        .route("/api/bot/game/stream/{id}", get(botplay::bot_stream))
+        .route("/api/bot/game/{id}/move/{mv}", post(botplay::bot_move))
+        .route("/api/bot/game/{id}/resign", post(botplay::bot_resign))
+        .route("/api/bot/game/{id}/abort", post(botplay::bot_abort))
+        .route("/api/board/game/stream/{id}", get(botplay::board_stream))
+        .route("/api/board/game/{id}/move/{mv}", post(botplay::board_move))
+        .route("/api/board/game/{id}/resign", post(botplay::board_resign))
+        .route("/api/board/game/{id}/abort", post(botplay::board_abort))
         .route("/api/tables/{id}/ws", get(crate::edge::ws::upgrade))
         // the web client's files (compressed, revalidated: see `web.rs`); 404 JSON for the rest
         .fallback_service(

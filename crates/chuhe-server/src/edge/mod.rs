@@ -1,5 +1,5 @@
 //! The edge: what faces the network. HTTP routes ([`app`]) and their extractors ([`extract`]),
-//! the WebSocket of a table, cross-site checks ([`origin`]), limits per address and
+//! the WebSocket of a table, personal API tokens and the routes in lichess's shapes ([`bots`]), cross-site checks ([`origin`]), limits per address and
 //! per person ([`limit`]), the analysis endpoints ([`analysis`], [`evaluation`]), the OpenAPI description
 //! of the routes ([`openapi`]), the web client's files ([`web`]) and the listener with its accept loop ([`listen`]).
 //!
@@ -7,6 +7,8 @@
 //! an [`Edge`], the [`AppState`] of the site with the limits that only the edge keeps.
 
 pub mod analysis;
+pub mod botplay;
+pub mod bots;
 pub mod evaluation;
 pub mod extract;
 mod http;

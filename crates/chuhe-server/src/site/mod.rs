@@ -3,6 +3,8 @@
 //! owns the store, the table actors in memory and this node's part of a cluster; it finds where a
 //! table is served, creates tables and rematches, and stops them.
 
+pub mod challenges;
+pub mod events;
 mod registry;
 mod settings;
 
@@ -33,6 +35,8 @@ struct Inner {
     shutdown: watch::Sender<bool>,
     notices: mpsc::UnboundedSender<TableNotice>,
     passwords: password::Passwords,
+    events: events::PlayerEvents,
+    challenges: challenges::Challenges,
 }
 
 /// The server's shared state: the store and the table actors. Cheap to clone.
@@ -70,6 +74,8 @@ impl AppState {
             shutdown,
             notices,
             passwords: password::Passwords::for_this_machine()?,
+            events: events::PlayerEvents::default(),
+            challenges: challenges::Challenges::default(),
         }));
         tokio::spawn(follow_notices(state.downgrade(), notices_rx));
         if let Some(every) = state.0.settings.metrics_interval {
@@ -100,6 +106,53 @@ impl AppState {
     }
 
     /// A handle that does not keep the state alive (for the background tasks that end with it).
+    /// Every player's event stream (`GET /api/stream/event`): where challenges, the start and
+    /// end of games and tournaments push what concerns a player.
+    pub fn player_events(&self) -> &events::PlayerEvents {
+        &self.0.events
+    }
+
+    /// The challenges waiting on this node.
+    pub fn challenges(&self) -> &challenges::Challenges {
+        &self.0.challenges
+    }
+
+    /// The bot accounts among the persons seated at `table`.
+    pub async fn bots_at(&self, table: &protocol::TableSummary) -> Vec<String> {
+        let mut bots = Vec::new();
+        for seat in table.seats.iter().flatten() {
+            if let protocol::SeatPlayer::Person { id, .. } = seat {
+                if self.0.store.is_bot(id).await.unwrap_or(false) {
+                    bots.push(id.clone());
+                }
+            }
+        }
+        bots
+    }
+
+    /// Pushes `kind` (`gameStart`, `gameFinish`) of `table` to the event streams of the persons
+    /// seated there (two-seat tables).
+    pub async fn announce_game(&self, kind: &str, table: &protocol::TableSummary) {
+        let bots = self.bots_at(table).await;
+        for seat in table.seats.iter().flatten() {
+            if let protocol::SeatPlayer::Person { id, .. } = seat {
+                if let Some(game) = events::game_of(table, id, |p| bots.iter().any(|b| b == p)) {
+                    let line = serde_json::json!({"type": kind, "game": game});
+                    self.0.events.push(id, &line);
+                }
+            }
+        }
+    }
+
+    /// Tells the players of the table `id`, which has just ended, with a `gameFinish`.
+    async fn announce_finish(&self, id: &str) {
+        let handle = self.0.tables.lock().await.live(id);
+        if let Some(handle) = handle {
+            let table = handle.listed();
+            self.announce_game("gameFinish", &table).await;
+        }
+    }
+
     pub(crate) fn downgrade(&self) -> WeakState {
         WeakState(Arc::downgrade(&self.0))
     }
@@ -310,6 +363,32 @@ impl AppState {
         Ok(handle)
     }
 
+    /// Creates a table with `seats` already taken (a challenge accepted, a game against the
+    /// computer asked for through the API) and starts its actor; the persons have the grace
+    /// period to connect.
+    ///
+    /// # Errors
+    /// Bad options, a seat list of the wrong length, or the database failed.
+    pub async fn create_seated_table(
+        &self,
+        options: protocol::TableOptions,
+        seats: Vec<Option<protocol::SeatPlayer>>,
+    ) -> Result<TableHandle, ServerError> {
+        let id = ids::random_id(10);
+        let owner = self.0.cluster.as_ref().map(|c| c.key().to_owned());
+        let handle = table::create_seated(
+            &self.0.store,
+            self.table_settings(),
+            id,
+            options,
+            seats,
+            owner.as_deref(),
+        )
+        .await?;
+        self.0.tables.lock().await.insert(handle.clone());
+        Ok(handle)
+    }
+
     /// Creates the agreed rematch of the ended table `from` (options and seats from
     /// [`TableNotice::Rematch`]) and tells `from` its id; a failure is logged and told to
     /// `from` too.
@@ -409,7 +488,10 @@ async fn follow_notices(state: WeakState, mut notices: mpsc::UnboundedReceiver<T
         };
         match notice {
             TableNotice::Idle(id) => state.retire(&id).await,
-            TableNotice::Ended(id) => state.limit_ended(&id).await,
+            TableNotice::Ended(id) => {
+                state.announce_finish(&id).await;
+                state.limit_ended(&id).await
+            }
             TableNotice::Lost(id) => state.forget_lost(&id).await,
             TableNotice::Rematch {
                 table,

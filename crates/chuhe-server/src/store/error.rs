@@ -25,6 +25,9 @@ pub enum StoreError {
     Json(serde_json::Error),
     /// An account of this name exists.
     NameTaken(String),
+    /// Stored facts refuse the request (an account that has played games cannot become a bot,
+    /// an unknown account...): the text says which, and is sent.
+    Refused(String),
     /// No listed finished game has this table id (the `before` of a page of finished games).
     NoFinishedGame(String),
     /// More events were given than the table row's version counts.
@@ -76,6 +79,7 @@ impl fmt::Display for StoreError {
             StoreError::Json(e) => write!(f, "json: {e}"),
             StoreError::NameTaken(name) => write!(f, "the name {name:?} is taken"),
             StoreError::NoFinishedGame(id) => write!(f, "before: no finished game {id:?}"),
+            StoreError::Refused(why) => f.write_str(why),
             StoreError::EventVersions { count, last } => {
                 write!(f, "{count} events cannot end at version {last}")
             }

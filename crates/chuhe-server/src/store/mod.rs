@@ -94,6 +94,7 @@ mod guard;
 mod ratings;
 mod rows;
 mod tables;
+mod tokens;
 mod writer;
 
 use accounts::{cleanup_job, index_name_skeletons};
@@ -101,6 +102,7 @@ pub use error::StoreError;
 use guard::{claim_writer_epoch, superseded, take_advisory_lock, LockSlot, STARTUP_LOCK_KEY};
 pub use guard::{lock_sqlite, sqlite_file};
 pub use rows::{ClockSnapshot, Fence, PlayerRow, RatedGame, RatingRow, TableRow, TableWrite};
+pub use tokens::{issue_token, IssuedToken, TokenOwner, TokenRow};
 
 #[cfg(feature = "fault-injection")]
 pub use faults::Fault;

@@ -112,6 +112,26 @@ pub(super) enum Single {
     Cleanup { cutoff_ms: i64 },
     /// The server's `alive_ms` (0 after a clean stop).
     Alive { now_ms: i64 },
+    /// A personal API token, by the digest of its text; refused when the account holds
+    /// `super::tokens::MAX_TOKENS_PER_ACCOUNT` live tokens.
+    CreateToken {
+        id: String,
+        digest: String,
+        player_id: String,
+        description: String,
+        scopes: String,
+        now_ms: i64,
+    },
+    /// Revokes a token of an account; answers 1, or 0 when it has no such live token.
+    RevokeToken {
+        id: String,
+        player_id: String,
+        now_ms: i64,
+    },
+    /// A token used at `now_ms`.
+    TouchToken { digest: String, now_ms: i64 },
+    /// Makes an account a bot when it has no finished game; answers 1, or 0 when refused.
+    MakeBot { player_id: String },
     /// A finished-game row added after the fact.
     Finished(FinishedRow),
     /// The `game_players` rows of a finished game stored before them.
@@ -428,8 +448,17 @@ impl Writer {
                 0,
                 None,
             ),
+            Pending::Single(Single::CreateToken { id, .. }) => (
+                "SELECT id AS v FROM api_tokens WHERE id = $1 AND $2 = $2",
+                id.as_str(),
+                0,
+                None,
+            ),
             Pending::Single(
                 Single::EndSession { .. }
+                | Single::RevokeToken { .. }
+                | Single::TouchToken { .. }
+                | Single::MakeBot { .. }
                 | Single::TouchSession { .. }
                 | Single::Cleanup { .. }
                 | Single::Alive { .. },

@@ -388,6 +388,71 @@ pub(super) async fn run_single(
             .execute(&mut **tx)
             .await?
             .rows_affected(),
+        Single::CreateToken {
+            id,
+            digest,
+            player_id,
+            description,
+            scopes,
+            now_ms,
+        } => {
+            let held: i64 = sqlx::query(
+                "SELECT COUNT(*) AS n FROM api_tokens WHERE player_id = $1 AND revoked_ms IS NULL",
+            )
+            .bind(player_id.as_str())
+            .fetch_one(&mut **tx)
+            .await?
+            .try_get("n")?;
+            if held >= crate::store::tokens::MAX_TOKENS_PER_ACCOUNT {
+                return Err(StoreError::Refused(format!(
+                    "an account holds at most {} tokens: revoke one first",
+                    crate::store::tokens::MAX_TOKENS_PER_ACCOUNT
+                )));
+            }
+            sqlx::query(
+                "INSERT INTO api_tokens (id, digest, player_id, description, scopes, created_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(id.as_str())
+            .bind(digest.as_str())
+            .bind(player_id.as_str())
+            .bind(description.as_str())
+            .bind(scopes.as_str())
+            .bind(*now_ms)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected()
+        }
+        Single::RevokeToken {
+            id,
+            player_id,
+            now_ms,
+        } => sqlx::query(
+            "UPDATE api_tokens SET revoked_ms = $1 \
+             WHERE id = $2 AND player_id = $3 AND revoked_ms IS NULL",
+        )
+        .bind(*now_ms)
+        .bind(id.as_str())
+        .bind(player_id.as_str())
+        .execute(&mut **tx)
+        .await?
+        .rows_affected(),
+        Single::TouchToken { digest, now_ms } => {
+            sqlx::query("UPDATE api_tokens SET last_used_ms = $1 WHERE digest = $2")
+                .bind(*now_ms)
+                .bind(digest.as_str())
+                .execute(&mut **tx)
+                .await?
+                .rows_affected()
+        }
+        Single::MakeBot { player_id } => sqlx::query(
+            "UPDATE players SET bot = 1 WHERE id = $1 AND password_hash IS NOT NULL \
+             AND NOT EXISTS (SELECT 1 FROM game_players g WHERE g.player_id = $1)",
+        )
+        .bind(player_id.as_str())
+        .execute(&mut **tx)
+        .await?
+        .rows_affected(),
         Single::Finished(row) => {
             insert_finished(tx, &[row]).await?;
             1

@@ -1,0 +1,1074 @@
+//! lichess's Bot and Board APIs on chuhe's tables (`docs/bots.md`): each player's event stream
+//! (`GET /api/stream/event`), a game against chuhe's computer (`POST /api/challenge/ai`), and
+//! a game's stream and actions (`/api/bot/game/...` for bot accounts, `/api/board/game/...`
+//! for people playing through another app). Answers and refusals in lichess's shapes.
+//!
+//! A game of the API is an ordinary chuhe table with both seats taken; its stream is a
+//! connection to the table like a WebSocket's, turned into lichess's lines: `gameFull` first,
+//! then a `gameState` after each change. lichess's `white` is seat 0 (Red in xiangqi) and
+//! `black` seat 1; moves are the table's move text (xiangqi: ICCS as Pikafish prints it,
+//! `h2e2`, ranks 0-9). Streams send a keep-alive newline every 6 s, as lichess does.
+
+use crate::accounts::tokens::Scope;
+use crate::cluster::Route;
+use crate::edge::bots::tables_in_play;
+use crate::edge::extract::{ApiUser, LichessError};
+use crate::error::ServerError;
+use crate::protocol::{ClientMessage, Phase, SeatPlayer, ServerMessage, State, TableSummary};
+use crate::site::challenges::{person_id, Challenge};
+use crate::site::events::{color_of, game_of, variant_name};
+use crate::site::AppState;
+use crate::table::TableHandle;
+use axum::body::{Body, Bytes};
+use axum::extract::{FromRequest, Path, Request};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use chuhe_rules::outcome::EndReason;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// How often a stream without news sends an empty line, so clients and proxies keep it open.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(6);
+
+/// What lichess sends as the time left of an untimed game, milliseconds (its largest clock).
+pub const UNTIMED_MS: u64 = 2_147_483_647;
+
+/// Which of lichess's two play APIs a route belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Api {
+    /// `/api/bot/...`: bot accounts, with `bot:play`.
+    Bot,
+    /// `/api/board/...`: people, with `board:play`.
+    Board,
+}
+
+impl Api {
+    /// Refuses a token without the API's scope, and an account of the other kind.
+    fn check(self, user: &ApiUser) -> Result<(), LichessError> {
+        match self {
+            Api::Bot => {
+                user.require(Scope::BotPlay)?;
+                if !user.bot {
+                    return Err(LichessError::bad_request(
+                        "this endpoint is for bot accounts: upgrade with POST /api/bot/account/upgrade",
+                    ));
+                }
+            }
+            Api::Board => {
+                user.require(Scope::BoardPlay)?;
+                if user.bot {
+                    return Err(LichessError::bad_request(
+                        "this endpoint is for people: a bot plays with /api/bot/...",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An NDJSON answer whose lines come from `lines` (each already ending in a newline).
+fn ndjson(lines: mpsc::Receiver<Bytes>) -> Response {
+    let stream = futures_util::stream::unfold(lines, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|b| (Ok::<Bytes, std::convert::Infallible>(b), rx))
+    });
+    (
+        [(header::CONTENT_TYPE, "application/x-ndjson")],
+        Body::from_stream(stream),
+    )
+        .into_response()
+}
+
+fn line(v: &Value) -> Bytes {
+    let mut text = v.to_string();
+    text.push('\n');
+    Bytes::from(text)
+}
+
+/// `GET /api/stream/event`: the account's events as NDJSON, lichess's lines: a `gameStart` for
+/// each game it plays now and a `challenge` for each challenge waiting, then whatever is pushed to it (`gameStart`, `gameFinish`,
+/// `challenge`, `challengeCanceled`, `challengeDeclined`), and an empty line every 6 s.
+#[utoipa::path(
+    get,
+    path = "/api/stream/event",
+    tag = "lichess",
+    responses(
+        (status = 200, description = "NDJSON lines (`application/x-ndjson`) until the client leaves; an empty line every 6 s", body = String, content_type = "application/x-ndjson"),
+        (status = 401, description = "No such token, or none of `challenge:read`, `bot:play`, `board:play` (`{\"error\": \"Missing scope\"}`)"),
+    )
+)]
+pub(crate) async fn stream_event(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    user: ApiUser,
+) -> Result<Response, LichessError> {
+    if ![Scope::ChallengeRead, Scope::BotPlay, Scope::BoardPlay]
+        .iter()
+        .any(|s| user.has(*s))
+    {
+        return Err(LichessError::new(StatusCode::UNAUTHORIZED, "Missing scope"));
+    }
+    let id = user.person.id.clone();
+    // Subscribed first: a game that starts meanwhile is told twice rather than never.
+    let mut pushed = state.player_events().subscribe(&id);
+    let mut first = Vec::new();
+    for table in tables_in_play(&state).await {
+        let bots = state.bots_at(&table).await;
+        if let Some(game) = game_of(&table, &id, |p| bots.iter().any(|b| b == p)) {
+            first.push(json!({"type": "gameStart", "game": game}));
+        }
+    }
+    for c in state.challenges().of(&id) {
+        let mut bots = Vec::new();
+        for p in [&c.challenger, &c.dest] {
+            if state.store().is_bot(person_id(p)).await.unwrap_or(false) {
+                bots.push(person_id(p).to_owned());
+            }
+        }
+        first.push(json!({"type": "challenge", "challenge": challenge_json(&c, "created", &bots)}));
+    }
+    let (tx, rx) = mpsc::channel::<Bytes>(16);
+    let mut shutdown = state.shutdown_signal();
+    tokio::spawn(async move {
+        for v in &first {
+            if tx.send(line(v)).await.is_err() {
+                return;
+            }
+        }
+        let mut tick =
+            tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
+        loop {
+            let out = tokio::select! {
+                got = pushed.recv() => match got {
+                    Ok(text) => {
+                        let mut text = text.to_string();
+                        text.push('\n');
+                        Bytes::from(text)
+                    }
+                    // Fallen behind, or the hub is gone: the client reconnects and is told
+                    // of its games again.
+                    Err(_) => return,
+                },
+                _ = tick.tick() => Bytes::from_static(b"\n"),
+                () = tx.closed() => return,
+                // The server stops: the stream ends, so its connection closes in time.
+                _ = shutdown.changed() => return,
+            };
+            if tx.send(out).await.is_err() {
+                return;
+            }
+        }
+    });
+    Ok(ndjson(rx))
+}
+
+/// A request's parameters, from a form (`application/x-www-form-urlencoded`, as lichess's
+/// clients send them) or a JSON object (`{"clock": {"limit": 300}}` reads as `clock.limit`).
+async fn params(request: Request) -> Result<HashMap<String, String>, LichessError> {
+    let is_json = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("application/json")
+        });
+    if !is_json {
+        let axum::Form(map) = axum::Form::<HashMap<String, String>>::from_request(request, &())
+            .await
+            .map_err(|e| LichessError::bad_request(format!("the form does not read: {e}")))?;
+        return Ok(map);
+    }
+    let bytes = Bytes::from_request(request, &())
+        .await
+        .map_err(|e| LichessError::from(ServerError::from(e)))?;
+    if bytes.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let value: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| LichessError::bad_request(format!("the body does not read: {e}")))?;
+    let Value::Object(object) = value else {
+        return Err(LichessError::bad_request("the body is not a JSON object"));
+    };
+    let mut out = HashMap::new();
+    flatten("", &object, &mut out);
+    Ok(out)
+}
+
+fn flatten(
+    prefix: &str,
+    object: &serde_json::Map<String, Value>,
+    out: &mut HashMap<String, String>,
+) {
+    for (k, v) in object {
+        let key = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        match v {
+            Value::Object(inner) => flatten(&key, inner, out),
+            Value::String(s) => {
+                out.insert(key, s.clone());
+            }
+            Value::Null => {}
+            other => {
+                out.insert(key, other.to_string());
+            }
+        }
+    }
+}
+
+/// A whole number parameter within `range`, if given.
+fn number(
+    p: &HashMap<String, String>,
+    name: &str,
+    range: std::ops::RangeInclusive<u64>,
+) -> Result<Option<u64>, LichessError> {
+    let Some(text) = p.get(name) else {
+        return Ok(None);
+    };
+    text.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|n| range.contains(n))
+        .map(Some)
+        .ok_or_else(|| {
+            LichessError::bad_request(format!(
+                "{name} {text:?}: a whole number from {} to {}",
+                range.start(),
+                range.end()
+            ))
+        })
+}
+
+/// The table options of a challenge's parameters: `variant` (`xiangqi`, the default, or
+/// `banqi`), `clock.limit` and `clock.increment` in seconds (untimed without them), `rated`.
+fn options_of(
+    p: &HashMap<String, String>,
+    rated: bool,
+) -> Result<crate::protocol::TableOptions, LichessError> {
+    let variant = p.get("variant").map_or("xiangqi", String::as_str);
+    if !["xiangqi", "banqi"].contains(&variant) {
+        return Err(LichessError::bad_request(format!(
+            "variant {variant:?}: xiangqi or banqi (sanguo has three seats: not in this API yet)"
+        )));
+    }
+    if p.contains_key("fen") {
+        return Err(LichessError::bad_request(
+            "fen: games of the API start from the usual position",
+        ));
+    }
+    let limit = number(p, "clock.limit", 0..=10_800)?;
+    let increment = number(p, "clock.increment", 0..=600)?;
+    let time = match (limit, increment) {
+        (None, None) => Value::Null,
+        (limit, increment) => json!({
+            "initial_ms": limit.unwrap_or(0) * 1000,
+            "increment_ms": increment.unwrap_or(0) * 1000,
+        }),
+    };
+    serde_json::from_value(json!({"variant": variant, "time": time, "rated": rated}))
+        .map_err(|e| LichessError::bad_request(e.to_string()))
+}
+
+/// The seat of the challenger for `color` (`white`, `black` or `random`, the default).
+fn seat_of_color(p: &HashMap<String, String>) -> Result<usize, LichessError> {
+    match p.get("color").map_or("random", String::as_str) {
+        "white" => Ok(0),
+        "black" => Ok(1),
+        "random" => Ok(usize::from(rand::random::<bool>())),
+        other => Err(LichessError::bad_request(format!(
+            "color {other:?}: white, black or random"
+        ))),
+    }
+}
+
+/// `POST /api/challenge/ai`: a game against chuhe's computer, started at once: parameters
+/// `level` (1 to 8, required), `clock.limit` and `clock.increment` (seconds; untimed without),
+/// `color` (`white` = Red, `black`, `random`), `variant` (`xiangqi`, `banqi`). Never rated.
+#[utoipa::path(
+    post,
+    path = "/api/challenge/ai",
+    tag = "lichess",
+    responses(
+        (status = 201, description = "The game (its table): `{\"id\", \"variant\", \"rated\", \"source\": \"ai\", \"player\", \"status\"}`", body = Object),
+        (status = 400, description = "A bad parameter (`{\"error\": \"...\"}`)"),
+        (status = 401, description = "No such token, or none of `challenge:write`, `bot:play`, `board:play`"),
+    )
+)]
+pub(crate) async fn challenge_ai(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    user: ApiUser,
+    request: Request,
+) -> Result<Response, LichessError> {
+    if ![Scope::ChallengeWrite, Scope::BotPlay, Scope::BoardPlay]
+        .iter()
+        .any(|s| user.has(*s))
+    {
+        return Err(LichessError::new(StatusCode::UNAUTHORIZED, "Missing scope"));
+    }
+    let p = params(request).await?;
+    let level = number(&p, "level", 1..=8)?
+        .ok_or_else(|| LichessError::bad_request("level: a whole number from 1 to 8"))?;
+    let options = options_of(&p, false)?;
+    let seat = seat_of_color(&p)?;
+    let me = SeatPlayer::Person {
+        id: user.person.id.clone(),
+        name: user.person.name.clone(),
+        account: user.person.account,
+    };
+    let computer = SeatPlayer::Computer {
+        level: u8::try_from(level).unwrap_or(1),
+    };
+    let seats = if seat == 0 {
+        vec![Some(me), Some(computer)]
+    } else {
+        vec![Some(computer), Some(me)]
+    };
+    let handle = state.create_seated_table(options, seats).await?;
+    let table = handle.summary().await?;
+    state.announce_game("gameStart", &table).await;
+    let key = table.options.variant.as_str();
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({
+            "id": table.id,
+            "variant": {"key": key, "name": variant_name(key)},
+            "rated": false,
+            "source": "ai",
+            "player": color_of(seat),
+            "status": {"id": 20, "name": "started"},
+        })),
+    )
+        .into_response())
+}
+
+/// The table `id` when this node serves it.
+async fn local_table(state: &AppState, id: &str) -> Result<TableHandle, LichessError> {
+    match state.route(id).await {
+        Ok(Route::Local(handle)) => Ok(handle),
+        Ok(Route::Remote(_)) => Err(LichessError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "this game is served by another node of the cluster: ask that node",
+        )),
+        Err(ServerError::NotFound(_)) => {
+            Err(LichessError::new(StatusCode::NOT_FOUND, "No such game"))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// lichess's `status` of a state: `created`, `started`, then the end's.
+fn status_of(s: &State) -> &'static str {
+    match (s.table.phase, &s.outcome) {
+        (Phase::Open, _) => "created",
+        (Phase::Running, _) | (Phase::Ended, None) => "started",
+        (Phase::Ended, Some(outcome)) => match outcome.reason {
+            EndReason::Checkmate => "mate",
+            EndReason::Stalemate => "stalemate",
+            EndReason::Resignation => "resign",
+            EndReason::Timeout => "outoftime",
+            EndReason::Abandonment => "timeout",
+            EndReason::Aborted => "aborted",
+            EndReason::Agreement
+            | EndReason::ThreefoldRepetition
+            | EndReason::NoCaptureLimit
+            | EndReason::NoFlipNoCaptureLimit => "draw",
+            _ => "variantEnd",
+        },
+    }
+}
+
+/// The moves of a board view, from the start.
+fn moves_of(board: &crate::variant::BoardView) -> &[String] {
+    match board {
+        crate::variant::BoardView::Xiangqi { moves, .. }
+        | crate::variant::BoardView::Sanguo { moves, .. }
+        | crate::variant::BoardView::Banqi { moves, .. } => moves,
+    }
+}
+
+/// A `gameState` line of `s`: `moves` (space-separated, from the start), `wtime`, `btime`,
+/// `winc`, `binc` (milliseconds; `2147483647` untimed, as lichess), `status`, and `winner`
+/// (`white`/`black`) once someone won.
+pub fn game_state(s: &State) -> Value {
+    let (wtime, btime) = match &s.clocks {
+        Some(c) if c.len() == 2 => (c[0].remaining_ms, c[1].remaining_ms),
+        _ => (UNTIMED_MS, UNTIMED_MS),
+    };
+    let inc = s.table.options.time.as_ref().map_or(0, |t| t.increment_ms);
+    let mut v = json!({
+        "type": "gameState",
+        "moves": moves_of(&s.board).join(" "),
+        "wtime": wtime,
+        "btime": btime,
+        "winc": inc,
+        "binc": inc,
+        "status": status_of(s),
+    });
+    if s.outcome.is_some() && s.winner_seats.len() == 1 {
+        v["winner"] = json!(color_of(s.winner_seats[0].index()));
+    }
+    v
+}
+
+/// A player of `gameFull`: `{"id", "name", "title", "rating"}` for a person (`title` `BOT` or
+/// `null`, `rating` in the table's variant or `null`), `{"aiLevel": N}` for the computer.
+async fn player_of(
+    state: &AppState,
+    seat: Option<&SeatPlayer>,
+    variant: &str,
+    bots: &[String],
+) -> Value {
+    match seat {
+        Some(SeatPlayer::Person { id, name, .. }) => {
+            let rating = state
+                .store()
+                .ratings(id)
+                .await
+                .ok()
+                .and_then(|rows| rows.into_iter().find(|r| r.variant == variant))
+                .map(|r| r.rating.rating.round() as i64);
+            let title = bots.iter().any(|b| b == id).then_some("BOT");
+            json!({"id": id, "name": name, "title": title, "rating": rating})
+        }
+        Some(SeatPlayer::Computer { level }) => json!({"aiLevel": level}),
+        None => Value::Null,
+    }
+}
+
+/// The `gameFull` line of `s`: `id`, `variant`, `clock` (`{"initial", "increment"}` in
+/// milliseconds, `null` untimed), `rated`, `createdAt`, `white`, `black`, `initialFen`
+/// (`startpos`) and `state` (a `gameState`).
+async fn game_full(state: &AppState, s: &State) -> Value {
+    let table: &TableSummary = &s.table;
+    let key = table.options.variant.as_str();
+    let bots = state.bots_at(table).await;
+    let white = player_of(
+        state,
+        table.seats.first().and_then(Option::as_ref),
+        key,
+        &bots,
+    )
+    .await;
+    let black = player_of(
+        state,
+        table.seats.get(1).and_then(Option::as_ref),
+        key,
+        &bots,
+    )
+    .await;
+    json!({
+        "type": "gameFull",
+        "id": table.id,
+        "variant": {"key": key, "name": variant_name(key), "short": variant_name(key)},
+        "clock": table.options.time.as_ref().map(|t| json!({"initial": t.initial_ms, "increment": t.increment_ms})),
+        "rated": table.options.rated,
+        "white": white,
+        "black": black,
+        "initialFen": "startpos",
+        "state": game_state(s),
+    })
+}
+
+/// Connects `user` to the table as a WebSocket would and waits for the first `state`.
+async fn join(
+    handle: &TableHandle,
+    user: &ApiUser,
+) -> Result<(u64, State, mpsc::UnboundedReceiver<ServerMessage>), LichessError> {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let conn = handle.connect(Some(user.person.clone()), None, tx).await?;
+    loop {
+        match rx.recv().await {
+            Some(ServerMessage::State(s)) => return Ok((conn, *s, rx)),
+            Some(_) => continue,
+            None => {
+                return Err(LichessError::from(ServerError::TableClosed));
+            }
+        }
+    }
+}
+
+async fn game_stream(
+    api: Api,
+    state: AppState,
+    user: ApiUser,
+    id: String,
+) -> Result<Response, LichessError> {
+    api.check(&user)?;
+    let handle = local_table(&state, &id).await?;
+    let (conn, mut current, mut messages) = join(&handle, &user).await?;
+    if current.table.seats.len() != 2 {
+        handle.disconnect(conn).await;
+        return Err(LichessError::bad_request(
+            "only two-seat games (xiangqi, banqi) are played through this API",
+        ));
+    }
+    // Every seat taken and this player seated: the game starts (refused while another seated
+    // person is not connected: that person's stream starts it).
+    if current.table.phase == Phase::Open
+        && current.you.is_some()
+        && current.table.seats.iter().all(Option::is_some)
+        && handle.message(conn, ClientMessage::Start {}).await.is_ok()
+    {
+        // The start's update is on its way to this connection: in `gameFull` already.
+        while let Ok(m) = messages.try_recv() {
+            match m {
+                ServerMessage::Update(u) => {
+                    let _ = current.apply(&u);
+                }
+                ServerMessage::State(s) => current = *s,
+                _ => {}
+            }
+        }
+    }
+    let full = game_full(&state, &current).await;
+    let (tx, rx) = mpsc::channel::<Bytes>(16);
+    let mut shutdown = state.shutdown_signal();
+    tokio::spawn(async move {
+        let mut last = line(&game_state(&current));
+        if tx.send(line(&full)).await.is_ok() {
+            let mut tick =
+                tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
+            loop {
+                let out = tokio::select! {
+                    got = messages.recv() => match got {
+                        Some(ServerMessage::Update(u)) => {
+                            if current.apply(&u).is_err() {
+                                break;
+                            }
+                            let next = line(&game_state(&current));
+                            if next == last {
+                                continue;
+                            }
+                            last = next.clone();
+                            next
+                        }
+                        Some(ServerMessage::State(s)) => {
+                            current = *s;
+                            let next = line(&game_state(&current));
+                            if next == last {
+                                continue;
+                            }
+                            last = next.clone();
+                            next
+                        }
+                        Some(_) => continue,
+                        None => break,
+                    },
+                    _ = tick.tick() => Bytes::from_static(b"\n"),
+                    () = tx.closed() => break,
+                    _ = shutdown.changed() => break,
+                };
+                if tx.send(out).await.is_err() {
+                    break;
+                }
+            }
+        }
+        handle.disconnect(conn).await;
+    });
+    Ok(ndjson(rx))
+}
+
+/// Plays `msg` for `user` at the table `id`: connects, checks that the player sits there and
+/// that the game runs, sends it at the table's version, disconnects.
+async fn act(
+    api: Api,
+    state: AppState,
+    user: ApiUser,
+    id: String,
+    msg: ClientMessage,
+) -> Result<Response, LichessError> {
+    api.check(&user)?;
+    let handle = local_table(&state, &id).await?;
+    let (conn, current, _messages) = join(&handle, &user).await?;
+    let result = async {
+        let Some(you) = current.you else {
+            return Err(LichessError::bad_request("you do not play in this game"));
+        };
+        match current.table.phase {
+            Phase::Ended => return Err(LichessError::bad_request("the game is over")),
+            Phase::Open if !matches!(msg, ClientMessage::Abort {}) => {
+                return Err(LichessError::bad_request(
+                    "the game has not started: open its stream first",
+                ))
+            }
+            _ => {}
+        }
+        let msg = match msg {
+            ClientMessage::Move { mv, .. } => {
+                if current.to_move != Some(you) {
+                    return Err(LichessError::bad_request("not your turn"));
+                }
+                ClientMessage::Move {
+                    version: current.version,
+                    mv,
+                }
+            }
+            other => other,
+        };
+        handle
+            .message(conn, msg)
+            .await
+            .map_err(|e| LichessError::bad_request(e.public_message()))
+    }
+    .await;
+    handle.disconnect(conn).await;
+    result.map(|()| Json(json!({"ok": true})).into_response())
+}
+
+macro_rules! play_routes {
+    ($api:expr, $prefix:literal, $stream:ident, $mv:ident, $resign:ident, $abort:ident) => {
+        #[doc = concat!("`GET ", $prefix, "/game/stream/{id}`: the game as NDJSON: `gameFull`, then a `gameState` after each change, an empty line every 6 s.")]
+        #[utoipa::path(
+            get,
+            path = concat!($prefix, "/game/stream/{id}"),
+            tag = "lichess",
+            params(("id" = String, Path, description = "The game's (table's) id")),
+            responses(
+                (status = 200, description = "NDJSON lines until the client leaves", body = String, content_type = "application/x-ndjson"),
+                (status = 400, description = "Not for this kind of account, or a game of three seats (`{\"error\": \"...\"}`)"),
+                (status = 401, description = "No such token, or a missing scope"),
+                (status = 404, description = "No such game"),
+            )
+        )]
+        pub(crate) async fn $stream(
+            axum::extract::State(state): axum::extract::State<AppState>,
+            user: ApiUser,
+            Path(id): Path<String>,
+        ) -> Result<Response, LichessError> {
+            game_stream($api, state, user, id).await
+        }
+
+        #[doc = concat!("`POST ", $prefix, "/game/{id}/move/{mv}`: plays a move (xiangqi: ICCS, `h2e2`); an illegal one is refused with the rules' reason.")]
+        #[utoipa::path(
+            post,
+            path = concat!($prefix, "/game/{id}/move/{mv}"),
+            tag = "lichess",
+            params(
+                ("id" = String, Path, description = "The game's (table's) id"),
+                ("mv" = String, Path, description = "The move, in the table's move text (xiangqi: ICCS such as `h2e2`, ranks 0-9)"),
+            ),
+            responses(
+                (status = 200, description = "Played: `{\"ok\": true}`", body = Object),
+                (status = 400, description = "Refused with its reason (`{\"error\": \"illegal move: ...\"}`, `not your turn`, `the game is over`...)"),
+                (status = 401, description = "No such token, or a missing scope"),
+                (status = 404, description = "No such game"),
+            )
+        )]
+        pub(crate) async fn $mv(
+            axum::extract::State(state): axum::extract::State<AppState>,
+            user: ApiUser,
+            Path((id, mv)): Path<(String, String)>,
+        ) -> Result<Response, LichessError> {
+            act($api, state, user, id, ClientMessage::Move { version: 0, mv }).await
+        }
+
+        #[doc = concat!("`POST ", $prefix, "/game/{id}/resign`: resigns the game.")]
+        #[utoipa::path(
+            post,
+            path = concat!($prefix, "/game/{id}/resign"),
+            tag = "lichess",
+            params(("id" = String, Path, description = "The game's (table's) id")),
+            responses(
+                (status = 200, description = "Resigned: `{\"ok\": true}`", body = Object),
+                (status = 400, description = "Refused with its reason (`{\"error\": \"...\"}`)"),
+                (status = 404, description = "No such game"),
+            )
+        )]
+        pub(crate) async fn $resign(
+            axum::extract::State(state): axum::extract::State<AppState>,
+            user: ApiUser,
+            Path(id): Path<String>,
+        ) -> Result<Response, LichessError> {
+            act($api, state, user, id, ClientMessage::Resign {}).await
+        }
+
+        #[doc = concat!("`POST ", $prefix, "/game/{id}/abort`: aborts the game before its first moves.")]
+        #[utoipa::path(
+            post,
+            path = concat!($prefix, "/game/{id}/abort"),
+            tag = "lichess",
+            params(("id" = String, Path, description = "The game's (table's) id")),
+            responses(
+                (status = 200, description = "Aborted: `{\"ok\": true}`", body = Object),
+                (status = 400, description = "Refused with its reason (`{\"error\": \"...\"}`)"),
+                (status = 404, description = "No such game"),
+            )
+        )]
+        pub(crate) async fn $abort(
+            axum::extract::State(state): axum::extract::State<AppState>,
+            user: ApiUser,
+            Path(id): Path<String>,
+        ) -> Result<Response, LichessError> {
+            act($api, state, user, id, ClientMessage::Abort {}).await
+        }
+    };
+}
+
+play_routes!(
+    Api::Bot,
+    "/api/bot",
+    bot_stream,
+    bot_move,
+    bot_resign,
+    bot_abort
+);
+play_routes!(
+    Api::Board,
+    "/api/board",
+    board_stream,
+    board_move,
+    board_resign,
+    board_abort
+);
+
+/// lichess's speed of a time control: by its estimated length, `limit + 40 × increment`
+/// seconds (under 30 s `ultraBullet`, 180 `bullet`, 480 `blitz`, 1500 `rapid`, else
+/// `classical`); `correspondence` untimed.
+pub fn speed_of(options: &crate::protocol::TableOptions) -> &'static str {
+    let Some(t) = &options.time else {
+        return "correspondence";
+    };
+    let seconds = (t.initial_ms + 40 * t.increment_ms) / 1000;
+    match seconds {
+        0..=29 => "ultraBullet",
+        30..=179 => "bullet",
+        180..=479 => "blitz",
+        480..=1499 => "rapid",
+        _ => "classical",
+    }
+}
+
+/// A challenge in lichess's shape: `id`, `url`, `status`, `challenger` and `destUser`
+/// (`{"id", "name", "title"}`), `variant`, `rated`, `speed`, `timeControl`
+/// (`{"type": "clock", "limit", "increment", "show"}` in seconds, or `{"type": "unlimited"}`),
+/// `color` (as asked), `finalColor` (the challenger's), `perf`.
+fn challenge_json(c: &Challenge, status: &str, bots: &[String]) -> Value {
+    let who = |p: &SeatPlayer| match p {
+        SeatPlayer::Person { id, name, .. } => {
+            let title = bots.iter().any(|b| b == id).then_some("BOT");
+            json!({"id": id, "name": name, "title": title})
+        }
+        SeatPlayer::Computer { level } => json!({"aiLevel": level}),
+    };
+    let key = c.options.variant.as_str();
+    let time_control = match &c.options.time {
+        Some(t) => json!({
+            "type": "clock",
+            "limit": t.initial_ms / 1000,
+            "increment": t.increment_ms / 1000,
+            "show": format!("{}+{}", t.initial_ms / 60_000, t.increment_ms / 1000),
+        }),
+        None => json!({"type": "unlimited"}),
+    };
+    json!({
+        "id": c.id,
+        "url": format!("/api/tables/{}", c.id),
+        "status": status,
+        "challenger": who(&c.challenger),
+        "destUser": who(&c.dest),
+        "variant": {"key": key, "name": variant_name(key), "short": variant_name(key)},
+        "rated": c.options.rated,
+        "speed": speed_of(&c.options),
+        "timeControl": time_control,
+        "color": c.color,
+        "finalColor": color_of(c.challenger_seat),
+        "perf": {"name": variant_name(key)},
+        "compat": {"bot": true, "board": true},
+    })
+}
+
+/// Pushes `{"type": kind, "challenge": ...}` to both players of `c`.
+async fn announce_challenge(
+    state: &AppState,
+    kind: &str,
+    c: &Challenge,
+    status: &str,
+    extra: Option<(&str, &str)>,
+) {
+    let mut bots = Vec::new();
+    for p in [&c.challenger, &c.dest] {
+        let id = person_id(p);
+        if state.store().is_bot(id).await.unwrap_or(false) {
+            bots.push(id.to_owned());
+        }
+    }
+    let mut challenge = challenge_json(c, status, &bots);
+    if let Some((reason, key)) = extra {
+        challenge["declineReason"] = json!(reason);
+        challenge["declineReasonKey"] = json!(key);
+    }
+    let line = json!({"type": kind, "challenge": challenge});
+    for p in [&c.challenger, &c.dest] {
+        state.player_events().push(person_id(p), &line);
+    }
+}
+
+/// Refuses a token that may not challenge (none of `challenge:write`, `bot:play`,
+/// `board:play`).
+fn may_challenge(user: &ApiUser) -> Result<(), LichessError> {
+    if [Scope::ChallengeWrite, Scope::BotPlay, Scope::BoardPlay]
+        .iter()
+        .any(|s| user.has(*s))
+    {
+        Ok(())
+    } else {
+        Err(LichessError::new(StatusCode::UNAUTHORIZED, "Missing scope"))
+    }
+}
+
+/// `POST /api/challenge/{username}`: challenges the account `username`: parameters `rated`
+/// (`true`/`false`, default `false`), `clock.limit` and `clock.increment` (seconds; untimed
+/// without them), `color` (`white` = Red, `black`, `random`), `variant` (`xiangqi`, `banqi`).
+/// Both players' event streams get a `challenge` line. A bot and a person play casual games
+/// only.
+#[utoipa::path(
+    post,
+    path = "/api/challenge/{id}",
+    tag = "lichess",
+    params(("id" = String, Path, description = "The challenged account's name (lichess's `{username}`)")),
+    responses(
+        (status = 200, description = "The challenge (lichess's shape), waiting for an answer", body = Object),
+        (status = 400, description = "A bad parameter, the account itself, a rated game between a bot and a person, too many challenges (`{\"error\": \"...\"}`)"),
+        (status = 401, description = "No such token, or a missing scope"),
+        (status = 404, description = "No such account"),
+    )
+)]
+pub(crate) async fn challenge(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    user: ApiUser,
+    Path(username): Path<String>,
+    request: Request,
+) -> Result<Response, LichessError> {
+    may_challenge(&user)?;
+    if !user.person.account {
+        return Err(LichessError::bad_request(
+            "guests cannot challenge: make an account first",
+        ));
+    }
+    let p = params(request).await?;
+    let name = crate::accounts::names::normalize(&username)
+        .map_err(|_| LichessError::new(StatusCode::NOT_FOUND, "No such user"))?;
+    let dest = state
+        .store()
+        .account_by_skeleton(&name)
+        .await?
+        .ok_or_else(|| LichessError::new(StatusCode::NOT_FOUND, "No such user"))?;
+    if dest.id == user.person.id {
+        return Err(LichessError::bad_request("you cannot challenge yourself"));
+    }
+    let rated = match p.get("rated").map(String::as_str) {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => {
+            return Err(LichessError::bad_request(format!(
+                "rated {other:?}: true or false"
+            )))
+        }
+    };
+    let dest_bot = state.store().is_bot(&dest.id).await?;
+    if rated && dest_bot != user.bot {
+        return Err(LichessError::bad_request(
+            "a bot and a person play casual games only: rated=false",
+        ));
+    }
+    let options = options_of(&p, rated)?;
+    let color = p
+        .get("color")
+        .cloned()
+        .unwrap_or_else(|| "random".to_owned());
+    let challenger_seat = seat_of_color(&p)?;
+    let challenge = Challenge {
+        id: crate::accounts::tokens::new_token()[4..12].to_owned(),
+        challenger: SeatPlayer::Person {
+            id: user.person.id.clone(),
+            name: user.person.name.clone(),
+            account: true,
+        },
+        dest: SeatPlayer::Person {
+            id: dest.id.clone(),
+            name: dest.name.clone(),
+            account: true,
+        },
+        options,
+        color,
+        challenger_seat,
+        created_ms: crate::store::now_ms(),
+    };
+    state
+        .challenges()
+        .add(challenge.clone())
+        .map_err(LichessError::bad_request)?;
+    announce_challenge(&state, "challenge", &challenge, "created", None).await;
+    let bots: Vec<String> = [(user.bot, user.person.id.clone()), (dest_bot, dest.id)]
+        .into_iter()
+        .filter_map(|(bot, id)| bot.then_some(id))
+        .collect();
+    Ok(Json(challenge_json(&challenge, "created", &bots)).into_response())
+}
+
+fn no_challenge() -> LichessError {
+    LichessError::new(StatusCode::NOT_FOUND, "No such challenge")
+}
+
+/// `POST /api/challenge/{id}/accept`: the challenged account accepts: the table is made with
+/// both seated, and both players' event streams get `gameStart`.
+#[utoipa::path(
+    post,
+    path = "/api/challenge/{id}/accept",
+    tag = "lichess",
+    params(("id" = String, Path, description = "The challenge's id")),
+    responses(
+        (status = 200, description = "Accepted: `{\"ok\": true}`; the game's id comes as `gameStart`", body = Object),
+        (status = 404, description = "No such challenge for this account (`{\"error\": \"No such challenge\"}`)"),
+    )
+)]
+pub(crate) async fn accept(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    user: ApiUser,
+    Path(id): Path<String>,
+) -> Result<Response, LichessError> {
+    may_challenge(&user)?;
+    let c = state
+        .challenges()
+        .take_if(&id, |c| person_id(&c.dest) == user.person.id)
+        .ok_or_else(no_challenge)?;
+    let seats = if c.challenger_seat == 0 {
+        vec![Some(c.challenger.clone()), Some(c.dest.clone())]
+    } else {
+        vec![Some(c.dest.clone()), Some(c.challenger.clone())]
+    };
+    let handle = state.create_seated_table(c.options.clone(), seats).await?;
+    let table = handle.summary().await?;
+    state.announce_game("gameStart", &table).await;
+    Ok(Json(json!({"ok": true})).into_response())
+}
+
+/// `POST /api/challenge/{id}/decline`: the challenged account declines (form or JSON
+/// `reason`, a word of lichess's: `generic` by default); both event streams get
+/// `challengeDeclined`.
+#[utoipa::path(
+    post,
+    path = "/api/challenge/{id}/decline",
+    tag = "lichess",
+    params(("id" = String, Path, description = "The challenge's id")),
+    responses(
+        (status = 200, description = "Declined: `{\"ok\": true}`", body = Object),
+        (status = 404, description = "No such challenge for this account"),
+    )
+)]
+pub(crate) async fn decline(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    user: ApiUser,
+    Path(id): Path<String>,
+    request: Request,
+) -> Result<Response, LichessError> {
+    may_challenge(&user)?;
+    let p = params(request).await?;
+    let key = p.get("reason").map_or("generic", String::as_str).to_owned();
+    if key.len() > 32 || !key.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return Err(LichessError::bad_request(format!(
+            "reason {key:?}: a word such as generic, later, tooFast"
+        )));
+    }
+    let c = state
+        .challenges()
+        .take_if(&id, |c| person_id(&c.dest) == user.person.id)
+        .ok_or_else(no_challenge)?;
+    let reason = if key == "generic" {
+        "I'm not accepting challenges at the moment.".to_owned()
+    } else {
+        key.clone()
+    };
+    announce_challenge(
+        &state,
+        "challengeDeclined",
+        &c,
+        "declined",
+        Some((&reason, &key)),
+    )
+    .await;
+    Ok(Json(json!({"ok": true})).into_response())
+}
+
+/// `POST /api/challenge/{id}/cancel`: the challenger takes the challenge back; both event
+/// streams get `challengeCanceled`.
+#[utoipa::path(
+    post,
+    path = "/api/challenge/{id}/cancel",
+    tag = "lichess",
+    params(("id" = String, Path, description = "The challenge's id")),
+    responses(
+        (status = 200, description = "Cancelled: `{\"ok\": true}`", body = Object),
+        (status = 404, description = "No such challenge of this account"),
+    )
+)]
+pub(crate) async fn cancel(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    user: ApiUser,
+    Path(id): Path<String>,
+) -> Result<Response, LichessError> {
+    may_challenge(&user)?;
+    let c = state
+        .challenges()
+        .take_if(&id, |c| person_id(&c.challenger) == user.person.id)
+        .ok_or_else(no_challenge)?;
+    announce_challenge(&state, "challengeCanceled", &c, "canceled", None).await;
+    Ok(Json(json!({"ok": true})).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn speeds_follow_lichess_estimate() {
+        let with = |limit_s: u64, inc_s: u64| {
+            let options: crate::protocol::TableOptions = serde_json::from_value(json!({
+                "variant": "xiangqi",
+                "time": {"initial_ms": limit_s * 1000, "increment_ms": inc_s * 1000},
+            }))
+            .unwrap();
+            speed_of(&options)
+        };
+        assert_eq!(with(15, 0), "ultraBullet");
+        assert_eq!(with(60, 1), "bullet");
+        assert_eq!(with(180, 0), "blitz");
+        assert_eq!(with(300, 3), "blitz");
+        assert_eq!(with(600, 5), "rapid");
+        assert_eq!(with(1800, 0), "classical");
+        let untimed: crate::protocol::TableOptions =
+            serde_json::from_value(json!({"variant": "xiangqi"})).unwrap();
+        assert_eq!(speed_of(&untimed), "correspondence");
+    }
+
+    #[test]
+    fn parameters_read_flat_and_nested() {
+        let mut out = HashMap::new();
+        let object = json!({"level": 3, "clock": {"limit": 300, "increment": 2}, "color": "white", "fen": null});
+        flatten("", object.as_object().unwrap(), &mut out);
+        let mut keys: Vec<_> = out.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        keys.sort();
+        assert_eq!(
+            keys,
+            [
+                "clock.increment=2",
+                "clock.limit=300",
+                "color=white",
+                "level=3"
+            ]
+        );
+        assert_eq!(number(&out, "level", 1..=8).unwrap_or(None), Some(3));
+        assert_eq!(
+            number(&out, "clock.limit", 0..=60).unwrap_err().message,
+            "clock.limit \"300\": a whole number from 0 to 60"
+        );
+    }
+}

@@ -1,0 +1,151 @@
+//! Each player's stream of events (`GET /api/stream/event`, lichess's shapes): whatever
+//! concerns a player is pushed here by its source — challenges (`crate::edge::bots`), the
+//! start and end of the player's games (the site, as its tables report them), and, later,
+//! tournaments' pairings — and every open event stream of that player receives it.
+//!
+//! Lines are sent to the streams open at the moment; nothing is kept for a stream opened later
+//! (a new stream is told of the player's games in play by its route instead, as lichess does).
+
+use crate::protocol::{Phase, SeatPlayer, TableSummary};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::broadcast;
+
+/// Lines a slow stream may fall behind by before it misses some (it is then closed by its
+/// route, and the client reconnects).
+const BACKLOG: usize = 64;
+
+/// The event streams of every player, by player id.
+#[derive(Debug, Default)]
+pub struct PlayerEvents {
+    streams: Mutex<HashMap<String, broadcast::Sender<Arc<str>>>>,
+}
+
+impl PlayerEvents {
+    /// A new receiver of the lines pushed to `player_id` from now on.
+    pub fn subscribe(&self, player_id: &str) -> broadcast::Receiver<Arc<str>> {
+        let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+        streams
+            .entry(player_id.to_owned())
+            .or_insert_with(|| broadcast::channel(BACKLOG).0)
+            .subscribe()
+    }
+
+    /// Sends `line` (one JSON object) to every open event stream of `player_id`; answers how
+    /// many received it. A player without an open stream is forgotten.
+    pub fn push(&self, player_id: &str, line: &Value) -> usize {
+        let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(tx) = streams.get(player_id) else {
+            return 0;
+        };
+        let sent = tx.send(Arc::from(line.to_string())).unwrap_or(0);
+        if sent == 0 {
+            streams.remove(player_id);
+        }
+        sent
+    }
+}
+
+/// lichess's `color` of seat `seat` of a two-seat table: seat 0 (Red, or banqi's first
+/// player) is `white`, seat 1 `black`.
+pub fn color_of(seat: usize) -> &'static str {
+    if seat == 0 {
+        "white"
+    } else {
+        "black"
+    }
+}
+
+/// A seat's player as lichess shows an opponent: `{"id", "username"}` for a person (with
+/// `title: "BOT"` for a bot, when `bots` says so), `{"id": null, "username": "chuhe level N",
+/// "ai": N}` for the computer, `null` for an empty seat.
+pub fn opponent_of(seat: Option<&SeatPlayer>, is_bot: impl Fn(&str) -> bool) -> Value {
+    match seat {
+        Some(SeatPlayer::Person { id, name, .. }) => {
+            let mut v = json!({"id": id, "username": name});
+            if is_bot(id) {
+                v["title"] = json!("BOT");
+            }
+            v
+        }
+        Some(SeatPlayer::Computer { level }) => {
+            json!({"id": null, "username": format!("chuhe level {level}"), "ai": level})
+        }
+        None => Value::Null,
+    }
+}
+
+/// The `game` of a `gameStart` or `gameFinish` line for the player `player_id` at the
+/// two-seat table `table` (`None` when the player does not sit there, or the table has
+/// another number of seats): `gameId` and `id` (the table's id), `color`, `opponent`,
+/// `rated`, `variant` (`{"key", "name"}`), `source` (`ai` against the computer, else
+/// `friend`), `status` (`created`, `started` or `ended`), and `compat`.
+pub fn game_of(
+    table: &TableSummary,
+    player_id: &str,
+    is_bot: impl Fn(&str) -> bool,
+) -> Option<Value> {
+    if table.seats.len() != 2 {
+        return None;
+    }
+    let seat = table
+        .seats
+        .iter()
+        .position(|s| matches!(s, Some(SeatPlayer::Person { id, .. }) if id == player_id))?;
+    let other = table.seats[1 - seat].as_ref();
+    let source = if matches!(other, Some(SeatPlayer::Computer { .. })) {
+        "ai"
+    } else {
+        "friend"
+    };
+    let status = match table.phase {
+        Phase::Open => "created",
+        Phase::Running => "started",
+        Phase::Ended => "ended",
+    };
+    let key = table.options.variant.as_str();
+    Some(json!({
+        "gameId": table.id,
+        "id": table.id,
+        "color": color_of(seat),
+        "opponent": opponent_of(other, is_bot),
+        "rated": table.options.rated,
+        "variant": {"key": key, "name": variant_name(key)},
+        "source": source,
+        "status": status,
+        "compat": {"bot": true, "board": true},
+    }))
+}
+
+/// A variant's name as lichess shows it beside its key.
+pub fn variant_name(key: &str) -> &'static str {
+    match key {
+        "xiangqi" => "Xiangqi",
+        "sanguo" => "Sanguo",
+        "banqi" => "Banqi",
+        _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_reaches_every_stream_of_its_player_only() {
+        let hub = PlayerEvents::default();
+        assert_eq!(hub.push("p1", &json!({"type": "gameStart"})), 0);
+        let mut a = hub.subscribe("p1");
+        let mut b = hub.subscribe("p1");
+        let mut other = hub.subscribe("p2");
+        assert_eq!(hub.push("p1", &json!({"type": "gameStart"})), 2);
+        assert_eq!(&*a.try_recv().unwrap(), r#"{"type":"gameStart"}"#);
+        assert_eq!(&*b.try_recv().unwrap(), r#"{"type":"gameStart"}"#);
+        assert!(other.try_recv().is_err());
+        drop((a, b));
+        // Nobody listens any more: the player is forgotten.
+        assert_eq!(hub.push("p1", &json!({"type": "gameFinish"})), 0);
+        assert!(!hub.streams.lock().unwrap().contains_key("p1"));
+    }
+}

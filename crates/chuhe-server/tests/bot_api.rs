@@ -1,0 +1,570 @@
+//! lichess's Bot API on chuhe (`docs/bots.md`), driven over HTTP as a lichess bot would: a bot
+//! made by the operator's `issue_token` opens its event stream, asks for a game against the
+//! computer (`POST /api/challenge/ai`, a form as lichess's clients send), is told `gameStart`,
+//! reads the game's stream (`gameFull`, then `gameState` lines) and plays a whole xiangqi game
+//! with moves picked from chuhe-rules' legal moves, until the game ends and `gameFinish`
+//! comes. Refused moves get their reason. On SQLite and PostgreSQL.
+
+#[macro_use]
+mod common;
+
+use chuhe_rules::xiangqi::{Game, GameOptions, Position};
+use chuhe_server::accounts::tokens::Scope;
+use chuhe_server::Settings;
+use common::*;
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+
+/// An NDJSON stream read line by line (an HTTP/1.0 request: the body ends with the
+/// connection).
+struct Lines {
+    reader: BufReader<TcpStream>,
+    /// The answer's status.
+    status: u16,
+    /// Empty lines seen (keep-alives).
+    blank: usize,
+}
+
+impl Lines {
+    async fn open(addr: SocketAddr, path: &str, token: &str) -> Lines {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let request =
+            format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\n\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut reader = BufReader::new(stream);
+        let mut status = 0;
+        loop {
+            let mut head = String::new();
+            reader.read_line(&mut head).await.unwrap();
+            if status == 0 {
+                status = head.split(' ').nth(1).unwrap().parse().unwrap();
+            }
+            if head == "\r\n" || head.is_empty() {
+                break;
+            }
+        }
+        Lines {
+            reader,
+            status,
+            blank: 0,
+        }
+    }
+
+    /// The next line, which must be a keep-alive newline, within 8 s (they come every 6 s).
+    async fn keep_alive(&mut self) {
+        let mut text = String::new();
+        tokio::time::timeout(Duration::from_secs(8), self.reader.read_line(&mut text))
+            .await
+            .expect("a keep-alive within 8 s")
+            .unwrap();
+        assert_eq!(text, "\n");
+    }
+
+    /// The next JSON line (skipping keep-alive newlines), within 30 s.
+    async fn next(&mut self) -> Value {
+        loop {
+            let mut text = String::new();
+            let n = tokio::time::timeout(Duration::from_secs(30), self.reader.read_line(&mut text))
+                .await
+                .expect("a line within 30 s")
+                .unwrap();
+            assert!(n > 0, "the stream ended");
+            if text.trim().is_empty() {
+                self.blank += 1;
+                continue;
+            }
+            return serde_json::from_str(text.trim()).unwrap();
+        }
+    }
+}
+
+/// A POST with `Authorization: Bearer` and a form body: (status, JSON body).
+async fn post_form(server: &Server, path: &str, token: &str, form: &str) -> (u16, Value) {
+    let auth = format!("Bearer {token}");
+    let (status, _, body) = http_with(
+        server.addr,
+        "POST",
+        path,
+        &[
+            ("Authorization", &auth),
+            ("Content-Type", "application/x-www-form-urlencoded"),
+        ],
+        Some(form),
+    )
+    .await;
+    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+}
+
+/// The move a test bot plays: a capture when there is one (the game ends sooner), else the
+/// first legal move in ICCS order; from chuhe-rules, over the moves the stream gave.
+fn choose(moves: &str) -> String {
+    let mut game = Game::new(Position::start(), GameOptions::default());
+    for m in moves.split_whitespace() {
+        game.play(m.parse().unwrap()).unwrap();
+    }
+    let mut legal = game.legal_moves();
+    legal.sort_by_key(ToString::to_string);
+    let position = game.position();
+    let pick = legal
+        .iter()
+        .find(|m| position.is_capture(**m))
+        .or(legal.first())
+        .expect("a legal move");
+    pick.to_string()
+}
+
+async fn a_bot_plays_a_whole_game_against_the_computer(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let settings = Settings {
+        computer_pause: Duration::ZERO,
+        ..fast_settings()
+    };
+    let server = Server::start(&db, settings).await;
+    let scopes = [Scope::ChallengeRead, Scope::ChallengeWrite, Scope::BotPlay];
+    let bot = chuhe_server::store::issue_token(&db.url, "Robo", true, &scopes, "test")
+        .await
+        .unwrap();
+    let token = bot.token.as_str();
+
+    let mut events = Lines::open(server.addr, "/api/stream/event", token).await;
+    assert_eq!(events.status, 200);
+
+    // Refused parameters.
+    let (status, err) = post_form(&server, "/api/challenge/ai", token, "level=9").await;
+    assert_eq!(
+        (status, err),
+        (
+            400,
+            json!({"error": "level \"9\": a whole number from 1 to 8"})
+        )
+    );
+    let (status, err) =
+        post_form(&server, "/api/challenge/ai", token, "level=1&variant=chess").await;
+    assert_eq!(
+        (status, err),
+        (
+            400,
+            json!({"error": "variant \"chess\": xiangqi or banqi (sanguo has three seats: not in this API yet)"})
+        )
+    );
+
+    let (status, game) = post_form(
+        &server,
+        "/api/challenge/ai",
+        token,
+        "level=1&color=white&clock.limit=600&clock.increment=5",
+    )
+    .await;
+    assert_eq!(status, 201, "{game}");
+    let id = game["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        game,
+        json!({"id": id, "variant": {"key": "xiangqi", "name": "Xiangqi"}, "rated": false,
+               "source": "ai", "player": "white", "status": {"id": 20, "name": "started"}})
+    );
+
+    let start = events.next().await;
+    assert_eq!(
+        start,
+        json!({"type": "gameStart", "game": {
+            "gameId": id, "id": id, "color": "white",
+            "opponent": {"id": null, "username": "chuhe level 1", "ai": 1},
+            "rated": false, "variant": {"key": "xiangqi", "name": "Xiangqi"}, "source": "ai",
+            "status": "created", "compat": {"bot": true, "board": true}}})
+    );
+
+    let mut stream = Lines::open(server.addr, &format!("/api/bot/game/stream/{id}"), token).await;
+    assert_eq!(stream.status, 200);
+    let full = stream.next().await;
+    assert_eq!(full["type"], "gameFull");
+    assert_eq!(full["id"], id.as_str());
+    assert_eq!(full["variant"]["key"], "xiangqi");
+    assert_eq!(full["clock"], json!({"initial": 600000, "increment": 5000}));
+    assert_eq!(full["rated"], false);
+    assert_eq!(
+        full["white"],
+        json!({"id": bot.player_id, "name": "Robo", "title": "BOT", "rating": null})
+    );
+    assert_eq!(full["black"], json!({"aiLevel": 1}));
+    assert_eq!(full["initialFen"], "startpos");
+    assert_eq!(full["state"]["type"], "gameState");
+    assert_eq!(full["state"]["moves"], "");
+    assert_eq!(full["state"]["status"], "started");
+    assert_eq!(
+        (&full["state"]["winc"], &full["state"]["binc"]),
+        (&json!(5000), &json!(5000))
+    );
+
+    // An illegal move is refused with the rules' reason; so is a move in another's game.
+    let (status, err) =
+        post_form(&server, &format!("/api/bot/game/{id}/move/a0a5"), token, "").await;
+    assert_eq!(
+        (status, err),
+        (
+            400,
+            json!({"error": "illegal move: a0a5 (chariot path is blocked)"})
+        )
+    );
+    let (status, err) = post_form(&server, &format!("/api/bot/game/{id}/move/zz"), token, "").await;
+    assert_eq!(status, 400, "{err}");
+    let (status, err) = post_form(&server, "/api/bot/game/nosuch/move/h2e2", token, "").await;
+    assert_eq!((status, err), (404, json!({"error": "No such game"})));
+
+    // The whole game: our move whenever the moves played are even (white = Red).
+    let mut state = full["state"].clone();
+    let mut played = 0;
+    loop {
+        if state["status"] != "started" {
+            break;
+        }
+        let moves = state["moves"].as_str().unwrap().to_owned();
+        let count = moves.split_whitespace().count();
+        if count % 2 == 0 && count >= played {
+            let mv = choose(&moves);
+            let (status, ok) =
+                post_form(&server, &format!("/api/bot/game/{id}/move/{mv}"), token, "").await;
+            assert_eq!(
+                (status, &ok),
+                (200, &json!({"ok": true})),
+                "{mv} after {moves}"
+            );
+            played = count + 1;
+        }
+        state = stream.next().await;
+        assert_eq!(state["type"], "gameState", "{state}");
+        assert!(count < 2000, "the game does not end");
+    }
+    let finished = state;
+    assert_ne!(finished["status"], "started");
+    assert!(
+        ["mate", "stalemate", "draw", "variantEnd"].contains(&finished["status"].as_str().unwrap()),
+        "{finished}"
+    );
+
+    // After the end: the game stream's last line is the end, the event stream's is gameFinish.
+    let finish = events.next().await;
+    assert_eq!(finish["type"], "gameFinish", "{finish}");
+    assert_eq!(finish["game"]["id"], id.as_str());
+    assert_eq!(finish["game"]["status"], "ended");
+    let (status, err) =
+        post_form(&server, &format!("/api/bot/game/{id}/move/h2e2"), token, "").await;
+    assert_eq!((status, err), (400, json!({"error": "the game is over"})));
+    // Nothing more to say: lichess's keep-alive, an empty line every 6 s.
+    events.keep_alive().await;
+    // The table is an ordinary chuhe table, its moves those of the stream.
+    let (status, _, summary) = server
+        .http("GET", &format!("/api/tables/{id}"), None, None)
+        .await;
+    assert_eq!(status, 200);
+    let summary: Value = serde_json::from_str(&summary).unwrap();
+    assert_eq!(summary["phase"], "ended");
+    server.stop().await;
+}
+on_both!(a_bot_plays_a_whole_game_against_the_computer);
+
+/// The Board API is for people, the Bot API for bots; scopes are checked.
+async fn the_apis_check_the_account_and_the_scope(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, fast_settings()).await;
+    let person = chuhe_server::store::issue_token(
+        &db.url,
+        "Ann",
+        false,
+        &[Scope::ChallengeWrite, Scope::BoardPlay],
+        "test",
+    )
+    .await
+    .unwrap();
+    let (status, game) = post_form(
+        &server,
+        "/api/challenge/ai",
+        &person.token,
+        "level=2&color=black",
+    )
+    .await;
+    assert_eq!(status, 201, "{game}");
+    let id = game["id"].as_str().unwrap().to_owned();
+    let bot_stream = Lines::open(
+        server.addr,
+        &format!("/api/bot/game/stream/{id}"),
+        &person.token,
+    )
+    .await;
+    assert_eq!(bot_stream.status, 401);
+    let mut stream = Lines::open(
+        server.addr,
+        &format!("/api/board/game/stream/{id}"),
+        &person.token,
+    )
+    .await;
+    assert_eq!(stream.status, 200);
+    let full = stream.next().await;
+    assert_eq!(full["white"], json!({"aiLevel": 2}));
+    assert_eq!(
+        full["black"],
+        json!({"id": person.player_id, "name": "Ann", "title": null, "rating": null})
+    );
+    assert_eq!(full["clock"], Value::Null);
+    // The computer (Red) moves first; then Ann resigns.
+    let state = stream.next().await;
+    assert_eq!(
+        state["moves"].as_str().unwrap().split_whitespace().count(),
+        1,
+        "{state}"
+    );
+    assert_eq!(
+        (&state["wtime"], &state["btime"]),
+        (&json!(2147483647), &json!(2147483647))
+    );
+    let (status, err) = post_form(
+        &server,
+        &format!("/api/board/game/{id}/move/a9a5"),
+        &person.token,
+        "",
+    )
+    .await;
+    assert_eq!(
+        (status, err),
+        (
+            400,
+            json!({"error": "illegal move: a9a5 (chariot path is blocked)"})
+        )
+    );
+    let (status, err) = post_form(
+        &server,
+        &format!("/api/board/game/{id}/move/zz"),
+        &person.token,
+        "",
+    )
+    .await;
+    assert_eq!(
+        (status, err),
+        (
+            400,
+            json!({"error": "illegal move: not a move: \"zz\" (expected ICCS such as h2e2)"})
+        )
+    );
+    let (status, ok) = post_form(
+        &server,
+        &format!("/api/board/game/{id}/resign"),
+        &person.token,
+        "",
+    )
+    .await;
+    assert_eq!((status, ok), (200, json!({"ok": true})));
+    let end = stream.next().await;
+    assert_eq!(
+        (&end["status"], &end["winner"]),
+        (&json!("resign"), &json!("white"))
+    );
+    server.stop().await;
+}
+on_both!(the_apis_check_the_account_and_the_scope);
+
+/// Two bots: challenges made, declined, cancelled and accepted, told on both event streams in
+/// lichess's shapes; the accepted one is a game that starts when both streams are open, and
+/// ends by resignation with `gameFinish` on both.
+async fn two_bots_challenge_and_play(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, fast_settings()).await;
+    let scopes = [Scope::ChallengeRead, Scope::ChallengeWrite, Scope::BotPlay];
+    let a = chuhe_server::store::issue_token(&db.url, "Alpha", true, &scopes, "t")
+        .await
+        .unwrap();
+    let b = chuhe_server::store::issue_token(&db.url, "Beta", true, &scopes, "t")
+        .await
+        .unwrap();
+    let carl = chuhe_server::store::issue_token(
+        &db.url,
+        "Carl",
+        false,
+        &[Scope::ChallengeWrite, Scope::BoardPlay],
+        "t",
+    )
+    .await
+    .unwrap();
+    let mut a_events = Lines::open(server.addr, "/api/stream/event", &a.token).await;
+    let mut b_events = Lines::open(server.addr, "/api/stream/event", &b.token).await;
+
+    let (status, err) = post_form(&server, "/api/challenge/Beta", &carl.token, "rated=true").await;
+    assert_eq!(
+        (status, err),
+        (
+            400,
+            json!({"error": "a bot and a person play casual games only: rated=false"})
+        )
+    );
+    let (status, err) = post_form(&server, "/api/challenge/Nobody", &a.token, "").await;
+    assert_eq!((status, err), (404, json!({"error": "No such user"})));
+    let (status, err) = post_form(&server, "/api/challenge/alpha", &a.token, "").await;
+    assert_eq!(
+        (status, err),
+        (400, json!({"error": "you cannot challenge yourself"}))
+    );
+
+    let form = "clock.limit=300&clock.increment=3&color=white";
+    let (status, first) = post_form(&server, "/api/challenge/Beta", &a.token, form).await;
+    assert_eq!(status, 200, "{first}");
+    let first_id = first["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        first,
+        json!({
+            "id": first_id, "url": format!("/api/tables/{first_id}"), "status": "created",
+            "challenger": {"id": a.player_id, "name": "Alpha", "title": "BOT"},
+            "destUser": {"id": b.player_id, "name": "Beta", "title": "BOT"},
+            "variant": {"key": "xiangqi", "name": "Xiangqi", "short": "Xiangqi"},
+            "rated": false, "speed": "blitz",
+            "timeControl": {"type": "clock", "limit": 300, "increment": 3, "show": "5+3"},
+            "color": "white", "finalColor": "white", "perf": {"name": "Xiangqi"},
+            "compat": {"bot": true, "board": true}})
+    );
+    for events in [&mut a_events, &mut b_events] {
+        assert_eq!(
+            events.next().await,
+            json!({"type": "challenge", "challenge": first})
+        );
+    }
+
+    // Declined, with lichess's reason key.
+    let (_, second) = post_form(&server, "/api/challenge/Beta", &a.token, "").await;
+    let second_id = second["id"].as_str().unwrap().to_owned();
+    assert_eq!(second["timeControl"], json!({"type": "unlimited"}));
+    assert_eq!(second["speed"], "correspondence");
+    let (status, err) = post_form(
+        &server,
+        &format!("/api/challenge/{second_id}/decline"),
+        &a.token,
+        "",
+    )
+    .await;
+    assert_eq!((status, err), (404, json!({"error": "No such challenge"})));
+    let (status, ok) = post_form(
+        &server,
+        &format!("/api/challenge/{second_id}/decline"),
+        &b.token,
+        "reason=later",
+    )
+    .await;
+    assert_eq!((status, ok), (200, json!({"ok": true})));
+    for events in [&mut a_events, &mut b_events] {
+        assert_eq!(events.next().await["type"], "challenge");
+        let declined = events.next().await;
+        assert_eq!(declined["type"], "challengeDeclined");
+        assert_eq!(declined["challenge"]["id"], second_id.as_str());
+        assert_eq!(declined["challenge"]["status"], "declined");
+        assert_eq!(declined["challenge"]["declineReasonKey"], "later");
+    }
+
+    // Cancelled by the challenger; then nobody can accept it.
+    let (_, third) = post_form(&server, "/api/challenge/Beta", &a.token, "").await;
+    let third_id = third["id"].as_str().unwrap().to_owned();
+    let (status, ok) = post_form(
+        &server,
+        &format!("/api/challenge/{third_id}/cancel"),
+        &a.token,
+        "",
+    )
+    .await;
+    assert_eq!((status, ok), (200, json!({"ok": true})));
+    for events in [&mut a_events, &mut b_events] {
+        assert_eq!(events.next().await["type"], "challenge");
+        let canceled = events.next().await;
+        assert_eq!(canceled["type"], "challengeCanceled");
+        assert_eq!(canceled["challenge"]["status"], "canceled");
+    }
+    let (status, err) = post_form(
+        &server,
+        &format!("/api/challenge/{third_id}/accept"),
+        &b.token,
+        "",
+    )
+    .await;
+    assert_eq!((status, err), (404, json!({"error": "No such challenge"})));
+
+    // Accepted: a table with both seated; gameStart on both streams.
+    let (status, ok) = post_form(
+        &server,
+        &format!("/api/challenge/{first_id}/accept"),
+        &b.token,
+        "",
+    )
+    .await;
+    assert_eq!((status, ok), (200, json!({"ok": true})));
+    let a_start = a_events.next().await;
+    let b_start = b_events.next().await;
+    assert_eq!(a_start["type"], "gameStart");
+    let game = a_start["game"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(b_start["game"]["id"], game.as_str());
+    assert_eq!(a_start["game"]["color"], "white");
+    assert_eq!(b_start["game"]["color"], "black");
+    assert_eq!(
+        a_start["game"]["opponent"],
+        json!({"id": b.player_id, "username": "Beta", "title": "BOT"})
+    );
+    assert_eq!(a_start["game"]["source"], "friend");
+
+    // The game starts once both streams are open.
+    let path = format!("/api/bot/game/stream/{game}");
+    let mut a_game = Lines::open(server.addr, &path, &a.token).await;
+    let a_full = a_game.next().await;
+    assert_eq!(a_full["state"]["status"], "created");
+    assert_eq!(
+        a_full["black"],
+        json!({"id": b.player_id, "name": "Beta", "title": "BOT", "rating": null})
+    );
+    let mut b_game = Lines::open(server.addr, &path, &b.token).await;
+    let b_full = b_game.next().await;
+    assert_eq!(b_full["state"]["status"], "started");
+    assert_eq!(a_game.next().await["status"], "started");
+    let (status, err) = post_form(
+        &server,
+        &format!("/api/bot/game/{game}/move/h9g7"),
+        &b.token,
+        "",
+    )
+    .await;
+    assert_eq!((status, err), (400, json!({"error": "not your turn"})));
+    let (status, _) = post_form(
+        &server,
+        &format!("/api/bot/game/{game}/move/h2e2"),
+        &a.token,
+        "",
+    )
+    .await;
+    assert_eq!(status, 200);
+    for stream in [&mut a_game, &mut b_game] {
+        let state = stream.next().await;
+        assert_eq!(
+            (&state["moves"], &state["status"]),
+            (&json!("h2e2"), &json!("started"))
+        );
+        assert_eq!(state["winc"], 3000);
+    }
+    let (status, _) = post_form(
+        &server,
+        &format!("/api/bot/game/{game}/resign"),
+        &b.token,
+        "",
+    )
+    .await;
+    assert_eq!(status, 200);
+    for stream in [&mut a_game, &mut b_game] {
+        let end = stream.next().await;
+        assert_eq!(
+            (&end["status"], &end["winner"]),
+            (&json!("resign"), &json!("white"))
+        );
+    }
+    for events in [&mut a_events, &mut b_events] {
+        let finish = events.next().await;
+        assert_eq!(
+            (&finish["type"], &finish["game"]["id"]),
+            (&json!("gameFinish"), &json!(game))
+        );
+    }
+    server.stop().await;
+}
+on_both!(two_bots_challenge_and_play);
