@@ -146,6 +146,7 @@ impl Store {
                     now_ms: now,
                 },
                 answer,
+                std::sync::Arc::default(),
             ));
         }
         Ok(Some(TokenOwner {
