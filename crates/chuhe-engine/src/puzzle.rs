@@ -296,11 +296,13 @@ impl Miner {
             // A mate in one: the only move that mates at once (others may mate later). A longer
             // mate: the only move that mates at all. Otherwise: the only winning move.
             let unique = best.score >= t.win_cp
-                && lines.get(1).is_none_or(|second| match mate_moves(best.score) {
-                    Some(1) => mate_moves(second.score) != Some(1),
-                    Some(_) => second.score < MATE_BOUND,
-                    None => second.score <= t.even_cp,
-                });
+                && lines
+                    .get(1)
+                    .is_none_or(|second| match mate_moves(best.score) {
+                        Some(1) => mate_moves(second.score) != Some(1),
+                        Some(_) => second.score < MATE_BOUND,
+                        None => second.score <= t.even_cp,
+                    });
             if solution.is_empty() {
                 if best.score < t.win_cp {
                     return Err(Rejection::NotWinning);
