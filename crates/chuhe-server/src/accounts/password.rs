@@ -128,8 +128,9 @@ impl Passwords {
             .await?
     }
 
-    /// Whether `password` matches `stored` (a PHC string); with `None` (no such account) the
-    /// password is checked against the decoy, which takes the same time and never matches.
+    /// Whether `password` matches `stored` (a PHC string); with `None` (no such account) or a
+    /// text that is no PHC string (an account without a password) the password is checked
+    /// against the decoy, which takes the same time and never matches.
     ///
     /// # Errors
     /// [`PasswordError`] when the hashing thread panics.
@@ -138,8 +139,11 @@ impl Passwords {
         password: String,
         stored: Option<String>,
     ) -> Result<bool, PasswordError> {
-        let known = stored.is_some();
-        let phc = stored.unwrap_or_else(|| self.decoy.to_string());
+        // A stored text that is no PHC string (an account made without a password, `!`) is
+        // checked like a missing account: against the decoy, so the answer takes as long.
+        let usable = stored.filter(|phc| PasswordHash::new(phc).is_ok());
+        let known = usable.is_some();
+        let phc = usable.unwrap_or_else(|| self.decoy.to_string());
         let matches = self
             .run(move |memory| verify_now(password.as_bytes(), &phc, memory))
             .await?;
@@ -257,6 +261,11 @@ mod tests {
             .unwrap());
         assert!(!p
             .verify("x".to_owned(), Some("not a phc string".to_owned()))
+            .await
+            .unwrap());
+        // An account made without a password (`chuhe token create`): never a match.
+        assert!(!p
+            .verify("!".to_owned(), Some("!".to_owned()))
             .await
             .unwrap());
         assert!(p
