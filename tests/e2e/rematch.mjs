@@ -34,14 +34,13 @@ export async function rematchChecks(b, base, shots) {
   const beto = await guest(b, base, 'Beto');
   await ana.selectOption('#variant', 'xiangqi');
   await ana.check('#untimed');
+  await ana.selectOption('#seat', '0');
   await ana.click('#create');
   await ana.waitForURL(/#\/t\/[a-z0-9]+$/);
   const first = ana.url().split('/').pop();
-  await ana.click('[data-sit="0"]');
   await beto.goto(`${base}/#/t/${first}`);
+  // the last seat taken starts the game
   await beto.click('[data-sit="1"]');
-  await ana.waitForSelector('#start');
-  await ana.click('#start');
   await ana.waitForSelector('#status.yours');
   await ana.click('[data-square="h2"]');
   await ana.click('[data-square="e2"]');
