@@ -80,7 +80,7 @@ export async function seekChecks(b, base, shots) {
   await ana.waitForSelector('#invite');
   await ana.waitForSelector('[data-seat="1"] .stand');
   assert.match(await ana.textContent('[data-seat="1"] .occupant') ?? '', /^Ana \(tú\)/);
-  assert.equal(await ana.locator('[data-sit="0"]').count(), 1, 'Red is free');
+  assert.equal(await ana.locator('[data-computer="0"]').count(), 1, 'Red is free (for a friend or the computer)');
   assert.equal(await ana.inputValue('#invite-link'), `${base}/#/t/${id}`);
   assert.equal(await ana.textContent('#invite label'), 'Invita a un amigo con este enlace: la partida empieza cuando se ocupen los asientos');
   assert.equal(await ana.locator('#start').count(), 0, 'no "Empezar" at a seek');

@@ -78,7 +78,7 @@ async fn a_seek_seats_its_creator_and_starts_when_full() {
     assert_eq!(created["seats"][0], serde_json::Value::Null);
     assert_eq!(created["seats"][1]["name"], "host");
     let table = created["id"].as_str().unwrap().to_owned();
-    assert_eq!(listed(&server).await, [table.clone()]);
+    assert_eq!(listed(&server).await, std::slice::from_ref(&table));
 
     let friend = server.guest("friend").await;
     let mut red = server.ws(&table, Some(&friend), None).await;
@@ -159,7 +159,7 @@ async fn an_open_table_without_a_person_leaves_the_lobby_at_once() {
     let empty = server.create_table(&host, ONE_MINUTE).await;
     let (_, created) = create_seek(&server, &host, "0", ONE_MINUTE).await;
     let table = created["id"].as_str().unwrap().to_owned();
-    assert_eq!(listed(&server).await, [table.clone()]);
+    assert_eq!(listed(&server).await, std::slice::from_ref(&table));
     assert!(!listed(&server).await.contains(&empty));
     let mut me = server.ws(&table, Some(&host), None).await;
     me.state_at(2).await;
