@@ -79,7 +79,8 @@ export async function rematchChecks(b, base, shots) {
   assert.match(await ana.textContent('[data-seat="1"] .occupant') ?? '', /^Ana \(tú\)/);
   const state = await ana.evaluate(() => /** @type {any} */ (window).chuheTest.state);
   assert.equal(state.table.phase, 'running');
-  assert.deepEqual(state.table.options, { variant: 'xiangqi', time: null, rated: false, no_capture_limit: 120, flag_bearers: null });
+  // the same options as the first table, which started when full (its creator seated)
+  assert.deepEqual(state.table.options, { variant: 'xiangqi', time: null, rated: false, no_capture_limit: 120, flag_bearers: null, start_when_full: true });
   await beto.screenshot({ path: join(shots, 'table-rematch-new.png') });
   // the old table links to the rematch (Ana confirms leaving her running game to look)
   ana.once('dialog', (d) => d.accept());
