@@ -363,6 +363,8 @@ impl AppState {
         mut options: protocol::TableOptions,
         creator: Option<(table::Person, SeatChoice)>,
     ) -> Result<TableHandle, ServerError> {
+        let id = ids::random_id(10);
+        let owner = self.0.cluster.as_ref().map(|c| c.key().to_owned());
         let count = options.variant.seat_count();
         let mut seats = vec![None; count];
         if let Some((person, choice)) = creator {
@@ -388,7 +390,17 @@ impl AppState {
                 account: person.account,
             });
         }
-        self.create_seated_table(options, seats).await
+        let handle = table::create_seated(
+            &self.0.store,
+            self.table_settings(),
+            id,
+            options,
+            seats,
+            owner.as_deref(),
+        )
+        .await?;
+        self.0.tables.lock().await.insert(handle.clone());
+        Ok(handle)
     }
 
     /// Creates a table with `seats` already taken (a challenge accepted, a game against the
