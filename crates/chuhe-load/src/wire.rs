@@ -65,7 +65,6 @@ pub(crate) fn table_options(variant: Variant, time: Option<(u64, u64)>) -> Table
         rated: false,
         no_capture_limit: None,
         flag_bearers: None,
-        start_when_full: false,
     }
 }
 
