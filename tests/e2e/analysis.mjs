@@ -47,13 +47,12 @@ export async function analysisChecks(b, base, shots) {
   const beto = await guest(b, base, 'Beto', DESKTOP);
   await ana.selectOption('#variant', 'xiangqi');
   await ana.check('#untimed');
+  await ana.selectOption('#seat', '0');
   await ana.click('#create');
   await ana.waitForURL(/#\/t\/[a-z0-9]+$/);
   const id = ana.url().split('/').pop();
-  await ana.click('[data-sit="0"]');
   await beto.goto(`${base}/#/t/${id}`);
   await beto.click('[data-sit="1"]');
-  await ana.click('#start');
   for (const [p, from, to] of /** @type {const} */ ([[ana, 'h2', 'e2'], [beto, 'h9', 'g7'], [ana, 'b0', 'c2'], [beto, 'b9', 'c7']])) {
     await p.waitForSelector('#status.yours');
     await p.click(`[data-square="${from}"]`);

@@ -15,6 +15,7 @@ import { kindsOf, symbolSheet, symbolsDrawn } from './symbols.mjs';
 import { webfixChecks } from './webfix.mjs';
 import { analysisChecks } from './analysis.mjs';
 import { rematchChecks } from './rematch.mjs';
+import { seekChecks } from './seeks.mjs';
 import { tableChecks } from './table-around.mjs';
 import { enter } from './enter.mjs';
 
@@ -122,6 +123,8 @@ async function player(b, locale, name) {
 async function createTable(page, variant, opts = {}) {
   await page.selectOption('#variant', variant);
   if (opts.untimed) await page.check('#untimed');
+  // the creator sits first (the game starts when the last seat is taken)
+  await page.selectOption('#seat', '0');
   await page.click('#create');
   await page.waitForURL(/#\/t\/[a-z0-9]+$/);
   await page.waitForSelector('.seats-panel');
@@ -176,7 +179,6 @@ async function run(b) {
 
   // 2. two browser contexts play a xiangqi game to checkmate through clicks
   const id = await createTable(es, 'xiangqi');
-  await es.click('[data-sit="0"]');
   await es.waitForSelector('[data-seat="0"] .stand');
   const en = await player(b, 'en-US', 'Cao Cao');
   assert.equal(await en.textContent('#nav-lobby'), 'Lobby');
@@ -184,8 +186,6 @@ async function run(b) {
   await en.screenshot({ path: join(shots, 'lobby.png') });
   await en.click(`tr[data-table="${id}"] a.button`);
   await en.click('[data-sit="1"]');
-  await es.waitForSelector('#start');
-  await es.click('#start');
   await es.waitForSelector('.clock.running');
   // a spectator without a session, its language chosen from the browser (Chinese)
   const zhCtx = await b.newContext({ locale: 'zh-CN', viewport: DESKTOP });
@@ -266,11 +266,9 @@ async function run(b) {
   // a draw offered by one and accepted by the other
   await es.goto(`${base}/#/`);
   const drawId = await createTable(es, 'xiangqi', { untimed: true });
-  await es.click('[data-sit="0"]');
   await en.setViewportSize(DESKTOP);
   await en.goto(`${base}/#/t/${drawId}`);
   await en.click('[data-sit="1"]');
-  await es.click('#start');
   await clickMove(es, 'h2', 'e2');
   await es.click('#offer-draw');
   await en.waitForSelector('#accept-draw');
@@ -284,13 +282,12 @@ async function run(b) {
   // 3. banqi: flips and captures by clicks against the computer
   await es.goto(`${base}/#/`);
   await createTable(es, 'banqi');
-  await es.click('[data-sit="0"]');
   await es.waitForSelector('[data-computer="1"]');
-  await es.click('[data-computer="1"]');
-  await es.waitForSelector('#start');
-  assert.equal(await es.textContent('#status'), 'Todos sentados: pulsa Empezar');
   await es.screenshot({ path: join(shots, 'banqi-open-table.png') });
-  await es.click('#start');
+  // the computer's seat is the last: the game starts with it, no "Empezar"
+  await es.click('[data-computer="1"]');
+  await es.waitForSelector('.clock.running');
+  assert.equal(await es.locator('#start').count(), 0);
   let captured = false;
   for (let turn = 0; turn < 60 && !captured; turn++) {
     await es.waitForFunction(() => {
@@ -360,13 +357,11 @@ async function run(b) {
   // 4. sanguo: a person and two computer players play several turns
   await es.goto(`${base}/#/`);
   await createTable(es, 'sanguo', { untimed: true });
-  await es.click('[data-sit="0"]');
   await es.waitForSelector('[data-computer="1"]');
   await es.click('[data-computer="1"]');
   await es.waitForSelector('[data-computer="2"]');
   await es.click('[data-computer="2"]');
-  await es.waitForSelector('#start');
-  await es.click('#start');
+  await es.waitForSelector('#abort');
   assert.equal(await es.locator('svg.sanguo .hit').count(), 135, 'sanguo has 135 points');
   for (let round = 0; round < 3; round++) {
     await es.waitForFunction(() => {
@@ -509,6 +504,7 @@ async function run(b) {
   await webfixChecks(b, base, shots);
   await tableChecks(b, base, shots);
   await rematchChecks(b, base, shots);
+  await seekChecks(b, base, shots);
   await analysisChecks(b, base, shots);
 
   // 8. last, since it empties this address's bucket for logins and guest sessions: wrong logins

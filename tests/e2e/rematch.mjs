@@ -34,14 +34,13 @@ export async function rematchChecks(b, base, shots) {
   const beto = await guest(b, base, 'Beto');
   await ana.selectOption('#variant', 'xiangqi');
   await ana.check('#untimed');
+  await ana.selectOption('#seat', '0');
   await ana.click('#create');
   await ana.waitForURL(/#\/t\/[a-z0-9]+$/);
   const first = ana.url().split('/').pop();
-  await ana.click('[data-sit="0"]');
   await beto.goto(`${base}/#/t/${first}`);
+  // the last seat taken starts the game
   await beto.click('[data-sit="1"]');
-  await ana.waitForSelector('#start');
-  await ana.click('#start');
   await ana.waitForSelector('#status.yours');
   await ana.click('[data-square="h2"]');
   await ana.click('[data-square="e2"]');
@@ -80,7 +79,8 @@ export async function rematchChecks(b, base, shots) {
   assert.match(await ana.textContent('[data-seat="1"] .occupant') ?? '', /^Ana \(tú\)/);
   const state = await ana.evaluate(() => /** @type {any} */ (window).chuheTest.state);
   assert.equal(state.table.phase, 'running');
-  assert.deepEqual(state.table.options, { variant: 'xiangqi', time: null, rated: false, no_capture_limit: 120, flag_bearers: null });
+  // the same options as the first table, which started when full (its creator seated)
+  assert.deepEqual(state.table.options, { variant: 'xiangqi', time: null, rated: false, no_capture_limit: 120, flag_bearers: null, start_when_full: true });
   await beto.screenshot({ path: join(shots, 'table-rematch-new.png') });
   // the old table links to the rematch (Ana confirms leaving her running game to look)
   ana.once('dialog', (d) => d.accept());

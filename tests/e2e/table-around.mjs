@@ -66,9 +66,9 @@ export async function tableChecks(b, base, shots) {
   const ana = await open(b, base, 'es-ES', 'Ana', DESKTOP);
   await ana.selectOption('#variant', 'xiangqi');
   await ana.check('#untimed');
+  await ana.selectOption('#seat', '0');
   await ana.click('#create');
   await ana.waitForURL(/#\/t\/[a-z0-9]+$/);
-  await ana.click('[data-sit="0"]');
   await ana.waitForSelector('[data-seat="0"] .stand');
   const id = ana.url().split('/').pop();
   const beto = await open(b, base, 'es-ES', null, PHONE);
@@ -81,7 +81,8 @@ export async function tableChecks(b, base, shots) {
   await beto.screenshot({ path: join(shots, 'table-guest-sit-phone.png') });
   await beto.fill('#guest-name', 'Beto');
   await beto.click('#guest-sit-button');
-  await beto.waitForSelector('[data-seat="1"] .stand');
+  // the last seat taken starts the game
+  await beto.waitForSelector('#resign');
   await ana.waitForSelector('#spectators', { state: 'detached' });
   assert.match(await beto.textContent('[data-seat="1"] .occupant') ?? '', /^Beto \(tú\)/);
   assert.match(await beto.textContent('#me') ?? '', /Beto/);
@@ -89,7 +90,6 @@ export async function tableChecks(b, base, shots) {
   console.log('ok a table link without a session asks for the guest name and sits');
 
   // 2. typing in a field is kept while the table changes (the page is patched, not rebuilt)
-  await ana.click('#start');
   await beto.waitForSelector('.seat.to-move[data-seat="0"]');
   await play(ana, 'h2', 'e2');
   // a premove: Ana picks her Horse and its square while Beto thinks; it is played on his move
@@ -202,16 +202,15 @@ async function ratedGame(b, base, shots) {
   const sun = await account('Sun Ce');
   const lu = await account('Lu Meng');
   await sun.check('#rated');
+  await sun.selectOption('#seat', '0');
   await sun.click('#create');
   await sun.waitForURL(/#\/t\/[a-z0-9]+$/);
-  await sun.click('[data-sit="0"]');
   await lu.goto(sun.url());
   await lu.click('[data-sit="1"]');
   await sun.waitForSelector('[data-rating="1"]');
   // no rated game yet: the start rating, provisional
   assert.equal(await sun.textContent('[data-rating="0"]'), ' 1500?');
   assert.equal(await sun.textContent('[data-rating="1"]'), ' 1500?');
-  await sun.click('#start');
   await lu.waitForSelector('#resign');
   lu.once('dialog', (d) => d.accept());
   await lu.click('#resign');
@@ -489,15 +488,13 @@ async function sanguoByTapping(b, base, shots) {
   const page = await open(b, base, 'es-ES', 'Zhuge', PHONE, true);
   await page.selectOption('#variant', 'sanguo');
   await page.check('#untimed');
+  await page.selectOption('#seat', '0');
   await page.click('#create');
   await page.waitForURL(/#\/t\/[a-z0-9]+$/);
-  await page.tap('[data-sit="0"]');
   await page.waitForSelector('[data-computer="1"]');
   await page.tap('[data-computer="1"]');
   await page.waitForSelector('[data-computer="2"]');
   await page.tap('[data-computer="2"]');
-  await page.waitForSelector('#start');
-  await page.tap('#start');
   await page.waitForSelector('#status.yours');
   await page.tap('#zoom');
   await page.waitForSelector('.board-wrap.zoomed');
@@ -551,14 +548,13 @@ async function takebackByAgreement(b, base, shots) {
   const xu = await open(b, base, 'es-ES', 'Xu Sheng', PHONE);
   await xu.selectOption('#variant', 'xiangqi');
   await xu.check('#untimed');
+  await xu.selectOption('#seat', '0');
   await xu.click('#create');
   await xu.waitForURL(/#\/t\/[a-z0-9]+$/);
-  await xu.click('[data-sit="0"]');
   const ding = await open(b, base, 'es-ES', 'Ding Feng', PHONE);
   await ding.goto(xu.url());
   await ding.click('[data-sit="1"]');
-  await xu.waitForSelector('#start');
-  await xu.click('#start');
+  await xu.waitForSelector('#resign');
   assert.equal(await xu.locator('#ask-takeback').count(), 0, 'no move to take back yet');
   await play(xu, 'h2', 'e2');
   await xu.click('#ask-takeback');

@@ -24,6 +24,7 @@ import { chatRoom } from '../../web/js/table-parts/chat.js';
 import { isLowTime } from '../../web/js/table-parts/clocks.js';
 import { defeatText, moveRows } from '../../web/js/table-parts/moves.js';
 import { ratingLine, seatColors, seatOrder } from '../../web/js/table-parts/seats.js';
+import { invites } from '../../web/js/table-parts/invite.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const fixtures = join(root, 'tests/data/protocol');
@@ -580,4 +581,21 @@ test('table board: Black below for seat 1 unless turned; sanguo turns to the nex
   assert.equal(blackBelow(0, true), true);
   assert.equal(blackBelow(1, true), false);
   assert.deepEqual([bottomKingdom(null, false), bottomKingdom(1, false), bottomKingdom(2, false), bottomKingdom(2, true)], [0, 1, 2, 0]);
+});
+
+test('invite: an open table shows its link to a seated player while a seat is free, and only then', () => {
+  /**
+   * @param {'open' | 'running' | 'ended'} phase
+   * @param {number | null} you
+   * @param {(object | null)[]} seats
+   */
+  const state = (phase, you, seats) => /** @type {any} */ ({ you, table: { phase, seats } });
+  const p = { kind: 'person', id: 'a', name: 'A', account: false };
+  assert.equal(invites(state('open', 1, [null, p])), true);
+  assert.equal(invites(state('open', null, [null, p])), false, 'a spectator has nobody to invite');
+  assert.equal(invites(state('open', 0, [p, p])), false, 'every seat taken');
+  assert.equal(invites(state('running', 0, [p, null])), false);
+  assert.equal(invites(state('ended', 0, [p, null])), false);
+  assert.equal(invites(state('open', 0, [p, null, null])), true, 'sanguo with two seats free');
+  assert.equal(invites(null), false);
 });

@@ -73,13 +73,13 @@ export async function webfixChecks(b, base, shots) {
   assert.equal(await holder.isDisabled('#rated'), false);
   assert.equal(await holder.locator('#rated-hint').count(), 0);
   await holder.check('#rated');
+  await holder.selectOption('#seat', '1');
   await holder.click('#create');
   await holder.waitForURL(/#\/t\/[a-z0-9]+$/);
   const rated = holder.url().split('/').pop();
   await holder.waitForSelector('.side-col h2 .rated-badge');
   assert.equal(await holder.textContent('.side-col h2 .rated-badge'), 'rated');
-  // an account holder's seat has no guest badge
-  await holder.click('[data-sit="1"]');
+  // the creator is seated at the side chosen; an account holder's seat has no guest badge
   await holder.waitForSelector('[data-seat="1"] .stand');
   assert.equal(await holder.locator('[data-seat="1"] .guest-badge').count(), 0);
 
@@ -99,7 +99,7 @@ export async function webfixChecks(b, base, shots) {
   await guest.waitForSelector('#minutes');
   await guest.fill('#minutes', '');
   let posted = 0;
-  guest.on('request', (r) => { if (r.method() === 'POST' && r.url().endsWith('/api/tables')) posted++; });
+  guest.on('request', (r) => { if (r.method() === 'POST' && new URL(r.url()).pathname === '/api/tables') posted++; });
   await guest.click('#create');
   assert.equal(await guest.evaluate(() => /** @type {HTMLInputElement} */ (document.getElementById('minutes')).validity.valueMissing), true);
   await guest.fill('#minutes', '999');
@@ -134,13 +134,17 @@ export async function webfixChecks(b, base, shots) {
   const phoneHolder = holder;
   await phoneHolder.goto(`${base}/#/`);
   await phoneHolder.uncheck('#rated');
+  // untimed: no first-move timer ends the game while the pages are looked at
+  await phoneHolder.check('#untimed');
+  await phoneHolder.selectOption('#seat', '0');
   await phoneHolder.click('#create');
   await phoneHolder.waitForURL(/#\/t\/[a-z0-9]+$/);
   const friendly = phoneHolder.url().split('/').pop();
-  await phoneHolder.waitForSelector('[data-sit="0"]');
+  await phoneHolder.waitForSelector('[data-seat="0"] .stand');
   await guest.goto(`${base}/#/t/${friendly}`);
   await guest.click('[data-sit="1"]');
-  await guest.waitForSelector('[data-seat="1"] .stand');
+  // the last seat taken starts the game
+  await guest.waitForSelector('#resign');
   await guest.setViewportSize(PHONE);
   await guest.waitForTimeout(200);
   assert.ok(await pageWidth(guest) <= 390, `table page ${await pageWidth(guest)} px wide`);
@@ -150,6 +154,8 @@ export async function webfixChecks(b, base, shots) {
   assert.ok(await badgeShown(guest, '[data-seat="1"] .occupant'), 'the badge of a long name is shown whole at the table');
   assert.equal(await guest.getAttribute('#me', 'title'), LONG);
   await guest.screenshot({ path: join(shots, 'long-name-phone-table.png'), fullPage: true });
+  // leaving the game asks first
+  guest.once('dialog', (d) => d.accept());
   await guest.goto(`${base}/#/`);
   await guest.waitForSelector(`tr[data-table="${friendly}"] .seat-chip`);
   assert.ok(await pageWidth(guest) <= 390, `lobby ${await pageWidth(guest)} px wide`);

@@ -23,7 +23,7 @@ export function lobbyPage(shell) {
   let message = '';
   let accountMessage = '';
   let stopped = false;
-  const form = { variant: 'xiangqi', minutes: 10, increment: 5, timed: true, rated: false, limit: 120, flags: true };
+  const form = { variant: 'xiangqi', minutes: 10, increment: 5, timed: true, rated: false, limit: 120, flags: true, seat: 'random' };
   // "new game" from an ended table: its options fill the form
   try {
     const again = JSON.parse(sessionStorage.getItem('chuhe.form') ?? 'null');
@@ -199,7 +199,10 @@ export function lobbyPage(shell) {
           flag_bearers: form.variant === 'sanguo' ? form.flags : null,
         };
         try {
-          const summary = await api('POST', '/api/tables', options);
+          // the creator sits at the side chosen (or one at random); the game starts when full
+          const seats = form.variant === 'sanguo' ? 3 : 2;
+          const seat = form.seat !== 'random' && Number(form.seat) < seats ? form.seat : 'random';
+          const summary = await api('POST', `/api/tables?seat=${seat}`, options);
           location.hash = `#/t/${summary.id}`;
         } catch (err) {
           message = errorText(err);
@@ -210,6 +213,9 @@ export function lobbyPage(shell) {
     field('lobby.variant', h('select', { id: 'variant', onchange: (/** @type {Event} */ e) => { form.variant = /** @type {HTMLSelectElement} */ (e.target).value; draw(); } },
       ...['xiangqi', 'sanguo', 'banqi'].map((v) => h('option', { value: v, selected: v === form.variant }, t(`variant.${v}`))))),
     field('lobby.untimed', h('input', { type: 'checkbox', id: 'untimed', checked: !form.timed, onchange: (/** @type {Event} */ e) => { form.timed = !(/** @type {HTMLInputElement} */ (e.target).checked); draw(); } })),
+    field('lobby.your_seat', h('select', { id: 'seat', onchange: (/** @type {Event} */ e) => { form.seat = /** @type {HTMLSelectElement} */ (e.target).value; } },
+      h('option', { value: 'random', selected: form.seat === 'random' }, t('lobby.seat_random')),
+      ...Array.from({ length: form.variant === 'sanguo' ? 3 : 2 }, (_, i) => h('option', { value: String(i), selected: form.seat === String(i) }, t(`seat.${form.variant}.${i}`))))),
     form.timed ? field('lobby.minutes', h('input', { type: 'number', id: 'minutes', required: true, min: 1, max: 180, step: 1, value: form.minutes, onchange: (/** @type {Event} */ e) => { form.minutes = Number(/** @type {HTMLInputElement} */ (e.target).value); } })) : null,
     form.timed ? field('lobby.increment', h('input', { type: 'number', id: 'increment', required: true, min: 0, max: 600, step: 1, value: form.increment, onchange: (/** @type {Event} */ e) => { form.increment = Number(/** @type {HTMLInputElement} */ (e.target).value); } })) : null,
     form.variant === 'xiangqi' ? field('lobby.no_capture_limit', h('input', { type: 'number', id: 'limit', required: true, min: 0, max: 1000, step: 1, value: form.limit, onchange: (/** @type {Event} */ e) => { form.limit = Number(/** @type {HTMLInputElement} */ (e.target).value); } })) : null,
@@ -236,7 +242,9 @@ export function lobbyPage(shell) {
           rated: false, no_capture_limit: null, flag_bearers: null,
         };
         try {
-          const summary = await api('POST', '/api/tables', options);
+          // seated at once as the first player: the computer takes the other seats, and the
+          // game starts as the last one is taken
+          const summary = await api('POST', '/api/tables?seat=0', options);
           requestSetup(summary.id, 0, vs.level);
           location.hash = `#/t/${summary.id}`;
         } catch (err) {

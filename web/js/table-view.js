@@ -19,6 +19,7 @@ import { errorText, serverErrorText, ratedBadge, resultLine, seatLabel, timeText
 import { Table } from './table.js';
 import { play } from './sound.js';
 import { NO_DECLINES, actionsNode, followDeclines, offerNodes } from './table-parts/actions.js';
+import { inviteNode } from './table-parts/invite.js';
 import { boardNode, capturedNode, replayNode } from './table-parts/board.js';
 import { chatPart } from './table-parts/chat.js';
 import { clockTicker } from './table-parts/clocks.js';
@@ -166,6 +167,7 @@ export function tablePage(shell, id) {
         s?.outcome ? h('div', { class: 'banner', id: 'result', role: 'status' }, resultText()) : null,
         statusText() ? h('p', { class: `status${s && s.to_move !== null && s.to_move === s.you ? ' yours' : ''}`, id: 'status', style: toMoveColor ? `border-color:${toMoveColor}` : undefined }, statusText()) : null,
         seats.node(),
+        inviteNode(s, draw),
         ...offerNodes(s, declines),
         lastDefeat ? h('p', { class: 'defeat-notice', id: 'defeat-notice', role: 'status' }, defeatText(lastDefeat)) : null,
         noticeText() ? h('p', { class: 'error', role: 'alert' }, noticeText()) : null,
@@ -190,6 +192,13 @@ export function tablePage(shell, id) {
   draw();
   return {
     draw, leaving,
-    leave: () => { clearInterval(tick); clearInterval(absentTick); table.close(); window.removeEventListener('keydown', onKey); },
+    leave: () => {
+      clearInterval(tick); clearInterval(absentTick);
+      // leaving an open table withdraws the seek at once (as lichess's): the seat is freed, and
+      // with nobody left seated the lobby stops listing the table
+      const s = table.state;
+      if (s && s.table.phase === 'open' && s.you !== null) table.send({ type: 'stand' });
+      table.close(); window.removeEventListener('keydown', onKey);
+    },
   };
 }

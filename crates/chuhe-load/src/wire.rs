@@ -65,6 +65,7 @@ pub(crate) fn table_options(variant: Variant, time: Option<(u64, u64)>) -> Table
         rated: false,
         no_capture_limit: None,
         flag_bearers: None,
+        start_when_full: false,
     }
 }
 

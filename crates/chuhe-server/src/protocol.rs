@@ -45,6 +45,11 @@ pub struct TableOptions {
     /// Sanguo: whether the flag-bearer rule is on; default on.
     #[serde(default)]
     pub flag_bearers: Option<bool>,
+    /// Whether the game starts by itself as soon as the last seat is taken (no `start`
+    /// message); default `false`. A table created with its creator seated
+    /// (`POST /api/tables?seat=...`) always has it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub start_when_full: bool,
 }
 
 /// The phase of a table.
@@ -103,6 +108,22 @@ pub struct TableSummary {
     pub seats: Vec<Option<SeatPlayer>>,
     /// The current version (the number of events so far).
     pub version: u64,
+}
+
+impl TableSummary {
+    /// Whether the lobby lists the table: a running game, or an open table with a person
+    /// seated (a seek). An open table nobody sits at any more, its creator gone, is withdrawn
+    /// at once (as lichess drops a seek when its creator leaves); its link still works.
+    pub fn is_listed(&self) -> bool {
+        match self.phase {
+            Phase::Running => true,
+            Phase::Ended => false,
+            Phase::Open => self
+                .seats
+                .iter()
+                .any(|s| matches!(s, Some(SeatPlayer::Person { .. }))),
+        }
+    }
 }
 
 /// One seat's clock at the moment a message is sent.

@@ -202,8 +202,9 @@ async fn an_abandonment_during_an_outage_is_recorded_when_it_ends(backend: Backe
 }
 on_both!(an_abandonment_during_an_outage_is_recorded_when_it_ends);
 
-/// Black's flag falls during an outage: the flag's first two writes fail; it is stored on the
-/// third try, and Red wins on time (on the wall clock, as above: 2 s on Black's clock).
+/// Red's flag falls during an outage, after both sides made their first move: the flag's first
+/// two writes fail; it is stored on the third try, and Black wins on time (on the wall clock, as
+/// above: 2 s on Red's clock).
 async fn a_flag_during_an_outage_is_recorded_when_it_ends(backend: Backend) {
     let db = fresh_db(backend).await;
     let server = Server::start(&db, settings(Duration::from_secs(600))).await;
@@ -213,18 +214,20 @@ async fn a_flag_during_an_outage_is_recorded_when_it_ends(backend: Backend) {
     black.state_at(4).await;
     red.act(&mv(4, "h2e2"), 5).await;
     black.state_at(5).await;
+    black.act(&mv(5, "h9g7"), 6).await;
+    assert_eq!(red.event().await.0, 6);
     server.state.store().inject_fault(Fault::Outage, 2);
     let (version, event) = red.event().await;
-    assert_eq!(version, 6);
+    assert_eq!(version, 7);
     assert_eq!(
         event,
         Event::Ended {
-            outcome: Outcome::win(Side::Red, EndReason::Timeout),
-            result: Some("1-0".to_owned()),
-            winner_seats: vec![Seat::new(0)],
+            outcome: Outcome::win(Side::Black, EndReason::Timeout),
+            result: Some("0-1".to_owned()),
+            winner_seats: vec![Seat::new(1)],
         }
     );
-    assert_eq!(stored(&server, &table).await, ((1..=6).collect(), 6));
+    assert_eq!(stored(&server, &table).await, ((1..=7).collect(), 7));
     server.stop().await;
 }
 on_both!(a_flag_during_an_outage_is_recorded_when_it_ends);

@@ -12,8 +12,10 @@ use common::*;
 use std::time::Duration;
 use tokio::time::Instant;
 
-/// Black never answers: its 5 s (plus the 300 ms lag allowance) run out on paused time and Red
-/// wins on time; the clocks show 0 for Black and Red's untouched 5 s.
+/// Both sides make their first move at once, then Red never moves again: Red's 5 s (plus the
+/// 300 ms lag allowance) run out on paused time and Black wins on time; the clocks show 0 for
+/// Red and Black's untouched 5 s. (A seat that never made its first move aborts the game
+/// instead: `tests/seeks.rs`.)
 #[tokio::test]
 async fn timeout_on_paused_time() {
     let db = fresh_db(Backend::Sqlite).await;
@@ -23,38 +25,41 @@ async fn timeout_on_paused_time() {
     red.act(&ClientMessage::Start {}, 4).await;
     black.state_at(4).await;
     tokio::time::pause();
-    let paused_at = Instant::now();
     red.act(&mv(4, "h2e2"), 5).await;
     let (version, event) = black.event().await;
     assert_eq!(version, 5);
     assert!(
         matches!(event, Event::Moved { ref clocks_ms, .. } if *clocks_ms == Some(vec![5000, 5000]))
     );
-    let (version, event) = black.event().await;
+    black.state_at(5).await;
+    let paused_at = Instant::now();
+    black.act(&mv(5, "h9g7"), 6).await;
+    assert_eq!(red.event().await.0, 6);
+    let (version, event) = red.event().await;
     let waited = paused_at.elapsed();
-    assert_eq!(version, 6);
+    assert_eq!(version, 7);
     assert_eq!(
         event,
         Event::Ended {
-            outcome: Outcome::win(Side::Red, EndReason::Timeout),
-            result: Some("1-0".to_owned()),
-            winner_seats: vec![Seat::new(0)],
+            outcome: Outcome::win(Side::Black, EndReason::Timeout),
+            result: Some("0-1".to_owned()),
+            winner_seats: vec![Seat::new(1)],
         }
     );
     assert!(
         waited >= Duration::from_millis(5300) && waited < Duration::from_millis(6000),
         "{waited:?}"
     );
-    let state = red.state_at(6).await;
+    let state = red.state_at(7).await;
     let clocks: Vec<(u64, bool)> = state
         .clocks
         .unwrap()
         .iter()
         .map(|c| (c.remaining_ms, c.running))
         .collect();
-    assert_eq!(clocks, vec![(5000, false), (0, false)]);
+    assert_eq!(clocks, vec![(0, false), (5000, false)]);
     // A move after the end is refused.
-    red.send(&mv(6, "h0g2")).await;
+    red.send(&mv(7, "h0g2")).await;
     assert_eq!(
         red.error().await,
         (ErrorCode::NotAllowed, "the game has ended".to_owned())
@@ -631,20 +636,35 @@ async fn http_errors() {
     let big = format!(r#"{{"name":"{}"}}"#, "x".repeat(20_000));
     let (status, _, _) = server.http("POST", "/api/session", None, Some(&big)).await;
     assert_eq!(status, 413);
-    // A created table is listed with its defaults filled in.
-    let id = server
+    // A table nobody sits at is not listed; one with its creator seated (a seek) is, with
+    // its defaults filled in.
+    server
         .create_table(&cookie, r#"{"variant":"xiangqi"}"#)
         .await;
+    let (_, _, list) = server.http("GET", "/api/tables", None, None).await;
+    assert_eq!(list, "[]");
+    let (status, _, created) = server
+        .http(
+            "POST",
+            "/api/tables?seat=1",
+            Some(&cookie),
+            Some(r#"{"variant":"xiangqi"}"#),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let created: serde_json::Value = serde_json::from_str(&created).unwrap();
+    let (_, _, me) = server.http("GET", "/api/me", Some(&cookie), None).await;
+    let me: serde_json::Value = serde_json::from_str(&me).unwrap();
     let (_, _, list) = server.http("GET", "/api/tables", None, None).await;
     let list: serde_json::Value = serde_json::from_str(&list).unwrap();
     assert_eq!(
         list,
         serde_json::json!([{
-            "id": id,
-            "options": {"variant": "xiangqi", "time": null, "rated": false, "no_capture_limit": 120, "flag_bearers": null},
+            "id": created["id"],
+            "options": {"variant": "xiangqi", "time": null, "rated": false, "no_capture_limit": 120, "flag_bearers": null, "start_when_full": true},
             "phase": "open",
-            "seats": [null, null],
-            "version": 1
+            "seats": [null, {"kind": "person", "id": me["id"], "name": me["name"], "account": me["account"]}],
+            "version": 2
         }])
     );
     server.stop().await;

@@ -443,9 +443,18 @@ async fn restart_keeps_games(backend: Backend) {
     red.act(&mv(4, "h2e2"), 5).await;
     let before = black.act(&mv(5, "h9g7"), 6).await;
     red.state_at(6).await;
-    let open_table = server
-        .create_table(&server.guest("host").await, UNTIMED)
+    // a seek: its creator seated, so the lobby lists it
+    let (status, _, open_table) = server
+        .http(
+            "POST",
+            "/api/tables?seat=0",
+            Some(&server.guest("host").await),
+            Some(UNTIMED),
+        )
         .await;
+    assert_eq!(status, 201, "{open_table}");
+    let open_table: serde_json::Value = serde_json::from_str(&open_table).unwrap();
+    let open_table = open_table["id"].as_str().unwrap().to_owned();
     server.stop().await;
     assert!(red.closed().await);
 

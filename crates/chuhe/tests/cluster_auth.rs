@@ -275,7 +275,8 @@ fn a_user_and_password_with_the_documented_permissions() {
             .unwrap()
             .to_owned();
         let created = client
-            .post(format!("{a}/api/tables"))
+            // seated at Red: a seek with a person seated is listed in the lobby
+            .post(format!("{a}/api/tables?seat=0"))
             .header(reqwest::header::COOKIE, cookie)
             .json(&serde_json::json!({ "variant": "xiangqi" }))
             .send()

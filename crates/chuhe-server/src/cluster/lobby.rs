@@ -14,7 +14,7 @@ impl Cluster {
     pub(crate) fn lobby(&self) -> Vec<TableSummary> {
         let mut out: Vec<TableSummary> = lock(&self.lobby)
             .values()
-            .filter(|s| s.phase != Phase::Ended)
+            .filter(|s| s.is_listed())
             .cloned()
             .collect();
         out.sort_by(|a, b| a.id.cmp(&b.id));

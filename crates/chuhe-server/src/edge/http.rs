@@ -7,10 +7,10 @@ use crate::edge::extract::{session_cookie, session_token, token_digest, JsonBody
 use crate::edge::{botplay, bots};
 use crate::error::ServerError;
 use crate::protocol::{
-    AccountRequest, ErrorBody, Event, FinishedPage, GuestRequest, Phase, PlayerInfo, Positions,
+    AccountRequest, ErrorBody, Event, FinishedPage, GuestRequest, PlayerInfo, Positions,
     TableOptions, TableSummary, VersionedEvent,
 };
-use crate::site::AppState;
+use crate::site::{AppState, SeatChoice};
 use crate::store::PlayerRow;
 use crate::table::Person;
 use crate::variant::{AnyGame, Variant};
@@ -428,7 +428,7 @@ async fn me(p: Person) -> Json<PlayerInfo> {
     path = "/api/tables",
     tag = "tables",
     responses(
-        (status = 200, description = "The open and running tables, sorted by id", body = Vec<TableSummary>),
+        (status = 200, description = "The running tables and the open ones with a person seated (seeks), sorted by id", body = Vec<TableSummary>),
         (status = 429, description = "`rate_limited`: too many requests from this address (with `Retry-After`)", body = ErrorBody),
         (status = 500, description = "`internal`: a failure inside the server", body = ErrorBody),
     )
@@ -447,7 +447,7 @@ async fn list_tables(
         .iter()
         .filter(|t| !t.is_ended())
         .map(|t| t.listed())
-        .filter(|s| s.phase != Phase::Ended)
+        .filter(TableSummary::is_listed)
         .collect();
     out.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(Json(out))
@@ -458,8 +458,11 @@ async fn list_tables(
     path = "/api/tables",
     tag = "tables",
     request_body = TableOptions,
+    params(
+        ("seat" = Option<String>, Query, description = "Seats the creator: a seat number (`0` is Red, Wei or the first player), or `random`; the table then starts when full (`start_when_full`). Without it nobody is seated."),
+    ),
     responses(
-        (status = 201, description = "The new table (version 1)", body = TableSummary),
+        (status = 201, description = "The new table (version 1; version 2 with its creator seated)", body = TableSummary),
         (status = 400, description = "`bad_message`: an unreadable body or bad options", body = ErrorBody),
         (status = 401, description = "`unauthorized`: creating a table needs a session", body = ErrorBody),
         (status = 403, description = "`forbidden`: a request from a page of another site (`Origin`)", body = ErrorBody),
@@ -473,12 +476,26 @@ async fn list_tables(
 async fn create_table(
     State(state): State<AppState>,
     person: Option<Person>,
+    query: Result<Query<CreateQuery>, QueryRejection>,
     options: Result<JsonBody<TableOptions>, ServerError>,
 ) -> Result<(StatusCode, Json<TableSummary>), ServerError> {
-    person
+    let person = person
         .ok_or_else(|| ServerError::Unauthorized("creating a table needs a session".to_owned()))?;
+    let Query(q) = query?;
     let JsonBody(options) = options?;
-    let handle = state.create_table(options).await?;
+    let creator = match q.seat.as_deref() {
+        None => None,
+        Some("random") => Some((person, SeatChoice::Random)),
+        Some(n) => match n.parse::<usize>() {
+            Ok(n) => Some((person, SeatChoice::Seat(n))),
+            Err(_) => {
+                return Err(ServerError::BadMessage(format!(
+                    "seat {n:?}: use a seat number or random"
+                )))
+            }
+        },
+    };
+    let handle = state.create_table(options, creator).await?;
     Ok((StatusCode::CREATED, Json(handle.summary().await?)))
 }
 
@@ -533,6 +550,12 @@ async fn table_events(
             .map(|(version, event)| VersionedEvent { version, event })
             .collect(),
     ))
+}
+
+/// The `?seat=` of `POST /api/tables`.
+#[derive(Debug, serde::Deserialize)]
+struct CreateQuery {
+    seat: Option<String>,
 }
 
 /// The `?notation=` of the PGN route.

@@ -39,6 +39,15 @@ struct Inner {
     challenges: challenges::Challenges,
 }
 
+/// Where the creator of a table sits ([`AppState::create_table`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeatChoice {
+    /// This seat (0 is Red, Wei or banqi's first player).
+    Seat(usize),
+    /// A seat drawn at random.
+    Random,
+}
+
 /// The server's shared state: the store and the table actors. Cheap to clone.
 #[derive(Clone)]
 pub struct AppState(Arc<Inner>);
@@ -245,6 +254,7 @@ impl AppState {
     pub(crate) fn table_settings(&self) -> TableSettings {
         TableSettings {
             grace: self.0.settings.grace,
+            first_move: self.0.settings.first_move,
             ended_grace: self.0.settings.ended_grace,
             notices: self.0.notices.clone(),
             listing: self.0.listing.clone(),
@@ -341,26 +351,44 @@ impl AppState {
             .await;
     }
 
-    /// Creates a table and starts its actor.
+    /// Creates a table and starts its actor. With a `creator`, that person sits at the seat
+    /// chosen (or one drawn at random) and the table starts when full
+    /// ([`protocol::TableOptions::start_when_full`]): a seek, as the lobby lists it.
     ///
     /// # Errors
-    /// Bad options, or the database failed.
+    /// Bad options, a seat that does not exist, a guest creating a rated table, or the
+    /// database failed.
     pub async fn create_table(
         &self,
-        options: protocol::TableOptions,
+        mut options: protocol::TableOptions,
+        creator: Option<(table::Person, SeatChoice)>,
     ) -> Result<TableHandle, ServerError> {
-        let id = ids::random_id(10);
-        let owner = self.0.cluster.as_ref().map(|c| c.key().to_owned());
-        let handle = table::create(
-            &self.0.store,
-            self.table_settings(),
-            id,
-            options,
-            owner.as_deref(),
-        )
-        .await?;
-        self.0.tables.lock().await.insert(handle.clone());
-        Ok(handle)
+        let count = options.variant.seat_count();
+        let mut seats = vec![None; count];
+        if let Some((person, choice)) = creator {
+            let seat = match choice {
+                SeatChoice::Seat(n) if n < count => n,
+                SeatChoice::Seat(n) => {
+                    return Err(ServerError::BadMessage(format!(
+                        "seat {n} does not exist (seats 0 to {})",
+                        count - 1
+                    )))
+                }
+                SeatChoice::Random => rand::random_range(0..count),
+            };
+            if options.rated && !person.account {
+                return Err(ServerError::Unauthorized(
+                    "rated tables are for account holders".to_owned(),
+                ));
+            }
+            options.start_when_full = true;
+            seats[seat] = Some(protocol::SeatPlayer::Person {
+                id: person.id,
+                name: person.name,
+                account: person.account,
+            });
+        }
+        self.create_seated_table(options, seats).await
     }
 
     /// Creates a table with `seats` already taken (a challenge accepted, a game against the

@@ -14,6 +14,10 @@ pub struct Settings {
     /// How long a seated person may stay disconnected from a running game before losing by
     /// abandonment (default 60 s).
     pub grace: Duration,
+    /// How long a seat of a timed game has for its first move before the game is aborted
+    /// without a result (default 30 s, lichess's real-time figure; its clock runs meanwhile,
+    /// and a flag that falls before the first move aborts too). Untimed games have none.
+    pub first_move: Duration,
     /// The heartbeat of table connections (default a Ping every 20 s, closed after 45 s of
     /// silence); `None` sends no Pings and never closes a silent connection.
     pub heartbeat: Option<Heartbeat>,
@@ -91,6 +95,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             grace: Duration::from_secs(60),
+            first_move: Duration::from_secs(30),
             heartbeat: Some(Heartbeat::default()),
             rate_per_second: 10.0,
             rate_burst: 20.0,

@@ -194,6 +194,8 @@ pub(crate) fn spawn(
 /// What a timer found due.
 enum Due {
     Flag(Seat),
+    /// The seat to move has not played its first move in time: the game is aborted.
+    FirstMove(Seat),
     Abandoned(Seat),
     /// A seated person of an open table has been away for the grace period: the seat is freed.
     Vacated(Seat),
@@ -359,6 +361,11 @@ impl Table {
             .and_then(|c| c.flag_deadline())
             .filter(|_| !open)
             .map(|(seat, at)| (at, Due::Flag(Seat::new(seat))));
+        if let Some((seat, at)) = core::first_move_deadline(&self.state, self.settings.first_move) {
+            if best.as_ref().is_none_or(|(b, _)| at < *b) {
+                best = Some((at, Due::FirstMove(seat)));
+            }
+        }
         for (seat, since) in Seat::all(self.absent_since.len()).zip(&self.absent_since) {
             if let Some(since) = since {
                 let at = *since + self.settings.grace;
@@ -386,6 +393,10 @@ impl Table {
         let now = Instant::now();
         let events = match due {
             Due::Flag(seat) => core::flag(&self.state, seat, now).map(|e| vec![e]),
+            Due::FirstMove(seat) => {
+                core::first_move_missed(&self.state, seat, now, self.settings.first_move)
+                    .map(|e| vec![e])
+            }
             Due::Abandoned(seat) => {
                 if self.absent_since[seat.index()].is_none() {
                     return;

@@ -132,6 +132,21 @@ impl Clocks {
         })
     }
 
+    /// When the running seat's first move is due, for a seat that has not moved yet (its
+    /// time before this turn is `initial`, with no increment earned): `limit` after its clock
+    /// started, less what it used already (before a restart: the time charged in the
+    /// snapshot, so a restart never grants a fresh limit).
+    pub fn first_move_deadline(
+        &self,
+        initial: Duration,
+        limit: Duration,
+    ) -> Option<(usize, Instant)> {
+        self.running.map(|(seat, since)| {
+            let used = initial.saturating_sub(self.remaining[seat]);
+            (seat, since + limit.saturating_sub(used))
+        })
+    }
+
     /// Every seat's time left at `now`, milliseconds.
     pub fn remaining_ms(&self, now: Instant) -> Vec<u64> {
         (0..self.remaining.len())

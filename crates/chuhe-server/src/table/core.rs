@@ -21,9 +21,9 @@ use crate::variant::{AnyGame, AnyMove};
 use chuhe_rules::outcome::Outcome;
 use decide::defeat_of;
 pub(crate) use decide::{
-    abandon, changes_position, chat_line, decide, draw_offered_to_computer, flag,
-    is_rematch_agreed, move_or_flag, play, rematch_due, rematched, vacate, withdraw_rematch,
-    Caller,
+    abandon, changes_position, chat_line, decide, draw_offered_to_computer, first_move_deadline,
+    first_move_missed, flag, is_rematch_agreed, move_or_flag, play, rematch_due, rematched, vacate,
+    withdraw_rematch, Caller,
 };
 use std::time::Duration;
 use tokio::time::Instant;
@@ -54,6 +54,9 @@ pub(crate) struct TableState {
     pub(crate) rematch_offers: Vec<Seat>,
     /// The rematch's table, once agreed.
     pub(crate) rematch: Option<String>,
+    /// Whether a move was ever taken back: the game is then past its first moves (no
+    /// first-move timer: [`first_move_deadline`]).
+    pub(crate) taken_back: bool,
 }
 
 /// What a message asks of the table, once checked against its state.
@@ -106,6 +109,7 @@ impl TableState {
             created_ms,
             rematch_offers: Vec::new(),
             rematch: None,
+            taken_back: false,
         }
     }
 
@@ -244,6 +248,7 @@ impl TableState {
             game.play_record(r).map_err(|e| e.to_string())?;
         }
         self.game = game;
+        self.taken_back = true;
         self.draw_offer = None;
         self.takeback_offer = None;
         let next = self.game.seat_to_move();

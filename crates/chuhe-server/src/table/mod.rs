@@ -56,6 +56,9 @@ pub struct TableSettings {
     /// How long a seated person may stay disconnected from a running game before losing by
     /// abandonment, and from an open table before losing the seat.
     pub grace: Duration,
+    /// How long a seat of a timed game has for its first move before the game is aborted
+    /// ([`crate::Settings::first_move`]).
+    pub first_move: Duration,
     /// How long an ended table waits without any WebSocket connection before it reports
     /// [`TableNotice::Idle`].
     pub ended_grace: Duration,

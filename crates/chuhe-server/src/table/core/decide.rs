@@ -69,10 +69,7 @@ pub(crate) fn decide(
                 name: person.name.clone(),
                 account: person.account,
             };
-            one(Event::Sat {
-                seat: *seat,
-                player,
-            })
+            Ok(Decision::Events(sat_and_start(state, *seat, player)))
         }
         ClientMessage::SitComputer { seat, level } => {
             caller.seat(state)?;
@@ -89,10 +86,7 @@ pub(crate) fn decide(
             }
             state.free_seat(*seat)?;
             let player = SeatPlayer::Computer { level: *level };
-            one(Event::Sat {
-                seat: *seat,
-                player,
-            })
+            Ok(Decision::Events(sat_and_start(state, *seat, player)))
         }
         ClientMessage::Stand {} => {
             let seat = caller.seat(state)?;
@@ -285,6 +279,19 @@ pub(crate) fn decide(
     }
 }
 
+/// The events of `player` taking the free `seat` of an open table: its `sat` event, and the
+/// `started` event when it was the last free seat of a table that starts when full
+/// ([`crate::protocol::TableOptions::start_when_full`]).
+fn sat_and_start(state: &TableState, seat: Seat, player: SeatPlayer) -> Vec<Event> {
+    let full = Seat::all(state.seats.len())
+        .all(|s| s == seat || matches!(state.seats.get(s.index()), Some(Some(_))));
+    let mut events = vec![Event::Sat { seat, player }];
+    if state.options.start_when_full && full {
+        events.push(Event::Started);
+    }
+    events
+}
+
 /// A chat line as the table sends it: trimmed, 1 … [`MAX_CHAT_CHARS`] characters, and by the
 /// names' rules ([`check_text`] with [`TextKind::Chat`]) nothing that could break a line, hide
 /// text or reorder it (emoji sequences pass).
@@ -443,8 +450,50 @@ pub(crate) fn flag(state: &TableState, seat: Seat, now: Instant) -> Option<Event
     if running != seat.index() || deadline > now || state.phase != Phase::Running {
         return None;
     }
+    if before_first_move(state, seat) {
+        return Some(ended(Outcome::draw(EndReason::Aborted), Vec::new()));
+    }
     let (outcome, winners) = state.game.table_ending(seat, EndReason::Timeout)?;
     Some(ended(outcome, winners))
+}
+
+/// Whether `seat`, still in the game, has not played its first move yet: every game starts
+/// with seat 0, then 1, then 2, and no move was ever taken back.
+fn before_first_move(state: &TableState, seat: Seat) -> bool {
+    !state.taken_back && state.game.ply() <= seat.index() && state.game.is_active(seat)
+}
+
+/// When the seat to move of a running timed game must have played its first move, `limit`
+/// after its turn began (the time its clock already ran counts, across restarts: it is
+/// charged in the clocks' snapshot): that seat and the time. `None` once it has moved, for an
+/// untimed game, and while the game does not run.
+pub(crate) fn first_move_deadline(
+    state: &TableState,
+    limit: std::time::Duration,
+) -> Option<(Seat, Instant)> {
+    if state.phase != Phase::Running {
+        return None;
+    }
+    let initial = std::time::Duration::from_millis(state.options.time?.initial_ms);
+    let (running, at) = state.clocks.as_ref()?.first_move_deadline(initial, limit)?;
+    let seat = Seat::new(running);
+    before_first_move(state, seat).then_some((seat, at))
+}
+
+/// The `ended` event aborting the game when `seat` has not played its first move by `now`
+/// ([`first_move_deadline`] with `limit`), else `None`: nobody wins, no rating changes.
+pub(crate) fn first_move_missed(
+    state: &TableState,
+    seat: Seat,
+    now: Instant,
+    limit: std::time::Duration,
+) -> Option<Event> {
+    match first_move_deadline(state, limit) {
+        Some((s, at)) if s == seat && at <= now => {
+            Some(ended(Outcome::draw(EndReason::Aborted), Vec::new()))
+        }
+        _ => None,
+    }
 }
 
 /// The `ended` event when the person at `seat` has been away from the running game for the

@@ -22,6 +22,7 @@ fn options(variant: Variant, time: Option<TimeControl>, rated: bool) -> TableOpt
         rated,
         no_capture_limit: None,
         flag_bearers: None,
+        start_when_full: false,
     };
     super::super::check_options(options).expect("good options")
 }
@@ -653,16 +654,20 @@ fn abort_only_before_the_first_move() {
 #[test]
 fn a_move_after_the_flag_fell_loses_on_time() {
     let t0 = Instant::now();
-    let (state, players) = running(Variant::Xiangqi, MINUTE, t0);
+    let (mut state, players) = running(Variant::Xiangqi, MINUTE, t0);
+    // Both sides make their first move at once: red's clock runs again from t0.
+    play_move(&mut state, &players[0], "h2e2", t0);
+    play_move(&mut state, &players[1], "h9g7", t0);
     let lost = vec![Event::Ended {
         outcome: Outcome::win(Side::Black, EndReason::Timeout),
         result: Some("0-1".to_owned()),
         winner_seats: vec![Seat::new(1)],
     }];
-    // 60 s plus the 300 ms lag credit: the flag falls at 60.3 s.
+    // 60 s plus the 300 ms lag credit left of the quota after two credited moves (each move
+    // spends nothing when instant): the flag falls at 60.3 s.
     let before = t0 + Duration::from_millis(60_299);
     assert!(matches!(
-        ask_at(&state, Some(&players[0]), mv(4, "h2e2"), before),
+        ask_at(&state, Some(&players[0]), mv(state.version, "b2e2"), before),
         Ok(Decision::Play { seat, .. }) if seat == Seat::new(0)
     ));
     assert_eq!(flag(&state, Seat::new(0), before), None);
@@ -670,13 +675,162 @@ fn a_move_after_the_flag_fell_loses_on_time() {
     // Even an illegal move: the flag has fallen.
     assert_eq!(
         events(
-            ask_at(&state, Some(&players[0]), mv(4, "h2h9"), late),
+            ask_at(&state, Some(&players[0]), mv(state.version, "h2h9"), late),
             &state
         ),
         lost
     );
     assert_eq!(flag(&state, Seat::new(0), late), Some(lost[0].clone()));
     assert_eq!(flag(&state, Seat::new(1), late), None);
+}
+
+/// The `ended` event of an aborted game.
+fn aborted() -> Event {
+    Event::Ended {
+        outcome: Outcome::draw(EndReason::Aborted),
+        result: None,
+        winner_seats: Vec::new(),
+    }
+}
+
+/// A flag that falls before its seat's first move aborts the game (lichess): nobody loses on
+/// time without having moved.
+#[test]
+fn a_flag_before_the_first_move_aborts() {
+    let t0 = Instant::now();
+    let (mut state, players) = running(Variant::Xiangqi, MINUTE, t0);
+    let late = t0 + Duration::from_millis(60_300);
+    assert_eq!(flag(&state, Seat::new(0), late), Some(aborted()));
+    play_move(&mut state, &players[0], "h2e2", t0);
+    assert_eq!(flag(&state, Seat::new(1), late), Some(aborted()));
+}
+
+/// Each seat has `limit` for its first move from the start of its turn; then the timer goes.
+/// An untimed game, an open table and a game with a takeback have none.
+#[test]
+fn the_first_move_timer() {
+    let limit = Duration::from_secs(30);
+    let t0 = Instant::now();
+    let (mut state, players) = running(Variant::Xiangqi, MINUTE, t0);
+    assert_eq!(
+        first_move_deadline(&state, limit),
+        Some((Seat::new(0), t0 + limit))
+    );
+    let early = t0 + Duration::from_millis(29_999);
+    assert_eq!(first_move_missed(&state, Seat::new(0), early, limit), None);
+    assert_eq!(
+        first_move_missed(&state, Seat::new(0), t0 + limit, limit),
+        Some(aborted())
+    );
+    // not for the seat that is not to move
+    assert_eq!(
+        first_move_missed(&state, Seat::new(1), t0 + limit, limit),
+        None
+    );
+    // red moves after 5 s: black's 30 s start then
+    let t5 = t0 + Duration::from_secs(5);
+    play_move(&mut state, &players[0], "h2e2", t5);
+    assert_eq!(
+        first_move_deadline(&state, limit),
+        Some((Seat::new(1), t5 + limit))
+    );
+    assert_eq!(
+        first_move_missed(&state, Seat::new(1), t5 + limit, limit),
+        Some(aborted())
+    );
+    play_move(&mut state, &players[1], "h9g7", t5);
+    assert_eq!(first_move_deadline(&state, limit), None);
+    assert_eq!(
+        first_move_missed(&state, Seat::new(0), t5 + limit * 2, limit),
+        None
+    );
+
+    let (untimed, _) = running(Variant::Xiangqi, None, t0);
+    assert_eq!(first_move_deadline(&untimed, limit), None);
+    let open_table = open(Variant::Xiangqi, MINUTE, false);
+    assert_eq!(first_move_deadline(&open_table, limit), None);
+}
+
+/// The first-move timer counts the time the seat's clock ran before a restart: the clocks come
+/// back from their snapshot (the time charged), and the limit is what is left of it.
+#[test]
+fn the_first_move_timer_survives_a_restart() {
+    let limit = Duration::from_secs(30);
+    let t0 = Instant::now();
+    let (state, _) = running(Variant::Xiangqi, MINUTE, t0);
+    // stopped after 12 s: the snapshot charges them
+    let snap = state
+        .clocks
+        .as_ref()
+        .unwrap()
+        .snapshot(t0 + Duration::from_secs(12));
+    assert_eq!(snap.remaining_ms, vec![48_000, 60_000]);
+    // loaded again later, the running clock restarted at t1
+    let t1 = t0 + Duration::from_secs(100);
+    let mut loaded = TableState::replay(
+        "t".to_owned(),
+        state.options.clone(),
+        0,
+        &[
+            Event::Created {
+                options: state.options.clone(),
+            },
+            sat(0, &person("a", false)),
+            sat(1, &person("b", false)),
+            Event::Started,
+        ],
+        t1,
+    )
+    .unwrap();
+    let mut clocks = crate::table::clock::Clocks::from_snapshot(&snap, Duration::ZERO);
+    clocks.start(0, t1);
+    loaded.clocks = Some(clocks);
+    assert_eq!(
+        first_move_deadline(&loaded, limit),
+        Some((Seat::new(0), t1 + Duration::from_secs(18)))
+    );
+}
+
+/// A table that starts when full starts with the `sat` event that fills it (a person's or the
+/// computer's); one without that option waits for `start`.
+#[test]
+fn a_table_that_starts_when_full() {
+    let (a, b) = (person("a", false), person("b", false));
+    let mut state = open(Variant::Xiangqi, MINUTE, false);
+    state.options.start_when_full = true;
+    apply_all(&mut state, &[sat(0, &a)]);
+    assert_eq!(
+        events(ask(&state, Some(&b), sit(1)), &state),
+        vec![sat(1, &b), Event::Started]
+    );
+    let computer = ClientMessage::SitComputer {
+        seat: Seat::new(1),
+        level: 3,
+    };
+    assert_eq!(
+        events(ask(&state, Some(&a), computer.clone()), &state),
+        vec![
+            Event::Sat {
+                seat: Seat::new(1),
+                player: SeatPlayer::Computer { level: 3 }
+            },
+            Event::Started
+        ]
+    );
+    // sanguo: only the third seat starts it
+    let mut sanguo = open(Variant::Sanguo, MINUTE, false);
+    sanguo.options.start_when_full = true;
+    assert_eq!(
+        events(ask(&sanguo, Some(&a), sit(0)), &sanguo),
+        vec![sat(0, &a)]
+    );
+    // without the option: the seats fill, the game waits
+    let mut plain = open(Variant::Xiangqi, MINUTE, false);
+    apply_all(&mut plain, &[sat(0, &a)]);
+    assert_eq!(
+        events(ask(&plain, Some(&b), sit(1)), &plain),
+        vec![sat(1, &b)]
+    );
 }
 
 /// Plays `moves` in order for the seats to move, as the actor does.
@@ -1083,7 +1237,14 @@ fn a_sanguo_defeat_is_an_event_after_its_move() {
 #[test]
 fn a_sanguo_timeout_lets_the_others_share_the_victory() {
     let t0 = Instant::now();
-    let (state, _) = running(Variant::Sanguo, MINUTE, t0);
+    let (mut state, _) = running(Variant::Sanguo, MINUTE, t0);
+    // every kingdom makes its first move at once: Shu's clock runs again from t0
+    for _ in 0..3 {
+        let seat = state.to_move().expect("running");
+        let first = state.game.legal_moves()[0].clone();
+        let mv = state.game.parse_move(&first).expect("a move");
+        play(&mut state, seat, mv, t0).expect("legal");
+    }
     assert_eq!(
         flag(&state, Seat::new(0), t0 + Duration::from_secs(61)),
         Some(Event::Ended {
