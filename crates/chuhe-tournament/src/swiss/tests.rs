@@ -197,12 +197,18 @@ fn colour_preferences_and_allocation() {
     };
     // E.2: the absolute preference beats the strong one.
     assert!(!x_gets_red(&e(&[Black], 1), &e(&[Red, Black, Black], 2)));
-    // E.3: the latest round with different colours: x had Red there, so x gets Black now.
-    assert!(!x_gets_red(&e(&[Red, Black], 1), &e(&[Black, Black, Red, Black], 2)) || true);
+    // E.3: both prefer Black as strongly; in the latest round where their colours differed x
+    // had Red, so x gets Black now (and the other way round).
     assert!(!x_gets_red(
-        &e(&[Red, Red, Black], 1),
-        &e(&[Black, Red, Black], 2)
+        &e(&[Red, Black, Red], 1),
+        &e(&[Red, Red, Black, Black, Red], 2)
     ));
+    assert!(x_gets_red(
+        &e(&[Red, Red, Black, Black, Red], 1),
+        &e(&[Red, Black, Red], 2)
+    ));
+    // E.4: nothing differs: the better ranked player's preference.
+    assert!(!x_gets_red(&e(&[Red], 1), &e(&[Red], 2)));
     // E.5: no history: odd pairing number takes Red.
     assert!(x_gets_red(&e(&[], 3), &e(&[], 7)));
     assert!(!x_gets_red(&e(&[], 2), &e(&[], 6)));
