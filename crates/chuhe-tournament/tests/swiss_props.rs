@@ -84,7 +84,7 @@ fn pairing_exists(s: &Swiss, present: &[PlayerId]) -> bool {
     }
     let all: u64 = if n == 64 { u64::MAX } else { (1 << n) - 1 };
     let mut memo = BTreeMap::new();
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         return perfect(all, &met, &mut memo);
     }
     let fewest = present.iter().map(|p| byes(s, p)).min().unwrap_or(0);
@@ -133,7 +133,7 @@ fn run(players: usize, rounds: u32, seed: u64) -> Result<(), TestCaseError> {
                     "a second bye while another has none"
                 );
             }
-            None => prop_assert!(players % 2 == 0),
+            None => prop_assert!(players.is_multiple_of(2)),
         }
         prop_assert_eq!(seen.len(), players);
         if !round.colours_relaxed {
