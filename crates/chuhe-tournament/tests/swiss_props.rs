@@ -93,7 +93,8 @@ fn pairing_exists(s: &Swiss, present: &[PlayerId]) -> bool {
         .any(|i| perfect(all & !(1 << i), &met, &mut memo))
 }
 
-fn run(players: usize, rounds: u32, seed: u64) -> Result<(), TestCaseError> {
+/// One random event; with `churn`, players also withdraw, come back and join late between rounds.
+fn run(players: usize, rounds: u32, seed: u64, churn: bool) -> Result<(), TestCaseError> {
     let mut rng = Rng(seed | 1);
     let mut s = Swiss::new(SwissSettings { rounds });
     for i in 0..players {
@@ -101,11 +102,36 @@ fn run(players: usize, rounds: u32, seed: u64) -> Result<(), TestCaseError> {
         s.join(PlayerId(format!("p{i:02}")), rating).unwrap();
     }
     let mut met: HashSet<(PlayerId, PlayerId)> = HashSet::new();
+    let mut newcomers = 0;
     for _ in 0..rounds {
-        let present: Vec<PlayerId> = s.players.keys().cloned().collect();
+        if churn {
+            let ids: Vec<PlayerId> = s.players.keys().cloned().collect();
+            for id in ids {
+                match rng.next() % 12 {
+                    0 => s.withdraw(&id).unwrap(),
+                    1 if s.players[&id].withdrawn => {
+                        let _ = s.join(id, 1500);
+                    }
+                    _ => {}
+                }
+            }
+            if rng.next().is_multiple_of(3)
+                && s.join(PlayerId(format!("late{newcomers}")), 1200).is_ok()
+            {
+                newcomers += 1;
+            }
+        }
+        let present: Vec<PlayerId> = s
+            .players
+            .values()
+            .filter(|p| !p.withdrawn)
+            .map(|p| p.id.clone())
+            .collect();
+        let players = present.len();
         let fewest_byes = present.iter().map(|p| byes(&s, p)).min().unwrap_or(0);
         let round = match s.pair_round() {
             Ok(r) => r,
+            Err(EventError::Round(_)) if players < 2 => return Ok(()),
             Err(EventError::Round(_)) => {
                 prop_assert!(players <= 16, "{players} players refused a round");
                 prop_assert!(!pairing_exists(&s, &present), "a pairing existed");
@@ -158,6 +184,9 @@ fn run(players: usize, rounds: u32, seed: u64) -> Result<(), TestCaseError> {
         }
     }
     prop_assert!(s.is_finished());
+    for p in s.players.values() {
+        prop_assert_eq!(p.sheet.len(), rounds as usize, "one entry per round");
+    }
     Ok(())
 }
 
@@ -170,13 +199,23 @@ proptest! {
         rounds in 1u32..=9,
         seed in any::<u64>(),
     ) {
-        run(players, rounds, seed)?;
+        run(players, rounds, seed, false)?;
+    }
+
+    /// Players withdraw, come back and join late.
+    #[test]
+    fn swiss_with_withdrawals_and_late_joins(
+        players in 2usize..=40,
+        rounds in 1u32..=9,
+        seed in any::<u64>(),
+    ) {
+        run(players, rounds, seed, true)?;
     }
 
     /// Small events, where rematches and colour conflicts press hardest.
     #[test]
     fn small_swiss_events(players in 2usize..=12, rounds in 1u32..=9, seed in any::<u64>()) {
-        run(players, rounds, seed)?;
+        run(players, rounds, seed, false)?;
     }
 }
 
