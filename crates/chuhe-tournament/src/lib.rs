@@ -99,7 +99,7 @@ pub enum PlayerResult {
     Loss,
 }
 
-/// Why an arena event was refused. Messages are lowercase, without a final period.
+/// Why an event of any tournament was refused. Messages are lowercase, without a final period.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EventError {
     /// No player with this id joined.

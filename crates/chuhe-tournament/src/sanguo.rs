@@ -28,6 +28,22 @@
 //! of the six ways to seat the three, the one where the players' counts of games with their
 //! kingdom sum least (each gets the kingdom they played least); ties go to the first way in the
 //! order that gives the better ranked player the earlier kingdom (Shu, Wu, Wei).
+//!
+//! ```
+//! use chuhe_tournament::sanguo::{SanguoArena, SanguoEnd};
+//! use chuhe_tournament::{Kingdom, PlayerId};
+//!
+//! let mut arena = SanguoArena::new();
+//! for (name, rating) in [("ana", 1600), ("bo", 1500), ("cai", 1400)] {
+//!     arena.join(PlayerId::from(name), rating);
+//! }
+//! let tables = arena.pair_wave();
+//! assert_eq!(tables[0].seats[0], PlayerId::from("ana")); // Shu
+//! // Wu wins alone; Wei fell first, Shu second.
+//! let end = SanguoEnd { winners: vec![Kingdom::Wu], defeated: vec![Kingdom::Wei, Kingdom::Shu], plies: 120 };
+//! let scores = arena.record_result(tables[0].id, end).unwrap();
+//! assert_eq!(scores.map(|s| s.points), [1, 4, 0]);
+//! ```
 
 use crate::pool::group_in_windows;
 use crate::{EventError, GameId, Kingdom, PlayerId, PlayerResult, Presence, Rating};

@@ -21,6 +21,22 @@
 //!   beaten plus half the scores of those drawn). Byes and absences add nothing to either (FIDE's
 //!   virtual opponent is not used). Standings: points, then Sonneborn-Berger (lichess's
 //!   tie-break), then Buchholz, then rating, then id.
+//!
+//! ```
+//! use chuhe_tournament::swiss::{Swiss, SwissResult, SwissSettings};
+//! use chuhe_tournament::PlayerId;
+//!
+//! let mut swiss = Swiss::new(SwissSettings { rounds: 3 });
+//! for (name, rating) in [("ana", 1900), ("bo", 1800), ("cai", 1700)] {
+//!     swiss.join(PlayerId::from(name), rating).unwrap();
+//! }
+//! let round = swiss.pair_round().unwrap();
+//! assert_eq!(round.bye, Some(PlayerId::from("cai"))); // the lowest ranked: 1 point
+//! assert_eq!((round.games[0].red.0.as_str(), round.games[0].black.0.as_str()), ("ana", "bo"));
+//! swiss.record_result(round.games[0].id, SwissResult::Draw).unwrap();
+//! let standings = swiss.standings();
+//! assert_eq!((standings[0].id.0.as_str(), standings[0].points), ("cai", 1.0));
+//! ```
 
 mod dutch;
 mod matching;

@@ -129,8 +129,8 @@ pub(crate) fn x_gets_red(x: &Entrant, y: &Entrant) -> bool {
     wants_red(px)
 }
 
-/// Search budget per bracket, number of pairs and pass: DFS steps before giving up on that
-/// number of pairs (a rare case on big brackets; fewer pairs are then tried).
+/// Search budget per bracket, number of pairs and colour pass: search steps before giving up on
+/// that pass (a rare case on big brackets; the next pass, or fewer pairs, is then tried).
 const BUDGET: u32 = 20_000;
 
 struct Ctx<'a> {
@@ -154,13 +154,12 @@ impl Ctx<'_> {
                 && pa.colour == pb.colour)
     }
 
-    /// The colour quality criterion used: no pair in which both have a strong or absolute
-    /// preference for the same colour.
-    fn fits(&self, a: usize, b: usize) -> bool {
+    /// The colour quality criterion of a pass: no pair in which both players have a preference
+    /// of at least `floor` for the same colour (`Strength::None`: any pair fits).
+    fn fits(&self, a: usize, b: usize, floor: Strength) -> bool {
         let (pa, pb) = (self.prefs[a], self.prefs[b]);
-        !(pa.strength >= Strength::Strong
-            && pb.strength >= Strength::Strong
-            && pa.colour == pb.colour)
+        floor == Strength::None
+            || !(pa.strength >= floor && pb.strength >= floor && pa.colour == pb.colour)
     }
 
     /// Whether the players of `set` can all be paired under the absolute criteria.
@@ -297,9 +296,10 @@ type Candidate = (Vec<(usize, usize)>, Vec<usize>);
 
 /// Pairs one bracket: the players moved down from above (`mdps`, higher scores) and the
 /// bracket's own `residents`, both in rank order. As many pairs as possible, each candidate
-/// tried in the Dutch order (transpositions of S2, then exchanges between S1 and S2), first with
-/// colours fitting, then without; a candidate is taken only when everyone left (those moved down
-/// and all lower brackets) can still be paired.
+/// tried in the Dutch order (transpositions of S2, then exchanges between S1 and S2) in three
+/// passes: first granting every colour preference, then every strong and absolute one, then
+/// any; a candidate is taken only when everyone left (those moved down and all lower brackets)
+/// can still be paired.
 fn pair_bracket(
     ctx: &Ctx,
     mdps: &[usize],
@@ -309,10 +309,10 @@ fn pair_bracket(
 ) -> Candidate {
     let size = mdps.len() + residents.len();
     for pairs_wanted in (0..=size / 2).rev() {
-        for need_fit in [true, false] {
+        for floor in [Strength::Mild, Strength::Strong, Strength::None] {
             let mut search = Search {
                 ctx,
-                need_fit,
+                floor,
                 budget: BUDGET,
                 below,
                 last,
@@ -330,7 +330,8 @@ fn pair_bracket(
 
 struct Search<'a, 'c> {
     ctx: &'a Ctx<'c>,
-    need_fit: bool,
+    /// The colour preferences this pass grants: those at least this strong.
+    floor: Strength,
     budget: u32,
     below: &'a [usize],
     last: bool,
@@ -338,7 +339,7 @@ struct Search<'a, 'c> {
 
 impl Search<'_, '_> {
     fn ok(&self, a: usize, b: usize) -> bool {
-        self.ctx.allowed(a, b) && (!self.need_fit || self.ctx.fits(a, b))
+        self.ctx.allowed(a, b) && self.ctx.fits(a, b, self.floor)
     }
 
     fn spend(&mut self) -> bool {
