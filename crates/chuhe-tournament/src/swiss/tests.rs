@@ -40,7 +40,8 @@ use SwissResult::{BlackWon, Draw, RedWon};
 /// from the initial colour (Red here): 1-5, 6-2, 3-7, 8-4. Round 2 after the top half won: in the
 /// bracket {1,2,3,4}, 1-3 and 2-4 would deny four colour preferences (1 and 3 had Red, 2 and 4
 /// Black), so the first transposition that grants them all is taken: 1-4, 2-3 (C.04.3 puts
-/// colour preferences before the order of transpositions); likewise 5-8, 6-7 below.
+/// colour preferences, C.10, before the order of transpositions); likewise 5-8, 6-7 below.
+/// Round 1 is the Handbook's rule; round 2 is worked by hand from the rules.
 #[test]
 fn fide_round_one_and_two_of_eight() {
     let mut s = event(8, 5);
