@@ -115,7 +115,8 @@ proptest! {
                     };
                     let scores = a.record_result(game, end).unwrap();
                     let total: u32 = scores.iter().map(|s| s.points).sum();
-                    prop_assert!(total <= 10);
+                    // At most a sole win and two losers not defeated on the board, all on fire.
+                    prop_assert!(total <= 8 + 2 + 2);
                 }
             }
             let mut busy = std::collections::HashSet::new();
