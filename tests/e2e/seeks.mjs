@@ -135,6 +135,14 @@ export async function seekChecks(b, base, shots) {
   await ana.goto(`${base}/#/`);
   await ana.waitForSelector(`tr[data-table="${seek}"]`);
   await ana.screenshot({ path: join(shots, 'seek-lobby-desktop-es.png') });
+  // the lobby refreshes its lists every 2.5 s by patching them: the row under a finger stays
+  // the same element, so a tap that spans a refresh still lands (issue 31)
+  await ana.evaluate((id) => { /** @type {any} */ (window).seekRow = document.querySelector(`tr[data-table="${id}"]`); }, seek);
+  await ana.waitForResponse((r) => r.url().endsWith('/api/tables') && r.request().method() === 'GET');
+  await ana.waitForTimeout(200);
+  assert.equal(await ana.evaluate((id) => /** @type {any} */ (window).seekRow === document.querySelector(`tr[data-table="${id}"]`)
+    && /** @type {any} */ (window).seekRow.isConnected, seek), true, 'the row is patched in place, not drawn anew');
+  console.log('ok the lobby patches its rows in place');
   await beto.click('#nav-lobby');
   await beto.waitForSelector('#create');
   // the stand goes out as the page is left: the lobby drops the table as soon as it arrives

@@ -342,6 +342,17 @@ async function computerGame(b, base, shots) {
   assert.equal(after, before, 'the board keeps its size when the result appears');
   await page.screenshot({ path: join(shots, 'table-ended-rematch.png') });
   const old = page.url();
+  // "new game" after a game against the computer: the computer's card, filled as it was (issue 31)
+  await page.click('#new-game');
+  await page.waitForSelector('#vs-form');
+  assert.deepEqual(await page.evaluate(() => [.../** @type {NodeListOf<HTMLSelectElement>} */ (document.querySelectorAll('#vs-variant, #vs-level, #vs-time'))].map((e) => e.value)),
+    ['xiangqi', '1', '10+5']);
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'vs-play');
+  const card = await page.locator('#vs-form').boundingBox();
+  assert.ok(card && card.y >= 0 && card.y < 100, `the computer's card at the top of the screen (${card?.y})`);
+  await page.screenshot({ path: join(shots, 'new-game-vs-computer.png') });
+  await page.goto(old);
+  await page.waitForSelector('#rematch');
   await page.click('#rematch');
   await page.waitForFunction((u) => location.href !== u && /#\/t\/[a-z0-9]+$/.test(location.href), old);
   await page.waitForSelector('.clock, #status');
@@ -472,7 +483,17 @@ async function sanguoDefeats(b, base, shots) {
   // the round's number, then one column per kingdom: Shu's cell of round 3 is empty (the line
   // between is not a round)
   assert.deepEqual(rows, ['1. 1 2 3', '2. 4 5 6', 'defeat', '3.  7']);
+  // each kingdom still playing has its own last move marked in its colour, oldest first: Wei's
+  // capture, then Wu's reply; fallen Shu's old move is not (issue 31)
+  assert.deepEqual(await page.$$eval('[data-last-seat]', (rs) => [...new Set(rs.map((r) => r.getAttribute('data-last-seat')))]), ['2', '1']);
+  assert.equal(await page.locator('#resign').count(), 1, 'Wu plays: it may resign');
   await page.screenshot({ path: join(shots, 'sanguo-defeat-phone.png'), fullPage: true });
+  // Wu falls too: a defeated kingdom has nothing left to resign or offer (issue 31)
+  ws.send(JSON.stringify(moveUpdate(15, 2, 'Bc3-Bc4', 8, 2, '9/9/2gH4bC~r1/9/3bR5,9/9/9/9/4gK3gR,9/bP8/9/9/3bK5 B B R - 1',
+    [{ seat: 1, reason: 'general-captured', heir: 2 }])));
+  await page.waitForSelector('[data-seat="1"] .defeated-badge');
+  assert.equal(await page.locator('#resign').count(), 0, 'a defeated kingdom has no resign button');
+  assert.equal(await page.locator('#offer-draw').count(), 0);
   console.log('ok a sanguo defeat: seat, move-list line, heir notice, one column per kingdom');
   await page.context().close();
 }
@@ -498,6 +519,12 @@ async function sanguoByTapping(b, base, shots) {
   await page.waitForSelector('#status.yours');
   await page.tap('#zoom');
   await page.waitForSelector('.board-wrap.zoomed');
+  // the receiver's own General is on the screen after zooming, and the board has one scroll box
+  // (sideways): the page scrolls it up and down (issue 31)
+  const general = await page.$eval('[data-square="Re1"]', (e) => { const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right }; });
+  assert.ok(general.top >= 0 && general.bottom <= 844 && general.left >= 0 && general.right <= 390, `Shu's General at ${JSON.stringify(general)} after zooming`);
+  assert.equal(await page.$eval('#board-wrap', (e) => getComputedStyle(e).overflowY), 'hidden');
+  await page.screenshot({ path: join(shots, 'sanguo-zoomed-phone.png') });
   const legal = await page.evaluate(() => /** @type {any} */ (window).chuheTest.state.legal_moves);
   const mv = legal.find((/** @type {string} */ m) => m.startsWith('Rh3-')) ?? legal[0];
   const [from, to] = mv.split(/[-x]/);

@@ -18,8 +18,8 @@ import { KINGDOM_COLORS, SYMBOLS, kindOf } from '../../web/js/boards.js';
 import { Selection } from '../../web/js/select.js';
 import { resultLine, serverErrorText } from '../../web/js/format.js';
 import { evalText, redShare } from '../../web/js/analysis.js';
-import { NO_DECLINES, followDeclines, newGameForm } from '../../web/js/table-parts/actions.js';
-import { blackBelow, bottomKingdom } from '../../web/js/table-parts/board.js';
+import { NO_DECLINES, followDeclines, newComputerForm, newGameForm } from '../../web/js/table-parts/actions.js';
+import { blackBelow, bottomKingdom, lastMovesBySeat } from '../../web/js/table-parts/board.js';
 import { chatRoom } from '../../web/js/table-parts/chat.js';
 import { isLowTime } from '../../web/js/table-parts/clocks.js';
 import { defeatText, moveRows } from '../../web/js/table-parts/moves.js';
@@ -436,17 +436,17 @@ test('select: sanguo: the point names of the three halves; only the server says 
 });
 
 // 7. the result lines name the loser's fault (issue 17): the side that gave perpetual check,
-// resigned, ran out of time or left; the winner's rule stays as it was; server refusals in the
+// resigned, ran out of time or left (with two losers, the verb agrees); the winner's rule stays as it was; server refusals in the
 // page's language, never the server's English words
 const resultLines = {
   es: ['Gana Negro · Rojo dio jaque perpetuo', 'Gana Rojo · Negro dejó la partida', 'Gana Negro · por jaque mate',
     'Ganan Shu y Wei · Wu se quedó sin tiempo', 'Gana Segundo asiento · Primer asiento se rindió', 'Tablas · de mutuo acuerdo',
-    'Eso no se puede hacer ahora', 'La partida ya ha terminado'],
+    'Gana Wei · Shu y Wu se quedaron sin tiempo', 'Gana Shu · Wu y Wei se rindieron', 'Eso no se puede hacer ahora', 'La partida ya ha terminado'],
   en: ['Black wins · Red gave perpetual check', 'Red wins · Black left the game', 'Black wins · by checkmate',
     'Shu and Wei win · Wu ran out of time', 'Second seat wins · First seat resigned', 'Draw · by agreement',
-    'That cannot be done now', 'The game has ended'],
+    'Wei wins · Shu and Wu ran out of time', 'Shu wins · Wu and Wei resigned', 'That cannot be done now', 'The game has ended'],
   zh: ['黑方胜 · 红方长将', '红方胜 · 黑方离开了对局', '黑方胜 · 将死', '蜀和魏胜 · 吴超时', '后手胜 · 先手认输', '和棋 · 双方议和',
-    '现在不能这样做', '对局已结束'],
+    '魏胜 · 蜀和吴超时', '蜀胜 · 吴和魏认输', '现在不能这样做', '对局已结束'],
 };
 for (const l of /** @type {const} */ (['es', 'en', 'zh'])) {
   test(`format: the result lines name the loser's fault and refusals are in the page's language (${l})`, () => {
@@ -459,6 +459,9 @@ for (const l of /** @type {const} */ (['es', 'en', 'zh'])) {
         resultLine('sanguo', { winners: ['shu', 'wei'], reason: 'timeout' }, [0, 2]),
         resultLine('banqi', { winners: [], reason: 'resignation' }, [1]),
         resultLine('xiangqi', { winners: [], reason: 'agreement' }, []),
+        // two losers: the verb agrees with both (issue 31)
+        resultLine('sanguo', { winners: ['wei'], reason: 'timeout' }, [2]),
+        resultLine('sanguo', { winners: ['shu'], reason: 'resignation' }, [0]),
         serverErrorText('not_allowed', 'some words the client does not know'),
         serverErrorText('not_allowed', 'the game has ended'),
       ];
@@ -574,6 +577,13 @@ test("table actions: a new game fills the lobby's form with the table's options"
     { variant: 'sanguo', timed: false, minutes: 10, increment: 5, rated: false, limit: 120, flags: false });
 });
 
+test("table actions: a new game after the computer's fills the computer's card (issue 31)", () => {
+  assert.deepEqual(newComputerForm({ variant: 'banqi', time: { initial_ms: 180000, increment_ms: 2000 }, rated: false, no_capture_limit: null, flag_bearers: null }, 8),
+    { variant: 'banqi', level: 8, time: '3+2' });
+  assert.deepEqual(newComputerForm({ variant: 'xiangqi', time: null, rated: false, no_capture_limit: null, flag_bearers: null }, 1),
+    { variant: 'xiangqi', level: 1, time: 'none' });
+});
+
 test('table board: Black below for seat 1 unless turned; sanguo turns to the next kingdom', () => {
   assert.equal(blackBelow(1, false), true);
   assert.equal(blackBelow(0, false), false);
@@ -598,4 +608,17 @@ test('invite: an open table shows its link to a seated player while a seat is fr
   assert.equal(invites(state('ended', 0, [p, null])), false);
   assert.equal(invites(state('open', 0, [p, null, null])), true, 'sanguo with two seats free');
   assert.equal(invites(null), false);
+});
+
+// sanguo marks each kingdom's own last move (issue 31): after two computer replies in a row, the
+// first is still marked; a defeated kingdom's old move is not
+test('board: sanguo marks the last move of every kingdom still playing, oldest first', () => {
+  const moves = ['Ra3-Ra4', 'Ga3-Ga4', 'Ba3-Ba4', 'Rb3-Rb4'];
+  assert.deepEqual(lastMovesBySeat(moves, 4, []), [
+    { seat: 1, squares: ['Ga3', 'Ga4'] }, { seat: 2, squares: ['Ba3', 'Ba4'] }, { seat: 0, squares: ['Rb3', 'Rb4'] },
+  ]);
+  assert.deepEqual(lastMovesBySeat(moves, 2, []), [{ seat: 0, squares: ['Ra3', 'Ra4'] }, { seat: 1, squares: ['Ga3', 'Ga4'] }]);
+  const defeats = [{ seat: 1, reason: 'general-captured', heir: 2, ply: 3 }];
+  assert.deepEqual(lastMovesBySeat(moves, 4, defeats), [{ seat: 2, squares: ['Ba3', 'Ba4'] }, { seat: 0, squares: ['Rb3', 'Rb4'] }]);
+  assert.deepEqual(lastMovesBySeat(moves, 0, []), []);
 });

@@ -8,7 +8,10 @@ const SVG = 'http://www.w3.org/2000/svg';
 
 /**
  * @typedef {{selected: string | null, targets: Map<string, boolean>, last: string[],
+ *   lastBySeat?: {seat: number, squares: string[]}[],
  *   check: string[], onPick: (square: string) => void, onDrop: (square: string) => void}} Marks
+ * `lastBySeat` (sanguo) holds each kingdom's own last move, drawn in its colour, so that after two
+ * replies in a row every one of them stays visible; `last` is then the newest of them.
  * `targets` maps a target square to whether the move there captures; `check` lists the squares of
  * the Generals the server says are in check (a red glow under each); `onPick` is called when the
  * pointer goes down on a point, `onDrop` when it is released over one (drag and drop).
@@ -275,6 +278,12 @@ export function symbolIcon(kind, side) {
  * @param {Marks} marks
  */
 function drawMarks(svg, points, r, marks) {
+  for (const { seat, squares } of marks.lastBySeat ?? []) {
+    for (const sq of squares) {
+      const p = points.get(sq);
+      if (p) el('rect', { x: p[0] - r * 1.1, y: p[1] - r * 1.1, width: r * 2.2, height: r * 2.2, rx: r * 0.25, class: `mark-last-seat k${seat}`, 'data-last-seat': seat }, svg);
+    }
+  }
   for (const sq of marks.last) {
     const p = points.get(sq);
     if (p) el('rect', { x: p[0] - r * 1.1, y: p[1] - r * 1.1, width: r * 2.2, height: r * 2.2, rx: r * 0.25, class: 'mark-last' }, svg);

@@ -108,7 +108,7 @@ export function resultLine(variant, o, winnerSeats) {
   if (names.length === 0) return `${t('result.draw')} · ${t(`reason.${o.reason}`)}`;
   const who = names.join(t('result.and'));
   const reason = LOSER_REASONS.has(o.reason) && losers.length
-    ? t(`loss.${o.reason}`, { loser: losers.join(t('result.and')) }) : t(`reason.${o.reason}`);
+    ? t(`${losers.length > 1 ? 'losses' : 'loss'}.${o.reason}`, { loser: losers.join(t('result.and')) }) : t(`reason.${o.reason}`);
   return `${t(names.length > 1 ? 'result.win_both' : 'result.wins', { who })} · ${reason}`;
 }
 

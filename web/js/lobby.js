@@ -3,7 +3,7 @@
 
 import { t } from './i18n.js';
 import { api } from './net.js';
-import { h } from './dom.js';
+import { h, patch } from './dom.js';
 import { accountErrorText, errorText, levelHint, occupant, ratedBadge, seatLabel, timeText } from './format.js';
 import { requestSetup } from './table.js';
 import { rulesLinks } from './rules.js';
@@ -24,15 +24,21 @@ export function lobbyPage(shell) {
   let accountMessage = '';
   let stopped = false;
   const form = { variant: 'xiangqi', minutes: 10, increment: 5, timed: true, rated: false, limit: 120, flags: true, seat: 'random' };
-  // "new game" from an ended table: its options fill the form
-  try {
-    const again = JSON.parse(sessionStorage.getItem('chuhe.form') ?? 'null');
-    sessionStorage.removeItem('chuhe.form');
-    if (again && typeof again === 'object') Object.assign(form, again);
-  } catch { /* nothing kept */ }
   /** the game against the computer: variant, level, time (minutes+increment, or none) */
   const vs = { variant: 'xiangqi', level: 3, time: '10+5' };
   const VS_TIMES = ['none', '3+2', '5+3', '10+5', '15+10', '30+20'];
+  /** "new game" after a game against the computer: its card is shown (once) */
+  let showComputerCard = false;
+  // "new game" from an ended table: its options fill the form (or the computer's card)
+  try {
+    const again = JSON.parse(sessionStorage.getItem('chuhe.form') ?? 'null');
+    sessionStorage.removeItem('chuhe.form');
+    if (again && typeof again === 'object' && again.computer && typeof again.computer === 'object') {
+      Object.assign(vs, again.computer);
+      if (!VS_TIMES.includes(vs.time)) VS_TIMES.push(vs.time);
+      showComputerCard = true;
+    } else if (again && typeof again === 'object') Object.assign(form, again);
+  } catch { /* nothing kept */ }
   /** @type {import('./protocol.js').FinishedPage} */
   let finished = { games: [], next: null };
   /** the `before` of each page shown so far: the current page's is the last (null: the newest) */
@@ -64,7 +70,8 @@ export function lobbyPage(shell) {
   const listNode = () => {
     const rows = tables.map((tb) => {
       const free = tb.phase === 'open' && tb.seats.some((s) => s === null);
-      return h('tr', { 'data-table': tb.id },
+      // the id keeps a row's element while its table stays listed (see `fill`)
+      return h('tr', { 'data-table': tb.id, id: `table-row-${tb.id}` },
         h('td', {}, t(`variant.${tb.options.variant}`), ratedBadge(tb.options.rated) ? ' ' : null, ratedBadge(tb.options.rated)),
         h('td', { 'data-label': t('lobby.time') }, timeText(tb.options.time)),
         h('td', { class: 'seats' }, ...tb.seats.map((s, i) => h('span', { class: `seat-chip${s ? '' : ' free'}`, title: occupant(s) },
@@ -111,12 +118,19 @@ export function lobbyPage(shell) {
   const ratingsBox = h('div', { id: 'ratings-box' });
   const messageBox = h('div', { id: 'lobby-message' });
   const yourGameBox = h('div', { id: 'your-game-box' });
+  /**
+   * Shows `node` in `box`, patching what is there in place: a row being tapped while the lists
+   * refresh stays the same element, so the tap is not lost.
+   * @param {HTMLElement} box
+   * @param {Node | null} node
+   */
+  const fill = (box, node) => { patch(box, h('div', { id: box.id }, node)); };
   const drawList = () => {
-    yourGameBox.replaceChildren(yourGameNode() ?? '');
-    listBox.replaceChildren(listNode());
-    finishedBox.replaceChildren(finishedNode());
-    ratingsBox.replaceChildren(ratingsNode() ?? '');
-    messageBox.replaceChildren(message ? h('p', { class: 'error', role: 'alert' }, message) : '');
+    fill(yourGameBox, yourGameNode());
+    fill(listBox, listNode());
+    fill(finishedBox, finishedNode());
+    fill(ratingsBox, ratingsNode());
+    fill(messageBox, message ? h('p', { class: 'error', role: 'alert' }, message) : null);
   };
 
   /**
@@ -265,6 +279,11 @@ export function lobbyPage(shell) {
 
     shell.show(h('main', { class: 'lobby' }, yourGameBox, sessionCard, computer, ratingsBox, messageBox, listBox, create, finishedBox, rulesLinks()));
     drawList();
+    if (showComputerCard) {
+      showComputerCard = false;
+      computer.scrollIntoView({ block: 'start' });
+      document.getElementById('vs-play')?.focus({ preventScroll: true });
+    }
   };
 
   const loadFinished = async () => {

@@ -59,7 +59,7 @@ export function occupantNode(entry, variant, redraw) {
 export function finishedTable(games, redraw) {
   const rows = games.map((g) => {
     const variant = g.options.variant;
-    return h('tr', { 'data-game': g.id, class: 'game-row', onclick: () => { location.hash = `#/t/${g.id}`; } },
+    return h('tr', { 'data-game': g.id, id: `game-row-${g.id}`, class: 'game-row', onclick: () => { location.hash = `#/t/${g.id}`; } },
       h('td', { class: 'date' }, formatDate(g.ended_ms)),
       h('td', {}, t(`variant.${variant}`)),
       h('td', { class: 'seats' }, ...g.seats.map((s, i) => h('span', { class: `seat-chip${g.winner_seats.includes(i) ? ' won' : ''}`, title: occupant(s) },

@@ -176,10 +176,11 @@ export function tablePage(shell, id) {
         chat.node())), tabTitle);
     const wrap = document.getElementById('board-wrap');
     if (wrap && scrollZoom) {
-      // the receiver's kingdom is at the bottom: show the middle of the bottom part
+      // the receiver's kingdom is at the bottom: the board's middle in the frame, and the page
+      // scrolled so that the frame's bottom (the receiver's palace) meets the screen's
       scrollZoom = false;
       wrap.scrollLeft = (wrap.scrollWidth - wrap.clientWidth) / 2;
-      wrap.scrollTop = wrap.scrollHeight - wrap.clientHeight;
+      wrap.scrollIntoView({ block: 'end' });
     }
     chat.scroll();
     scrollMoves(!!table.review);

@@ -53,6 +53,19 @@ export function newGameForm(o) {
 }
 
 /**
+ * The lobby's card for a game against the computer filled from a table played against it (its
+ * "new game" button): the variant, the computer's level and the time as the card writes it
+ * (`minutes+seconds`, or `none`).
+ * @param {import('../protocol.js').TableOptions} o
+ * @param {number} level
+ * @returns {{variant: string, level: number, time: string}}
+ */
+export function newComputerForm(o, level) {
+  const time = o.time ? `${o.time.initial_ms / 60000}+${o.time.increment_ms / 1000}` : 'none';
+  return { variant: o.variant, level, time };
+}
+
+/**
  * The lines of the open offers and the last declines: a draw and a takeback while the game runs,
  * a rematch once it has ended (each `null` when there is nothing to say).
  * @param {StateMessage | null} s
@@ -97,7 +110,9 @@ export function actionsNode(table, view) {
     }, ...[1, 2, 3, 4, 5, 6, 7, 8].map((l) => h('option', { value: l, selected: l === table.level }, `${l} · ${t(`level.${l}`)}`)))));
     if (full) buttons.push(h('button', { id: 'start', class: 'primary', onclick: () => table.send({ type: 'start' }) }, t('table.start')));
   }
-  if (running && seated) {
+  // a defeated sanguo kingdom watches the rest of the game: nothing left to resign or offer
+  const defeated = (s.defeats ?? []).some((d) => d.seat === s.you);
+  if (running && seated && !defeated) {
     if (s.board.moves.length === 0) buttons.push(h('button', { id: 'abort', onclick: () => table.send({ type: 'abort' }) }, t('table.abort')));
     if (s.draw_offers && s.draw_offer !== null && s.draw_offer !== s.you) {
       buttons.push(h('button', { id: 'accept-draw', class: 'primary', onclick: () => table.send({ type: 'accept_draw' }) }, t('table.accept_draw')));
@@ -145,8 +160,9 @@ export function actionsNode(table, view) {
         id: 'rematch', class: 'primary',
         onclick: async () => {
           try {
-            const next = await api('POST', '/api/tables', s.table.options);
-            requestSetup(next.id, ((s.you ?? 0) + 1) % s.table.seats.length, computer.level);
+            const seat = ((s.you ?? 0) + 1) % s.table.seats.length;
+            const next = await api('POST', `/api/tables?seat=${seat}`, s.table.options);
+            requestSetup(next.id, seat, computer.level);
             location.hash = `#/t/${next.id}`;
           } catch (err) {
             table.problem = { type: 'failed', error: err };
@@ -158,7 +174,10 @@ export function actionsNode(table, view) {
     buttons.push(h('button', {
       id: 'new-game',
       onclick: () => {
-        const form = newGameForm(s.table.options);
+        // after a game against the computer, the computer's card; else the people's form
+        const computer = s.table.seats.find((x) => x?.kind === 'computer');
+        const form = computer && computer.kind === 'computer'
+          ? { computer: newComputerForm(s.table.options, computer.level) } : newGameForm(s.table.options);
         try { sessionStorage.setItem('chuhe.form', JSON.stringify(form)); } catch { /* storage disabled */ }
         location.hash = '#/';
       },

@@ -6,6 +6,7 @@ import { t } from '../i18n.js';
 import { generalSquares, moveEnds, readPool, readSanguoPosition } from '../protocol.js';
 import { banqiBoard, banqiPieceIcon, sanguoBoard, xiangqiBoard } from '../boards.js';
 import { h } from '../dom.js';
+import { moveRows } from './moves.js';
 
 /** @typedef {import('../table.js').Table} Table */
 
@@ -37,6 +38,27 @@ export function blackBelow(you, flip) {
 }
 
 /**
+ * Sanguo: the last move of each kingdom still playing after the first `count` moves (plies 1 to
+ * `count`), oldest first, so that the replies of two kingdoms in a row are all marked.
+ * @param {string[]} moves the game's moves
+ * @param {number} count
+ * @param {import('../protocol.js').Defeat[]} defeats
+ * @returns {{seat: number, squares: string[]}[]}
+ */
+export function lastMovesBySeat(moves, count, defeats) {
+  /** @type {Map<number, number>} seat -> its last ply */
+  const lastPly = new Map();
+  for (const row of moveRows(count, 3, defeats)) {
+    if ('round' in row) row.plies.forEach((ply, seat) => { if (ply !== null) lastPly.set(seat, ply); });
+  }
+  const out = new Set(defeats.filter((d) => d.ply <= count).map((d) => d.seat));
+  return [...lastPly].filter(([seat]) => !out.has(seat)).sort((a, b) => a[1] - b[1]).flatMap(([seat, ply]) => {
+    const ends = moveEnds(moves[ply - 1]);
+    return ends ? [{ seat, squares: [ends.from, ends.to] }] : [];
+  });
+}
+
+/**
  * The board of the review's current ply: only what the server's positions say.
  * @param {Table} table
  * @param {Viewpoint} view
@@ -56,6 +78,7 @@ function reviewBoard(table, view) {
   if (variant === 'xiangqi') return xiangqiBoard(snap.position, blackBelow(you, view.flip), marks, view.coords);
   if (variant === 'banqi') return banqiBoard(snap.position, marks, view.flip);
   const toMove = r.ply < r.positions.moves.length ? readSanguoPosition(snap.position).toMove : null;
+  marks.lastBySeat = lastMovesBySeat(r.positions.moves, r.ply, table.state?.defeats ?? []);
   return sanguoBoard(snap.position, bottomKingdom(you, view.flip), toMove, marks);
 }
 
@@ -85,6 +108,7 @@ export function boardNode(table, view) {
   };
   if (state.board.variant === 'xiangqi') return xiangqiBoard(state.board.fen, blackBelow(state.you, view.flip), marks, view.coords);
   if (state.board.variant === 'banqi') return banqiBoard(state.board.view, marks, view.flip);
+  marks.lastBySeat = lastMovesBySeat(state.board.moves, state.board.moves.length, state.defeats ?? []);
   return sanguoBoard(state.board.position, bottomKingdom(state.you, view.flip), state.to_move, marks);
 }
 

@@ -26,19 +26,41 @@ use tokio::time::Instant;
 pub const MAX_LEVEL: u8 = crate::protocol::MAX_COMPUTER_LEVEL;
 const _: () = assert!(MAX_LEVEL == chuhe_engine::levels::MAX_LEVEL);
 
-/// The computer accepts a draw unless its evaluation is above this, centipawns (half a Soldier).
+/// The evaluation (centipawns, half a Soldier) within which the computer counts a position as
+/// even when it is offered a draw.
 pub const DRAW_MARGIN: i32 = 50;
 
-/// Whether the computer at `seat` takes a draw offered in `game` now: in xiangqi when the
-/// engine's static evaluation from its side is at most [`DRAW_MARGIN`] centipawns (it is not
-/// clearly better); in the other games never (their players keep playing).
+/// Plies after which an even position is a fair draw for the computer: twenty moves each, past
+/// the opening, as a person would not agree to a draw in the first moves either.
+pub const DRAW_AFTER_PLIES: usize = 40;
+
+/// Whether the computer at `seat` takes a draw offered in `game` now. In xiangqi it takes it
+/// when the engine's static evaluation from its side says a draw is fair: it is worse (at most
+/// −[`DRAW_MARGIN`] centipawns), or the position is even (within [`DRAW_MARGIN`]) and either
+/// the game is past its opening ([`DRAW_AFTER_PLIES`]) or neither side has a piece that can
+/// cross the river (Horse, Chariot, Cannon or Soldier), where nobody can win. It declines
+/// when it is better, and an even position in the first moves. In the other games never (their
+/// players keep playing). The same rule at every level.
 pub fn accepts_draw(game: &crate::variant::AnyGame, seat: crate::protocol::Seat) -> bool {
+    use chuhe_rules::xiangqi::{Color, Kind, Piece};
     let Some(g) = game.as_xiangqi() else {
         return false;
     };
-    let red = chuhe_engine::eval::evaluate_red(g.position(), &chuhe_engine::eval::PARAMS);
+    let position = g.position();
+    let red = chuhe_engine::eval::evaluate_red(position, &chuhe_engine::eval::PARAMS);
     let mine = if seat.index() == 0 { red } else { -red };
-    mine <= DRAW_MARGIN
+    if mine <= -DRAW_MARGIN {
+        return true;
+    }
+    if mine > DRAW_MARGIN {
+        return false;
+    }
+    let attackers = [Kind::Horse, Kind::Chariot, Kind::Cannon, Kind::Soldier]
+        .into_iter()
+        .flat_map(|kind| [Color::Red, Color::Black].map(|color| Piece { color, kind }))
+        .map(|piece| position.by_piece(piece).count())
+        .sum::<u32>();
+    attackers == 0 || g.moves().len() >= DRAW_AFTER_PLIES
 }
 
 /// Default number of searches that run at once.

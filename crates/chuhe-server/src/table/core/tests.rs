@@ -904,8 +904,39 @@ fn the_computer_answers_a_draw_offer_at_once() {
         ask(&state, Some(&me), ClientMessage::OfferDraw {}).unwrap(),
         offer
     );
-    // the start: even, the computer takes the draw
-    assert!(accepts_draw(&state.game, Seat::new(1)));
+    // the start: even, but a draw in the first moves is not fair: the computer plays on
+    assert!(!accepts_draw(&state.game, Seat::new(1)));
+    // twenty moves each, Black mirroring Red without a capture: still even, now it takes it
+    let mut later = against_computer(&me);
+    let red = [
+        "b0c2", "h0g2", "c0e2", "a0a1", "i0i1", "a1d1", "i1f1", "c3c4", "g3g4", "a3a4", "i3i4",
+        "d0e1", "d1d2", "f1f2", "b2b1", "h2h1", "d2d1", "f2f1", "b1b2", "h1h2",
+    ];
+    let mirror = |m: &str| -> String {
+        let b = m.as_bytes();
+        let rank = |c: u8| char::from(b'9' - (c - b'0'));
+        format!(
+            "{}{}{}{}",
+            char::from(b[0]),
+            rank(b[1]),
+            char::from(b[2]),
+            rank(b[3])
+        )
+    };
+    let black: Vec<String> = red.iter().map(|m| mirror(m)).collect();
+    let forty: Vec<&str> = red
+        .iter()
+        .zip(&black)
+        .flat_map(|(r, b)| [*r, b.as_str()])
+        .collect();
+    assert_eq!(forty.len(), crate::computer::DRAW_AFTER_PLIES);
+    play_all(&mut later, &forty[..39]);
+    assert!(
+        !accepts_draw(&later.game, Seat::new(1)),
+        "one ply short of the opening's end"
+    );
+    play_all(&mut later, &forty[39..]);
+    assert!(accepts_draw(&later.game, Seat::new(1)));
     assert_eq!(
         draw_offered_to_computer(Seat::new(0), Seat::new(1), true),
         vec![
@@ -917,6 +948,8 @@ fn the_computer_answers_a_draw_offer_at_once() {
     let mut behind = against_computer(&me);
     play_all(&mut behind, &["a0a1", "h9g7", "a1d1", "h7h0"]);
     assert!(!accepts_draw(&behind.game, Seat::new(1)));
+    // ...and Red, a Horse down, takes a draw at once
+    assert!(accepts_draw(&behind.game, Seat::new(0)));
     assert_eq!(
         ask(&behind, Some(&me), ClientMessage::OfferDraw {}).unwrap(),
         offer
