@@ -49,9 +49,11 @@ export function tablePage(shell, id) {
     declines = followDeclines(declines, msg.events.map((e) => e.event));
     for (const { event } of msg.events) {
       // the rematch agreed: its players go to the new table (already seated there), where
-      // the new first seat starts the game once everyone has arrived
-      if (event.kind === 'rematched' && before.you !== null) {
-        try { sessionStorage.setItem(`chuhe.rematch.${event.table}`, '1'); } catch { /* storage disabled */ }
+      // the new first seat starts the game once everyone has arrived; spectators follow
+      if (event.kind === 'rematched') {
+        if (before.you !== null) {
+          try { sessionStorage.setItem(`chuhe.rematch.${event.table}`, '1'); } catch { /* storage disabled */ }
+        }
         location.hash = `#/t/${event.table}`;
       }
     }

@@ -261,8 +261,9 @@ export class Table {
   }
 
   /**
-   * A rematch the players were sent to: its first seat starts the game once every seat is
-   * taken and connected (once; the others wait).
+   * A rematch the players were sent to: its first person's seat (the computer's seats do not
+   * start games) starts the game once every seat is taken and every person connected (once;
+   * the others wait).
    */
   startRematch() {
     const s = this.state;
@@ -271,7 +272,9 @@ export class Table {
       this.rematchStart = false;
       return;
     }
-    if (s.you === 0 && s.table.seats.every((x) => x !== null) && s.connected.every((c) => c)) {
+    const first = s.table.seats.findIndex((x) => x?.kind === 'person');
+    const arrived = s.table.seats.every((x, i) => x !== null && (x.kind === 'computer' || s.connected[i]));
+    if (s.you === first && arrived) {
       this.rematchStart = false;
       this.send({ type: 'start' });
     }

@@ -137,7 +137,10 @@ export function actionsNode(table, view) {
     }
     buttons.push(h('button', { id: 'resign', onclick: () => { if (confirm(t('table.confirm_resign'))) table.send({ type: 'resign' }); } }, t('table.resign')));
   }
-  if (s.table.phase === 'ended' && seated && s.table.seats.every((x) => x?.kind !== 'computer')) {
+  // people at the table: with two or more, the rematch is theirs to agree (the computer's seats
+  // always agree and come along); a person alone with the computer starts the next game at once
+  const persons = s.table.seats.filter((x) => x?.kind === 'person').length;
+  if (s.table.phase === 'ended' && seated && persons >= 2) {
     // between people: offer a rematch, or answer the other's; once agreed, a link to it
     const offers = s.rematch_offers ?? [];
     const mine = offers.includes(/** @type {number} */ (s.you));
@@ -154,7 +157,7 @@ export function actionsNode(table, view) {
   }
   if (s.table.phase === 'ended' && seated) {
     const computer = s.table.seats.find((x) => x?.kind === 'computer');
-    if (computer && computer.kind === 'computer') {
+    if (computer && computer.kind === 'computer' && persons === 1) {
       // the same table options, the colours (kingdoms) turned by one seat, the same computer
       buttons.push(h('button', {
         id: 'rematch', class: 'primary',
@@ -176,7 +179,7 @@ export function actionsNode(table, view) {
       onclick: () => {
         // after a game against the computer, the computer's card; else the people's form
         const computer = s.table.seats.find((x) => x?.kind === 'computer');
-        const form = computer && computer.kind === 'computer'
+        const form = computer && computer.kind === 'computer' && persons === 1
           ? { computer: newComputerForm(s.table.options, computer.level) } : newGameForm(s.table.options);
         try { sessionStorage.setItem('chuhe.form', JSON.stringify(form)); } catch { /* storage disabled */ }
         location.hash = '#/';
