@@ -57,6 +57,9 @@ export async function rematchChecks(b, base, shots) {
   await ana.waitForSelector('#rematch[disabled]');
   assert.equal(await ana.textContent('#rematch'), 'Revancha propuesta');
   await beto.waitForSelector('#rematch-offered');
+  // an offer is heard by the one it asks (issue 31), not by the one who made it
+  assert.ok((await beto.evaluate(() => /** @type {any} */ (window).chuheTest.sounds ?? [])).includes('offer'));
+  assert.ok(!(await ana.evaluate(() => /** @type {any} */ (window).chuheTest.sounds ?? [])).includes('offer'));
   assert.equal(await beto.textContent('#rematch-offered'), 'Rojo propone la revancha');
   assert.equal(await beto.textContent('#accept-rematch'), 'Aceptar la revancha');
   assert.equal(await beto.textContent('#decline-rematch'), 'Rechazar la revancha');

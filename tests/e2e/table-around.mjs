@@ -126,6 +126,8 @@ export async function tableChecks(b, base, shots) {
 
   // 4. the opponent sees the absent seat and the server's countdown to the abandonment
   await ana.waitForSelector('[data-absent="1"]');
+  // and hears it once (issue 31)
+  assert.equal((await ana.evaluate(() => /** @type {any} */ (window).chuheTest.sounds ?? [])).filter((/** @type {string} */ x) => x === 'gone').length, 1);
   const line = await ana.textContent('[data-absent="1"]') ?? '';
   const m = /^Beto se ha desconectado: pierde por abandono en (\d):(\d\d)$/.exec(line);
   assert.ok(m, line);

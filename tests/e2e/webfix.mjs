@@ -165,6 +165,31 @@ export async function webfixChecks(b, base, shots) {
   await guest.screenshot({ path: join(shots, 'long-name-phone-lobby.png'), fullPage: true });
   console.log('ok long names: a 24-character name keeps the phone page 390 px wide');
 
+  // board themes (issue 31): wood, light and dark boards, chosen in the header and kept by the
+  // browser; with the piece sets, the phone page stays 390 px wide
+  await guest.goto(`${base}/#/rules/xiangqi`);
+  await guest.waitForSelector('svg.xiangqi .wood');
+  const woodFill = () => guest.$eval('svg.xiangqi .wood', (e) => getComputedStyle(e).fill);
+  assert.equal(await woodFill(), 'rgb(232, 197, 141)');
+  await guest.selectOption('#board-theme', 'dark');
+  assert.equal(await woodFill(), 'rgb(52, 66, 76)');
+  await guest.selectOption('#pieces', 'western');
+  await guest.reload();
+  await guest.waitForSelector('svg.xiangqi .wood');
+  assert.equal(await guest.getAttribute('html', 'data-board'), 'dark');
+  assert.equal(await woodFill(), 'rgb(52, 66, 76)', 'the dark board is kept after a reload');
+  assert.equal(await guest.inputValue('#board-theme'), 'dark');
+  assert.equal(await guest.inputValue('#pieces'), 'western');
+  assert.ok(await pageWidth(guest) <= 390, `rules page ${await pageWidth(guest)} px wide`);
+  await guest.locator('svg.xiangqi').first().screenshot({ path: join(shots, 'board-dark-letters-phone.png') });
+  await guest.selectOption('#board-theme', 'light');
+  assert.equal(await woodFill(), 'rgb(247, 241, 230)');
+  await guest.setViewportSize(DESKTOP);
+  await guest.locator('svg.xiangqi').first().screenshot({ path: join(shots, 'board-light-letters.png') });
+  await guest.selectOption('#board-theme', 'wood');
+  await guest.selectOption('#pieces', 'chinese');
+  console.log('ok board themes (wood, light, dark) and piece sets are kept by the browser');
+
   await guest.context().close();
   await holder.context().close();
 }

@@ -13,7 +13,7 @@
 
 import { LANGS, LANG_NAMES, initLang, lang, setLang, t } from './i18n.js';
 import { api } from './net.js';
-import { currentPieceSet, setPieceSet } from './boards.js';
+import { BOARD_THEMES, boardThemeNamed, currentPieceSet, setPieceSet } from './boards.js';
 import { h, patch } from './dom.js';
 import { lobbyPage } from './lobby.js';
 import { tablePage } from './table-view.js';
@@ -85,6 +85,14 @@ function header(variant) {
       page.draw();
     },
   }, ...PIECE_SETS.map((p) => h('option', { value: p, selected: p === currentPieceSet() }, t(`pieces.${p}`))));
+  const boardSelect = h('select', {
+    id: 'board-theme', 'aria-label': t('app.board'),
+    onchange: (/** @type {Event} */ e) => {
+      const theme = boardThemeNamed(/** @type {HTMLSelectElement} */ (e.target).value);
+      document.documentElement.dataset.board = theme;
+      try { localStorage.setItem('chuhe.board', theme); } catch { /* storage disabled */ }
+    },
+  }, ...BOARD_THEMES.map((x) => h('option', { value: x, selected: x === boardThemeNamed(document.documentElement.dataset.board) }, t(`board.${x}`))));
   const notationSelect = h('select', {
     id: 'notation', 'aria-label': t('app.notation'),
     onchange: (/** @type {Event} */ e) => {
@@ -106,6 +114,7 @@ function header(variant) {
       variant === 'sanguo' || variant === 'banqi' ? null
         : h('label', { class: 'lang' }, h('span', { class: 'label-text' }, t('app.notation')), ' ', notationSelect),
       h('label', { class: 'lang' }, h('span', { class: 'label-text' }, t('app.pieces')), ' ', pieces),
+      h('label', { class: 'lang' }, h('span', { class: 'label-text' }, t('app.board')), ' ', boardSelect),
       h('label', { class: 'lang' }, h('span', { class: 'label-text' }, t('app.language')), ' ', select)));
 }
 
@@ -188,6 +197,7 @@ async function start() {
   document.documentElement.lang = lang();
   try {
     setPieceSet(pieceSetNamed(localStorage.getItem('chuhe.pieces')));
+    document.documentElement.dataset.board = boardThemeNamed(localStorage.getItem('chuhe.board'));
     const saved = localStorage.getItem('chuhe.notation');
     if (saved === 'wxf' || saved === 'chinese' || saved === 'iccs') session.notation = saved;
     // a Chinese page writes Chinese notation unless the player chose another

@@ -52,6 +52,24 @@ function label(parent, x, y, size, text, fill) {
 let pieceSet = 'chinese';
 
 /**
+ * The boards' colours: `wood` (the default), `light` and `dark`. The theme is a stylesheet rule
+ * on the page's root (`<html data-board="…">`, style.css), so every board drawn follows it.
+ * @typedef {'wood' | 'light' | 'dark'} BoardTheme
+ */
+/** @type {BoardTheme[]} */
+export const BOARD_THEMES = ['wood', 'light', 'dark'];
+
+/**
+ * The board theme named `name`, or `wood` for anything else (a stored value from another
+ * version, nothing stored).
+ * @param {string | null | undefined} name
+ * @returns {BoardTheme}
+ */
+export function boardThemeNamed(name) {
+  return BOARD_THEMES.find((x) => x === name) ?? 'wood';
+}
+
+/**
  * Chooses the pieces' faces: traditional characters, western letters (WXF letters: K general,
  * A advisor, E elephant, H horse, R chariot, C cannon, P soldier, F flag bearer), or pictographic
  * symbols (`SYMBOLS`).
@@ -421,8 +439,8 @@ export function xiangqiBoard(fen, flipped, marks, coords = null) {
     }
   }
   const riverY = (at(0, 4)[1] + at(0, 5)[1]) / 2;
-  label(svg, m + 2 * c, riverY, c * 0.5, flipped ? '漢 界' : '楚 河', '#6b4b2a');
-  label(svg, m + 6 * c, riverY, c * 0.5, flipped ? '楚 河' : '漢 界', '#6b4b2a');
+  label(svg, m + 2 * c, riverY, c * 0.5, flipped ? '漢 界' : '楚 河', '#6b4b2a').classList.add('river');
+  label(svg, m + 6 * c, riverY, c * 0.5, flipped ? '楚 河' : '漢 界', '#6b4b2a').classList.add('river');
   /** @type {Map<string, [number, number]>} */
   const points = new Map();
   for (let r = 0; r <= 9; r++) {

@@ -1,11 +1,12 @@
 // The table's sounds, made on the spot with WebAudio (no sound file): a move, a capture, a
-// check, the start and the end of a game, and the low-time warning. A mute setting kept in
+// check, the start and the end of a game, the low-time warning, an offer made to the receiver
+// and the opponent leaving. A mute setting kept in
 // localStorage silences them. Nothing plays before the page has had a click or a key (the
 // browsers' rule); the sounds asked for are still counted for the tests (`expose('sounds')`).
 
 import { expose } from './testing.js';
 
-/** @typedef {'move' | 'capture' | 'check' | 'start' | 'end' | 'lowtime'} SoundName */
+/** @typedef {'move' | 'capture' | 'check' | 'start' | 'end' | 'lowtime' | 'offer' | 'gone'} SoundName */
 
 const STORAGE_KEY = 'chuhe.muted';
 /** @type {AudioContext | null} */
@@ -109,6 +110,14 @@ export function play(name) {
       [523, 659, 784].forEach((f, i) => tone(ctx, t + i * 0.09, f, 160, 'sine', 0.2));
     } else if (name === 'end') {
       [784, 659, 523, 392].forEach((f, i) => tone(ctx, t + i * 0.11, f, 200, 'sine', 0.2));
+    } else if (name === 'offer') {
+      // a question: two rising soft tones (a draw, takeback or rematch offered to the receiver)
+      tone(ctx, t, 660, 110, 'sine', 0.18);
+      tone(ctx, t + 0.12, 990, 150, 'sine', 0.18);
+    } else if (name === 'gone') {
+      // the opponent's connection dropped: one low falling pair
+      tone(ctx, t, 440, 140, 'triangle', 0.2);
+      tone(ctx, t + 0.15, 330, 200, 'triangle', 0.2);
     } else if (name === 'lowtime') {
       tone(ctx, t, 1320, 70, 'square', 0.08);
       tone(ctx, t + 0.15, 1320, 70, 'square', 0.08);

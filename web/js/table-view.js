@@ -43,6 +43,11 @@ export function tablePage(shell, id) {
   /** the seats that declined the last draw, takeback and rematch offers */
   let declines = NO_DECLINES;
   // the sounds of a change: the end, else a check, else a capture, else a move; the start
+  // a seated person's opponent whose connection drops during the game is heard once
+  table.onPresence = (seat, connected, before) => {
+    if (!connected && before.connected[seat] && before.you !== null && seat !== before.you
+      && before.table.phase === 'running' && before.table.seats[seat]?.kind === 'person') play('gone');
+  };
   table.onUpdate = (msg, before) => {
     const kinds = msg.events.map((e) => e.event.kind);
     if (kinds.includes('ended') && before.table.options.rated) seats.refreshRatings(before);
@@ -57,6 +62,10 @@ export function tablePage(shell, id) {
         location.hash = `#/t/${event.table}`;
       }
     }
+    // an offer made to the receiver (by another seat) asks for an answer: it is heard
+    const offered = msg.events.some(({ event }) => (event.kind === 'draw_offered' || event.kind === 'takeback_offered'
+      || event.kind === 'rematch_offered') && before.you !== null && event.seat !== before.you);
+    if (offered && !kinds.includes('ended')) play('offer');
     if (kinds.includes('started')) play('start');
     if (kinds.includes('ended')) play('end');
     else if (kinds.includes('moved')) {

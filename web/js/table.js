@@ -115,6 +115,11 @@ export class Table {
     /** @type {((msg: import('./protocol.js').UpdateMessage, before: StateMessage) => void) | null} */
     this.onUpdate = null;
     /**
+     * Called with a seat's connection news before the state takes it (`before`: the state then).
+     * @type {((seat: number, connected: boolean, before: StateMessage) => void) | null}
+     */
+    this.onPresence = null;
+    /**
      * A game against the computer set up from the lobby or a rematch: the seat to take, the
      * computer's level for every other seat, then the start (one step per answer of the server).
      * @type {{seat: number, level: number} | null}
@@ -168,6 +173,7 @@ export class Table {
           this.send({ type: 'sync', since: null });
         }
       } else if (msg.type === 'presence' && this.state) {
+        this.onPresence?.(msg.seat, msg.connected, this.state);
         const connected = [...this.state.connected];
         connected[msg.seat] = msg.connected;
         const ms = msg.connected ? null : msg.abandon_ms ?? null;
