@@ -543,6 +543,105 @@ async fn two_bots_challenge_and_play(backend: Backend) {
         );
         assert_eq!(state["winc"], 3000);
     }
+
+    // Chat: a chatLine on both players' streams; the spectators' room is not a player's.
+    let chat = format!("/api/bot/game/{game}/chat");
+    let (status, ok) = post_form(&server, &chat, &b.token, "room=player&text=good+luck").await;
+    assert_eq!((status, ok), (200, json!({"ok": true})));
+    for stream in [&mut a_game, &mut b_game] {
+        assert_eq!(
+            stream.next().await,
+            json!({"type": "chatLine", "room": "player", "username": "Beta", "text": "good luck"})
+        );
+    }
+    let (status, err) = post_form(&server, &chat, &b.token, "room=spectator&text=hi").await;
+    assert_eq!(
+        (status, err),
+        (
+            400,
+            json!({"error": "a seated player speaks in the player room; the spectators' room is theirs"})
+        )
+    );
+    let (status, err) = post_form(&server, &chat, &b.token, "room=player").await;
+    assert_eq!((status, err), (400, json!({"error": "text is missing"})));
+
+    // A draw offered by Black (bdraw), declined by Red; nothing left to decline then.
+    let draw = |who: &str| format!("/api/bot/game/{game}/draw/{who}");
+    let (status, _) = post_form(&server, &draw("yes"), &b.token, "").await;
+    assert_eq!(status, 200);
+    for stream in [&mut a_game, &mut b_game] {
+        let state = stream.next().await;
+        assert_eq!(
+            (&state["wdraw"], &state["bdraw"]),
+            (&json!(false), &json!(true))
+        );
+    }
+    let (status, _) = post_form(&server, &draw("no"), &a.token, "").await;
+    assert_eq!(status, 200);
+    for stream in [&mut a_game, &mut b_game] {
+        assert_eq!(stream.next().await["bdraw"], false);
+    }
+    let (status, err) = post_form(&server, &draw("no"), &a.token, "").await;
+    assert_eq!(
+        (status, err),
+        (400, json!({"error": "there is no draw offer to decline"}))
+    );
+    let (status, err) = post_form(&server, &draw("maybe"), &a.token, "").await;
+    assert_eq!(
+        (status, err),
+        (
+            400,
+            json!({"error": "accept must be yes, no, true or false, not \"maybe\""})
+        )
+    );
+
+    // A takeback asked by Red (wtakeback) and given by Black: h2e2 is taken back.
+    let takeback = |who: &str| format!("/api/bot/game/{game}/takeback/{who}");
+    let (status, _) = post_form(&server, &takeback("yes"), &a.token, "").await;
+    assert_eq!(status, 200);
+    for stream in [&mut a_game, &mut b_game] {
+        assert_eq!(stream.next().await["wtakeback"], true);
+    }
+    let (status, _) = post_form(&server, &takeback("true"), &b.token, "").await;
+    assert_eq!(status, 200);
+    for stream in [&mut a_game, &mut b_game] {
+        let state = stream.next().await;
+        assert_eq!(
+            (&state["moves"], &state["wtakeback"]),
+            (&json!(""), &json!(false))
+        );
+    }
+    let (status, _) = post_form(
+        &server,
+        &format!("/api/bot/game/{game}/move/h2e2"),
+        &a.token,
+        "",
+    )
+    .await;
+    assert_eq!(status, 200);
+    for stream in [&mut a_game, &mut b_game] {
+        assert_eq!(stream.next().await["moves"], "h2e2");
+    }
+
+    // Black's stream goes: Red is told (opponentGone, with the seconds before Black loses),
+    // and told again when it is back.
+    drop(b_game);
+    let gone = a_game.next().await;
+    assert_eq!(
+        (&gone["type"], &gone["gone"]),
+        (&json!("opponentGone"), &json!(true))
+    );
+    let seconds = gone["claimWinInSeconds"]
+        .as_u64()
+        .expect("seconds while gone");
+    assert!((1..=60).contains(&seconds), "{gone}");
+    let mut b_game = Lines::open(server.addr, &path, &b.token).await;
+    assert_eq!(b_game.next().await["type"], "gameFull");
+    assert_eq!(
+        a_game.next().await,
+        json!({"type": "opponentGone", "gone": false})
+    );
+
     let (status, _) = post_form(
         &server,
         &format!("/api/bot/game/{game}/resign"),

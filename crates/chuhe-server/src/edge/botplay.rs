@@ -415,6 +415,35 @@ pub fn game_state(s: &State) -> Value {
     if s.outcome.is_some() && s.winner_seats.len() == 1 {
         v["winner"] = json!(color_of(s.winner_seats[0].index()));
     }
+    // lichess's pending offers: who offered a draw, who asked for a takeback
+    let offered = |seat: Option<crate::protocol::Seat>, index: usize| {
+        s.table.phase == Phase::Running && seat.is_some_and(|x| x.index() == index)
+    };
+    v["wdraw"] = json!(offered(s.draw_offer, 0));
+    v["bdraw"] = json!(offered(s.draw_offer, 1));
+    v["wtakeback"] = json!(offered(s.takeback_offer, 0));
+    v["btakeback"] = json!(offered(s.takeback_offer, 1));
+    v
+}
+
+/// A `chatLine` of the game stream from a table chat message: `room` `player` (the seated
+/// persons) or `spectator`, `username`, `text`.
+fn chat_line(room: crate::protocol::ChatRoom, name: &str, text: &str) -> Value {
+    let room = match room {
+        crate::protocol::ChatRoom::Players => "player",
+        crate::protocol::ChatRoom::Spectators => "spectator",
+    };
+    json!({"type": "chatLine", "room": room, "username": name, "text": text})
+}
+
+/// An `opponentGone` line: `gone`, and while gone `claimWinInSeconds` (whole seconds, rounded
+/// up, before the absent seat loses by abandonment; chuhe ends the game by itself then, so
+/// there is nothing to claim).
+fn opponent_gone(connected: bool, abandon_ms: Option<u64>) -> Value {
+    let mut v = json!({"type": "opponentGone", "gone": !connected});
+    if let (false, Some(ms)) = (connected, abandon_ms) {
+        v["claimWinInSeconds"] = json!(ms.div_ceil(1000));
+    }
     v
 }
 
@@ -533,6 +562,8 @@ async fn game_stream(
     let mut shutdown = state.shutdown_signal();
     tokio::spawn(async move {
         let mut last = line(&game_state(&current));
+        // whether this stream last said the opponent was gone
+        let mut told_gone = false;
         if tx.send(line(&full)).await.is_ok() {
             let mut tick =
                 tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
@@ -558,6 +589,19 @@ async fn game_stream(
                             }
                             last = next.clone();
                             next
+                        }
+                        Some(ServerMessage::Chat { room, name, text, .. }) => {
+                            line(&chat_line(room, &name, &text))
+                        }
+                        // the opponent's connection: gone while the game runs, and back
+                        // after that (as lichess: nothing when it merely arrives)
+                        Some(ServerMessage::Presence { seat, connected, abandon_ms })
+                            if current.you.is_some_and(|you| you != seat)
+                                && ((!connected && current.table.phase == Phase::Running)
+                                    || (connected && told_gone)) =>
+                        {
+                            told_gone = !connected;
+                            line(&opponent_gone(connected, abandon_ms))
                         }
                         Some(_) => continue,
                         None => break,
@@ -592,9 +636,10 @@ async fn act(
         let Some(you) = current.you else {
             return Err(LichessError::bad_request("you do not play in this game"));
         };
+        let chat = matches!(msg, ClientMessage::Chat { .. });
         match current.table.phase {
-            Phase::Ended => return Err(LichessError::bad_request("the game is over")),
-            Phase::Open if !matches!(msg, ClientMessage::Abort {}) => {
+            Phase::Ended if !chat => return Err(LichessError::bad_request("the game is over")),
+            Phase::Open if !matches!(msg, ClientMessage::Abort {}) && !chat => {
                 return Err(LichessError::bad_request(
                     "the game has not started: open its stream first",
                 ))
@@ -611,6 +656,25 @@ async fn act(
                     mv,
                 }
             }
+            // lichess's "yes": agree to the opponent's offer, else make one
+            ClientMessage::AcceptDraw {} if current.draw_offer.is_none_or(|x| x == you) => {
+                ClientMessage::OfferDraw {}
+            }
+            ClientMessage::DeclineDraw {} if current.draw_offer.is_none_or(|x| x == you) => {
+                return Err(LichessError::bad_request(
+                    "there is no draw offer to decline",
+                ));
+            }
+            ClientMessage::AcceptTakeback {} if current.takeback_offer.is_none_or(|x| x == you) => {
+                ClientMessage::Takeback {}
+            }
+            ClientMessage::DeclineTakeback {}
+                if current.takeback_offer.is_none_or(|x| x == you) =>
+            {
+                return Err(LichessError::bad_request(
+                    "there is no takeback request to decline",
+                ));
+            }
             other => other,
         };
         handle
@@ -623,8 +687,42 @@ async fn act(
     result.map(|()| Json(json!({"ok": true})).into_response())
 }
 
+/// lichess's `{accept}` of the draw and takeback routes: `yes`/`true` or `no`/`false`.
+fn accept_word(word: &str) -> Result<bool, LichessError> {
+    match word {
+        "yes" | "true" => Ok(true),
+        "no" | "false" => Ok(false),
+        other => Err(LichessError::bad_request(format!(
+            "accept must be yes, no, true or false, not {other:?}"
+        ))),
+    }
+}
+
+/// The chat message of lichess's chat form: `room` (`player`, the default: the seated
+/// persons' chat, the only room a seated player speaks in at chuhe) and `text`.
+async fn chat_message(request: Request) -> Result<ClientMessage, LichessError> {
+    let p = params(request).await?;
+    match p.get("room").map(String::as_str).unwrap_or("player") {
+        "player" => {}
+        "spectator" => {
+            return Err(LichessError::bad_request(
+                "a seated player speaks in the player room; the spectators' room is theirs",
+            ))
+        }
+        other => {
+            return Err(LichessError::bad_request(format!(
+                "room must be player or spectator, not {other:?}"
+            )))
+        }
+    }
+    let Some(text) = p.get("text") else {
+        return Err(LichessError::bad_request("text is missing"));
+    };
+    Ok(ClientMessage::Chat { text: text.clone() })
+}
+
 macro_rules! play_routes {
-    ($api:expr, $prefix:literal, $stream:ident, $mv:ident, $resign:ident, $abort:ident) => {
+    ($api:expr, $prefix:literal, $stream:ident, $mv:ident, $resign:ident, $abort:ident, $chat:ident, $draw:ident, $takeback:ident) => {
         #[doc = concat!("`GET ", $prefix, "/game/stream/{id}`: the game as NDJSON: `gameFull`, then a `gameState` after each change, an empty line every 6 s.")]
         #[utoipa::path(
             get,
@@ -709,6 +807,85 @@ macro_rules! play_routes {
         ) -> Result<Response, LichessError> {
             act($api, state, user, id, ClientMessage::Abort {}).await
         }
+
+        #[doc = concat!("`POST ", $prefix, "/game/{id}/chat`: says `text` (form field) in the players' chat of the game; `room` `player` (the default).")]
+        #[utoipa::path(
+            post,
+            path = concat!($prefix, "/game/{id}/chat"),
+            tag = "lichess",
+            params(("id" = String, Path, description = "The game's (table's) id")),
+            request_body(content = String, content_type = "application/x-www-form-urlencoded", description = "`room=player&text=...` (or the same fields as a JSON object)"),
+            responses(
+                (status = 200, description = "Said: `{\"ok\": true}`; the players' streams get a `chatLine`", body = Object),
+                (status = 400, description = "Refused with its reason (`{\"error\": \"...\"}`: an empty or too long text, the spectators' room)"),
+                (status = 404, description = "No such game"),
+            )
+        )]
+        pub(crate) async fn $chat(
+            axum::extract::State(state): axum::extract::State<AppState>,
+            user: ApiUser,
+            Path(id): Path<String>,
+            request: Request,
+        ) -> Result<Response, LichessError> {
+            let msg = chat_message(request).await?;
+            act($api, state, user, id, msg).await
+        }
+
+        #[doc = concat!("`POST ", $prefix, "/game/{id}/draw/{accept}`: `yes` offers a draw, or agrees to the opponent's offer; `no` declines it.")]
+        #[utoipa::path(
+            post,
+            path = concat!($prefix, "/game/{id}/draw/{accept}"),
+            tag = "lichess",
+            params(
+                ("id" = String, Path, description = "The game's (table's) id"),
+                ("accept" = String, Path, description = "`yes` or `true`; `no` or `false`"),
+            ),
+            responses(
+                (status = 200, description = "Done: `{\"ok\": true}`", body = Object),
+                (status = 400, description = "Refused with its reason (`{\"error\": \"...\"}`: no offer to decline, the game is over...)"),
+                (status = 404, description = "No such game"),
+            )
+        )]
+        pub(crate) async fn $draw(
+            axum::extract::State(state): axum::extract::State<AppState>,
+            user: ApiUser,
+            Path((id, accept)): Path<(String, String)>,
+        ) -> Result<Response, LichessError> {
+            let msg = if accept_word(&accept)? {
+                ClientMessage::AcceptDraw {}
+            } else {
+                ClientMessage::DeclineDraw {}
+            };
+            act($api, state, user, id, msg).await
+        }
+
+        #[doc = concat!("`POST ", $prefix, "/game/{id}/takeback/{accept}`: `yes` asks for a takeback, or agrees to the opponent's request; `no` declines it (unrated xiangqi games).")]
+        #[utoipa::path(
+            post,
+            path = concat!($prefix, "/game/{id}/takeback/{accept}"),
+            tag = "lichess",
+            params(
+                ("id" = String, Path, description = "The game's (table's) id"),
+                ("accept" = String, Path, description = "`yes` or `true`; `no` or `false`"),
+            ),
+            responses(
+                (status = 200, description = "Done: `{\"ok\": true}`", body = Object),
+                (status = 400, description = "Refused with its reason (`{\"error\": \"...\"}`: no request to decline, a rated game...)"),
+                (status = 404, description = "No such game"),
+            )
+        )]
+        pub(crate) async fn $takeback(
+            axum::extract::State(state): axum::extract::State<AppState>,
+            user: ApiUser,
+            Path((id, accept)): Path<(String, String)>,
+        ) -> Result<Response, LichessError> {
+            let msg = if accept_word(&accept)? {
+                ClientMessage::AcceptTakeback {}
+            } else {
+                ClientMessage::DeclineTakeback {}
+            };
+            act($api, state, user, id, msg).await
+        }
     };
 }
 
@@ -718,7 +895,10 @@ play_routes!(
     bot_stream,
     bot_move,
     bot_resign,
-    bot_abort
+    bot_abort,
+    bot_chat,
+    bot_draw,
+    bot_takeback
 );
 play_routes!(
     Api::Board,
@@ -726,7 +906,10 @@ play_routes!(
     board_stream,
     board_move,
     board_resign,
-    board_abort
+    board_abort,
+    board_chat,
+    board_draw,
+    board_takeback
 );
 
 /// lichess's speed of a time control: by its estimated length, `limit + 40 × increment`

@@ -61,10 +61,25 @@ pub fn app(state: AppState) -> Router {
         .route("/api/bot/game/{id}/move/{mv}", post(botplay::bot_move))
         .route("/api/bot/game/{id}/resign", post(botplay::bot_resign))
         .route("/api/bot/game/{id}/abort", post(botplay::bot_abort))
+        .route("/api/bot/game/{id}/chat", post(botplay::bot_chat))
+        .route("/api/bot/game/{id}/draw/{accept}", post(botplay::bot_draw))
+        .route(
+            "/api/bot/game/{id}/takeback/{accept}",
+            post(botplay::bot_takeback),
+        )
         .route("/api/board/game/stream/{id}", get(botplay::board_stream))
         .route("/api/board/game/{id}/move/{mv}", post(botplay::board_move))
         .route("/api/board/game/{id}/resign", post(botplay::board_resign))
         .route("/api/board/game/{id}/abort", post(botplay::board_abort))
+        .route("/api/board/game/{id}/chat", post(botplay::board_chat))
+        .route(
+            "/api/board/game/{id}/draw/{accept}",
+            post(botplay::board_draw),
+        )
+        .route(
+            "/api/board/game/{id}/takeback/{accept}",
+            post(botplay::board_takeback),
+        )
         .route("/api/tables/{id}/ws", get(crate::edge::ws::upgrade))
         // the web client's files (compressed, revalidated: see `web.rs`); 404 JSON for the rest
         .fallback_service(
