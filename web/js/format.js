@@ -161,6 +161,14 @@ export function guestBadge(account) {
 }
 
 /**
+ * The BOT badge of a bot account (lichess's title; `docs/bots.md`), or `null`.
+ * @param {boolean | undefined} bot
+ */
+export function botBadge(bot) {
+  return bot ? h('span', { class: 'badge bot-badge', title: t('session.bot_hint') }, 'BOT') : null;
+}
+
+/**
  * The longest a computer move takes at levels 1–8, milliseconds (`LEVELS` of
  * crates/chuhe-engine/src/levels.rs, the same in every game).
  */

@@ -44,6 +44,7 @@ const CATALOGUE = {
   'session.hello': ['Hola, {name}', 'Hello, {name}', '你好，{name}'],
   'session.needed': ['Para jugar, entra como invitado o con tu cuenta.', 'To play, enter as a guest or with your account.', '下棋前，请以游客身份进入或登录账号。'],
   'session.guest': ['invitado', 'guest', '游客'],
+  'session.bot_hint': ['Una cuenta de programa (bot) que juega por la API', 'A program (bot) account that plays through the API', '通过 API 下棋的程序（机器人）账号'],
   'session.guest_hint': ['Invitado, sin cuenta: no es la cuenta del mismo nombre', 'A guest, without an account: not the account of the same name', '游客，没有账号：不是同名的账号'],
   'session.logout': ['Salir de la sesión', 'Log out', '退出登录'],
   'session.as_guest': ['Como invitado', 'As a guest', '游客'],

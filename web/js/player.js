@@ -5,7 +5,7 @@
 import { t } from './i18n.js';
 import { api } from './net.js';
 import { h } from './dom.js';
-import { errorText, formatDate, guestBadge, occupant, resultLine, seatLabel } from './format.js';
+import { errorText, formatDate, botBadge, guestBadge, occupant, resultLine, seatLabel } from './format.js';
 
 /** @typedef {import('./protocol.js').RatingInfo} RatingInfo */
 /** @typedef {import('./protocol.js').SeatEntry} SeatEntry */
@@ -47,7 +47,7 @@ export function occupantNode(entry, variant, redraw) {
   const rating = cachedRating(entry, variant, redraw);
   return h('span', { class: 'who' },
     h('a', { class: 'player-link', href: `#/p/${entry.id}`, onclick: (/** @type {Event} */ e) => e.stopPropagation() }, entry.name),
-    entry.account ? null : ' ', guestBadge(entry.account),
+    entry.account ? null : ' ', guestBadge(entry.account), entry.bot ? ' ' : null, botBadge(entry.bot),
     rating ? h('span', { class: 'list-rating', 'data-player-rating': entry.id }, ` ${rating}`) : null);
 }
 

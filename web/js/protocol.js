@@ -9,7 +9,7 @@
  *   no_capture_limit: number | null, flag_bearers: boolean | null, start_when_full?: boolean}} TableOptions
  */
 /**
- * @typedef {{kind: 'person', id: string, name: string, account: boolean}
+ * @typedef {{kind: 'person', id: string, name: string, account: boolean, bot?: boolean}
  *   | {kind: 'computer', level: number}} SeatEntry
  */
 /**

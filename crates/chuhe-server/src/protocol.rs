@@ -87,6 +87,10 @@ pub enum SeatPlayer {
         name: String,
         /// Whether the player has an account (else a guest).
         account: bool,
+        /// Whether the account is a bot (lichess's `BOT` title, `docs/bots.md`): shown as BOT
+        /// beside the name. Absent counts as `false` (and is left out when `false`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        bot: bool,
     },
     /// The computer at a level from 1 (weakest) to 8.
     Computer {

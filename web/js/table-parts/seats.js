@@ -6,7 +6,7 @@
 import { t } from '../i18n.js';
 import { KINGDOM_COLORS } from '../boards.js';
 import { h } from '../dom.js';
-import { errorText, formatClock, guestBadge, occupant, seatLabel } from '../format.js';
+import { errorText, formatClock, botBadge, guestBadge, occupant, seatLabel } from '../format.js';
 import { api } from '../net.js';
 import { clockNode } from './clocks.js';
 
@@ -215,6 +215,7 @@ export function seatsPart(table, shell, draw) {
         h('span', { class: 'occupant', title: occupant(entry) },
           entry?.kind === 'person' ? h('a', { class: 'player-link', href: `#/p/${entry.id}` }, entry.name) : occupant(entry), s.you === i ? ` (${t('table.you')})` : '',
           entry?.kind === 'person' && !entry.account ? ' ' : null, entry?.kind === 'person' ? guestBadge(entry.account) : null,
+          entry?.kind === 'person' && entry.bot ? ' ' : null, entry?.kind === 'person' ? botBadge(entry.bot) : null,
           ratingText(entry) ? h('span', { class: 'seat-rating', 'data-rating': i }, ` ${ratingText(entry)}`) : null,
           entry && !s.connected[i] && s.table.phase !== 'ended' ? ` · ${t('table.offline')}` : ''),
         clockNode(s, i),

@@ -322,6 +322,7 @@ pub(crate) async fn challenge_ai(
         id: user.person.id.clone(),
         name: user.person.name.clone(),
         account: user.person.account,
+        bot: user.bot,
     };
     let computer = SeatPlayer::Computer {
         level: u8::try_from(level).unwrap_or(1),
@@ -1074,11 +1075,13 @@ pub(crate) async fn challenge(
             id: user.person.id.clone(),
             name: user.person.name.clone(),
             account: true,
+            bot: user.bot,
         },
         dest: SeatPlayer::Person {
             id: dest.id.clone(),
             name: dest.name.clone(),
             account: true,
+            bot: dest_bot,
         },
         options,
         color,

@@ -386,6 +386,7 @@ impl AppState {
                 id: person.id,
                 name: person.name,
                 account: person.account,
+                bot: false,
             });
         }
         self.create_seated_table(options, seats).await

@@ -68,6 +68,7 @@ pub(crate) fn decide(
                 id: person.id.clone(),
                 name: person.name.clone(),
                 account: person.account,
+                bot: false,
             };
             Ok(Decision::Events(sat_and_start(state, *seat, player)))
         }

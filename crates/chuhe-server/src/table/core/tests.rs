@@ -53,6 +53,7 @@ fn seated(p: &Person) -> SeatPlayer {
         id: p.id.clone(),
         name: p.name.clone(),
         account: p.account,
+        bot: false,
     }
 }
 
