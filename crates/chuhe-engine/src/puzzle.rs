@@ -292,8 +292,8 @@ pub struct Puzzle {
     /// The deep search's score of the first move (centipawns, solver's view; mates as
     /// [`MATE`] minus plies).
     pub score: i32,
-    /// The deep search's score of the second-best first move (`None`: the solution's first
-    /// move is the only legal move).
+    /// The deep search's score of the second-best first move (`None` only for a line that
+    /// starts with the only legal move, which [`Miner::examine`] rejects).
     pub second: Option<i32>,
     /// The line's themes, sorted.
     pub themes: Vec<Theme>,
@@ -349,6 +349,8 @@ pub enum Rejection {
     BadRecord,
     /// The position lies on the solution of an earlier puzzle of the same game.
     InsideEarlier,
+    /// The solution's first move is the only legal move: nothing to find.
+    OnlyMove,
 }
 
 impl fmt::Display for Rejection {
@@ -359,6 +361,7 @@ impl fmt::Display for Rejection {
             Rejection::NoGain => "the line neither mates nor wins material",
             Rejection::BadRecord => "the game's moves do not replay",
             Rejection::InsideEarlier => "the position is on an earlier puzzle's line",
+            Rejection::OnlyMove => "the first move is the only legal move",
         })
     }
 }
@@ -561,6 +564,9 @@ impl Miner {
             if solution.is_empty() {
                 if best.score < t.win_cp {
                     return Err(Rejection::NotWinning);
+                }
+                if lines.len() < 2 {
+                    return Err(Rejection::OnlyMove);
                 }
                 if !unique {
                     return Err(Rejection::NotUnique);

@@ -483,14 +483,15 @@ struct GameResult {
     lines: Vec<String>,
     candidates: usize,
     /// Rejections by chuhe, by stage then reason (indices of [`REJECTIONS`]).
-    chuhe: [[usize; 5]; 2],
+    chuhe: [[usize; 6]; 2],
     verifier: [usize; 4],
     bad_record: bool,
 }
 
-const REJECTIONS: [Rejection; 5] = [
+const REJECTIONS: [Rejection; 6] = [
     Rejection::NotWinning,
     Rejection::NotUnique,
+    Rejection::OnlyMove,
     Rejection::NoGain,
     Rejection::BadRecord,
     Rejection::InsideEarlier,
