@@ -901,6 +901,17 @@ mod tests {
         assert_eq!(miner.examine(&start, &line), Err(Rejection::NotUnique));
     }
 
+    /// Black's Chariot checks from e1; Red's General must take it, its only legal move (the
+    /// Horses hold d0 and f0): winning, but nothing to find.
+    #[test]
+    fn an_only_move_is_no_puzzle() {
+        let start = Position::from_fen("3k5/9/9/9/9/9/9/9/r8/3NKN3 b - - 0 1").unwrap();
+        assert_eq!(
+            small().examine(&start, &moves("a1e1")).unwrap_err(),
+            Rejection::OnlyMove
+        );
+    }
+
     /// A record that does not replay is refused, never a panic.
     #[test]
     fn a_bad_record_is_refused() {
