@@ -347,7 +347,8 @@ pub enum Rejection {
     NoGain,
     /// The game's moves do not replay (a bad record).
     BadRecord,
-    /// The position lies on the solution of an earlier puzzle of the same game.
+    /// The position lies on the solution of an earlier puzzle of the same game, or is the
+    /// position of an earlier puzzle again (the game repeated it).
     InsideEarlier,
     /// The solution's first move is the only legal move: nothing to find.
     OnlyMove,
@@ -360,7 +361,7 @@ impl fmt::Display for Rejection {
             Rejection::NotUnique => "more than one move wins",
             Rejection::NoGain => "the line neither mates nor wins material",
             Rejection::BadRecord => "the game's moves do not replay",
-            Rejection::InsideEarlier => "the position is on an earlier puzzle's line",
+            Rejection::InsideEarlier => "the position is on an earlier puzzle's line or repeats it",
             Rejection::OnlyMove => "the first move is the only legal move",
         })
     }
@@ -409,11 +410,14 @@ impl Miner {
         self.costs.clear_micros += timer.elapsed().as_micros() as u64;
         let candidates = self.scan_game(start, moves);
         let mut out = Vec::with_capacity(candidates.len());
-        // The first ply after the line of the last puzzle found.
+        // The first ply after the line of the last puzzle found, and the puzzles' positions.
         let mut free_from = 0;
+        let mut found: Vec<u64> = Vec::new();
         for candidate in candidates {
             let line = &moves[..candidate.ply];
-            if candidate.ply < free_from {
+            let mut pos = start.clone();
+            let key = line.iter().all(|&m| pos.play(m).is_ok()).then(|| pos.key());
+            if candidate.ply < free_from || key.is_some_and(|k| found.contains(&k)) {
                 out.push(Mined {
                     candidate,
                     outcome: Err((Stage::Check, Rejection::InsideEarlier)),
@@ -426,6 +430,7 @@ impl Miner {
             };
             if let Ok(puzzle) = &outcome {
                 free_from = candidate.ply + puzzle.solution.len() + 1;
+                found.push(puzzle.position.key());
             }
             out.push(Mined { candidate, outcome });
         }
