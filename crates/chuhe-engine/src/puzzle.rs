@@ -348,7 +348,8 @@ pub enum Rejection {
     /// The game's moves do not replay (a bad record).
     BadRecord,
     /// The position lies on the solution of an earlier puzzle of the same game, or is the
-    /// position of an earlier puzzle again (the game repeated it).
+    /// position of an earlier puzzle again, or its solution is an earlier puzzle's (the game
+    /// offered the same tactic again).
     InsideEarlier,
     /// The solution's first move is the only legal move: nothing to find.
     OnlyMove,
@@ -361,7 +362,7 @@ impl fmt::Display for Rejection {
             Rejection::NotUnique => "more than one move wins",
             Rejection::NoGain => "the line neither mates nor wins material",
             Rejection::BadRecord => "the game's moves do not replay",
-            Rejection::InsideEarlier => "the position is on an earlier puzzle's line or repeats it",
+            Rejection::InsideEarlier => "an earlier puzzle of the game has this position or line",
             Rejection::OnlyMove => "the first move is the only legal move",
         })
     }
@@ -413,6 +414,7 @@ impl Miner {
         // The first ply after the line of the last puzzle found, and the puzzles' positions.
         let mut free_from = 0;
         let mut found: Vec<u64> = Vec::new();
+        let mut solutions: Vec<Vec<Move>> = Vec::new();
         for candidate in candidates {
             let line = &moves[..candidate.ply];
             let mut pos = start.clone();
@@ -426,11 +428,17 @@ impl Miner {
             }
             let outcome = match self.check(start, line) {
                 Err(r) => Err((Stage::Check, r)),
-                Ok(()) => self.examine(start, line).map_err(|r| (Stage::Examine, r)),
+                Ok(()) => match self.examine(start, line) {
+                    Ok(p) if solutions.contains(&p.solution) => {
+                        Err((Stage::Examine, Rejection::InsideEarlier))
+                    }
+                    other => other.map_err(|r| (Stage::Examine, r)),
+                },
             };
             if let Ok(puzzle) = &outcome {
                 free_from = candidate.ply + puzzle.solution.len() + 1;
                 found.push(puzzle.position.key());
+                solutions.push(puzzle.solution.clone());
             }
             out.push(Mined { candidate, outcome });
         }
@@ -850,9 +858,8 @@ mod tests {
         assert_eq!(small().scan_game(&start, &opening), []);
     }
 
-    /// The game `id` of `data/games.tsv` up to the position whose FEN begins with `fen`'s
-    /// placement and side to move: its start and the moves played to reach it.
-    fn game_until(id: &str, fen: &str) -> (Position, Vec<Move>) {
+    /// The game `id` of `data/games.tsv`: its start and its moves.
+    fn game(id: &str) -> (Position, Vec<Move>) {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/games.tsv");
         let text = std::fs::read_to_string(path).unwrap();
         let row = text
@@ -860,11 +867,17 @@ mod tests {
             .find(|l| l.starts_with(&format!("{id}\t")))
             .unwrap_or_else(|| panic!("no game {id}"));
         let fields: Vec<&str> = row.split('\t').collect();
-        let start = Position::from_fen(fields[6]).unwrap();
+        (Position::from_fen(fields[6]).unwrap(), moves(fields[7]))
+    }
+
+    /// The game `id` of `data/games.tsv` up to the position whose FEN begins with `fen`'s
+    /// placement and side to move: its start and the moves played to reach it.
+    fn game_until(id: &str, fen: &str) -> (Position, Vec<Move>) {
+        let (start, all) = game(id);
         let key = |f: &str| f.split(' ').take(2).collect::<Vec<_>>().join(" ");
         let mut pos = start.clone();
         let mut played = Vec::new();
-        for m in moves(fields[7]) {
+        for m in all {
             if key(&pos.to_string()) == key(fen) {
                 return (start, played);
             }
@@ -872,6 +885,26 @@ mod tests {
             played.push(m);
         }
         panic!("{fen} is not in game {id}");
+    }
+
+    /// In game ccpd-000225 Black misses the same mate in one (Soldier c2-c1) at plies 165, 167
+    /// and 169, in three different positions: one puzzle, the others dropped as repeats.
+    #[test]
+    fn a_tactic_the_game_offers_again_gives_one_puzzle() {
+        let (start, all) = game("ccpd-000225");
+        let mut miner = Miner::new(Thresholds::default()).unwrap();
+        let mined = miner.mine_game(&start, &all[..170]);
+        let mates: Vec<usize> = mined
+            .iter()
+            .filter(|m| m.outcome.as_ref().is_ok_and(|p| p.mate_in() == Some(1)))
+            .map(|m| m.candidate.ply)
+            .collect();
+        assert_eq!(mates, [165]);
+        let repeats = mined
+            .iter()
+            .filter(|m| m.outcome == Err((Stage::Examine, Rejection::InsideEarlier)))
+            .count();
+        assert_eq!(repeats, 2);
     }
 
     /// `data/positions.tsv` pos-0053 (game ccpd-003380): Red mates in two, Horse f5-e7 after
