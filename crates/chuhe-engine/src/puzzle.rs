@@ -4,22 +4,31 @@
 //! in which the opponent's last move was a mistake that the side to move can punish with one
 //! clearly winning continuation, every other move being clearly worse.
 //!
-//! 1. **Scan** ([`scan_game`]): every position of a game gets a short search ([`Thresholds::scan_nodes`]).
-//!    A position is a *candidate* when the side to move is winning there
-//!    ([`Thresholds::win_cp`] or a mate) while the position before the opponent's last move was not
-//!    yet won for it (at most [`Thresholds::even_cp`]): the last move threw the game away, and
-//!    positions that were lost or won anyway are left out.
-//! 2. **Examine** ([`examine`]): a deeper search with two lines ([`Thresholds::deep_nodes`]). The
-//!    best move must still win and the second best must not ([`Thresholds::even_cp`] or less;
-//!    when the best move mates, the second must not mate, and for a mate in one it must not mate
-//!    at once): the winning move is unique. The line is then extended: the defender answers with
-//!    the search's best reply, and the attacker's next move must again be unique, until a mate, or
-//!    until the attacker has won material that the defender's best reply does not take back, or
-//!    until the next attacker move is no longer unique (the line ends on the attacker's move), at
-//!    most [`Thresholds::max_attacker_moves`] moves. A line that neither mates nor wins material
+//! 1. **Scan** ([`Miner::scan_game`]): every position of a game gets a short search
+//!    ([`Thresholds::scan_nodes`]; the game's last [`Thresholds::end_plies`] positions get
+//!    [`Thresholds::check_nodes`]). A position is a *candidate* when the side to move is winning
+//!    there ([`Thresholds::win_cp`] or a mate) while the position before the opponent's last move
+//!    was not yet won for it (at most [`Thresholds::before_cp`]): the last move threw the game away,
+//!    and positions that were lost or won anyway are left out. With
+//!    [`Thresholds::mate_candidates`], a forced mate that was not there before the opponent's
+//!    last move makes a candidate too, however won the position was.
+//! 2. **Check** ([`Miner::check`]): a two-line search of [`Thresholds::check_nodes`] turns down
+//!    the candidates that are clearly no puzzle, before the costly examination.
+//! 3. **Examine** ([`Miner::examine`]): a deeper search with two lines ([`Thresholds::deep_nodes`]).
+//!    The best move must still win and the second best must not ([`Thresholds::is_unique`]): the
+//!    winning move is unique. The line is then extended: the defender answers with the search's
+//!    best reply, and the attacker's next move must again be unique, until a mate, or until the
+//!    attacker has won material that the defender's best reply does not take back, or until the
+//!    next attacker move is no longer unique (the line ends on the attacker's move), at most
+//!    [`Thresholds::max_attacker_moves`] moves. A line that neither mates nor wins material
 //!    ([`Thresholds::gain_cp`], counted in [`crate::eval::kind_value`]s) is rejected: its
 //!    advantage is positional and a solver could not see that it was reached.
-//! 3. **Themes** ([`Theme`]) are read off the line by the rules alone.
+//!
+//! [`Miner::mine_game`] runs the three steps over a game with one transposition table, cleared at
+//! the game's start and kept from search to search ([`Thresholds::reuse_table`]): the result
+//! depends on the game and the thresholds alone.
+//!
+//! 4. **Themes** ([`Theme`]) are read off the line by the rules alone.
 //!
 //! Scores are centipawns from the side to move (100 = one soldier before the river;
 //! [`crate::eval`]); mates are found by the engine's mate scores ([`crate::search::MATE`]).
@@ -29,6 +38,7 @@ use crate::search::{Control, Info, Limits, Searcher, Settings, MATE, MATE_BOUND}
 use crate::tt::Table;
 use chuhe_rules::xiangqi::{Color, Kind, Move, MoveList, Position, Square};
 use std::fmt;
+use std::time::Instant;
 
 /// The numbers that decide what a puzzle is. [`Thresholds::default`] holds the values used for
 /// the shipped puzzles (`docs/puzzles.md`).
@@ -40,13 +50,31 @@ pub struct Thresholds {
     pub deep_nodes: u64,
     /// A score at least this high (centipawns, side to move) is winning.
     pub win_cp: i32,
-    /// A score at most this high is not winning: the position before the mistake, and every
-    /// move other than the solution's.
+    /// A score at most this high is not winning: every move other than the solution's.
     pub even_cp: i32,
+    /// The most that the scan may find the position before the mistake worth for the solver
+    /// (centipawns): above it the position was won anyway.
+    pub before_cp: i32,
     /// The least material (centipawns of [`kind_value`]) that a line without mate must win.
     pub gain_cp: i32,
     /// The longest solution, in attacker moves.
     pub max_attacker_moves: usize,
+    /// Nodes of the quick check (two lines) that a candidate passes before the deep
+    /// examination; 0 leaves the check out. It rejects only what is clearly no puzzle: a best
+    /// score below [`Thresholds::even_cp`], or a second move that mates too (or, without mate,
+    /// that also reaches [`Thresholds::win_cp`]).
+    pub check_nodes: u64,
+    /// The game's last positions scanned with [`Thresholds::check_nodes`] instead of
+    /// [`Thresholds::scan_nodes`]: in master games the decisive tactic is often the one the
+    /// loser resigned facing.
+    pub end_plies: usize,
+    /// Also a candidate: a position with a forced mate for the side to move when the position
+    /// before the opponent's last move held no mate for it, however winning it was (lichess
+    /// keeps such mates too).
+    pub mate_candidates: bool,
+    /// Keep the transposition table from one search to the next within a game (it is cleared
+    /// at the start of each game, so a game's puzzles do not depend on the games mined before).
+    pub reuse_table: bool,
 }
 
 impl Default for Thresholds {
@@ -56,10 +84,113 @@ impl Default for Thresholds {
             deep_nodes: 300_000,
             win_cp: 500,
             even_cp: 150,
+            before_cp: 300,
             gain_cp: 300,
             max_attacker_moves: 4,
+            check_nodes: 30_000,
+            end_plies: 2,
+            mate_candidates: true,
+            reuse_table: true,
         }
     }
+}
+
+impl Thresholds {
+    /// The first miner's settings (a cleared table per search, no quick check, no mate rule,
+    /// no deeper scan of the game's end), kept to measure against (`docs/puzzles.md`).
+    pub fn first() -> Thresholds {
+        Thresholds {
+            check_nodes: 0,
+            end_plies: 0,
+            mate_candidates: false,
+            reuse_table: false,
+            before_cp: 150,
+            ..Thresholds::default()
+        }
+    }
+
+    /// Whether the best line's score `best` is winning and unique against the second line's
+    /// `second` (`None`: there is no other legal move): for a mate in one, the second move
+    /// must not mate at once; for a longer mate, it must not mate at all; otherwise the best
+    /// must reach [`Thresholds::win_cp`] and the second stay at [`Thresholds::even_cp`] or
+    /// less. Scores as [`crate::search`] gives them (mates as [`MATE`] minus plies).
+    pub fn is_unique(&self, best: i32, second: Option<i32>) -> bool {
+        best >= self.win_cp
+            && second.is_none_or(|second| match mate_moves(best) {
+                Some(1) => mate_moves(second) != Some(1),
+                Some(_) => second < MATE_BOUND,
+                None => second <= self.even_cp,
+            })
+    }
+}
+
+/// What one phase of mining cost: searches, nodes and wall time.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Cost {
+    /// Searches run.
+    pub searches: u64,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Wall time, in microseconds (clearing the table included).
+    pub micros: u64,
+}
+
+impl Cost {
+    /// Adds `other` to this cost.
+    pub fn add(&mut self, other: Cost) {
+        self.searches += other.searches;
+        self.nodes += other.nodes;
+        self.micros += other.micros;
+    }
+}
+
+/// The mining phases whose cost a [`Miner`] counts.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Costs {
+    /// The scan of every position of the games.
+    pub scan: Cost,
+    /// The quick check of the candidates ([`Thresholds::check_nodes`]).
+    pub check: Cost,
+    /// The deep examination of the candidates that pass the check.
+    pub examine: Cost,
+    /// Time spent clearing the transposition table (microseconds; also counted in the phase).
+    pub clear_micros: u64,
+}
+
+impl Costs {
+    /// Adds `other` to these costs.
+    pub fn add(&mut self, other: &Costs) {
+        self.scan.add(other.scan);
+        self.check.add(other.check);
+        self.examine.add(other.examine);
+        self.clear_micros += other.clear_micros;
+    }
+}
+
+/// The phase a search belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Scan,
+    Check,
+    Examine,
+}
+
+/// Where a candidate was turned down.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// The quick check ([`Thresholds::check_nodes`]).
+    Check,
+    /// The deep examination.
+    Examine,
+}
+
+/// One candidate of a game and what became of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mined {
+    /// The candidate the scan found.
+    pub candidate: Candidate,
+    /// The puzzle, or why there is none and where that was decided.
+    pub outcome: Result<Puzzle, (Stage, Rejection)>,
 }
 
 /// A position worth examining: the game's moves up to the mistake (`moves[..ply]` played from the
@@ -161,6 +292,9 @@ pub struct Puzzle {
     /// The deep search's score of the first move (centipawns, solver's view; mates as
     /// [`MATE`] minus plies).
     pub score: i32,
+    /// The deep search's score of the second-best first move (`None` only for a line that
+    /// starts with the only legal move, which [`Miner::examine`] rejects).
+    pub second: Option<i32>,
     /// The line's themes, sorted.
     pub themes: Vec<Theme>,
 }
@@ -173,6 +307,32 @@ impl Puzzle {
             pos.play(m).ok()?;
         }
         (pos.is_check() && !pos.has_legal_move()).then_some(self.solution.len().div_ceil(2))
+    }
+
+    /// The solver's moves in the solution.
+    pub fn attacker_moves(&self) -> usize {
+        self.solution.len().div_ceil(2)
+    }
+
+    /// The starting rating of the puzzle, from its difficulty (`docs/puzzles.md`): 1000, or 800
+    /// for a mate in one; plus 300 for each solver move after the first; plus 200 when the
+    /// first move is quiet (it neither captures nor gives check); plus 150 for a
+    /// [`Theme::Sacrifice`]; kept within 600 to 2600.
+    pub fn rating(&self) -> u32 {
+        let moves = self.attacker_moves() as u32;
+        let mut rating = if self.mate_in() == Some(1) { 800 } else { 1000 };
+        rating += 300 * moves.saturating_sub(1);
+        if let Some(&first) = self.solution.first() {
+            let mut after = self.position.clone();
+            let captures = self.position.is_capture(first);
+            if after.play(first).is_ok() && !captures && !after.is_check() {
+                rating += 200;
+            }
+        }
+        if self.themes.contains(&Theme::Sacrifice) {
+            rating += 150;
+        }
+        rating.clamp(600, 2600)
     }
 }
 
@@ -187,6 +347,12 @@ pub enum Rejection {
     NoGain,
     /// The game's moves do not replay (a bad record).
     BadRecord,
+    /// The position lies on the solution of an earlier puzzle of the same game, or is the
+    /// position of an earlier puzzle again, or its solution is an earlier puzzle's (the game
+    /// offered the same tactic again).
+    InsideEarlier,
+    /// The solution's first move is the only legal move: nothing to find.
+    OnlyMove,
 }
 
 impl fmt::Display for Rejection {
@@ -196,14 +362,19 @@ impl fmt::Display for Rejection {
             Rejection::NotUnique => "more than one move wins",
             Rejection::NoGain => "the line neither mates nor wins material",
             Rejection::BadRecord => "the game's moves do not replay",
+            Rejection::InsideEarlier => "an earlier puzzle of the game has this position or line",
+            Rejection::OnlyMove => "the first move is the only legal move",
         })
     }
 }
 
-/// The searches of one mining thread: its own transposition table, cleared per position.
+/// The searches of one mining thread: its own transposition table (cleared per game, or per
+/// search with [`Thresholds::reuse_table`] off) and the cost of its work so far.
 pub struct Miner {
     table: Table,
     thresholds: Thresholds,
+    costs: Costs,
+    phase: Phase,
 }
 
 impl Miner {
@@ -213,7 +384,12 @@ impl Miner {
     /// The table could not be allocated.
     pub fn new(thresholds: Thresholds) -> Result<Miner, String> {
         let table = Table::new(16).map_err(|()| "no memory for a 16 MiB table".to_owned())?;
-        Ok(Miner { table, thresholds })
+        Ok(Miner {
+            table,
+            thresholds,
+            costs: Costs::default(),
+            phase: Phase::Scan,
+        })
     }
 
     /// The thresholds this miner uses.
@@ -221,9 +397,94 @@ impl Miner {
         &self.thresholds
     }
 
-    /// The best `lines` lines of the position reached from `start` by `moves`, best first.
-    fn lines(&self, start: &Position, moves: &[Move], nodes: u64, lines: usize) -> Vec<Info> {
+    /// What this miner's searches have cost so far.
+    pub fn costs(&self) -> &Costs {
+        &self.costs
+    }
+
+    /// Scans a game and examines each of its candidates (see the module documentation), in
+    /// order of ply. The transposition table is cleared first, so the result depends only on
+    /// the game and the thresholds.
+    pub fn mine_game(&mut self, start: &Position, moves: &[Move]) -> Vec<Mined> {
+        let timer = Instant::now();
         self.table.clear();
+        self.costs.clear_micros += timer.elapsed().as_micros() as u64;
+        let candidates = self.scan_game(start, moves);
+        let mut out = Vec::with_capacity(candidates.len());
+        // The first ply after the line of the last puzzle found, and the puzzles' positions.
+        let mut free_from = 0;
+        let mut found: Vec<u64> = Vec::new();
+        let mut solutions: Vec<Vec<Move>> = Vec::new();
+        for candidate in candidates {
+            let line = &moves[..candidate.ply];
+            let mut pos = start.clone();
+            let key = line.iter().all(|&m| pos.play(m).is_ok()).then(|| pos.key());
+            if candidate.ply < free_from || key.is_some_and(|k| found.contains(&k)) {
+                out.push(Mined {
+                    candidate,
+                    outcome: Err((Stage::Check, Rejection::InsideEarlier)),
+                });
+                continue;
+            }
+            let outcome = match self.check(start, line) {
+                Err(r) => Err((Stage::Check, r)),
+                Ok(()) => match self.examine(start, line) {
+                    Ok(p) if solutions.contains(&p.solution) => {
+                        Err((Stage::Examine, Rejection::InsideEarlier))
+                    }
+                    other => other.map_err(|r| (Stage::Examine, r)),
+                },
+            };
+            if let Ok(puzzle) = &outcome {
+                free_from = candidate.ply + puzzle.solution.len() + 1;
+                found.push(puzzle.position.key());
+                solutions.push(puzzle.solution.clone());
+            }
+            out.push(Mined { candidate, outcome });
+        }
+        out
+    }
+
+    /// The quick check of the position after `moves`: `Err` when it is clearly no puzzle
+    /// (see [`Thresholds::check_nodes`]); always `Ok` when the check is off.
+    ///
+    /// # Errors
+    /// [`Rejection::NotWinning`] or [`Rejection::NotUnique`].
+    pub fn check(&mut self, start: &Position, moves: &[Move]) -> Result<(), Rejection> {
+        let t = self.thresholds.clone();
+        if t.check_nodes == 0 {
+            return Ok(());
+        }
+        self.phase = Phase::Check;
+        let lines = self.lines(start, moves, t.check_nodes, 2);
+        let Some(best) = lines.first() else {
+            return Err(Rejection::NotWinning);
+        };
+        if best.score < t.even_cp {
+            return Err(Rejection::NotWinning);
+        }
+        if let Some(second) = lines.get(1) {
+            let both_mate = match mate_moves(best.score) {
+                Some(1) => mate_moves(second.score) == Some(1),
+                Some(_) => second.score >= MATE_BOUND,
+                None => false,
+            };
+            if both_mate || (best.score < MATE_BOUND && second.score >= t.win_cp) {
+                return Err(Rejection::NotUnique);
+            }
+        }
+        Ok(())
+    }
+
+    /// The best `lines` lines of the position reached from `start` by `moves`, best first.
+    fn lines(&mut self, start: &Position, moves: &[Move], nodes: u64, lines: usize) -> Vec<Info> {
+        let timer = Instant::now();
+        if self.thresholds.reuse_table {
+            self.table.new_search();
+        } else {
+            self.table.clear();
+            self.costs.clear_micros += timer.elapsed().as_micros() as u64;
+        }
         let ctl = Control::default();
         let limits = Limits {
             nodes: Some(nodes),
@@ -231,14 +492,26 @@ impl Miner {
         };
         let mut searcher =
             Searcher::new(start, moves, &self.table, &ctl, Settings::default(), limits);
-        searcher.run_lines(lines, &mut |_| {})
+        let out = searcher.run_lines(lines, &mut |_| {});
+        let cost = Cost {
+            searches: 1,
+            nodes: searcher.nodes(),
+            micros: timer.elapsed().as_micros() as u64,
+        };
+        match self.phase {
+            Phase::Scan => self.costs.scan.add(cost),
+            Phase::Check => self.costs.check.add(cost),
+            Phase::Examine => self.costs.examine.add(cost),
+        }
+        out
     }
 
     /// Scans a game: the candidates among its positions (see the module documentation), in
     /// order of ply. `moves` must replay from `start`; the scan stops at the first that does
     /// not.
-    pub fn scan_game(&self, start: &Position, moves: &[Move]) -> Vec<Candidate> {
-        let t = &self.thresholds;
+    pub fn scan_game(&mut self, start: &Position, moves: &[Move]) -> Vec<Candidate> {
+        let t = self.thresholds.clone();
+        self.phase = Phase::Scan;
         let mut pos = start.clone();
         let mut scores: Vec<i32> = Vec::with_capacity(moves.len() + 1);
         for ply in 0..=moves.len() {
@@ -248,8 +521,13 @@ impl Miner {
             if !pos.has_legal_move() {
                 break;
             }
+            let nodes = if t.check_nodes > 0 && ply + t.end_plies >= moves.len() {
+                t.check_nodes
+            } else {
+                t.scan_nodes
+            };
             let score = self
-                .lines(start, &moves[..ply], t.scan_nodes, 1)
+                .lines(start, &moves[..ply], nodes, 1)
                 .first()
                 .map_or(0, |i| i.score);
             scores.push(score);
@@ -258,11 +536,9 @@ impl Miner {
             .filter_map(|ply| {
                 let score = scores[ply];
                 let before = -scores[ply - 1];
-                (score >= t.win_cp && before <= t.even_cp).then_some(Candidate {
-                    ply,
-                    score,
-                    before,
-                })
+                let swing = score >= t.win_cp && before <= t.before_cp;
+                let mate = t.mate_candidates && score >= MATE_BOUND && before < MATE_BOUND;
+                (swing || mate).then_some(Candidate { ply, score, before })
             })
             .collect()
     }
@@ -272,8 +548,9 @@ impl Miner {
     ///
     /// # Errors
     /// A [`Rejection`].
-    pub fn examine(&self, start: &Position, moves: &[Move]) -> Result<Puzzle, Rejection> {
-        let t = &self.thresholds;
+    pub fn examine(&mut self, start: &Position, moves: &[Move]) -> Result<Puzzle, Rejection> {
+        let t = self.thresholds.clone();
+        self.phase = Phase::Examine;
         let (&last_move, earlier) = moves.split_last().ok_or(Rejection::BadRecord)?;
         let mut before = start.clone();
         for &m in earlier {
@@ -287,6 +564,7 @@ impl Miner {
         let mut line: Vec<Move> = moves.to_vec();
         let mut solution: Vec<Move> = Vec::new();
         let mut first_score = 0;
+        let mut second_score = None;
         let mut current = position.clone();
         loop {
             let lines = self.lines(start, &line, t.deep_nodes, 2);
@@ -295,22 +573,19 @@ impl Miner {
             };
             // A mate in one: the only move that mates at once (others may mate later). A longer
             // mate: the only move that mates at all. Otherwise: the only winning move.
-            let unique = best.score >= t.win_cp
-                && lines
-                    .get(1)
-                    .is_none_or(|second| match mate_moves(best.score) {
-                        Some(1) => mate_moves(second.score) != Some(1),
-                        Some(_) => second.score < MATE_BOUND,
-                        None => second.score <= t.even_cp,
-                    });
+            let unique = t.is_unique(best.score, lines.get(1).map(|l| l.score));
             if solution.is_empty() {
                 if best.score < t.win_cp {
                     return Err(Rejection::NotWinning);
+                }
+                if lines.len() < 2 {
+                    return Err(Rejection::OnlyMove);
                 }
                 if !unique {
                     return Err(Rejection::NotUnique);
                 }
                 first_score = best.score;
+                second_score = lines.get(1).map(|l| l.score);
             } else if !unique {
                 // The line ends on the solver's previous move: drop the defender's reply.
                 solution.pop();
@@ -376,6 +651,7 @@ impl Miner {
             position,
             solution,
             score: first_score,
+            second: second_score,
             themes,
         })
     }
@@ -580,6 +856,98 @@ mod tests {
             Rejection::NotWinning
         );
         assert_eq!(small().scan_game(&start, &opening), []);
+    }
+
+    /// The game `id` of `data/games.tsv`: its start and its moves.
+    fn game(id: &str) -> (Position, Vec<Move>) {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/games.tsv");
+        let text = std::fs::read_to_string(path).unwrap();
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{id}\t")))
+            .unwrap_or_else(|| panic!("no game {id}"));
+        let fields: Vec<&str> = row.split('\t').collect();
+        (Position::from_fen(fields[6]).unwrap(), moves(fields[7]))
+    }
+
+    /// The game `id` of `data/games.tsv` up to the position whose FEN begins with `fen`'s
+    /// placement and side to move: its start and the moves played to reach it.
+    fn game_until(id: &str, fen: &str) -> (Position, Vec<Move>) {
+        let (start, all) = game(id);
+        let key = |f: &str| f.split(' ').take(2).collect::<Vec<_>>().join(" ");
+        let mut pos = start.clone();
+        let mut played = Vec::new();
+        for m in all {
+            if key(&pos.to_string()) == key(fen) {
+                return (start, played);
+            }
+            pos.play(m).unwrap();
+            played.push(m);
+        }
+        panic!("{fen} is not in game {id}");
+    }
+
+    /// In game ccpd-000225 Black misses the same mate in one (Soldier c2-c1) at plies 165, 167
+    /// and 169, in three different positions: one puzzle, the others dropped as repeats.
+    #[test]
+    fn a_tactic_the_game_offers_again_gives_one_puzzle() {
+        let (start, all) = game("ccpd-000225");
+        let mut miner = Miner::new(Thresholds::default()).unwrap();
+        let mined = miner.mine_game(&start, &all[..170]);
+        let mates: Vec<usize> = mined
+            .iter()
+            .filter(|m| m.outcome.as_ref().is_ok_and(|p| p.mate_in() == Some(1)))
+            .map(|m| m.candidate.ply)
+            .collect();
+        assert_eq!(mates, [165]);
+        let repeats = mined
+            .iter()
+            .filter(|m| m.outcome == Err((Stage::Examine, Rejection::InsideEarlier)))
+            .count();
+        assert_eq!(repeats, 2);
+    }
+
+    /// `data/positions.tsv` pos-0053 (game ccpd-003380): Red mates in two, Horse f5-e7 after
+    /// Horse h6-f7 drives the General to f9, and no other first move mates.
+    #[test]
+    fn a_known_mate_in_two_is_found() {
+        let (start, line) = game_until(
+            "ccpd-003380",
+            "2b1k4/3R5/4b4/p6Np/5N3/2P3B2/P7P/3K5/1r2p1c2/2B2A3 w - - 4 54",
+        );
+        let puzzle = Miner::new(Thresholds::default())
+            .unwrap()
+            .examine(&start, &line)
+            .unwrap();
+        let solution: Vec<String> = puzzle.solution.iter().map(Move::to_string).collect();
+        assert_eq!(solution, ["h6f7", "e9f9", "f5e7"]);
+        assert_eq!(puzzle.mate_in(), Some(2));
+        assert!(puzzle.themes.contains(&Theme::MateIn2));
+        assert_eq!(mate_moves(puzzle.score), Some(2));
+    }
+
+    /// `data/positions.tsv` pos-0001 (game ccpd-030060): two Horse moves mate at once (e7c8
+    /// and e7g8), so the position is no puzzle.
+    #[test]
+    fn a_real_position_with_two_mates_in_one_is_rejected() {
+        let (start, line) = game_until(
+            "ccpd-030060",
+            "3aka3/9/4N1n2/p3cr2p/4C4/9/P7P/4B4/4A4/2BAK4 w - - 1 37",
+        );
+        let mut miner = Miner::new(Thresholds::default()).unwrap();
+        assert_eq!(miner.check(&start, &line), Err(Rejection::NotUnique));
+        assert_eq!(miner.examine(&start, &line), Err(Rejection::NotUnique));
+    }
+
+    /// Black's Chariot checks from e1; Red's General must take it, its only legal move (the
+    /// Horses hold d0 and f0): winning, but nothing to find.
+    #[test]
+    fn an_only_move_is_no_puzzle() {
+        let start = Position::from_fen("3k5/9/9/9/9/9/9/9/r8/3NKN3 b - - 0 1").unwrap();
+        assert_eq!(
+            small().examine(&start, &moves("a1e1")).unwrap_err(),
+            Rejection::OnlyMove
+        );
     }
 
     /// A record that does not replay is refused, never a panic.

@@ -80,6 +80,11 @@ pub enum Command {
     },
     /// Run the xiangqi engine speaking UCI (or UCCI) on standard input and output.
     Uci,
+    /// Tactics puzzles mined from game records: `chuhe puzzles generate` (docs/puzzles.md).
+    Puzzles {
+        #[command(subcommand)]
+        action: crate::puzzles_cmd::PuzzlesCommand,
+    },
     /// Check and convert game records (PGN, DhtmlXQ, the TSV layout of data/games.tsv).
     Records {
         #[command(subcommand)]
@@ -336,6 +341,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             let stdin = std::io::stdin();
             chuhe_engine::uci::run(std::io::BufReader::new(stdin), std::io::stdout())?;
         }
+        Command::Puzzles { action } => crate::puzzles_cmd::run(action, &mut out)?,
         Command::Bench { depth } => {
             // Pikafish's summary (`Nodes searched  : N`, …) goes to standard error, as there.
             chuhe_engine::bench::run(depth, &mut out, &mut std::io::stderr().lock())?;

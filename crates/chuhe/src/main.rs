@@ -6,6 +6,7 @@ mod cli;
 mod config;
 mod loadtest_cmd;
 mod play_cmd;
+mod puzzles_cmd;
 mod records_cmd;
 mod sanguo_cmd;
 mod serve_cmd;
