@@ -41,12 +41,12 @@ fn validator(document: &Value, name: &str) -> jsonschema::Validator {
 fn router_routes() -> BTreeSet<(String, String)> {
     let source =
         std::fs::read_to_string(format!("{ROOT}/crates/chuhe-server/src/edge/http.rs")).unwrap();
+    // rustfmt writes a long route over several lines: read the calls with the spaces and line
+    // breaks taken out
+    let flat: String = source.split_whitespace().collect();
     let mut routes = BTreeSet::new();
-    for line in source.lines() {
-        let Some(rest) = line.trim().strip_prefix(".route(\"") else {
-            continue;
-        };
-        let (path, handlers) = rest.split_once('"').unwrap();
+    for call in flat.split(".route(\"").skip(1) {
+        let (path, handlers) = call.split_once('"').unwrap();
         for method in ["get", "post", "put", "patch", "delete"] {
             if handlers.contains(&format!("{method}(")) {
                 routes.insert((path.to_owned(), method.to_owned()));
