@@ -177,8 +177,8 @@ export async function analysisChecks(b, base, shots) {
   await lu.click('#fen-go');
   await lu.waitForSelector('#analysis-error');
   assert.equal(await lu.textContent('#analysis-error'), 'El FEN no se puede leer: el tablero debe tener 10 filas separadas por /');
-  assert.equal(await lu.textContent('#eval'), '…');
-  assert.equal(await lu.textContent('#best-line'), '…');
+  assert.equal(await lu.textContent('#eval'), '–');
+  assert.equal(await lu.textContent('#best-line'), '–');
   assert.equal(await lu.locator('#board-wrap .piece').count(), 0);
   // a position the rules refuse: each rule it breaks
   await lu.fill('#fen-input', '3k5/9/9/9/9/9/9/9/9/3KK4 w');
