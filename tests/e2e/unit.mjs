@@ -17,7 +17,8 @@ import { RULES_CATALOGUE } from '../../web/js/i18n-rules.js';
 import { KINGDOM_COLORS, SYMBOLS, kindOf } from '../../web/js/boards.js';
 import { Selection } from '../../web/js/select.js';
 import { resultLine, serverErrorText } from '../../web/js/format.js';
-import { evalText, redShare } from '../../web/js/analysis.js';
+import { evalText, fenErrorText, judgeMove, judgementAt, redShare, winningChances } from '../../web/js/analysis.js';
+import { EMPTY_FEN, START_FEN, applyTool, fenOf, gridOf } from '../../web/js/editor.js';
 import { NO_DECLINES, followDeclines, newComputerForm, newGameForm } from '../../web/js/table-parts/actions.js';
 import { blackBelow, bottomKingdom, lastMovesBySeat } from '../../web/js/table-parts/board.js';
 import { chatRoom } from '../../web/js/table-parts/chat.js';
@@ -237,7 +238,7 @@ test('catalogue: every end reason of chuhe-rules has its words', () => {
 const PAGES = [
   ['app.js'], ['lobby.js'],
   ['table-view.js', ...readdirSync(join(root, 'web/js/table-parts')).filter((f) => f.endsWith('.js')).sort().map((f) => `table-parts/${f}`)],
-  ['format.js'], ['player.js'], ['analysis.js'],
+  ['format.js'], ['player.js'], ['analysis.js'], ['editor.js'],
 ];
 
 test('catalogue: every key the pages name is in it', () => {
@@ -485,6 +486,75 @@ test("analysis: the bar's share of Red is whole at a mate, half when even, and s
   assert.deepEqual([{ mate: 1 }, { mate: -1 }, { cp: 0 }, null].map(redShare), [100, 0, 50, 50]);
   assert.ok(redShare({ cp: 300 }) > 70 && redShare({ cp: 300 }) < 80);
   assert.ok(Math.abs(redShare({ cp: -300 }) + redShare({ cp: 300 }) - 100) < 1e-9);
+});
+
+test("analysis: winning chances follow lichess's formula, clamped at 1000 centipawns, mates as 2100 - 100 per move", () => {
+  const near = (/** @type {number} */ a, /** @type {number} */ b) => assert.ok(Math.abs(a - b) < 1e-12, `${a} is not ${b}`);
+  near(winningChances({ cp: 0 }), 0);
+  near(winningChances({ cp: 100 }), 0.18205179438322583);
+  near(winningChances({ cp: -300 }), -0.5022510018766968);
+  near(winningChances({ cp: 1000 }), 0.9508948726828645);
+  near(winningChances({ cp: 5000 }), 0.9508948726828645);
+  near(winningChances({ mate: 1 }), 0.9987336875391553);
+  near(winningChances({ mate: -3 }), -0.9973572073252577);
+  near(winningChances({ mate: 12 }), 0.9657616265617219);
+});
+
+test('analysis: a move is an inaccuracy, a mistake or a blunder by the drop of its mover\'s chances (0.1, 0.2, 0.3)', () => {
+  // the drops of 0.1, 0.2 and 0.3 from equality are at 54.5, 110.1 and 168.1 centipawns
+  const red = (/** @type {number} */ cp) => judgeMove({ cp: 0 }, { cp }, true);
+  assert.deepEqual([-54, -55, -110, -111, -168, -169, 300].map(red), [null, 'inaccuracy', 'inaccuracy', 'mistake', 'mistake', 'blunder', null]);
+  // Black's drop is Red's gain
+  assert.deepEqual([54, 55, 111, 169, -500].map((cp) => judgeMove({ cp: 0 }, { cp }, false)), [null, 'inaccuracy', 'mistake', 'blunder', null]);
+  // a winning side that throws away a mate, a lost side that makes it worse
+  assert.equal(judgeMove({ mate: 2 }, { cp: 200 }, true), 'blunder');
+  assert.equal(judgeMove({ cp: -1000 }, { mate: -5 }, true), null);
+  // from the analysed positions: the side to move is the FEN's
+  const at = (/** @type {string} */ fen, /** @type {any} */ e) => ({ ply: 0, fen, played: null, eval: e, line: [], line_text: [], depth: 1, nodes: 1, outcome: null });
+  const evals = [at(`${START_FEN}`, { cp: 0 }), at('x b', { cp: 20 }), at('x w', { cp: 300 }), at('x b', { cp: 250 })];
+  assert.deepEqual([1, 2, 3].map((p) => judgementAt(evals, p)), [null, 'blunder', null]);
+  assert.equal(judgementAt([evals[0], null], 1), null);
+});
+
+test("analysis: a refused FEN is told in the page's language, every rule it breaks", () => {
+  setLang('es');
+  assert.equal(fenErrorText('bad message: fen: bad FEN: bad-rank-count: the board has 9 ranks, not 10'),
+    'El FEN no se puede leer: el tablero debe tener 10 filas separadas por /');
+  assert.equal(fenErrorText('fen: invalid position: general-count (each side must have exactly one general); also opponent-in-check'),
+    'Posición no permitida: cada bando debe tener exactamente un General; el bando que no mueve está en jaque');
+  assert.equal(fenErrorText('position: invalid position: soldier-square: red soldier on e2'),
+    'Posición no permitida: un Soldado está donde nunca puede estar (antes de cruzar el río, solo en sus puntos de salida o delante de ellos)');
+  assert.equal(fenErrorText('at most 300 moves, got 301'), null);
+  setLang('en');
+  try {
+    assert.equal(fenErrorText('fen: invalid position: generals-facing (the generals must not face each other)'),
+      'Position not allowed: the Generals must not face each other on an open file');
+  } finally {
+    setLang('es');
+  }
+});
+
+test('catalogue: every FEN syntax error and every refused position of chuhe-rules has its words', () => {
+  const setup = readFileSync(join(root, 'crates/chuhe-rules/src/xiangqi/setup.rs'), 'utf8');
+  const position = readFileSync(join(root, 'crates/chuhe-rules/src/xiangqi/position.rs'), 'utf8');
+  const kinds = [...setup.matchAll(/FenErrorKind::\w+ => "([a-z-]+)"/g), ...position.matchAll(/ValidationKind::\w+ => "([a-z-]+)"/g)].map((m) => m[1]);
+  assert.equal(kinds.length, 14, 'the 6 syntax kinds and the 8 rules were found');
+  for (const k of kinds) assert.ok(keys().includes(`fen.${k}`), `fen.${k} is in the catalogue`);
+});
+
+test('editor: the board and its FEN follow each other; a click puts, a second click or the bin takes away', () => {
+  assert.equal(fenOf(gridOf(START_FEN).grid, 'w'), START_FEN);
+  assert.equal(fenOf(gridOf(EMPTY_FEN).grid, 'b'), '9/9/9/9/9/9/9/9/9/9 b - - 0 1');
+  let g = gridOf(EMPTY_FEN).grid;
+  g = applyTool(g, 'e0', 'K');
+  g = applyTool(g, 'd9', 'k');
+  g = applyTool(g, 'a0', 'R');
+  assert.equal(fenOf(g, 'w'), '3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1');
+  assert.equal(fenOf(applyTool(g, 'a0', 'R'), 'w'), '3k5/9/9/9/9/9/9/9/9/4K4 w - - 0 1');
+  assert.equal(fenOf(applyTool(g, 'a0', 'C'), 'w'), '3k5/9/9/9/9/9/9/9/9/C3K4 w - - 0 1');
+  assert.equal(fenOf(applyTool(g, 'e0', 'bin'), 'w'), '3k5/9/9/9/9/9/9/9/9/R8 w - - 0 1');
+  assert.equal(applyTool(g, 'z9', 'K'), g);
+  assert.equal(gridOf('3k5/9/9/9/9/9/9/9/9/R3K4 b').side, 'b');
 });
 
 // 9. the table page's parts (web/js/table-parts/): what they reckon before they draw

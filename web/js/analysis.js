@@ -9,7 +9,7 @@ import { api, ApiError } from './net.js';
 import { h } from './dom.js';
 import { xiangqiBoard } from './boards.js';
 import { errorText } from './format.js';
-import { moveEnds } from './protocol.js';
+import { moveEnds, readXiangqiFen } from './protocol.js';
 import { expose } from './testing.js';
 
 /**
@@ -49,15 +49,174 @@ export function redShare(e) {
   return 50 + 50 * Math.tanh(e.cp / 600);
 }
 
+/** The empty board, shown while a refused position's analysis is cleared. */
+const EMPTY_FEN = '9/9/9/9/9/9/9/9/9/9 w - - 0 1';
+
+/**
+ * The mover's winning chances in [-1, 1] of an evaluation from Red's view, as lichess computes
+ * them (docs/web.md, "Analysis board"): centipawns clamped to ±1000 and put through
+ * 2 / (1 + e^(-0.00368208·cp)) − 1; a mate in m counts as (21 − min(10, |m|))·100 centipawns for
+ * the mating side.
+ * @param {Eval} e
+ */
+export function winningChances(e) {
+  const cp = 'mate' in e
+    ? (21 - Math.min(10, Math.abs(e.mate))) * 100 * (e.mate > 0 ? 1 : e.mate < 0 ? -1 : 0)
+    : Math.max(-1000, Math.min(1000, e.cp));
+  return 2 / (1 + Math.exp(-0.00368208 * cp)) - 1;
+}
+
+/** @typedef {'inaccuracy' | 'mistake' | 'blunder'} Judgement */
+
+/**
+ * How bad a move was, by the drop of the mover's winning chances ([winningChances]) from the
+ * position before it to the position after it (lichess's rule): a drop of 0.3 or more is a
+ * blunder, 0.2 a mistake, 0.1 an inaccuracy; `null` for a good move.
+ * @param {Eval} before Red's view, before the move
+ * @param {Eval} after Red's view, after the move
+ * @param {boolean} redMoved
+ * @returns {Judgement | null}
+ */
+export function judgeMove(before, after, redMoved) {
+  const drop = (winningChances(before) - winningChances(after)) * (redMoved ? 1 : -1);
+  // a hair of rounding never turns a drop of exactly 0.1 into a good move
+  const d = Math.round(drop * 1e9) / 1e9;
+  if (d >= 0.3) return 'blunder';
+  if (d >= 0.2) return 'mistake';
+  if (d >= 0.1) return 'inaccuracy';
+  return null;
+}
+
+/** The move marks of the list, as annotations are written. */
+export const JUDGEMENT_GLYPHS = { inaccuracy: '?!', mistake: '?', blunder: '??' };
+
+/**
+ * The evaluation of an analysed position from Red's view for the graph and the judgements: the
+ * engine's, or for an ended game a mate for the winner (0 for a draw).
+ * @param {PositionEval | null} p
+ * @returns {Eval | null}
+ */
+export function redEval(p) {
+  if (!p) return null;
+  if (p.eval) return p.eval;
+  if (!p.outcome) return null;
+  const w = p.outcome.winners;
+  if (w.length === 1) return { mate: w[0] === 'red' ? 1 : -1 };
+  return { cp: 0 };
+}
+
+/**
+ * The judgement of the move that led to ply `p` (1…), or null when it was good or is not yet
+ * evaluated.
+ * @param {(PositionEval | null)[]} evals
+ * @param {number} p
+ * @returns {Judgement | null}
+ */
+export function judgementAt(evals, p) {
+  const before = evals[p - 1] ?? null;
+  const a = redEval(before);
+  const b = redEval(evals[p] ?? null);
+  if (!before || !a || !b) return null;
+  const redMoved = before.fen.split(/\s+/)[1] !== 'b';
+  return judgeMove(a, b, redMoved);
+}
+
+/**
+ * The words of a refused FEN in the page's language, from the server's message (`fen: bad FEN:
+ * bad-rank-count: …`, `fen: invalid position: general-count (…); also generals-facing`): each
+ * rule it breaks, in the rules' order; `null` for a message that is not about the FEN.
+ * @param {string} message
+ * @returns {string | null}
+ */
+export function fenErrorText(message) {
+  const syntax = /^(?:bad message: )?(?:fen|position): bad FEN: ([a-z-]+)/.exec(message);
+  if (syntax) {
+    const key = `fen.${syntax[1]}`;
+    return t('fen.syntax', { why: t(key) === key ? t('fen.unreadable') : t(key) });
+  }
+  const invalid = /^(?:bad message: )?(?:fen|position): invalid position: ([a-z-]+)/.exec(message);
+  if (invalid) {
+    const also = /; also (.*)$/.exec(message);
+    const kinds = [invalid[1], ...(also ? also[1].split(/,\s*/) : [])];
+    const words = kinds.map((k) => (t(`fen.${k}`) === `fen.${k}` ? null : t(`fen.${k}`))).filter((w) => w !== null);
+    return t('fen.invalid', { why: words.length ? words.join('; ') : t('fen.unreadable') });
+  }
+  if (/^(?:bad message: )?(?:fen|position): /.test(message)) return t('fen.syntax', { why: t('fen.unreadable') });
+  return null;
+}
+
+/**
+ * The evaluation graph over the game: Red's winning chances ([winningChances], so clamped to the
+ * band) after each ply, Red above the middle line, the shown ply marked by a line; a click goes
+ * to the nearest ply.
+ * @param {(PositionEval | null)[]} evals
+ * @param {number} ply
+ * @param {(ply: number) => void} go
+ */
+export function evalGraph(evals, ply, go) {
+  const W = 600;
+  const H = 100;
+  const n = Math.max(1, evals.length - 1);
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  svg.setAttribute('preserveAspectRatio', 'none');
+  svg.setAttribute('class', 'eval-graph');
+  svg.setAttribute('id', 'eval-graph');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', t('analysis.graph'));
+  /** @param {string} name @param {Record<string, string | number>} attrs */
+  const add = (name, attrs) => {
+    const e = document.createElementNS(ns, name);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+    svg.append(e);
+    return e;
+  };
+  add('rect', { x: 0, y: 0, width: W, height: H, class: 'graph-bg' });
+  /** @type {[number, number][]} */
+  const points = [];
+  evals.forEach((p, i) => {
+    const e = redEval(p);
+    if (e) points.push([(i / n) * W, H / 2 - (winningChances(e) * H) / 2]);
+  });
+  if (points.length) {
+    const line = points.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(' ');
+    const first = points[0][0].toFixed(1);
+    const last = points[points.length - 1][0].toFixed(1);
+    add('polygon', { points: `${first},${H / 2} ${line} ${last},${H / 2}`, class: 'graph-area' });
+    add('polyline', { points: line, class: 'graph-line', fill: 'none' });
+  }
+  add('line', { x1: 0, y1: H / 2, x2: W, y2: H / 2, class: 'graph-mid' });
+  const x = (ply / n) * W;
+  add('line', { x1: x, y1: 0, x2: x, y2: H, class: 'graph-ply', id: 'graph-ply', 'data-ply': ply });
+  evals.forEach((_, i) => {
+    const j = i > 0 ? judgementAt(evals, i) : null;
+    if (j === 'mistake' || j === 'blunder') {
+      const e = redEval(evals[i]);
+      if (e) add('circle', { cx: (i / n) * W, cy: H / 2 - (winningChances(e) * H) / 2, r: 4, class: `graph-${j}` });
+    }
+  });
+  svg.addEventListener('click', (ev) => {
+    const box = svg.getBoundingClientRect();
+    if (box.width <= 0) return;
+    const share = Math.max(0, Math.min(1, (ev.clientX - box.left) / box.width));
+    go(Math.round(share * n));
+  });
+  return svg;
+}
+
 /**
  * @param {import('./app.js').Shell} shell
  * @param {string | null} tableId the finished table whose game is analysed, or null (a FEN)
+ * @param {string | null} [startFen] a position to analyse first (the board editor's), or null
  * @returns {{draw: () => void, leave: () => void}}
  */
-export function analysisPage(shell, tableId) {
+export function analysisPage(shell, tableId, startFen = null) {
   let stopped = false;
   /** @type {string | null} the start position as FEN (null: the usual start) */
-  let fen = null;
+  let fen = tableId === null ? startFen : null;
+  /** whether the server refused the entered FEN: its analysis is cleared and the board empty */
+  let refused = false;
   /** @type {string[]} the game's moves, ICCS */
   let moves = [];
   /** @type {(PositionEval | null)[]} per ply, as they arrive */
@@ -70,7 +229,7 @@ export function analysisPage(shell, tableId) {
   /** counts the loads, so that a late answer of an old one is dropped */
   let generation = 0;
   /** the FEN field's text, kept while the page is drawn again */
-  let fenText = '';
+  let fenText = fen ?? '';
   /** whether the game is still being fetched */
   let fetching = tableId !== null;
   /** whether the moves are the finished table's game (not a FEN entered here) */
@@ -104,7 +263,15 @@ export function analysisPage(shell, tableId) {
           await new Promise((r) => setTimeout(r, 1000 * Math.min(err.retryAfterS ?? 1, 10)));
           continue;
         }
-        message = errorText(err);
+        const why = err instanceof ApiError && err.code === 'bad_message' ? fenErrorText(err.message) : null;
+        if (why !== null) {
+          // the position is refused: nothing of the old analysis stays, the reason is shown
+          refused = true;
+          moves = [];
+          evals = [];
+          ply = 0;
+        }
+        message = why ?? errorText(err);
         break;
       }
       expose('analysis', { evals, ply, loading: from !== null });
@@ -134,6 +301,7 @@ export function analysisPage(shell, tableId) {
       moves = [];
       ply = 0;
       fromGame = false;
+      refused = false;
       if (tableId !== null) {
         // a position of one's own: the game's link is left
         history.replaceState(null, '', '#/analysis');
@@ -167,7 +335,13 @@ export function analysisPage(shell, tableId) {
       return;
     }
     const here = evals[ply] ?? null;
-    const position = here?.fen ?? (ply === 0 && fen ? fen : START_FEN);
+    let position = here?.fen ?? (refused ? EMPTY_FEN : ply === 0 && fen ? fen : START_FEN);
+    try {
+      readXiangqiFen(position);
+    } catch {
+      // a FEN the board cannot draw (the server's words about it follow)
+      position = EMPTY_FEN;
+    }
     const next = ply < moves.length ? moves[ply] : null;
     const played = ply > 0 ? moveEnds(moves[ply - 1]) : null;
     const best = here?.line[0] ? moveEnds(here.line[0]) : null;
@@ -188,10 +362,13 @@ export function analysisPage(shell, tableId) {
       const cell = (p) => {
         if (p > moves.length) return h('span');
         const e = evals[p];
+        const j = judgementAt(evals, p);
         return h('button', {
-          type: 'button', class: `amv${p === ply ? ' current' : ''}`, 'data-ply': String(p),
+          type: 'button', class: `amv${p === ply ? ' current' : ''}${j ? ` ${j}` : ''}`, 'data-ply': String(p),
+          'data-judgement': j ?? undefined, title: j ? t(`analysis.${j}`) : undefined,
           onclick: () => go(p),
-        }, h('span', { class: 'amv-text' }, e?.played ?? moves[p - 1]),
+        }, h('span', { class: 'amv-text' }, e?.played ?? moves[p - 1],
+          j ? h('span', { class: 'amv-glyph' }, JUDGEMENT_GLYPHS[j]) : null),
         h('span', { class: 'amv-eval' }, e ? (e.outcome ? t('analysis.over') : evalText(e.eval)) : '…'));
       };
       rows.push(h('li', {}, h('span', { class: 'num' }, `${i / 2 + 1}.`), cell(i + 1), cell(i + 2)));
@@ -199,6 +376,15 @@ export function analysisPage(shell, tableId) {
     const total = moves.length + 1;
     const done = evals.filter((e) => e !== null).length;
     const lineText = here && here.line_text.length ? here.line_text.join(' ') : '';
+    // the judgement of the move that led here, with the engine's choice at the position before
+    const judged = ply > 0 ? judgementAt(evals, ply) : null;
+    const before = ply > 0 ? evals[ply - 1] : null;
+    const better = judged && before && before.line[0] && before.line[0] !== moves[ply - 1] ? before.line_text[0] ?? before.line[0] : null;
+    const advice = judged
+      ? h('p', { class: `advice ${judged}`, id: 'advice' },
+        h('strong', {}, t(`analysis.${judged}`)),
+        better ? h('span', {}, t('analysis.better', { move: better })) : null)
+      : null;
     const source = fromGame
       ? h('p', { class: 'muted', id: 'analysis-source' }, t('analysis.of_game'), ' ',
         h('a', { href: `#/t/${tableId}`, id: 'analysis-table' }, tableId))
@@ -217,19 +403,36 @@ export function analysisPage(shell, tableId) {
         h('h2', {}, t('analysis.title')),
         source,
         h('div', { class: 'eval-panel card' },
-          h('div', { class: 'eval-number', id: 'eval' }, here ? (here.outcome ? t('analysis.over') : evalText(here.eval)) : '…'),
+          h('div', { class: 'eval-number', id: 'eval' }, here ? (here.outcome ? t('analysis.over') : evalText(here.eval)) : refused ? '–' : '…'),
           h('div', { class: 'eval-detail' },
             h('div', { class: 'best-line' }, h('strong', {}, t('analysis.best_line')), ' ',
-              h('span', { id: 'best-line' }, lineText || (here?.outcome ? t('analysis.over') : '…'))),
+              h('span', { id: 'best-line' }, lineText || (here?.outcome ? t('analysis.over') : refused ? '–' : '…'))),
             here && !here.outcome ? h('div', { class: 'muted fine', id: 'eval-depth' },
               t('analysis.depth', { depth: String(here.depth), nodes: here.nodes.toLocaleString() })) : null)),
+        advice,
+        moves.length ? evalGraph(evals, ply, go) : null,
         loading ? h('p', { class: 'muted', id: 'analysis-progress', role: 'status' }, t('analysis.progress', { done: String(done), total: String(total) })) : null,
         message ? h('p', { class: 'error', role: 'alert', id: 'analysis-error' }, message) : null,
         moves.length ? h('section', { class: 'card moves-card' }, h('h3', {}, t('table.moves')),
           h('ol', { class: 'moves per-2 analysis-moves', id: 'analysis-moves' }, ...rows)) : null,
         h('div', { class: 'card' }, fenForm(),
-          h('p', { class: 'muted fine' }, t('analysis.limits'))))), `${t('analysis.title')} · chuhe`);
+          h('p', {}, h('a', { href: `#/editor?fen=${encodeURIComponent(here?.fen ?? fen ?? START_FEN)}`, id: 'to-editor' }, t('editor.open'))),
+          h('p', { class: 'muted fine' }, t('analysis.limits')),
+          h('p', { class: 'muted fine' }, t('analysis.keys'))))), `${t('analysis.title')} · chuhe`);
   };
+
+  // Left and Right step through the game, Home and End go to its ends (not while typing)
+  /** @param {KeyboardEvent} e */
+  const onKey = (e) => {
+    if (stopped || e.altKey || e.ctrlKey || e.metaKey) return;
+    const target = /** @type {HTMLElement | null} */ (e.target);
+    if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT' || target.isContentEditable)) return;
+    const to = { ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: moves.length }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    go(to);
+  };
+  document.addEventListener('keydown', onKey);
 
   (async () => {
     if (tableId === null) {
@@ -261,5 +464,5 @@ export function analysisPage(shell, tableId) {
     }
   })();
   draw();
-  return { draw, leave: () => { stopped = true; } };
+  return { draw, leave: () => { stopped = true; document.removeEventListener('keydown', onKey); } };
 }

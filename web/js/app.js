@@ -4,6 +4,7 @@
 //
 // lobby.js       the lobby page
 // analysis.js    the analysis board (the engine's evaluation of a xiangqi game or a FEN)
+// editor.js      the board editor (set up a xiangqi position, then analyse it)
 // table.js       a table's state and actions (socket, selection, seat actions, step-through)
 // table-view.js  the table page
 // select.js      choosing a move among the server's legal moves (table and rules diagrams)
@@ -20,6 +21,7 @@ import { tablePage } from './table-view.js';
 import { rulesPage } from './rules.js';
 import { playerPage } from './player.js';
 import { analysisPage } from './analysis.js';
+import { editorPage } from './editor.js';
 import { isMuted, setMuted } from './sound.js';
 
 /**
@@ -162,6 +164,18 @@ function show(main, title) {
 /** @type {Shell} */
 const shell = { session, show };
 
+/**
+ * A link's parameter as text (`decodeURIComponent`), or null when it does not decode.
+ * @param {string} text
+ */
+function readParam(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
+}
+
 function route() {
   const question = location.hash !== shownHash ? page.leaving?.() : null;
   if (question && !confirm(question)) {
@@ -176,9 +190,15 @@ function route() {
   const rules = /^#\/rules\/(xiangqi|sanguo|banqi)$/.exec(location.hash);
   const player = /^#\/p\/([A-Za-z0-9]+)$/.exec(location.hash);
   const analysis = /^#\/analysis(?:\/t\/([a-z0-9]+))?$/.exec(location.hash);
+  const analysisFen = /^#\/analysis\?fen=(.+)$/.exec(location.hash);
+  const editor = /^#\/editor(?:\?fen=(.+))?$/.exec(location.hash);
   if (table) page = tablePage(shell, table[1]);
-  else if (analysis) {
-    page = analysisPage(shell, analysis[1] ?? null);
+  else if (analysis || analysisFen) {
+    page = analysisPage(shell, analysis?.[1] ?? null, analysisFen ? readParam(analysisFen[1]) : null);
+    window.scrollTo(0, 0);
+  }
+  else if (editor) {
+    page = editorPage(shell, editor[1] ? readParam(editor[1]) : null);
     window.scrollTo(0, 0);
   }
   else if (player) {

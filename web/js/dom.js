@@ -38,9 +38,9 @@ export function h(tag, attrs = {}, ...children) {
 /**
  * Makes the shown node `from` look like the new drawing `to` while keeping the nodes that stay:
  * the element with the focus keeps it (and what was typed), an open select stays open, a
- * scrolled list keeps its scroll. Elements are matched by position among their siblings; a
- * different tag or `id` replaces the node, and so does every SVG drawing (the boards carry
- * their own listeners). Returns the node now shown.
+ * scrolled list keeps its scroll. Children with an `id` are matched by it, the others by their
+ * order among the siblings without one; a different tag replaces the node, and so does every SVG
+ * drawing (the boards carry their own listeners). Returns the node now shown.
  * @param {Node} from
  * @param {Node} to
  * @returns {Node}
@@ -76,11 +76,34 @@ export function patch(from, to) {
   if (from instanceof HTMLSelectElement && focused) return from;
   const a = [...from.childNodes];
   const b = [...to.childNodes];
-  for (let i = 0; i < b.length; i++) {
-    if (i < a.length) patch(a[i], b[i]);
-    else from.append(b[i]);
+  // children with an `id` are matched by it, the others by their order among the others: a
+  // list's row stays the same element when a row before it comes or goes
+  /** @type {Map<string, ChildNode>} */
+  const oldById = new Map();
+  /** @type {ChildNode[]} */
+  const oldPlain = [];
+  for (const n of a) {
+    if (n instanceof HTMLElement && n.id && !oldById.has(n.id)) oldById.set(n.id, n);
+    else oldPlain.push(n);
   }
-  for (let i = b.length; i < a.length; i++) a[i].remove();
+  /** @type {Set<ChildNode>} */
+  const used = new Set();
+  let plain = 0;
+  /** @type {Node[]} */
+  const result = [];
+  for (const n of b) {
+    const old = n instanceof HTMLElement && n.id ? oldById.get(n.id) : oldPlain[plain++];
+    if (old && !used.has(old)) {
+      used.add(old);
+      result.push(patch(old, n));
+    } else result.push(n);
+  }
+  for (const n of a) if (!used.has(n)) n.remove();
+  result.forEach((n, i) => {
+    const here = from.childNodes[i] ?? null;
+    if (here !== n) from.insertBefore(n, here);
+  });
+  while (from.childNodes.length > result.length) from.lastChild?.remove();
   if (from instanceof HTMLSelectElement && to instanceof HTMLSelectElement) from.value = to.value;
   return from;
 }
