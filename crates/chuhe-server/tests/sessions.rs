@@ -187,7 +187,9 @@ async fn a_guest_and_an_account_of_one_name_are_told_apart() {
         .seats
         .iter()
         .map(|s| match s {
-            Some(SeatPlayer::Person { id, name, account, .. }) => (id.clone(), name.clone(), *account),
+            Some(SeatPlayer::Person {
+                id, name, account, ..
+            }) => (id.clone(), name.clone(), *account),
             other => panic!("expected a person, got {other:?}"),
         })
         .collect();
