@@ -4,7 +4,7 @@
 //! (`GET /api/games`); other GETs fall back to the web files.
 
 use crate::edge::extract::{session_cookie, session_token, token_digest, JsonBody};
-use crate::edge::{botplay, bots};
+use crate::edge::{botplay, bots, tournaments};
 use crate::error::ServerError;
 use crate::protocol::{
     AccountRequest, ErrorBody, Event, FinishedPage, GuestRequest, PlayerInfo, Positions,
@@ -65,6 +65,14 @@ pub fn app(state: AppState) -> Router {
         .route("/api/board/game/{id}/move/{mv}", post(botplay::board_move))
         .route("/api/board/game/{id}/resign", post(botplay::board_resign))
         .route("/api/board/game/{id}/abort", post(botplay::board_abort))
+        .route(
+            "/api/tournament",
+            get(tournaments::list).post(tournaments::create),
+        )
+        .route("/api/tournament/{id}", get(tournaments::show))
+        .route("/api/tournament/{id}/join", post(tournaments::join))
+        .route("/api/tournament/{id}/withdraw", post(tournaments::withdraw))
+        .route("/api/tournament/{id}/stream", get(tournaments::stream))
         .route("/api/tables/{id}/ws", get(crate::edge::ws::upgrade))
         // the web client's files (compressed, revalidated: see `web.rs`); 404 JSON for the rest
         .fallback_service(

@@ -61,6 +61,12 @@ use utoipa::{Modify, OpenApi};
         super::botplay::board_move,
         super::botplay::board_resign,
         super::botplay::board_abort,
+        super::tournaments::create,
+        super::tournaments::list,
+        super::tournaments::show,
+        super::tournaments::join,
+        super::tournaments::withdraw,
+        super::tournaments::stream,
     ),
     components(schemas(ClientMessage, ServerMessage, ErrorBody)),
     tags(
