@@ -4,7 +4,8 @@
 //! (`GET /api/games`); other GETs fall back to the web files.
 
 use crate::edge::extract::{session_cookie, session_token, token_digest, JsonBody};
-use crate::edge::{botplay, bots, tournaments};
+use crate::edge::tournaments as tours;
+use crate::edge::{botplay, bots};
 use crate::error::ServerError;
 use crate::protocol::{
     AccountRequest, ErrorBody, Event, FinishedPage, GuestRequest, PlayerInfo, Positions,
@@ -65,14 +66,11 @@ pub fn app(state: AppState) -> Router {
         .route("/api/board/game/{id}/move/{mv}", post(botplay::board_move))
         .route("/api/board/game/{id}/resign", post(botplay::board_resign))
         .route("/api/board/game/{id}/abort", post(botplay::board_abort))
-        .route(
-            "/api/tournament",
-            get(tournaments::list).post(tournaments::create),
-        )
-        .route("/api/tournament/{id}", get(tournaments::show))
-        .route("/api/tournament/{id}/join", post(tournaments::join))
-        .route("/api/tournament/{id}/withdraw", post(tournaments::withdraw))
-        .route("/api/tournament/{id}/stream", get(tournaments::stream))
+        .route("/api/tournament", get(tours::list).post(tours::create))
+        .route("/api/tournament/{id}", get(tours::show))
+        .route("/api/tournament/{id}/join", post(tours::join))
+        .route("/api/tournament/{id}/withdraw", post(tours::withdraw))
+        .route("/api/tournament/{id}/stream", get(tours::stream))
         .route("/api/tables/{id}/ws", get(crate::edge::ws::upgrade))
         // the web client's files (compressed, revalidated: see `web.rs`); 404 JSON for the rest
         .fallback_service(
