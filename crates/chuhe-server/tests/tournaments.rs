@@ -5,7 +5,8 @@
 //! the streaks, a withdrawn player is not paired, and the arena finishes at its end with its
 //! podium. A restart in the middle keeps the standings and the tables of the games in play,
 //! and scores a game that ended as the server stopped. Durations are shortened by
-//! `Settings::tournament_minute`.
+//! `Settings::tournament_minute`. Last, two bot accounts play an arena to its end with real
+//! moves through the Bot API (a capture when there is one, else the first legal move).
 
 #[macro_use]
 mod common;
@@ -502,3 +503,127 @@ async fn a_restart_keeps_the_arena(backend: Backend) {
 }
 
 on_both!(a_restart_keeps_the_arena);
+
+/// The move a test bot plays in a xiangqi game of `moves` (ICCS, space-separated): a capture
+/// when the rules offer one, so games end sooner, else the first legal move in text order.
+fn pick_move(moves: &str) -> String {
+    use chuhe_rules::xiangqi::{Game, GameOptions, Position};
+    let mut game = Game::new(Position::start(), GameOptions::default());
+    for text in moves.split_whitespace() {
+        game.play(text.parse().unwrap()).unwrap();
+    }
+    let mut legal: Vec<_> = game.legal_moves().into_iter().collect();
+    legal.sort_by_key(ToString::to_string);
+    let position = game.position();
+    let capture = legal.iter().find(|m| position.is_capture(**m));
+    capture.or(legal.first()).expect("a legal move").to_string()
+}
+
+/// A bot account's life in an arena: each `gameStart` on its event stream opens the game's
+/// stream, and it moves (a capture first, else its first legal move) whenever it is its turn,
+/// until the game is over; then it waits for the next pairing.
+async fn bot_plays(addr: SocketAddr, token: String) {
+    let mut events = Lines::open(addr, "/api/stream/event", &token).await;
+    loop {
+        let start = events.next().await;
+        if start["type"] != "gameStart" {
+            continue;
+        }
+        let id = start["game"]["id"].as_str().unwrap().to_owned();
+        let red = start["game"]["color"] == "white";
+        let mut stream = Lines::open(addr, &format!("/api/bot/game/stream/{id}"), &token).await;
+        let mut state = stream.next().await["state"].clone();
+        loop {
+            if state["status"] != "started" {
+                break;
+            }
+            let moves = state["moves"].as_str().unwrap().to_owned();
+            if (moves.split_whitespace().count() % 2 == 0) == red {
+                let path = format!("/api/bot/game/{id}/move/{}", pick_move(&moves));
+                call(addr, "POST", &path, &token, "").await;
+            }
+            loop {
+                let line = stream.next().await;
+                if line["type"] == "gameState" {
+                    state = line;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+async fn bots_play_an_arena_to_its_end(backend: Backend) {
+    let db = fresh_db(backend).await;
+    // Ten minutes last 3 s; the games in play at the end are played out.
+    let server = Server::start(&db, arena_settings(Duration::from_millis(300))).await;
+    let addr = server.addr;
+    let scopes = [Scope::ChallengeRead, Scope::BotPlay, Scope::TournamentWrite];
+    let mut tokens = Vec::new();
+    for name in ["RoboA", "RoboB"] {
+        let issued = chuhe_server::store::issue_token(&db.url, name, true, &scopes, "arena bot")
+            .await
+            .unwrap();
+        tokens.push(issued.token);
+    }
+    let form = "name=Bots&variant=xiangqi&clockTime=5&minutes=10&rated=true";
+    let (status, created) = call(addr, "POST", "/api/tournament", &tokens[0], form).await;
+    assert_eq!(status, 200, "{created}");
+    let id = created["id"].as_str().unwrap().to_owned();
+    let mut bots = Vec::new();
+    for token in &tokens {
+        call(
+            addr,
+            "POST",
+            &format!("/api/tournament/{id}/join"),
+            token,
+            "",
+        )
+        .await;
+        bots.push(tokio::spawn(bot_plays(addr, token.clone())));
+    }
+    let began = Instant::now();
+    let last = loop {
+        assert!(
+            began.elapsed() < Duration::from_secs(120),
+            "the arena never ended"
+        );
+        let v = view(addr, &id).await;
+        if v["isFinished"] == true {
+            break v;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    for bot in bots {
+        bot.abort();
+    }
+    // The two bots met in every game: as many games each, each scored as its sheet says, and
+    // each game's points fit one result (a win beside a loss, or a draw: 0 to 2 each).
+    let (a, b) = (sheet(&last, "RoboA"), sheet(&last, "RoboB"));
+    assert!(!a.is_empty(), "{last}");
+    assert_eq!(a.len(), b.len());
+    for name in ["RoboA", "RoboB"] {
+        let sum: u64 = sheet(&last, name)
+            .chars()
+            .map(|c| u64::from(c.to_digit(10).unwrap()))
+            .sum();
+        assert_eq!(line_of(&last, name)["score"], sum);
+    }
+    for (x, y) in a.chars().zip(b.chars()) {
+        let (x, y) = (x.to_digit(10).unwrap(), y.to_digit(10).unwrap());
+        assert!(x == 0 || y == 0 || (x <= 2 && y <= 2), "{a} against {b}");
+    }
+    assert_eq!(last["podium"].as_array().unwrap().len(), 2);
+    // The games were real, rated tables that ended with moves played.
+    let (status, _, body) = http(addr, "GET", "/api/games?limit=100", None, None).await;
+    assert_eq!(status, 200);
+    let games: Value = serde_json::from_str(&body).unwrap();
+    let games = games["games"].as_array().unwrap();
+    assert_eq!(games.len(), a.len());
+    assert!(games
+        .iter()
+        .all(|g| g["options"]["rated"] == true && g["plies"].as_u64().unwrap() > 0));
+    server.stop().await;
+}
+
+on_both!(bots_play_an_arena_to_its_end);

@@ -33,6 +33,7 @@ use chuhe_tournament::{GameId, PlayerId, PlayerResult, Presence, Side};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
 use tokio::sync::{watch, Mutex};
 
 /// Shortest arena, minutes.
@@ -185,6 +186,9 @@ struct Book {
 #[derive(Default)]
 pub struct Tournaments {
     book: Mutex<Book>,
+    /// Wakes [`run`] when an arena appears: without arenas it keeps no timer, so a test on
+    /// paused time is not pushed forward by its ticks.
+    wake: std::sync::Arc<tokio::sync::Notify>,
 }
 
 /// How a finished game ends for the arena: the winner by seat (seat 0 is Red), its plies; an
@@ -304,6 +308,7 @@ impl Tournaments {
         let id = row.id.clone();
         let running = Running::of_row(row)?;
         self.book.lock().await.map.insert(id.clone(), running);
+        self.wake.notify_one();
         Ok(id)
     }
 
@@ -578,6 +583,9 @@ impl Tournaments {
             tracing::info!(tournament = %id, results = scored, "arena brought back");
             book.map.insert(id, t);
         }
+        if !book.map.is_empty() {
+            self.wake.notify_one();
+        }
         Ok(())
     }
 
@@ -780,20 +788,44 @@ fn full_view(row: &TournamentRow, status: Status, record: &ArenaRecord, minute_m
 
 /// Ticks [`Tournaments::tick`] every `Settings::tournament_wave` for as long as the server lives.
 pub(crate) async fn run(state: WeakState) {
-    let every = match state.upgrade() {
-        Some(s) => s.settings_ref().tournament_wave,
+    let (every, wake, mut shutdown) = match state.upgrade() {
+        // A zero period would spin.
+        Some(s) => (
+            s.settings_ref()
+                .tournament_wave
+                .max(Duration::from_millis(10)),
+            s.tournaments().wake.clone(),
+            s.shutdown_signal(),
+        ),
         None => return,
     };
-    let mut ticks = tokio::time::interval(every);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        ticks.tick().await;
-        let Some(state) = state.upgrade() else {
+        let idle = {
+            let Some(s) = state.upgrade() else {
+                return;
+            };
+            let idle = s.tournaments().book.lock().await.map.is_empty();
+            idle
+        };
+        // No strong reference while waiting; without arenas, no timer either. The shutdown
+        // signal's sender goes with the state, so a dropped state ends the wait too.
+        if idle {
+            tokio::select! {
+                () = wake.notified() => {}
+                _ = shutdown.changed() => return,
+            }
+        } else {
+            tokio::select! {
+                () = tokio::time::sleep(every) => {}
+                _ = shutdown.changed() => return,
+            }
+        }
+        let Some(s) = state.upgrade() else {
             return;
         };
-        if state.is_shutting_down() {
+        if s.is_shutting_down() {
             return;
         }
-        state.tournaments().tick(&state).await;
+        s.tournaments().tick(&s).await;
     }
 }
