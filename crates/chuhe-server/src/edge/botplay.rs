@@ -71,7 +71,7 @@ impl Api {
 }
 
 /// An NDJSON answer whose lines come from `lines` (each already ending in a newline).
-fn ndjson(lines: mpsc::Receiver<Bytes>) -> Response {
+pub(crate) fn ndjson(lines: mpsc::Receiver<Bytes>) -> Response {
     let stream = futures_util::stream::unfold(lines, |mut rx| async move {
         rx.recv()
             .await
@@ -84,7 +84,7 @@ fn ndjson(lines: mpsc::Receiver<Bytes>) -> Response {
         .into_response()
 }
 
-fn line(v: &Value) -> Bytes {
+pub(crate) fn line(v: &Value) -> Bytes {
     let mut text = v.to_string();
     text.push('\n');
     Bytes::from(text)
@@ -168,7 +168,7 @@ pub(crate) async fn stream_event(
 
 /// A request's parameters, from a form (`application/x-www-form-urlencoded`, as lichess's
 /// clients send them) or a JSON object (`{"clock": {"limit": 300}}` reads as `clock.limit`).
-async fn params(request: Request) -> Result<HashMap<String, String>, LichessError> {
+pub(crate) async fn params(request: Request) -> Result<HashMap<String, String>, LichessError> {
     let is_json = request
         .headers()
         .get(header::CONTENT_TYPE)

@@ -4,6 +4,7 @@
 //! (`GET /api/games`); other GETs fall back to the web files.
 
 use crate::edge::extract::{session_cookie, session_token, token_digest, JsonBody};
+use crate::edge::tournaments as tours;
 use crate::edge::{botplay, bots};
 use crate::error::ServerError;
 use crate::protocol::{
@@ -80,6 +81,11 @@ pub fn app(state: AppState) -> Router {
             "/api/board/game/{id}/takeback/{accept}",
             post(botplay::board_takeback),
         )
+        .route("/api/tournament", get(tours::list).post(tours::create))
+        .route("/api/tournament/{id}", get(tours::show))
+        .route("/api/tournament/{id}/join", post(tours::join))
+        .route("/api/tournament/{id}/withdraw", post(tours::withdraw))
+        .route("/api/tournament/{id}/stream", get(tours::stream))
         .route("/api/tables/{id}/ws", get(crate::edge::ws::upgrade))
         // the web client's files (compressed, revalidated: see `web.rs`); 404 JSON for the rest
         .fallback_service(

@@ -16,6 +16,7 @@ pub mod limit;
 pub mod listen;
 pub mod openapi;
 pub mod origin;
+pub mod tournaments;
 pub mod web;
 mod ws;
 

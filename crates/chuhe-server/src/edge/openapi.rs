@@ -67,6 +67,12 @@ use utoipa::{Modify, OpenApi};
         super::botplay::board_chat,
         super::botplay::board_draw,
         super::botplay::board_takeback,
+        super::tournaments::create,
+        super::tournaments::list,
+        super::tournaments::show,
+        super::tournaments::join,
+        super::tournaments::withdraw,
+        super::tournaments::stream,
     ),
     components(schemas(ClientMessage, ServerMessage, ErrorBody)),
     tags(

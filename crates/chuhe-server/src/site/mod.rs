@@ -7,6 +7,7 @@ pub mod challenges;
 pub mod events;
 mod registry;
 mod settings;
+pub mod tournaments;
 
 pub use settings::{Heartbeat, HttpLimits, RequestQuota, Settings, DEFAULT_DESCRIPTOR_RESERVE};
 
@@ -37,6 +38,7 @@ struct Inner {
     passwords: password::Passwords,
     events: events::PlayerEvents,
     challenges: challenges::Challenges,
+    tournaments: tournaments::Tournaments,
 }
 
 /// Where the creator of a table sits ([`AppState::create_table`]).
@@ -85,6 +87,7 @@ impl AppState {
             passwords: password::Passwords::for_this_machine()?,
             events: events::PlayerEvents::default(),
             challenges: challenges::Challenges::default(),
+            tournaments: tournaments::Tournaments::default(),
         }));
         tokio::spawn(follow_notices(state.downgrade(), notices_rx));
         if let Some(every) = state.0.settings.metrics_interval {
@@ -111,6 +114,8 @@ impl AppState {
         }
         tracing::info!(tables = tables.map.len(), "tables brought back");
         drop(tables);
+        state.0.tournaments.load(&state).await?;
+        tokio::spawn(tournaments::run(state.downgrade()));
         Ok(state)
     }
 
@@ -119,6 +124,11 @@ impl AppState {
     /// end of games and tournaments push what concerns a player.
     pub fn player_events(&self) -> &events::PlayerEvents {
         &self.0.events
+    }
+
+    /// The arenas: created, joined, paired, scored ([`tournaments::Tournaments`]).
+    pub fn tournaments(&self) -> &tournaments::Tournaments {
+        &self.0.tournaments
     }
 
     /// The challenges waiting on this node.
@@ -418,6 +428,31 @@ impl AppState {
         Ok(handle)
     }
 
+    /// Creates a table with every seat taken and its game started at once (a tournament's
+    /// pairing: [`table::create_started`]).
+    ///
+    /// # Errors
+    /// Bad options, a seat list of the wrong length, or the database failed.
+    pub async fn create_started_table(
+        &self,
+        options: protocol::TableOptions,
+        seats: Vec<Option<protocol::SeatPlayer>>,
+    ) -> Result<TableHandle, ServerError> {
+        let id = ids::random_id(10);
+        let owner = self.0.cluster.as_ref().map(|c| c.key().to_owned());
+        let handle = table::create_started(
+            &self.0.store,
+            self.table_settings(),
+            id,
+            options,
+            seats,
+            owner.as_deref(),
+        )
+        .await?;
+        self.0.tables.lock().await.insert(handle.clone());
+        Ok(handle)
+    }
+
     /// Creates the agreed rematch of the ended table `from` (options and seats from
     /// [`TableNotice::Rematch`]) and tells `from` its id; a failure is logged and told to
     /// `from` too.
@@ -518,6 +553,9 @@ async fn follow_notices(state: WeakState, mut notices: mpsc::UnboundedReceiver<T
         match notice {
             TableNotice::Idle(id) => state.retire(&id).await,
             TableNotice::Ended(id) => {
+                let ended = state.clone();
+                let table = id.clone();
+                tokio::spawn(async move { ended.tournaments().game_ended(&ended, &table).await });
                 state.announce_finish(&id).await;
                 state.limit_ended(&id).await
             }

@@ -80,6 +80,12 @@ pub struct Settings {
     /// How often the sampled gauges of [`crate::telemetry`] are set (tables, pool, NATS); default
     /// `None`, never (for a server without a metrics recorder).
     pub metrics_interval: Option<Duration>,
+    /// Time between two pairing waves of a running arena (default 2 s, lichess's figure for
+    /// small arenas); each wave also starts the arenas due and finishes those past their end.
+    pub tournament_wave: Duration,
+    /// How long one minute of a tournament's duration lasts (default 60 s; the tests shorten
+    /// it so that an arena of `minutes=10` ends in seconds).
+    pub tournament_minute: Duration,
 }
 
 /// The descriptors kept free by default ([`Settings::descriptor_reserve`]): what the server may
@@ -115,6 +121,8 @@ impl Default for Settings {
             secure_cookies: false,
             cluster: None,
             metrics_interval: None,
+            tournament_wave: Duration::from_secs(2),
+            tournament_minute: Duration::from_secs(60),
         }
     }
 }

@@ -95,6 +95,7 @@ mod ratings;
 mod rows;
 mod tables;
 mod tokens;
+mod tournaments;
 mod writer;
 
 use accounts::{cleanup_job, index_name_skeletons};
@@ -103,6 +104,7 @@ use guard::{claim_writer_epoch, superseded, take_advisory_lock, LockSlot, STARTU
 pub use guard::{lock_sqlite, sqlite_file};
 pub use rows::{ClockSnapshot, Fence, PlayerRow, RatedGame, RatingRow, TableRow, TableWrite};
 pub use tokens::{issue_token, IssuedToken, TokenOwner, TokenRow};
+pub use tournaments::{TournamentRow, MAX_TOURNAMENTS_PER_DAY};
 
 #[cfg(feature = "fault-injection")]
 pub use faults::Fault;

@@ -136,6 +136,22 @@ pub(super) enum Single {
     Finished(FinishedRow),
     /// The `game_players` rows of a finished game stored before them.
     FinishedPlayers(FinishedRow),
+    /// A new tournament; refused when its creator made
+    /// `super::tournaments::MAX_TOURNAMENTS_PER_DAY` since `since_ms`.
+    CreateTournament {
+        row: Box<super::tournaments::TournamentRow>,
+        since_ms: i64,
+    },
+    /// A tournament's status and state at `version` (over an older version only), and the
+    /// tables of its new games (`(game number, table id)`, kept when already stored).
+    SaveTournament {
+        id: String,
+        status: String,
+        state: String,
+        version: i64,
+        games: Vec<(i64, String)>,
+        now_ms: i64,
+    },
 }
 
 /// A job whose outcome is being checked.
@@ -454,8 +470,15 @@ impl Writer {
                 0,
                 None,
             ),
+            Pending::Single(Single::CreateTournament { row, .. }) => (
+                "SELECT id AS v FROM tournaments WHERE id = $1 AND $2 = $2",
+                row.id.as_str(),
+                0,
+                None,
+            ),
             Pending::Single(
-                Single::EndSession { .. }
+                Single::SaveTournament { .. }
+                | Single::EndSession { .. }
                 | Single::RevokeToken { .. }
                 | Single::TouchToken { .. }
                 | Single::MakeBot { .. }

@@ -332,6 +332,35 @@ pub async fn create_seated(
     seats: Vec<Option<SeatPlayer>>,
     owner: Option<&str>,
 ) -> Result<TableHandle, ServerError> {
+    create_with(store, settings, id, options, seats, owner, false).await
+}
+
+/// As [`create_seated`] with every seat taken, and the game started at once (its `started`
+/// event written with the `sat` events: the clocks and the first-move timer run from now): a
+/// tournament's pairing, which nobody has to start.
+///
+/// # Errors
+/// As [`create_seated`].
+pub async fn create_started(
+    store: &Store,
+    settings: TableSettings,
+    id: String,
+    options: TableOptions,
+    seats: Vec<Option<SeatPlayer>>,
+    owner: Option<&str>,
+) -> Result<TableHandle, ServerError> {
+    create_with(store, settings, id, options, seats, owner, true).await
+}
+
+async fn create_with(
+    store: &Store,
+    settings: TableSettings,
+    id: String,
+    options: TableOptions,
+    seats: Vec<Option<SeatPlayer>>,
+    owner: Option<&str>,
+    start: bool,
+) -> Result<TableHandle, ServerError> {
     let options = check_options(options)?;
     if seats.len() != options.variant.seat_count() {
         return Err(ServerError::Internal(format!(
@@ -361,6 +390,10 @@ pub async fn create_seated(
             })
         })
         .collect();
+    let mut sat = sat;
+    if start && sat.len() == state.seats.len() {
+        sat.push(Event::Started);
+    }
     for e in &sat {
         state.apply(e, now).map_err(ServerError::Internal)?;
     }

@@ -461,6 +461,78 @@ pub(super) async fn run_single(
             insert_players(tx, &[row]).await?;
             1
         }
+        Single::CreateTournament { row, since_ms } => {
+            let made: i64 = sqlx::query(
+                "SELECT COUNT(*) AS n FROM tournaments WHERE created_by = $1 AND created_ms >= $2",
+            )
+            .bind(row.created_by.as_str())
+            .bind(*since_ms)
+            .fetch_one(&mut **tx)
+            .await?
+            .try_get("n")?;
+            let most = crate::store::tournaments::MAX_TOURNAMENTS_PER_DAY;
+            if made >= most {
+                return Err(StoreError::Refused(format!(
+                    "an account creates at most {most} tournaments a day"
+                )));
+            }
+            sqlx::query(
+                "INSERT INTO tournaments (id, kind, variant, name, clock_limit_s, \
+                 clock_increment_s, minutes, starts_ms, rated, berserkable, created_by, status, \
+                 state, version, created_ms, updated_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)",
+            )
+            .bind(row.id.as_str())
+            .bind(row.kind.as_str())
+            .bind(row.variant.as_str())
+            .bind(row.name.as_str())
+            .bind(row.clock_limit_s)
+            .bind(row.clock_increment_s)
+            .bind(row.minutes)
+            .bind(row.starts_ms)
+            .bind(i64::from(row.rated))
+            .bind(i64::from(row.berserkable))
+            .bind(row.created_by.as_str())
+            .bind(row.status.as_str())
+            .bind(row.state.as_str())
+            .bind(row.version)
+            .bind(row.created_ms)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected()
+        }
+        Single::SaveTournament {
+            id,
+            status,
+            state,
+            version,
+            games,
+            now_ms,
+        } => {
+            for (game_no, table_id) in games {
+                sqlx::query(
+                    "INSERT INTO tournament_games (tournament_id, game_no, table_id) \
+                     VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                )
+                .bind(id.as_str())
+                .bind(*game_no)
+                .bind(table_id.as_str())
+                .execute(&mut **tx)
+                .await?;
+            }
+            sqlx::query(
+                "UPDATE tournaments SET status = $1, state = $2, version = $3, updated_ms = $4 \
+                 WHERE id = $5 AND version < $3",
+            )
+            .bind(status.as_str())
+            .bind(state.as_str())
+            .bind(*version)
+            .bind(*now_ms)
+            .bind(id.as_str())
+            .execute(&mut **tx)
+            .await?
+            .rows_affected()
+        }
     };
     Ok(affected)
 }

@@ -1,0 +1,243 @@
+//! lichess's arena tournament API on chuhe (`docs/protocol.md`, "Tournaments"): create, list,
+//! show, join, withdraw, and a live NDJSON stream of a tournament. The site runs the arenas
+//! (`crate::site::tournaments`); these routes read forms or JSON as lichess's clients send
+//! them and answer in lichess's shapes (`LichessError` for refusals).
+
+use crate::accounts::tokens::Scope;
+use crate::edge::botplay::{line, ndjson, params, KEEP_ALIVE};
+use crate::edge::extract::{ApiUser, LichessError};
+use crate::error::ServerError;
+use crate::site::tournaments::{check_new, NewArena};
+use crate::site::AppState;
+use crate::store::now_ms;
+use axum::body::Bytes;
+use axum::extract::{Path, Request, State};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+use std::collections::HashMap;
+use tokio::sync::mpsc;
+
+/// The parameter `key`, parsed, or `default` when absent.
+fn field<T: std::str::FromStr>(
+    p: &HashMap<String, String>,
+    key: &str,
+    default: Option<T>,
+) -> Result<T, LichessError> {
+    match p.get(key) {
+        Some(text) => text
+            .trim()
+            .parse()
+            .map_err(|_| LichessError::bad_request(format!("{key}: {text:?} does not read"))),
+        None => default.ok_or_else(|| LichessError::bad_request(format!("{key}: missing"))),
+    }
+}
+
+/// A lichess boolean: `true` or `false`.
+fn flag(p: &HashMap<String, String>, key: &str, default: bool) -> Result<bool, LichessError> {
+    match p.get(key).map(String::as_str) {
+        None => Ok(default),
+        Some("true") => Ok(true),
+        Some("false") => Ok(false),
+        Some(other) => Err(LichessError::bad_request(format!(
+            "{key}: {other:?} is not true or false"
+        ))),
+    }
+}
+
+/// The new arena of a request's parameters (lichess's names and units).
+fn new_arena(p: &HashMap<String, String>) -> Result<NewArena, LichessError> {
+    let name = p.get("name").cloned().unwrap_or_else(|| "chuhe".to_owned());
+    let variant_key = p.get("variant").map_or("xiangqi", String::as_str);
+    let variant = variant_key
+        .parse()
+        .map_err(|_| LichessError::bad_request(format!("variant: {variant_key:?} is unknown")))?;
+    let clock_minutes: f64 = field(p, "clockTime", None)?;
+    if !clock_minutes.is_finite() {
+        return Err(LichessError::bad_request("clockTime: a number of minutes"));
+    }
+    let clock_limit_s = (clock_minutes * 60.0).round() as i64;
+    let clock_increment_s: i64 = field(p, "clockIncrement", Some(0))?;
+    let minutes: i64 = field(p, "minutes", None)?;
+    let starts_ms: i64 = field(p, "startDate", Some(now_ms()))?;
+    Ok(NewArena {
+        name,
+        variant,
+        clock_limit_s,
+        clock_increment_s,
+        minutes,
+        starts_ms,
+        rated: flag(p, "rated", true)?,
+        berserkable: flag(p, "berserkable", true)?,
+    })
+}
+
+/// `POST /api/tournament`: a new arena, created by the account (session cookie, or a token
+/// with `tournament:write`); answered with the tournament as `GET /api/tournament/{id}` shows it.
+#[utoipa::path(
+    post,
+    path = "/api/tournament",
+    tag = "lichess",
+    responses(
+        (status = 200, description = "The new tournament, as `GET /api/tournament/{id}` shows it", body = Object),
+        (status = 400, description = "A field out of bounds, or the account's daily limit (`{\"error\": \"...\"}`)"),
+        (status = 401, description = "No such token, `Missing scope`, or a guest"),
+    )
+)]
+pub(crate) async fn create(
+    State(state): State<AppState>,
+    user: ApiUser,
+    request: Request,
+) -> Result<Response, LichessError> {
+    user.require(Scope::TournamentWrite)?;
+    let p = params(request).await?;
+    let spec = new_arena(&p)?;
+    // lichess's refusal names the field alone.
+    check_new(&spec, now_ms()).map_err(|e| match e {
+        ServerError::BadMessage(why) => LichessError::bad_request(why),
+        e => LichessError::from(e),
+    })?;
+    let id = state
+        .tournaments()
+        .create(&state, spec, &user.person)
+        .await?;
+    Ok(Json(state.tournaments().view(&state, &id).await?).into_response())
+}
+
+/// `GET /api/tournament`: the arenas `created` (not started), `started` and the last 20
+/// `finished`.
+#[utoipa::path(
+    get,
+    path = "/api/tournament",
+    tag = "lichess",
+    responses((status = 200, description = "`{\"created\": [...], \"started\": [...], \"finished\": [...]}`", body = Object))
+)]
+pub(crate) async fn list(State(state): State<AppState>) -> Result<Response, LichessError> {
+    Ok(Json(state.tournaments().list(&state).await?).into_response())
+}
+
+/// `GET /api/tournament/{id}`: the arena, its standings and the games in play.
+#[utoipa::path(
+    get,
+    path = "/api/tournament/{id}",
+    tag = "lichess",
+    params(("id" = String, Path, description = "The tournament's id")),
+    responses(
+        (status = 200, description = "The tournament (`docs/protocol.md`)", body = Object),
+        (status = 404, description = "No such tournament"),
+    )
+)]
+pub(crate) async fn show(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, LichessError> {
+    Ok(Json(state.tournaments().view(&state, &id).await?).into_response())
+}
+
+/// `POST /api/tournament/{id}/join`: the account joins (or joins again, its score kept).
+#[utoipa::path(
+    post,
+    path = "/api/tournament/{id}/join",
+    tag = "lichess",
+    params(("id" = String, Path, description = "The tournament's id")),
+    responses(
+        (status = 200, description = "`{\"ok\": true}`", body = Object),
+        (status = 401, description = "No such token, `Missing scope`, or a guest"),
+        (status = 404, description = "No such tournament running"),
+        (status = 409, description = "The tournament is over"),
+    )
+)]
+pub(crate) async fn join(
+    State(state): State<AppState>,
+    user: ApiUser,
+    Path(id): Path<String>,
+) -> Result<Response, LichessError> {
+    user.require(Scope::TournamentWrite)?;
+    state.tournaments().join(&state, &id, &user.person).await?;
+    Ok(Json(json!({"ok": true})).into_response())
+}
+
+/// `POST /api/tournament/{id}/withdraw`: the account leaves (before the start) or stops being
+/// paired (after it; its score stays).
+#[utoipa::path(
+    post,
+    path = "/api/tournament/{id}/withdraw",
+    tag = "lichess",
+    params(("id" = String, Path, description = "The tournament's id")),
+    responses(
+        (status = 200, description = "`{\"ok\": true}`", body = Object),
+        (status = 401, description = "No such token, or `Missing scope`"),
+        (status = 404, description = "No such tournament running"),
+        (status = 409, description = "Not joined, or the tournament is over"),
+    )
+)]
+pub(crate) async fn withdraw(
+    State(state): State<AppState>,
+    user: ApiUser,
+    Path(id): Path<String>,
+) -> Result<Response, LichessError> {
+    user.require(Scope::TournamentWrite)?;
+    state
+        .tournaments()
+        .withdraw(&state, &id, &user.person)
+        .await?;
+    Ok(Json(json!({"ok": true})).into_response())
+}
+
+/// `GET /api/tournament/{id}/stream`: the tournament as `GET /api/tournament/{id}` shows it,
+/// one NDJSON line now and one after each change (a join, a pairing, a result, the end), an
+/// empty line every 6 s; the stream ends after the line that shows it finished.
+#[utoipa::path(
+    get,
+    path = "/api/tournament/{id}/stream",
+    tag = "lichess",
+    params(("id" = String, Path, description = "The tournament's id")),
+    responses(
+        (status = 200, description = "NDJSON lines (`application/x-ndjson`)", body = String, content_type = "application/x-ndjson"),
+        (status = 404, description = "No such tournament"),
+    )
+)]
+pub(crate) async fn stream(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, LichessError> {
+    // Subscribed before the first line: a change meanwhile is sent again rather than missed.
+    let watching = state.tournaments().watch(&id).await;
+    let first = state.tournaments().view(&state, &id).await?;
+    let (tx, rx) = mpsc::channel::<Bytes>(16);
+    let mut shutdown = state.shutdown_signal();
+    let weak = state.downgrade();
+    tokio::spawn(async move {
+        if tx.send(line(&first)).await.is_err() {
+            return;
+        }
+        let Some(mut changed) = watching else {
+            return;
+        };
+        let mut tick =
+            tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
+        loop {
+            let out = tokio::select! {
+                got = changed.changed() => {
+                    let Some(state) = weak.upgrade() else { return };
+                    let Ok(view) = state.tournaments().view(&state, &id).await else {
+                        return;
+                    };
+                    // The sender gone: the tournament left memory (finished).
+                    let over = got.is_err() || view["isFinished"] == json!(true);
+                    if tx.send(line(&view)).await.is_err() || over {
+                        return;
+                    }
+                    continue;
+                }
+                _ = tick.tick() => Bytes::from_static(b"\n"),
+                () = tx.closed() => return,
+                _ = shutdown.changed() => return,
+            };
+            if tx.send(out).await.is_err() {
+                return;
+            }
+        }
+    });
+    Ok(ndjson(rx))
+}
