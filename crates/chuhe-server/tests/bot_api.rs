@@ -584,7 +584,7 @@ async fn two_bots_challenge_and_play(backend: Backend) {
     let (status, err) = post_form(&server, &draw("no"), &a.token, "").await;
     assert_eq!(
         (status, err),
-        (400, json!({"error": "there is no draw offer to decline"}))
+        (400, json!({"error": "there is no draw offer to answer"}))
     );
     let (status, err) = post_form(&server, &draw("maybe"), &a.token, "").await;
     assert_eq!(

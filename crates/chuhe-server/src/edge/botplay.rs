@@ -657,24 +657,10 @@ async fn act(
                     mv,
                 }
             }
-            // lichess's "yes": agree to the opponent's offer, else make one
-            ClientMessage::AcceptDraw {} if current.draw_offer.is_none_or(|x| x == you) => {
-                ClientMessage::OfferDraw {}
-            }
-            ClientMessage::DeclineDraw {} if current.draw_offer.is_none_or(|x| x == you) => {
-                return Err(LichessError::bad_request(
-                    "there is no draw offer to decline",
-                ));
-            }
+            // lichess's takeback "yes": give the opponent's request, else make one (a draw
+            // offer needs no such turn: the table agrees when the other side offered first)
             ClientMessage::AcceptTakeback {} if current.takeback_offer.is_none_or(|x| x == you) => {
                 ClientMessage::Takeback {}
-            }
-            ClientMessage::DeclineTakeback {}
-                if current.takeback_offer.is_none_or(|x| x == you) =>
-            {
-                return Err(LichessError::bad_request(
-                    "there is no takeback request to decline",
-                ));
             }
             other => other,
         };
@@ -688,11 +674,16 @@ async fn act(
     result.map(|()| Json(json!({"ok": true})).into_response())
 }
 
-/// lichess's `{accept}` of the draw and takeback routes: `yes`/`true` or `no`/`false`.
-fn accept_word(word: &str) -> Result<bool, LichessError> {
+/// The message of lichess's `{accept}` in the draw and takeback routes: `yes`/`true` gives
+/// `yes`, `no`/`false` gives `no`.
+fn answer(
+    word: &str,
+    yes: ClientMessage,
+    no: ClientMessage,
+) -> Result<ClientMessage, LichessError> {
     match word {
-        "yes" | "true" => Ok(true),
-        "no" | "false" => Ok(false),
+        "yes" | "true" => Ok(yes),
+        "no" | "false" => Ok(no),
         other => Err(LichessError::bad_request(format!(
             "accept must be yes, no, true or false, not {other:?}"
         ))),
@@ -843,7 +834,7 @@ macro_rules! play_routes {
             ),
             responses(
                 (status = 200, description = "Done: `{\"ok\": true}`", body = Object),
-                (status = 400, description = "Refused with its reason (`{\"error\": \"...\"}`: no offer to decline, the game is over...)"),
+                (status = 400, description = "Refused with its reason (`{\"error\": \"...\"}`: `there is no draw offer to answer`, the game is over...)"),
                 (status = 404, description = "No such game"),
             )
         )]
@@ -852,11 +843,7 @@ macro_rules! play_routes {
             user: ApiUser,
             Path((id, accept)): Path<(String, String)>,
         ) -> Result<Response, LichessError> {
-            let msg = if accept_word(&accept)? {
-                ClientMessage::AcceptDraw {}
-            } else {
-                ClientMessage::DeclineDraw {}
-            };
+            let msg = answer(&accept, ClientMessage::OfferDraw {}, ClientMessage::DeclineDraw {})?;
             act($api, state, user, id, msg).await
         }
 
@@ -871,7 +858,7 @@ macro_rules! play_routes {
             ),
             responses(
                 (status = 200, description = "Done: `{\"ok\": true}`", body = Object),
-                (status = 400, description = "Refused with its reason (`{\"error\": \"...\"}`: no request to decline, a rated game...)"),
+                (status = 400, description = "Refused with its reason (`{\"error\": \"...\"}`: `there is no takeback request to answer`, a rated game...)"),
                 (status = 404, description = "No such game"),
             )
         )]
@@ -880,11 +867,7 @@ macro_rules! play_routes {
             user: ApiUser,
             Path((id, accept)): Path<(String, String)>,
         ) -> Result<Response, LichessError> {
-            let msg = if accept_word(&accept)? {
-                ClientMessage::AcceptTakeback {}
-            } else {
-                ClientMessage::DeclineTakeback {}
-            };
+            let msg = answer(&accept, ClientMessage::AcceptTakeback {}, ClientMessage::DeclineTakeback {})?;
             act($api, state, user, id, msg).await
         }
     };
