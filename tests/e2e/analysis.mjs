@@ -196,6 +196,7 @@ export async function analysisChecks(b, base, shots) {
   await lu.context().close();
   console.log('ok a FEN with a mate in one: #1 and the mating move first, at phone width; a bad FEN clears it and says why');
   await editorChecks(b, base);
+  await playFromEditor(b, base, shots);
 }
 
 /**
@@ -314,4 +315,78 @@ async function editorChecks(b, base) {
   assert.equal(await page.textContent('#analysis-source'), 'La posición introducida');
   await ctx.close();
   console.log('ok the board editor puts and takes away pieces, keeps the FEN in step, says why a position is refused and opens its analysis');
+}
+
+/**
+ * The board editor's "Jugar contra el ordenador" and "Jugar con un amigo" (issue 31 item 7), in
+ * Spanish: a position with Black to move opens the computer's card with its small board; the
+ * player takes Black, moves first from that position and the computer answers; the people's
+ * form gets the same position, not rated.
+ * @param {import('playwright-core').Browser} b
+ * @param {string} base
+ * @param {string} shots
+ */
+async function playFromEditor(b, base, shots) {
+  const fen = '4k4/9/2c6/9/9/9/9/9/4A4/R2AK4 b - - 0 1';
+  for (const viewport of [DESKTOP, PHONE]) {
+    const page = await guest(b, base, viewport === PHONE ? 'Mei' : 'Rui', viewport);
+    await page.goto(`${base}/#/editor?fen=${encodeURIComponent(fen)}`);
+    await page.waitForFunction(() => {
+      const e = /** @type {any} */ (window).chuheTest.editor;
+      return e && !e.checking && e.legal;
+    });
+    await page.click('#editor-computer');
+    await page.waitForSelector('#vs-from');
+    assert.equal(await page.textContent('#vs-from p'), 'Desde una posición preparada: mueve el Negro.');
+    assert.equal(await page.locator('#vs-from .piece').count(), 6);
+    assert.equal(await page.locator('#vs-variant[disabled]').count(), 1);
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(wide <= viewport.width, `the lobby is ${wide} px wide at ${viewport.width}`);
+    const size = viewport === PHONE ? 'phone' : 'desktop';
+    await page.locator('#vs-form').screenshot({ path: join(shots, `from-position-es-${size}.png`) });
+    if (viewport === PHONE) {
+      await page.context().close();
+      continue;
+    }
+    await page.selectOption('#vs-level', '1');
+    await page.click('#vs-play');
+    await page.waitForURL(/#\/t\//);
+    await page.waitForFunction(() => /** @type {any} */ (window).chuheTest.state?.table.phase === 'running');
+    const state = await page.evaluate(() => /** @type {any} */ (window).chuheTest.state);
+    assert.equal(state.board.fen, fen);
+    assert.equal(state.you, 1);
+    assert.equal(state.to_move, 1);
+    await page.click('[data-square="c7"]');
+    await page.click('[data-square="c3"]');
+    // the computer, Red, answers from there
+    await page.waitForFunction(() => /** @type {any} */ (window).chuheTest.state?.board.moves.length === 2, null, { timeout: 30000 });
+    const moves = await page.evaluate(() => /** @type {any} */ (window).chuheTest.state.board.moves);
+    assert.equal(moves[0], 'c7c3');
+    // the move list starts with Black's move: Red's first cell is empty
+    assert.equal(await page.locator('#moves li[data-round="1"] .mv-empty').count(), 1);
+    assert.equal(await page.textContent('#moves li[data-round="1"] .mv'), 'c7c3');
+    await page.screenshot({ path: join(shots, 'from-position-table-es-desktop.png') });
+
+    // a friend (in a new tab of the same session): the people's form with the same position,
+    // never rated
+    const tab = await page.context().newPage();
+    tab.on('pageerror', (e) => { throw new Error(`page error (friend): ${e.message}`); });
+    await tab.goto(`${base}/#/editor?fen=${encodeURIComponent(fen)}`);
+    await tab.waitForFunction(() => {
+      const e = /** @type {any} */ (window).chuheTest.editor;
+      return e && !e.checking && e.legal;
+    });
+    await tab.click('#editor-friend');
+    await tab.waitForSelector('#create-from');
+    assert.equal(await tab.locator('#rated[disabled]').count(), 1);
+    await tab.click('#create');
+    await tab.waitForURL(/#\/t\//);
+    await tab.waitForFunction(() => /** @type {any} */ (window).chuheTest.state?.table.options.fen !== undefined);
+    const table = await tab.evaluate(() => /** @type {any} */ (window).chuheTest.state.table);
+    assert.equal(table.options.fen, fen);
+    assert.equal(table.options.rated, false);
+    await tab.screenshot({ path: join(shots, 'from-position-friend-es-desktop.png') });
+    await page.context().close();
+  }
+  console.log('ok the board editor starts a game against the computer (Black moving first) and a table for people from its position');
 }

@@ -598,6 +598,8 @@ test("table clocks: low under ten seconds, or under a tenth of a long game's tim
 test('table moves: two seats make rounds of two moves, the last round may be half', () => {
   assert.deepEqual(moveRows(0, 2, []), []);
   assert.deepEqual(moveRows(3, 2, []), [{ round: 1, plies: [1, 2] }, { round: 2, plies: [3] }]);
+  // Black moves first (a set-up position): the first round's Red cell is empty
+  assert.deepEqual(moveRows(3, 2, [], 1), [{ round: 1, plies: [null, 1] }, { round: 2, plies: [2, 3] }]);
 });
 
 test("table moves: a defeated sanguo kingdom ends the round, its defeat follows, its column stays empty", () => {
@@ -642,16 +644,20 @@ test("table offers: a decline is kept until the next move or offer of its kind",
 
 test("table actions: a new game fills the lobby's form with the table's options", () => {
   assert.deepEqual(newGameForm({ variant: 'xiangqi', time: { initial_ms: 300000, increment_ms: 3000 }, rated: true, no_capture_limit: 100, flag_bearers: null }),
-    { variant: 'xiangqi', timed: true, minutes: 5, increment: 3, rated: true, limit: 100, flags: true });
+    { variant: 'xiangqi', timed: true, minutes: 5, increment: 3, rated: true, limit: 100, flags: true, fen: null });
   assert.deepEqual(newGameForm({ variant: 'sanguo', time: null, rated: false, no_capture_limit: null, flag_bearers: false }),
-    { variant: 'sanguo', timed: false, minutes: 10, increment: 5, rated: false, limit: 120, flags: false });
+    { variant: 'sanguo', timed: false, minutes: 10, increment: 5, rated: false, limit: 120, flags: false, fen: null });
 });
 
 test("table actions: a new game after the computer's fills the computer's card (issue 31)", () => {
   assert.deepEqual(newComputerForm({ variant: 'banqi', time: { initial_ms: 180000, increment_ms: 2000 }, rated: false, no_capture_limit: null, flag_bearers: null }, 8),
-    { variant: 'banqi', level: 8, time: '3+2' });
+    { variant: 'banqi', level: 8, time: '3+2', fen: null });
   assert.deepEqual(newComputerForm({ variant: 'xiangqi', time: null, rated: false, no_capture_limit: null, flag_bearers: null }, 1),
-    { variant: 'xiangqi', level: 1, time: 'none' });
+    { variant: 'xiangqi', level: 1, time: 'none', fen: null });
+  // a game from a set-up position: the next one starts there too
+  const fen = '4k4/9/2c6/9/9/9/9/9/4A4/R2AK4 b - - 0 1';
+  assert.deepEqual(newComputerForm({ variant: 'xiangqi', time: null, rated: false, no_capture_limit: 120, flag_bearers: null, fen }, 3),
+    { variant: 'xiangqi', level: 3, time: 'none', fen });
 });
 
 test('table board: Black below for seat 1 unless turned; sanguo turns to the next kingdom', () => {

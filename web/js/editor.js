@@ -49,6 +49,23 @@ function binIcon() {
  */
 
 /**
+ * Goes to the lobby with its form for a game from `fen` (a legal xiangqi position): the
+ * computer's card (`computer`) or the form of a table for people. Such a game is casual.
+ * @param {string} fen
+ * @param {boolean} computer
+ */
+export function playFromPosition(fen, computer) {
+  try {
+    sessionStorage.setItem('chuhe.form', JSON.stringify(computer
+      ? { computer: { variant: 'xiangqi', fen } }
+      : { variant: 'xiangqi', fen, rated: false }));
+  } catch {
+    // storage disabled: the lobby opens with its usual forms
+  }
+  location.hash = '#/';
+}
+
+/**
  * The grid and side of a FEN; throws on a board that does not read.
  * @param {string} fen
  * @returns {{grid: Grid, side: 'w' | 'b'}}
@@ -265,7 +282,9 @@ export function editorPage(shell, startFen) {
         h('div', { class: 'editor-buttons' },
           legal && !checking
             ? h('a', { class: 'button primary', id: 'editor-analyse', href: analyse }, t('analysis.analyse'))
-            : h('button', { type: 'button', class: 'primary', id: 'editor-analyse', disabled: true }, t('analysis.analyse'))))),
+            : h('button', { type: 'button', class: 'primary', id: 'editor-analyse', disabled: true }, t('analysis.analyse')),
+          h('button', { type: 'button', id: 'editor-computer', disabled: !legal || checking, onclick: () => playFromPosition(shown, true) }, t('editor.play_computer')),
+          h('button', { type: 'button', id: 'editor-friend', disabled: !legal || checking, onclick: () => playFromPosition(shown, false) }, t('editor.play_friend'))))),
     `${t('editor.title')} · chuhe`);
   };
 

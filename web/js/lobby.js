@@ -8,8 +8,40 @@ import { accountErrorText, errorText, levelHint, occupant, ratedBadge, seatLabel
 import { requestSetup } from './table.js';
 import { rulesLinks } from './rules.js';
 import { finishedTable, occupantNode } from './player.js';
+import { xiangqiBoard } from './boards.js';
+import { readXiangqiFen } from './protocol.js';
 
 /** @typedef {import('./protocol.js').TableSummary} TableSummary */
+
+/**
+ * The side to move of a xiangqi FEN (`w` Red, `b` Black), or null when it does not read.
+ * @param {string} fen
+ * @returns {'w' | 'b' | null}
+ */
+function fenSide(fen) {
+  try {
+    return readXiangqiFen(fen).turn === 'b' ? 'b' : 'w';
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The set-up position a form starts from: a small board, its side to move, and a button that
+ * goes back to the usual start.
+ * @param {string} id
+ * @param {string} fen
+ * @param {boolean} computer whether it is the computer's card (the player takes the side to move)
+ * @param {() => void} clear
+ */
+function positionPreview(id, fen, computer, clear) {
+  const marks = { selected: null, targets: new Map(), last: [], check: [], onPick: () => {}, onDrop: () => {} };
+  return h('div', { class: 'from-position', id },
+    h('div', { class: 'mini-board', 'aria-hidden': 'true' }, xiangqiBoard(fen, false, /** @type {any} */ (marks))),
+    h('p', {}, t(fenSide(fen) === 'b' ? 'lobby.from_position_black' : 'lobby.from_position_red')),
+    h('p', { class: 'muted hint' }, t(computer ? 'lobby.from_position_casual_computer' : 'lobby.from_position_casual')),
+    h('button', { type: 'button', id: `${id}-clear`, onclick: clear }, t('lobby.from_position_clear')));
+}
 
 /**
  * The lobby page: `draw` draws it again (after a language switch), `leave` stops its polling.
@@ -23,9 +55,12 @@ export function lobbyPage(shell) {
   let message = '';
   let accountMessage = '';
   let stopped = false;
-  const form = { variant: 'xiangqi', minutes: 10, increment: 5, timed: true, rated: false, limit: 120, flags: true, seat: 'random' };
-  /** the game against the computer: variant, level, time (minutes+increment, or none) */
-  const vs = { variant: 'xiangqi', level: 3, time: '10+5' };
+  /** @type {{variant: string, minutes: number, increment: number, timed: boolean, rated: boolean, limit: number, flags: boolean, seat: string, fen: string | null}} */
+  const form = { variant: 'xiangqi', minutes: 10, increment: 5, timed: true, rated: false, limit: 120, flags: true, seat: 'random', fen: null };
+  /** the game against the computer: variant, level, time (minutes+increment, or none), and a
+   * xiangqi position to start from (the board editor's; null: the usual start) */
+  /** @type {{variant: string, level: number, time: string, fen: string | null}} */
+  const vs = { variant: 'xiangqi', level: 3, time: '10+5', fen: null };
   const VS_TIMES = ['none', '3+2', '5+3', '10+5', '15+10', '30+20'];
   /** "new game" after a game against the computer: its card is shown (once) */
   let showComputerCard = false;
@@ -39,6 +74,13 @@ export function lobbyPage(shell) {
       showComputerCard = true;
     } else if (again && typeof again === 'object') Object.assign(form, again);
   } catch { /* nothing kept */ }
+  // a set-up position is a xiangqi one that reads, and its game is casual
+  if (vs.fen !== null && !fenSide(vs.fen)) vs.fen = null;
+  if (vs.fen !== null) vs.variant = 'xiangqi';
+  if (form.fen !== null && !fenSide(form.fen)) form.fen = null;
+  if (form.fen !== null) Object.assign(form, { variant: 'xiangqi', rated: false });
+  /** a game for people from a set-up position: its form is shown (once) */
+  let showCreateForm = form.fen !== null;
   /** @type {import('./protocol.js').FinishedPage} */
   let finished = { games: [], next: null };
   /** the `before` of each page shown so far: the current page's is the last (null: the newest) */
@@ -212,6 +254,7 @@ export function lobbyPage(shell) {
           no_capture_limit: form.variant === 'xiangqi' ? form.limit : null,
           flag_bearers: form.variant === 'sanguo' ? form.flags : null,
         };
+        if (form.fen !== null) Object.assign(options, { fen: form.fen, rated: false });
         try {
           // the creator sits at the side chosen (or one at random); the game starts when full
           const seats = form.variant === 'sanguo' ? 3 : 2;
@@ -224,7 +267,8 @@ export function lobbyPage(shell) {
         }
       },
     }, h('h2', {}, t('lobby.create')),
-    field('lobby.variant', h('select', { id: 'variant', onchange: (/** @type {Event} */ e) => { form.variant = /** @type {HTMLSelectElement} */ (e.target).value; draw(); } },
+    form.fen !== null ? positionPreview('create-from', form.fen, false, () => { form.fen = null; draw(); }) : null,
+    field('lobby.variant', h('select', { id: 'variant', disabled: form.fen !== null, onchange: (/** @type {Event} */ e) => { form.variant = /** @type {HTMLSelectElement} */ (e.target).value; draw(); } },
       ...['xiangqi', 'sanguo', 'banqi'].map((v) => h('option', { value: v, selected: v === form.variant }, t(`variant.${v}`))))),
     field('lobby.untimed', h('input', { type: 'checkbox', id: 'untimed', checked: !form.timed, onchange: (/** @type {Event} */ e) => { form.timed = !(/** @type {HTMLInputElement} */ (e.target).checked); draw(); } })),
     field('lobby.your_seat', h('select', { id: 'seat', onchange: (/** @type {Event} */ e) => { form.seat = /** @type {HTMLSelectElement} */ (e.target).value; } },
@@ -235,7 +279,7 @@ export function lobbyPage(shell) {
     form.variant === 'xiangqi' ? field('lobby.no_capture_limit', h('input', { type: 'number', id: 'limit', required: true, min: 0, max: 1000, step: 1, value: form.limit, onchange: (/** @type {Event} */ e) => { form.limit = Number(/** @type {HTMLInputElement} */ (e.target).value); } })) : null,
     form.variant === 'sanguo' ? field('lobby.flag_bearers', h('input', { type: 'checkbox', id: 'flags', checked: form.flags, onchange: (/** @type {Event} */ e) => { form.flags = /** @type {HTMLInputElement} */ (e.target).checked; } })) : null,
     field('lobby.rated', h('input', {
-      type: 'checkbox', id: 'rated', checked: guest ? false : form.rated, disabled: guest,
+      type: 'checkbox', id: 'rated', checked: guest || form.fen !== null ? false : form.rated, disabled: guest || form.fen !== null,
       'aria-describedby': guest ? 'rated-hint' : undefined,
       onchange: (/** @type {Event} */ e) => { form.rated = /** @type {HTMLInputElement} */ (e.target).checked; },
     })),
@@ -255,11 +299,14 @@ export function lobbyPage(shell) {
           time: vs.time === 'none' ? null : { initial_ms: m * 60000, increment_ms: inc * 1000 },
           rated: false, no_capture_limit: null, flag_bearers: null,
         };
+        // from a set-up position the player takes the side to move
+        const seat = vs.fen !== null && fenSide(vs.fen) === 'b' ? 1 : 0;
+        if (vs.fen !== null) options.fen = vs.fen;
         try {
-          // seated at once as the first player: the computer takes the other seats, and the
-          // game starts as the last one is taken
-          const summary = await api('POST', '/api/tables?seat=0', options);
-          requestSetup(summary.id, 0, vs.level);
+          // seated at once: the computer takes the other seats, and the game starts as the
+          // last one is taken
+          const summary = await api('POST', `/api/tables?seat=${seat}`, options);
+          requestSetup(summary.id, seat, vs.level);
           location.hash = `#/t/${summary.id}`;
         } catch (err) {
           message = errorText(err);
@@ -267,7 +314,8 @@ export function lobbyPage(shell) {
         }
       },
     }, h('h2', {}, t('lobby.vs_title')),
-    vsField('lobby.variant', h('select', { id: 'vs-variant', onchange: (/** @type {Event} */ e) => { vs.variant = /** @type {HTMLSelectElement} */ (e.target).value; draw(); } },
+    vs.fen !== null ? positionPreview('vs-from', vs.fen, true, () => { vs.fen = null; draw(); }) : null,
+    vsField('lobby.variant', h('select', { id: 'vs-variant', disabled: vs.fen !== null, onchange: (/** @type {Event} */ e) => { vs.variant = /** @type {HTMLSelectElement} */ (e.target).value; draw(); } },
       ...['xiangqi', 'sanguo', 'banqi'].map((v) => h('option', { value: v, selected: v === vs.variant }, t(`variant.${v}`))))),
     vsField('table.level', h('select', { id: 'vs-level', onchange: (/** @type {Event} */ e) => { vs.level = Number(/** @type {HTMLSelectElement} */ (e.target).value); draw(); } },
       ...[1, 2, 3, 4, 5, 6, 7, 8].map((l) => h('option', { value: l, selected: l === vs.level }, `${l} · ${t(`level.${l}`)}`)))),
@@ -283,6 +331,10 @@ export function lobbyPage(shell) {
       showComputerCard = false;
       computer.scrollIntoView({ block: 'start' });
       document.getElementById('vs-play')?.focus({ preventScroll: true });
+    } else if (showCreateForm) {
+      showCreateForm = false;
+      create.scrollIntoView({ block: 'start' });
+      document.getElementById('create')?.focus({ preventScroll: true });
     }
   };
 

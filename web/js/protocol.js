@@ -6,7 +6,8 @@
 /** @typedef {{initial_ms: number, increment_ms: number}} TimeControl */
 /**
  * @typedef {{variant: Variant, time: TimeControl | null, rated: boolean,
- *   no_capture_limit: number | null, flag_bearers: boolean | null, start_when_full?: boolean}} TableOptions
+ *   no_capture_limit: number | null, flag_bearers: boolean | null, start_when_full?: boolean,
+ *   fen?: string | null}} TableOptions
  */
 /**
  * @typedef {{kind: 'person', id: string, name: string, account: boolean, bot?: boolean}

@@ -66,6 +66,7 @@ pub(crate) fn table_options(variant: Variant, time: Option<(u64, u64)>) -> Table
         no_capture_limit: None,
         flag_bearers: None,
         start_when_full: false,
+        fen: None,
     }
 }
 

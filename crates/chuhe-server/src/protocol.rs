@@ -50,6 +50,15 @@ pub struct TableOptions {
     /// (`POST /api/tables?seat=...`) always has it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub start_when_full: bool,
+    /// Xiangqi: the position the game starts from, as a FEN (`spec/xiangqi.md` §5.2; Black may
+    /// be to move), e.g. one set up in the web client's board editor; `null` or absent: the
+    /// standard start. The table stores it normalised (the standard start is stored as
+    /// `null`); a game from a set-up position is never rated (as on lichess), and its PGN
+    /// carries the position in its `FEN` tag. A FEN that does not read, a position that breaks
+    /// a rule of `spec/xiangqi.md` §5.2, or one where the game is already over is refused
+    /// (`bad_message`, `fen: ...` with every reason).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fen: Option<String>,
 }
 
 /// The phase of a table.

@@ -520,7 +520,18 @@ impl AnyGame {
         options: RuleOptions,
         records: &[String],
     ) -> Result<Vec<Snapshot>, ReplayError> {
-        let mut game = AnyGame::new(variant, options);
+        AnyGame::replay_from(AnyGame::new(variant, options), records)
+    }
+
+    /// The position after every move of a record played from `game` (a table's start,
+    /// [`crate::table::start_game`]): `records.len() + 1` snapshots, `game`'s first.
+    ///
+    /// # Errors
+    /// [`ReplayError`] when a record does not read or does not play (corrupt data).
+    pub fn replay_from(
+        mut game: AnyGame,
+        records: &[String],
+    ) -> Result<Vec<Snapshot>, ReplayError> {
         let mut out = Vec::with_capacity(records.len() + 1);
         out.push(game.snapshot());
         for (i, r) in records.iter().enumerate() {

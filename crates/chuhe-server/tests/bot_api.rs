@@ -667,3 +667,59 @@ async fn two_bots_challenge_and_play(backend: Backend) {
     server.stop().await;
 }
 on_both!(two_bots_challenge_and_play);
+
+/// A game against the computer from a set-up position (lichess's `fen`): the position is
+/// checked when the challenge is made, `gameFull` gives it as `initialFen`, and the bot, Black
+/// to move there, moves first.
+async fn a_bot_game_from_a_position(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let settings = Settings {
+        computer_pause: Duration::ZERO,
+        ..fast_settings()
+    };
+    let server = Server::start(&db, settings).await;
+    let scopes = [Scope::ChallengeWrite, Scope::BotPlay];
+    let bot = chuhe_server::store::issue_token(&db.url, "Setter", true, &scopes, "test")
+        .await
+        .unwrap();
+    let token = bot.token.as_str();
+    let fen = "4k4/9/2c6/9/9/9/9/9/4A4/R2AK4 b - - 0 1";
+    for (form, why) in [
+        (
+            "level=1&fen=4k4/9/9",
+            "fen: bad FEN: bad-rank-count: the board has 3 ranks, not 10",
+        ),
+        (
+            "level=1&fen=3k5/9/9/9/9/9/9/9/9/3RK4+b+-+-+0+1",
+            "fen: the game is already over in this position (checkmate)",
+        ),
+        ("level=1&variant=banqi&fen=4k4", "fen is a xiangqi option"),
+    ] {
+        let (status, err) = post_form(&server, "/api/challenge/ai", token, form).await;
+        assert_eq!((status, err), (400, json!({ "error": why })), "{form}");
+    }
+    let form = format!("level=1&color=black&fen={}", fen.replace(' ', "+"));
+    let (status, game) = post_form(&server, "/api/challenge/ai", token, &form).await;
+    assert_eq!(status, 201, "{game}");
+    assert_eq!(game["player"], "black");
+    let id = game["id"].as_str().unwrap().to_owned();
+    let mut stream = Lines::open(server.addr, &format!("/api/bot/game/stream/{id}"), token).await;
+    let full = stream.next().await;
+    assert_eq!(full["initialFen"], fen);
+    assert_eq!(full["state"]["moves"], "");
+    let (status, answer) =
+        post_form(&server, &format!("/api/bot/game/{id}/move/c7c3"), token, "").await;
+    assert_eq!((status, answer), (200, json!({"ok": true})));
+    // the computer, Red, answers from the set-up position
+    loop {
+        let line = stream.next().await;
+        let moves = line["moves"].as_str().unwrap_or_default().to_owned();
+        if moves.split(' ').count() == 2 {
+            assert!(moves.starts_with("c7c3 "), "{moves}");
+            break;
+        }
+    }
+    server.stop().await;
+}
+
+on_both!(a_bot_game_from_a_position);

@@ -41,28 +41,29 @@ export function followDeclines(declines, events) {
 }
 
 /**
- * The lobby's table form filled with the `options` of a table (its "new game" button).
+ * The lobby's table form filled with the `options` of a table (its "new game" button), the
+ * set-up position it started from included (`fen`, or `null`).
  * @param {import('../protocol.js').TableOptions} o
  */
 export function newGameForm(o) {
   return {
     variant: o.variant, timed: !!o.time, minutes: o.time ? o.time.initial_ms / 60000 : 10,
     increment: o.time ? o.time.increment_ms / 1000 : 5, rated: o.rated,
-    limit: o.no_capture_limit ?? 120, flags: o.flag_bearers ?? true,
+    limit: o.no_capture_limit ?? 120, flags: o.flag_bearers ?? true, fen: o.fen ?? null,
   };
 }
 
 /**
  * The lobby's card for a game against the computer filled from a table played against it (its
  * "new game" button): the variant, the computer's level and the time as the card writes it
- * (`minutes+seconds`, or `none`).
+ * (`minutes+seconds`, or `none`), and the set-up position the game started from (or `null`).
  * @param {import('../protocol.js').TableOptions} o
  * @param {number} level
- * @returns {{variant: string, level: number, time: string}}
+ * @returns {{variant: string, level: number, time: string, fen: string | null}}
  */
 export function newComputerForm(o, level) {
   const time = o.time ? `${o.time.initial_ms / 60000}+${o.time.increment_ms / 1000}` : 'none';
-  return { variant: o.variant, level, time };
+  return { variant: o.variant, level, time, fen: o.fen ?? null };
 }
 
 /**

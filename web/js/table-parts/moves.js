@@ -28,13 +28,16 @@ export function defeatText(d) {
 /**
  * The lines of the move list of a game of `count` moves (plies 1 to `count`) among `per` seats:
  * the first seat starts, each move goes in its seat's column, and after a ply that defeated a seat
- * the round ends, the defeats follow, and the defeated seats lose their turns.
+ * the round ends, the defeats follow, and the defeated seats lose their turns. `first` is the
+ * seat that moves first (xiangqi from a set-up position with Black to move: 1, and the first
+ * round's Red cell is empty).
  * @param {number} count
  * @param {number} per
  * @param {Defeat[]} defeats
+ * @param {number} [first]
  * @returns {MoveRow[]}
  */
-export function moveRows(count, per, defeats) {
+export function moveRows(count, per, defeats, first = 0) {
   /** @type {MoveRow[]} */
   const rows = [];
   /** @type {(number | null)[]} */
@@ -47,7 +50,7 @@ export function moveRows(count, per, defeats) {
     row = [];
   };
   const out = new Set(/** @type {number[]} */ ([]));
-  let seat = 0;
+  let seat = first;
   for (let ply = 1; ply <= count; ply++) {
     if (seat < row.length) flush();
     while (row.length < seat) row.push(null);
@@ -84,7 +87,9 @@ export function movesNode(table, notation) {
     class: `mv${ply === current ? ' current' : ''}`, 'data-ply': ply,
     onclick: () => table.browse(ply),
   }, moves[ply - 1]);
-  const rows = moveRows(moves.length, per, table.state.defeats ?? []).map((r) => ('defeat' in r
+  // a xiangqi game from a set-up position may start with Black's move
+  const first = table.state.table.options.fen?.split(' ')[1] === 'b' ? 1 : 0;
+  const rows = moveRows(moves.length, per, table.state.defeats ?? [], first).map((r) => ('defeat' in r
     ? h('li', { class: 'defeat-line', 'data-defeat': r.defeat.seat }, defeatText(r.defeat))
     : h('li', { 'data-round': r.round }, h('span', { class: 'no' }, `${r.round}.`),
       ...r.plies.map((ply) => (ply === null ? h('span', { class: 'mv-empty' }) : cell(ply))))));

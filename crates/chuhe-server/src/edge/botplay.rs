@@ -248,7 +248,9 @@ fn number(
 }
 
 /// The table options of a challenge's parameters: `variant` (`xiangqi`, the default, or
-/// `banqi`), `clock.limit` and `clock.increment` in seconds (untimed without them), `rated`.
+/// `banqi`), `clock.limit` and `clock.increment` in seconds (untimed without them), `rated`,
+/// `fen` (xiangqi: the position to start from, as lichess's `fen`; such a game is casual),
+/// checked as a table checks them ([`crate::table::check_options`]).
 fn options_of(
     p: &HashMap<String, String>,
     rated: bool,
@@ -259,10 +261,9 @@ fn options_of(
             "variant {variant:?}: xiangqi or banqi (sanguo has three seats: not in this API yet)"
         )));
     }
-    if p.contains_key("fen") {
-        return Err(LichessError::bad_request(
-            "fen: games of the API start from the usual position",
-        ));
+    let fen = p.get("fen").map(|f| f.trim()).filter(|f| !f.is_empty());
+    if fen.is_some() && variant != "xiangqi" {
+        return Err(LichessError::bad_request("fen is a xiangqi option"));
     }
     let limit = number(p, "clock.limit", 0..=10_800)?;
     let increment = number(p, "clock.increment", 0..=600)?;
@@ -273,8 +274,15 @@ fn options_of(
             "increment_ms": increment.unwrap_or(0) * 1000,
         }),
     };
-    serde_json::from_value(json!({"variant": variant, "time": time, "rated": rated}))
-        .map_err(|e| LichessError::bad_request(e.to_string()))
+    let options = serde_json::from_value(
+        json!({"variant": variant, "time": time, "rated": rated, "fen": fen}),
+    )
+    .map_err(|e| LichessError::bad_request(e.to_string()))?;
+    // the table's own check, so that a bad FEN is refused now and not when it is accepted
+    crate::table::check_options(options).map_err(|e| match e {
+        ServerError::BadMessage(why) => LichessError::bad_request(why),
+        other => LichessError::bad_request(other.to_string()),
+    })
 }
 
 /// The seat of the challenger for `color` (`white`, `black` or `random`, the default).
@@ -475,7 +483,7 @@ async fn player_of(
 
 /// The `gameFull` line of `s`: `id`, `variant`, `clock` (`{"initial", "increment"}` in
 /// milliseconds, `null` untimed), `rated`, `createdAt`, `white`, `black`, `initialFen`
-/// (`startpos`) and `state` (a `gameState`).
+/// (`startpos`, or the FEN a xiangqi table starts from) and `state` (a `gameState`).
 async fn game_full(state: &AppState, s: &State) -> Value {
     let table: &TableSummary = &s.table;
     let key = table.options.variant.as_str();
@@ -502,7 +510,7 @@ async fn game_full(state: &AppState, s: &State) -> Value {
         "rated": table.options.rated,
         "white": white,
         "black": black,
-        "initialFen": "startpos",
+        "initialFen": table.options.fen.as_deref().unwrap_or("startpos"),
         "state": game_state(s),
     })
 }

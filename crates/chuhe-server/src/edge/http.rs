@@ -797,7 +797,9 @@ async fn table_positions(
             _ => {}
         }
     }
-    let positions = AnyGame::replay(options.variant, crate::table::rule_options(options), &moves)
+    let start = crate::table::start_game(options)
+        .map_err(|e| ServerError::Internal(format!("table {id}: start position: {e}")))?;
+    let positions = AnyGame::replay_from(start, &moves)
         .map_err(|e| ServerError::Internal(format!("table {id}: {e}")))?;
     Ok(Json(Positions {
         variant: options.variant,

@@ -444,6 +444,7 @@ impl Tournaments {
                 no_capture_limit: None,
                 flag_bearers: None,
                 start_when_full: true,
+                fen: None,
             };
             for game in games {
                 let mut seats = Vec::with_capacity(2);

@@ -83,10 +83,19 @@ pub(crate) enum Decision {
 }
 
 impl TableState {
-    /// A new table before its `created` event: no seat taken, the game at its start, clocks
-    /// stopped at the initial time.
-    pub(crate) fn new(id: String, options: TableOptions, created_ms: i64) -> TableState {
-        let game = AnyGame::new(options.variant, super::rule_options(&options));
+    /// A new table before its `created` event: no seat taken, the game at its start (the
+    /// variant's, or the position [`TableOptions::fen`] sets up), clocks stopped at the initial
+    /// time.
+    ///
+    /// # Errors
+    /// The options' FEN does not read (corrupt data: options are checked before they are
+    /// stored).
+    pub(crate) fn new(
+        id: String,
+        options: TableOptions,
+        created_ms: i64,
+    ) -> Result<TableState, String> {
+        let game = super::start_game(&options).map_err(|e| format!("start position: {e}"))?;
         let seats = options.variant.seat_count();
         let clocks = options.time.map(|t| {
             Clocks::new(
@@ -95,7 +104,7 @@ impl TableState {
                 Duration::from_millis(t.increment_ms),
             )
         });
-        TableState {
+        Ok(TableState {
             id,
             options,
             phase: Phase::Open,
@@ -110,7 +119,7 @@ impl TableState {
             rematch_offers: Vec::new(),
             rematch: None,
             taken_back: false,
-        }
+        })
     }
 
     /// The table that `events` (all of them, from `created`) build, every event applied at `at`.
@@ -124,7 +133,7 @@ impl TableState {
         events: impl IntoIterator<Item = &'a Event>,
         at: Instant,
     ) -> Result<TableState, (u64, String)> {
-        let mut state = TableState::new(id, options, created_ms);
+        let mut state = TableState::new(id, options, created_ms).map_err(|e| (0, e))?;
         for event in events {
             let version = state.version + 1;
             state.apply(event, at).map_err(|e| (version, e))?;
@@ -243,7 +252,7 @@ impl TableState {
             .len()
             .checked_sub(plies)
             .ok_or("a takeback of more moves than were played")?;
-        let mut game = AnyGame::new(self.options.variant, super::rule_options(&self.options));
+        let mut game = super::start_game(&self.options).map_err(|e| e.to_string())?;
         for r in &records[..keep] {
             game.play_record(r).map_err(|e| e.to_string())?;
         }

@@ -31,7 +31,7 @@ use crate::protocol::{
     ClientMessage, Event, SeatPlayer, ServerMessage, TableOptions, TableSummary,
 };
 use crate::store::{Fence, Store, TableRow};
-use crate::variant::RuleOptions;
+use crate::variant::{AnyGame, RuleOptions};
 use chuhe_rules::xiangqi::{DEFAULT_NO_CAPTURE_LIMIT, MAX_NO_CAPTURE_LIMIT};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -256,8 +256,14 @@ pub fn check_options(mut options: TableOptions) -> Result<TableOptions, ServerEr
                 )));
             }
             options.no_capture_limit = Some(limit);
+            options.fen = check_start_fen(&options)?;
         }
         Variant::Sanguo => {
+            if options.fen.is_some() {
+                return Err(ServerError::BadMessage(
+                    "fen is a xiangqi option".to_owned(),
+                ));
+            }
             if options.no_capture_limit.is_some() {
                 return Err(ServerError::BadMessage(
                     "no_capture_limit is a xiangqi option".to_owned(),
@@ -266,7 +272,10 @@ pub fn check_options(mut options: TableOptions) -> Result<TableOptions, ServerEr
             options.flag_bearers = Some(options.flag_bearers.unwrap_or(true));
         }
         Variant::Banqi => {
-            if options.no_capture_limit.is_some() || options.flag_bearers.is_some() {
+            if options.no_capture_limit.is_some()
+                || options.flag_bearers.is_some()
+                || options.fen.is_some()
+            {
                 return Err(ServerError::BadMessage(
                     "banqi takes no rule options".to_owned(),
                 ));
@@ -274,6 +283,58 @@ pub fn check_options(mut options: TableOptions) -> Result<TableOptions, ServerEr
         }
     }
     Ok(options)
+}
+
+/// Longest [`TableOptions::fen`] accepted, in bytes (a FEN is under 100).
+pub const MAX_FEN_BYTES: usize = 512;
+
+/// A xiangqi table's start position checked and normalised: `None` for the standard start
+/// (absent, or a FEN of the standard start), else the FEN as the rules write it back.
+///
+/// # Errors
+/// [`ServerError::BadMessage`]: `fen: ` and why the FEN does not read or breaks a rule (the
+/// same words as `POST /api/analysis`), `fen: the game is already over in this position
+/// (...)`, or a rated table from a set-up position.
+fn check_start_fen(options: &TableOptions) -> Result<Option<String>, ServerError> {
+    let Some(text) = options.fen.as_deref().map(str::trim) else {
+        return Ok(None);
+    };
+    if text.len() > MAX_FEN_BYTES {
+        return Err(ServerError::BadMessage(format!(
+            "fen: a FEN has at most {MAX_FEN_BYTES} bytes"
+        )));
+    }
+    let game = AnyGame::from_position(options.variant, text, rule_options(options))
+        .map_err(|e| ServerError::BadMessage(format!("fen: {e}")))?;
+    if let Some(outcome) = game.outcome() {
+        return Err(ServerError::BadMessage(format!(
+            "fen: the game is already over in this position ({})",
+            outcome.reason.as_str()
+        )));
+    }
+    let fen = game.snapshot().position;
+    if fen == chuhe_rules::xiangqi::START_FEN {
+        return Ok(None);
+    }
+    if options.rated {
+        return Err(ServerError::BadMessage(
+            "a game from a set-up position cannot be rated".to_owned(),
+        ));
+    }
+    Ok(Some(fen))
+}
+
+/// The game a table starts with: its variant's start, or the position its options set up
+/// ([`TableOptions::fen`], checked by [`check_options`] when the table was created).
+///
+/// # Errors
+/// [`PositionTextError`](crate::variant::PositionTextError) when a stored FEN no longer reads
+/// (corrupt data; a table's options are checked before they are stored).
+pub fn start_game(options: &TableOptions) -> Result<AnyGame, crate::variant::PositionTextError> {
+    match &options.fen {
+        Some(fen) => AnyGame::from_position(options.variant, fen, rule_options(options)),
+        None => Ok(AnyGame::new(options.variant, rule_options(options))),
+    }
 }
 
 /// The rule options a table's options fix (defaults filled in). A xiangqi table that turns
@@ -369,7 +430,8 @@ async fn create_with(
             options.variant.seat_count()
         )));
     }
-    let mut state = TableState::new(id.clone(), options.clone(), crate::store::now_ms());
+    let mut state = TableState::new(id.clone(), options.clone(), crate::store::now_ms())
+        .map_err(ServerError::Internal)?;
     let created = Event::Created { options };
     let now = Instant::now();
     state.apply(&created, now).map_err(ServerError::Internal)?;
@@ -433,7 +495,8 @@ pub async fn load(
         .table(id)
         .await?
         .ok_or_else(|| ServerError::NotFound(format!("no table {id:?}")))?;
-    let mut state = TableState::new(row.id.clone(), row.options.clone(), row.created_ms);
+    let mut state = TableState::new(row.id.clone(), row.options.clone(), row.created_ms)
+        .map_err(|e| ServerError::Internal(format!("table {id}: {e}")))?;
     let now = Instant::now();
     let mut log = Vec::new();
     for (version, event) in store.events(id).await? {

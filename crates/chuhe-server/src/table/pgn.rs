@@ -154,9 +154,11 @@ fn export_xiangqi(
     let mut result = "*".to_owned();
     let mut termination = None;
     let mut time_control = None;
+    let mut start_fen = None;
     for event in events {
         match event {
             Event::Created { options } => {
+                start_fen.clone_from(&options.fen);
                 time_control = options
                     .time
                     .map(|t| format!("{}+{}", t.initial_ms / 1000, t.increment_ms / 1000));
@@ -207,6 +209,10 @@ fn export_xiangqi(
     }
     if let Some(tc) = time_control {
         record.set_tag("TimeControl", tc);
+    }
+    if let Some(fen) = start_fen {
+        // the replay starts there, and the writer keeps it as the `FEN` tag
+        record.set_tag("FEN", fen);
     }
     let replayed = replay(&record, ReplayOptions::default())
         .map_err(|e| ServerError::Internal(format!("table {id} does not replay: {e}")))?;

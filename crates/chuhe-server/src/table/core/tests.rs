@@ -23,6 +23,7 @@ fn options(variant: Variant, time: Option<TimeControl>, rated: bool) -> TableOpt
         no_capture_limit: None,
         flag_bearers: None,
         start_when_full: false,
+        fen: None,
     };
     super::super::check_options(options).expect("good options")
 }
