@@ -37,10 +37,18 @@ async function open(b, base, locale, name) {
  * @param {import('playwright-core').Page} page
  */
 async function analysed(page) {
-  await page.waitForFunction(() => {
-    const a = /** @type {any} */ (window).chuheTest.analysis;
-    return a && !a.loading && a.evals.length > 1 && a.evals.every((/** @type {any} */ e) => e !== null);
-  }, null, { timeout: 90000 });
+  try {
+    await page.waitForFunction(() => {
+      const a = /** @type {any} */ (window).chuheTest.analysis;
+      return a && !a.loading && a.evals.length > 1 && a.evals.every((/** @type {any} */ e) => e !== null);
+    }, null, { timeout: 90000 });
+  } catch (e) {
+    const seen = await page.evaluate(() => ({
+      error: document.querySelector('#analysis-error')?.textContent ?? null,
+      analysis: JSON.stringify(/** @type {any} */ (window).chuheTest.analysis ?? null).slice(0, 400),
+    }));
+    throw new Error(`not analysed: ${JSON.stringify(seen)} (${e})`);
+  }
   return page.evaluate(() => /** @type {any} */ (window).chuheTest.analysis);
 }
 
@@ -79,7 +87,7 @@ async function shoot(page, shots, name) {
  * @param {string} shots
  */
 export async function analysisVariantChecks(b, base, shots) {
-  const ana = await open(b, base, 'es-ES', 'Ana');
+  let ana = await open(b, base, 'es-ES', 'Ana');
   /** @type {any[]} */
   const sent = [];
   ana.on('request', (r) => {
@@ -105,34 +113,49 @@ export async function analysisVariantChecks(b, base, shots) {
     await ana.waitForFunction((n) => /** @type {any} */ (window).chuheTest.state.board.moves.length >= n, 3 * round + 1);
   }
   await myTurn(ana);
-  await ana.goto(`${base}/#/analysis/t/${sanguoId}`);
-  const sg = await analysed(ana);
+  // the live game stays open; its analysis in another tab of the same browser
+  const view = await ana.context().newPage();
+  view.on('pageerror', (e) => { throw new Error(`page error (analysis): ${e.message}`); });
+  view.on('request', (r) => {
+    if (r.url().endsWith('/api/analysis/eval') && r.method() === 'POST') sent.push(JSON.parse(r.postData() ?? '{}'));
+  });
+  await view.goto(`${base}/#/analysis/t/${sanguoId}`);
+  const sg = await analysed(view);
   assert.equal(sg.variant, 'sanguo');
   assert.ok(sg.evals.length >= 7, `${sg.evals.length} sanguo positions`);
   for (const e of sg.evals) {
     assert.equal(e.kingdoms.length, 3);
     assert.deepEqual(e.kingdoms.map((/** @type {any} */ k) => k.kingdom), ['shu', 'wu', 'wei']);
   }
-  assert.equal(await ana.locator('svg.sanguo').count(), 1);
-  assert.equal(await ana.locator('#kingdom-evals .kingdom-eval').count(), 3);
-  const names = await ana.$$eval('#kingdom-evals .kingdom-name', (els) => els.map((e) => e.textContent));
+  assert.equal(await view.locator('svg.sanguo').count(), 1);
+  assert.equal(await view.locator('#kingdom-evals .kingdom-eval').count(), 3);
+  const names = await view.$$eval('#kingdom-evals .kingdom-name', (els) => els.map((e) => e.textContent));
   assert.deepEqual(names, ['Shu', 'Wu', 'Wei']);
-  const values = await ana.$$eval('#kingdom-evals .kingdom-value', (els) => els.map((e) => e.textContent ?? ''));
+  const values = await view.$$eval('#kingdom-evals .kingdom-value', (els) => els.map((e) => e.textContent ?? ''));
   for (const v of values) assert.match(v, /^([+-]?\d+\.\d\d|#-?\d+)$/);
   // each kingdom's number in its colour (Shu red, Wu green, Wei blue)
-  const colours = await ana.$$eval('#kingdom-evals .kingdom-value', (els) => els.map((e) => getComputedStyle(e).color));
+  const colours = await view.$$eval('#kingdom-evals .kingdom-value', (els) => els.map((e) => getComputedStyle(e).color));
   assert.deepEqual(colours, ['rgb(179, 38, 30)', 'rgb(30, 122, 60)', 'rgb(31, 78, 156)']);
-  const line = (await ana.textContent('#best-line')) ?? '';
+  const line = (await view.textContent('#best-line')) ?? '';
   assert.match(line, /^[RGB][a-i][1-5][-x][RGB][a-i][1-5]( |$)/);
-  assert.equal(await ana.locator('#fen-form').count(), 0, 'no xiangqi FEN form for sanguo');
+  assert.equal(await view.locator('#fen-form').count(), 0, 'no xiangqi FEN form for sanguo');
   // the list: three moves a row, each with the mover's own evaluation
-  assert.equal(await ana.locator('#analysis-moves.per-3').count(), 1);
-  await ana.click('#analysis-moves .amv[data-ply="1"]');
-  await ana.waitForFunction(() => /** @type {any} */ (window).chuheTest.analysis.ply === 1);
+  assert.equal(await view.locator('#analysis-moves.per-3').count(), 1);
+  await view.click('#analysis-moves .amv[data-ply="1"]');
+  await view.waitForFunction(() => /** @type {any} */ (window).chuheTest.analysis.ply === 1);
   assert.ok(sent.some((r) => r.variant === 'sanguo' && typeof r.fen === 'string' && r.fen.includes(',')));
+  await view.close();
   console.log(`ok sanguo analysis: ${sg.evals.length} positions, kingdoms ${values.join(' ')}, line ${line}`);
 
-  // 2. banqi: against the computer, a few turns, resigned, then "Analizar la partida"
+  // 2. banqi: against the computer, a few turns, resigned, then "Analizar la partida" (in a
+  // new tab: the live sanguo table asks before it is left)
+  const ctx = ana.context();
+  await ana.close({ runBeforeUnload: false });
+  ana = await ctx.newPage();
+  ana.on('pageerror', (e) => { throw new Error(`page error (banqi): ${e.message}`); });
+  ana.on('request', (r) => {
+    if (r.url().endsWith('/api/analysis/eval') && r.method() === 'POST') sent.push(JSON.parse(r.postData() ?? '{}'));
+  });
   await ana.goto(`${base}/#/`);
   await ana.waitForSelector('#create');
   await ana.selectOption('#variant', 'banqi');

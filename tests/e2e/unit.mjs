@@ -714,5 +714,9 @@ test('analysis: banqi chances as board labels, percentages and piece names; sang
     kingdoms: [{ kingdom: 'shu', eval: { cp: 904 }, depth: 3 }, { kingdom: 'wu', eval: { cp: -450 }, depth: 3 }, { kingdom: 'wei', eval: null, depth: 0 }] };
   assert.equal(sanguoCellText(/** @type {any} */ (cell)), '-4.50');
   assert.equal(sanguoCellText(null), '…');
+  // a banqi flip that turned out badly is chance, not a blunder; the same drop by a step is one
+  const at = (/** @type {string} */ fen, /** @type {string | null} */ played, /** @type {number} */ cp) => /** @type {any} */ ({ ply: 0, fen, played, eval: { cp }, line: [], line_text: [], depth: 1, nodes: 1, outcome: null });
+  assert.equal(judgementAt([at('8/8/8/8 r Pp 0', null, 300), at('8/8/8/8 b Pp 0', 'a3=A', -400)], 1), null);
+  assert.equal(judgementAt([at('8/8/8/8 r Pp 0', null, 300), at('8/8/8/8 b Pp 0', 'a3-a2', -400)], 1), 'blunder');
   setLang('es');
 });

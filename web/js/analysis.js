@@ -186,6 +186,8 @@ export function judgementAt(evals, p) {
   const a = redEval(before);
   const b = redEval(evals[p] ?? null);
   if (!before || !a || !b) return null;
+  // a banqi flip (`c2=R`) is not judged: what it revealed was chance, not the mover's choice
+  if (/=/.test(evals[p]?.played ?? '')) return null;
   // xiangqi `w`/`b`, banqi `r`/`b`/`-` (before the first flip no colour is known: no judgement)
   const turn = before.fen.split(/\s+/)[1];
   if (turn === '-') return null;
@@ -547,7 +549,7 @@ export function analysisPage(shell, tableId, startFen = null) {
               t('analysis.depth', { depth: String(here.depth), nodes: here.nodes.toLocaleString() })) : null)),
         chances,
         advice,
-        moves.length ? evalGraph(evals, ply, go) : null,
+        moves.length && variant !== 'sanguo' ? evalGraph(evals, ply, go) : null,
         loading ? h('p', { class: 'muted', id: 'analysis-progress', role: 'status' }, t('analysis.progress', { done: String(done), total: String(total) })) : null,
         message ? h('p', { class: 'error', role: 'alert', id: 'analysis-error' }, message) : null,
         moves.length ? h('section', { class: 'card moves-card' }, h('h3', {}, t('table.moves')),

@@ -536,11 +536,11 @@ export function banqiBoard(view, marks, flipped = false, labels = new Map()) {
     const g = el('g', { class: 'chance', 'data-square': sq, 'pointer-events': 'none' }, svg);
     el('title', {}, g).textContent = title;
     const red = piece === piece.toUpperCase();
-    el('rect', { x: p[0] - c * 0.42, y: p[1] - c * 0.2, width: c * 0.84, height: c * 0.4, rx: c * 0.12, class: 'chance-pill' }, g);
+    el('rect', { x: p[0] - c * 0.44, y: p[1] - c * 0.18, width: c * 0.88, height: c * 0.36, rx: c * 0.12, class: 'chance-pill' }, g);
     const glyph = pieceSet === 'western' ? piece.toUpperCase() : BANQI_GLYPHS[/** @type {'K'} */ (piece)];
-    const t1 = el('text', { x: p[0] - c * 0.2, y: p[1] + c * 0.09, 'font-size': c * 0.26, 'text-anchor': 'middle', class: red ? 'chance-red' : 'chance-black' }, g);
+    const t1 = el('text', { x: p[0] - c * 0.25, y: p[1] + c * 0.085, 'font-size': c * 0.24, 'text-anchor': 'middle', class: red ? 'chance-red' : 'chance-black' }, g);
     t1.textContent = glyph;
-    const t2 = el('text', { x: p[0] + c * 0.16, y: p[1] + c * 0.08, 'font-size': c * 0.2, 'text-anchor': 'middle', class: 'chance-text' }, g);
+    const t2 = el('text', { x: p[0] + c * 0.15, y: p[1] + c * 0.07, 'font-size': c * 0.19, 'text-anchor': 'middle', class: 'chance-text' }, g);
     t2.textContent = text;
   }
   return svg;

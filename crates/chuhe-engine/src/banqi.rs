@@ -141,7 +141,8 @@ pub struct Analysis {
     /// targets is worth about 100); a win found `n` plies deeper scores [`WIN`]` - n`, a loss
     /// the negative.
     pub score: i32,
-    /// The deepest search of a root move that finished, plies (0: flips only).
+    /// The deepest search of a root turn that finished, plies (a flip counts with the replies
+    /// searched after it).
     pub depth: i32,
     /// Nodes searched.
     pub nodes: u64,
@@ -553,7 +554,7 @@ struct Search {
     tt: Table<(u8, u8, u8)>,
     /// Keys of the positions on the path and of the game's stretch (repetition).
     path: Vec<u64>,
-    /// The deepest search of a root move that finished, plies.
+    /// The deepest search of a root turn that finished, plies.
     deepest: i32,
 }
 
@@ -600,6 +601,10 @@ impl Search {
                 let v = b.flip_mean(sq, |c| -self.negamax(c, flip_depth, -INF, INF, 1));
                 seen_flip.push((sig, v));
                 flips.push((sq, v));
+            }
+            if !self.counter.stopped && !flips.is_empty() {
+                // a flip and the replies searched after it
+                self.deepest = self.deepest.max(flip_depth + 1);
             }
         }
         let scored = kit::deepen(&moves, max_depth, noise, |m, depth, alpha| {
@@ -1002,5 +1007,16 @@ mod tests {
         };
         let dist = |s: Square| (i32::from(s.file()) - 6).abs() + i32::from(s.rank());
         assert!(dist(to) < dist(from), "{a}");
+    }
+
+    #[test]
+    fn the_analysis_reads_the_view_within_its_budget() {
+        let view: View = "??K5/8/8/7k r Pr 0".parse().expect("view");
+        let p = Problem::from_view(view.clone());
+        let a = analyse(&p, Budget::nodes(5_000));
+        let best = a.best.expect("a best action");
+        assert!(view.legal_actions().contains(&best), "{best}");
+        assert!(a.depth >= 1 && a.nodes <= 5_000 + CHECK_EVERY, "{a:?}");
+        assert_eq!(analyse(&Problem::from_view(view), Budget::nodes(5_000)), a);
     }
 }

@@ -794,4 +794,34 @@ mod tests {
         assert_eq!(all[1], -WIN);
         assert!(all[0].abs() < WIN && all[2].abs() < WIN, "{all:?}");
     }
+
+    #[test]
+    fn the_analysis_scores_every_kingdom_and_gives_a_legal_line() {
+        let p = Problem::from_position(Position::start(true));
+        let a = analyse(&p, 3_000, std::time::Duration::from_secs(60));
+        assert!(a.scores.iter().all(|v| v.abs() < WIN - 200), "{a:?}");
+        assert!(a.depths.iter().all(|&d| d >= 1), "{a:?}");
+        assert!(a.nodes <= 3 * (3_000 + CHECK_EVERY), "{}", a.nodes);
+        assert!(!a.line.is_empty() && a.line.len() <= ANALYSIS_LINE);
+        let mut pos = p.position.clone();
+        for m in &a.line {
+            assert!(pos.is_legal(*m), "{m:?} in {pos}");
+            pos.play_unchecked(*m);
+        }
+        // the same problem and budget give the same analysis (no clock in the way)
+        assert_eq!(analyse(&p, 3_000, std::time::Duration::from_secs(60)), a);
+        // a defeated kingdom is not searched and scores a loss
+        let pos = Position::from_text("9/4rP4/9/9/4rK4,9/9/9/4rR4/4gK4,9/4bP4/9/9/4bK4 R B - - 0")
+            .expect("position");
+        let a = analyse(
+            &Problem::from_position(pos.clone()),
+            2_000,
+            std::time::Duration::from_secs(60),
+        );
+        for k in Kingdom::ALL {
+            if pos.is_defeated(k) {
+                assert_eq!((a.scores[k.index()], a.depths[k.index()]), (-WIN, 0));
+            }
+        }
+    }
 }
