@@ -17,7 +17,7 @@ import { RULES_CATALOGUE } from '../../web/js/i18n-rules.js';
 import { KINGDOM_COLORS, SYMBOLS, kindOf } from '../../web/js/boards.js';
 import { Selection } from '../../web/js/select.js';
 import { resultLine, serverErrorText } from '../../web/js/format.js';
-import { evalText, fenErrorText, judgeMove, judgementAt, redShare, winningChances } from '../../web/js/analysis.js';
+import { banqiMoveText, chanceLabels, evalText, fenErrorText, judgeMove, judgementAt, percent, pieceName, redShare, sanguoCellText, winningChances } from '../../web/js/analysis.js';
 import { EMPTY_FEN, START_FEN, applyTool, fenOf, gridOf } from '../../web/js/editor.js';
 import { NO_DECLINES, followDeclines, newComputerForm, newGameForm } from '../../web/js/table-parts/actions.js';
 import { blackBelow, bottomKingdom, lastMovesBySeat } from '../../web/js/table-parts/board.js';
@@ -697,4 +697,32 @@ test('board: sanguo marks the last move of every kingdom still playing, oldest f
   const defeats = [{ seat: 1, reason: 'general-captured', heir: 2, ply: 3 }];
   assert.deepEqual(lastMovesBySeat(moves, 4, defeats), [{ seat: 2, squares: ['Ba3', 'Ba4'] }, { seat: 0, squares: ['Rb3', 'Rb4'] }]);
   assert.deepEqual(lastMovesBySeat(moves, 0, []), []);
+});
+
+test('analysis: banqi chances as board labels, percentages and piece names; sanguo list cells', () => {
+  setLang('es');
+  const down = { squares: ['a4', 'b4'], pieces: [{ piece: 'P', count: 1, probability: 0.5 }, { piece: 'r', count: 1, probability: 0.5 }] };
+  const labels = chanceLabels(down);
+  assert.deepEqual([...labels.keys()], ['a4', 'b4']);
+  assert.deepEqual(labels.get('a4'), { piece: 'P', text: '50%', title: 'a4: Soldado rojo 50% · Carro negro 50%' });
+  assert.equal(chanceLabels(undefined).size, 0);
+  assert.equal(percent(5 / 32), '16%');
+  assert.equal(percent(0.004), '<1%');
+  assert.equal(percent(0), '0%');
+  assert.equal(banqiMoveText('flip c2'), 'voltear c2');
+  assert.equal(banqiMoveText('c2-c3'), 'c2-c3');
+  setLang('en');
+  assert.equal(pieceName('K'), 'Red General');
+  assert.equal(banqiMoveText('flip c2'), 'flip c2');
+  setLang('zh');
+  assert.equal(pieceName('c'), '黑炮');
+  const cell = { ply: 2, fen: '', played: 'Gh3-Gh4', eval: null, line: [], line_text: [], depth: 3, nodes: 9, outcome: null,
+    kingdoms: [{ kingdom: 'shu', eval: { cp: 904 }, depth: 3 }, { kingdom: 'wu', eval: { cp: -450 }, depth: 3 }, { kingdom: 'wei', eval: null, depth: 0 }] };
+  assert.equal(sanguoCellText(/** @type {any} */ (cell)), '-4.50');
+  assert.equal(sanguoCellText(null), '…');
+  // a banqi flip that turned out badly is chance, not a blunder; the same drop by a step is one
+  const at = (/** @type {string} */ fen, /** @type {string | null} */ played, /** @type {number} */ cp) => /** @type {any} */ ({ ply: 0, fen, played, eval: { cp }, line: [], line_text: [], depth: 1, nodes: 1, outcome: null });
+  assert.equal(judgementAt([at('8/8/8/8 r Pp 0', null, 300), at('8/8/8/8 b Pp 0', 'a3=A', -400)], 1), null);
+  assert.equal(judgementAt([at('8/8/8/8 r Pp 0', null, 300), at('8/8/8/8 b Pp 0', 'a3-a2', -400)], 1), 'blunder');
+  setLang('es');
 });

@@ -1,15 +1,18 @@
-// The analysis board (xiangqi): the server's engine evaluates every position of a finished
-// game (#/analysis/t/ID) or of a position entered as FEN (#/analysis), a page of positions at a
-// time (POST /api/analysis/eval, docs/protocol.md). The page shows the board of the chosen ply,
-// the evaluation bar and number (Red's view), the best line in the page's notation, and the
-// move list with the evaluation after each move; a click on a move shows its position.
+// The analysis board: the server's engine evaluates every position of a table's game
+// (#/analysis/t/ID, xiangqi, sanguo or banqi) or of a xiangqi position entered as FEN
+// (#/analysis), a page of positions at a time (POST /api/analysis/eval, docs/protocol.md). The
+// page shows the board of the chosen ply, the evaluation (xiangqi and banqi: bar and number from
+// Red's view; sanguo: each kingdom's own, in its colour), the best line (banqi: the best turn),
+// and the move list with the evaluation after each move; a click on a move shows its position.
+// Banqi is analysed from the public view only: a toggle shows on each face-down square the most
+// likely piece, and a table the chances of every piece still face down.
 
 import { t } from './i18n.js';
 import { api, ApiError } from './net.js';
 import { h } from './dom.js';
-import { xiangqiBoard } from './boards.js';
+import { xiangqiBoard, sanguoBoard, banqiBoard, banqiPieceIcon, KINGDOM_COLORS } from './boards.js';
 import { errorText } from './format.js';
-import { moveEnds, readXiangqiFen } from './protocol.js';
+import { moveEnds, readXiangqiFen, readSanguoPosition, readBanqiView } from './protocol.js';
 import { expose } from './testing.js';
 
 /**
@@ -18,10 +21,19 @@ import { expose } from './testing.js';
  * @typedef {{cp: number} | {mate: number}} Eval
  */
 /**
+ * One kingdom's evaluation of a sanguo position, from its own view (`null` once defeated).
+ * @typedef {{kingdom: string, eval: Eval | null, depth: number}} KingdomEval
+ */
+/**
+ * The chances of banqi's face-down squares: each piece still face down, most likely first.
+ * @typedef {{squares: string[], pieces: {piece: string, count: number, probability: number}[]}} FaceDown
+ */
+/**
  * One analysed position (`POST /api/analysis/eval`).
  * @typedef {{ply: number, fen: string, played: string | null, eval: Eval | null,
  *   line: string[], line_text: string[], depth: number, nodes: number,
- *   outcome: import('./protocol.js').Outcome | null}} PositionEval
+ *   outcome: import('./protocol.js').Outcome | null, kingdoms?: KingdomEval[],
+ *   face_down?: FaceDown}} PositionEval
  */
 
 /** The usual start, shown until the first answer arrives. */
@@ -91,6 +103,63 @@ export function judgeMove(before, after, redMoved) {
 export const JUDGEMENT_GLYPHS = { inaccuracy: '?!', mistake: '?', blunder: '??' };
 
 /**
+ * The evaluation of a sanguo position in the move list: the one of the kingdom that just moved
+ * (its letter starts the move, `R` Shu, `G` Wu, `B` Wei), from its own view.
+ * @param {PositionEval | null | undefined} e
+ */
+export function sanguoCellText(e) {
+  if (!e) return '…';
+  if (e.outcome) return t('analysis.over');
+  const k = 'RGB'.indexOf(e.played?.[0] ?? '');
+  const mine = k >= 0 ? e.kingdoms?.[k]?.eval ?? null : null;
+  return evalText(mine);
+}
+
+/**
+ * A banqi best turn in the page's words: `flip c2` as "Voltear c2"; a move as it is.
+ * @param {string} text
+ */
+export function banqiMoveText(text) {
+  const flip = /^flip ([a-h][1-4])$/.exec(text);
+  return flip ? t('analysis.flip', { square: flip[1] }) : text;
+}
+
+/**
+ * The chances of a banqi view's face-down squares as the board's labels: on each face-down
+ * square the most likely piece and its chance in whole percent (the same on every square: the
+ * view allows no more than the pool spread evenly).
+ * @param {FaceDown | undefined} down
+ * @returns {Map<string, {piece: string, text: string, title: string}>}
+ */
+export function chanceLabels(down) {
+  /** @type {Map<string, {piece: string, text: string, title: string}>} */
+  const out = new Map();
+  if (!down || !down.pieces.length) return out;
+  const top = down.pieces[0];
+  const title = down.pieces.map((c) => `${pieceName(c.piece)} ${percent(c.probability)}`).join(' · ');
+  for (const sq of down.squares) out.set(sq, { piece: top.piece, text: percent(top.probability), title: `${sq}: ${title}` });
+  return out;
+}
+
+/**
+ * A chance in whole percent (`50%`); under 1% but not 0 as `<1%`.
+ * @param {number} p
+ */
+export function percent(p) {
+  if (p > 0 && p < 0.005) return '<1%';
+  return `${Math.round(p * 100)}%`;
+}
+
+/**
+ * A banqi piece in words in the page's language (`Soldado rojo`).
+ * @param {string} letter
+ */
+export function pieceName(letter) {
+  const red = letter === letter.toUpperCase();
+  return t(`analysis.piece.${letter.toUpperCase()}`, { color: t(red ? 'analysis.red' : 'analysis.black') });
+}
+
+/**
  * The evaluation of an analysed position from Red's view for the graph and the judgements: the
  * engine's, or for an ended game a mate for the winner (0 for a draw).
  * @param {PositionEval | null} p
@@ -117,7 +186,12 @@ export function judgementAt(evals, p) {
   const a = redEval(before);
   const b = redEval(evals[p] ?? null);
   if (!before || !a || !b) return null;
-  const redMoved = before.fen.split(/\s+/)[1] !== 'b';
+  // a banqi flip (`c2=R`) is not judged: what it revealed was chance, not the mover's choice
+  if (/=/.test(evals[p]?.played ?? '')) return null;
+  // xiangqi `w`/`b`, banqi `r`/`b`/`-` (before the first flip no colour is known: no judgement)
+  const turn = before.fen.split(/\s+/)[1];
+  if (turn === '-') return null;
+  const redMoved = turn !== 'b';
   return judgeMove(a, b, redMoved);
 }
 
@@ -234,6 +308,14 @@ export function analysisPage(shell, tableId, startFen = null) {
   let fetching = tableId !== null;
   /** whether the moves are the finished table's game (not a FEN entered here) */
   let fromGame = tableId !== null;
+  /** @type {'xiangqi' | 'sanguo' | 'banqi'} the game analysed (a FEN entered here: xiangqi) */
+  let variant = 'xiangqi';
+  /** @type {string[]} the table's positions by ply, drawn until their analysis arrives */
+  let snapshots = [];
+  /** banqi: whether the face-down squares show their chances */
+  let showChances = false;
+  /** @type {string | null} banqi: the face-down square last tapped (its chances are listed) */
+  let picked = null;
 
   const load = async () => {
     const mine = ++generation;
@@ -241,7 +323,7 @@ export function analysisPage(shell, tableId, startFen = null) {
     evals = Array(moves.length + 1).fill(null);
     loading = true;
     message = '';
-    expose('analysis', { evals, ply, loading: true });
+    expose('analysis', { evals, ply, loading: true, variant });
     draw();
     /** @type {number | null} */
     let from = 0;
@@ -249,7 +331,7 @@ export function analysisPage(shell, tableId, startFen = null) {
     while (from !== null && !stopped && mine === generation) {
       try {
         /** @type {{positions: PositionEval[], next: number | null}} */
-        const answer = await api('POST', '/api/analysis/eval', { fen, moves, from, notation: asked });
+        const answer = await api('POST', '/api/analysis/eval', { variant, fen, moves, from, notation: asked });
         if (mine !== generation || stopped) return;
         for (const p of answer.positions) evals[p.ply] = p;
         from = answer.next;
@@ -274,12 +356,12 @@ export function analysisPage(shell, tableId, startFen = null) {
         message = why ?? errorText(err);
         break;
       }
-      expose('analysis', { evals, ply, loading: from !== null });
+      expose('analysis', { evals, ply, loading: from !== null, variant });
       draw();
     }
     if (mine === generation) {
       loading = false;
-      expose('analysis', { evals, ply, loading: false });
+      expose('analysis', { evals, ply, loading: false, variant });
       draw();
     }
   };
@@ -287,7 +369,7 @@ export function analysisPage(shell, tableId, startFen = null) {
   /** @param {number} p */
   const go = (p) => {
     ply = Math.max(0, Math.min(moves.length, p));
-    expose('analysis', { evals, ply, loading });
+    expose('analysis', { evals, ply, loading, variant });
     draw();
   };
 
@@ -301,6 +383,8 @@ export function analysisPage(shell, tableId, startFen = null) {
       moves = [];
       ply = 0;
       fromGame = false;
+      variant = 'xiangqi';
+      snapshots = [];
       refused = false;
       if (tableId !== null) {
         // a position of one's own: the game's link is left
@@ -335,43 +419,70 @@ export function analysisPage(shell, tableId, startFen = null) {
       return;
     }
     const here = evals[ply] ?? null;
-    let position = here?.fen ?? (refused ? EMPTY_FEN : ply === 0 && fen ? fen : START_FEN);
-    try {
-      readXiangqiFen(position);
-    } catch {
-      // a FEN the board cannot draw (the server's words about it follow)
-      position = EMPTY_FEN;
+    let position = here?.fen ?? snapshots[ply] ?? (refused ? EMPTY_FEN : ply === 0 && fen ? fen : START_FEN);
+    if (variant === 'xiangqi') {
+      try {
+        readXiangqiFen(position);
+      } catch {
+        // a FEN the board cannot draw (the server's words about it follow)
+        position = EMPTY_FEN;
+      }
     }
     const next = ply < moves.length ? moves[ply] : null;
     const played = ply > 0 ? moveEnds(moves[ply - 1]) : null;
-    const best = here?.line[0] ? moveEnds(here.line[0]) : null;
+    let best = null;
+    try {
+      best = here?.line[0] ? moveEnds(here.line[0]) : null;
+    } catch { /* a move the board cannot mark */ }
     /** @type {import('./boards.js').Marks} */
     const marks = {
       selected: best ? best.from : null,
       targets: new Map(best ? [[best.to, false]] : []),
       last: played ? [played.from, played.to] : [],
-      check: [], onPick: () => {}, onDrop: () => {},
+      check: [], onPick: (/** @type {string} */ sq) => {
+        // banqi: a tap on a face-down square lists its chances
+        if (variant === 'banqi' && here?.face_down?.squares.includes(sq)) {
+          picked = sq;
+          showChances = true;
+          draw();
+        }
+      }, onDrop: () => {},
+    };
+    /** @returns {Element} */
+    const boardOf = () => {
+      try {
+        if (variant === 'sanguo') return sanguoBoard(position, 0, readSanguoPosition(position).toMove, marks);
+        if (variant === 'banqi') {
+          readBanqiView(position);
+          return banqiBoard(position, marks, false, showChances ? chanceLabels(here?.face_down) : new Map());
+        }
+      } catch {
+        return h('p', { class: 'error' }, '–');
+      }
+      return xiangqiBoard(position, false, marks, coords);
     };
     const coords = /** @type {'iccs' | 'wxf' | 'chinese'} */ (shell.session.notation);
     const share = redShare(here?.eval ?? null);
-    const bar = h('div', { class: 'eval-bar', id: 'eval-bar', role: 'img', 'aria-label': t('analysis.eval_bar') },
+    const bar = variant === 'sanguo' ? null : h('div', { class: 'eval-bar', id: 'eval-bar', role: 'img', 'aria-label': t('analysis.eval_bar') },
       h('div', { class: 'eval-red', style: `width:${share.toFixed(1)}%` }));
     const rows = [];
-    for (let i = 0; i < moves.length; i += 2) {
+    const perRow = variant === 'sanguo' ? 3 : 2;
+    for (let i = 0; i < moves.length; i += perRow) {
       /** @param {number} p */
       const cell = (p) => {
         if (p > moves.length) return h('span');
         const e = evals[p];
         const j = judgementAt(evals, p);
+        const shown = variant === 'sanguo' ? sanguoCellText(e) : e ? (e.outcome ? t('analysis.over') : evalText(e.eval)) : '…';
         return h('button', {
           type: 'button', class: `amv${p === ply ? ' current' : ''}${j ? ` ${j}` : ''}`, 'data-ply': String(p),
           'data-judgement': j ?? undefined, title: j ? t(`analysis.${j}`) : undefined,
           onclick: () => go(p),
         }, h('span', { class: 'amv-text' }, e?.played ?? moves[p - 1],
           j ? h('span', { class: 'amv-glyph' }, JUDGEMENT_GLYPHS[j]) : null),
-        h('span', { class: 'amv-eval' }, e ? (e.outcome ? t('analysis.over') : evalText(e.eval)) : '…'));
+        h('span', { class: 'amv-eval' }, shown));
       };
-      rows.push(h('li', {}, h('span', { class: 'num' }, `${i / 2 + 1}.`), cell(i + 1), cell(i + 2)));
+      rows.push(h('li', {}, h('span', { class: 'num' }, `${i / perRow + 1}.`), cell(i + 1), cell(i + 2), perRow === 3 ? cell(i + 3) : null));
     }
     const total = moves.length + 1;
     const done = evals.filter((e) => e !== null).length;
@@ -389,10 +500,37 @@ export function analysisPage(shell, tableId, startFen = null) {
       ? h('p', { class: 'muted', id: 'analysis-source' }, t('analysis.of_game'), ' ',
         h('a', { href: `#/t/${tableId}`, id: 'analysis-table' }, tableId))
       : h('p', { class: 'muted', id: 'analysis-source' }, fen ? t('analysis.of_fen') : t('analysis.of_start'));
-    shell.show(h('main', { class: 'table-page analysis-page', 'data-variant': 'xiangqi', 'data-page': 'analysis' },
+    const number = here ? (here.outcome ? t('analysis.over') : evalText(here.eval)) : refused ? '–' : '…';
+    const evalBox = variant === 'sanguo'
+      ? h('div', { class: 'kingdom-evals', id: 'kingdom-evals' }, ...[0, 1, 2].map((k) => {
+        const e = here?.kingdoms?.[k];
+        const text = !here ? '…' : e?.eval ? evalText(e.eval) : here.outcome ? t('analysis.over') : t('analysis.fallen');
+        return h('div', { class: `kingdom-eval k${k}`, 'data-kingdom': String(k), style: `border-color:${KINGDOM_COLORS[k]}` },
+          h('span', { class: 'kingdom-name', style: `color:${KINGDOM_COLORS[k]}` }, t(`seat.sanguo.${k}`)),
+          h('span', { class: 'kingdom-value', style: `color:${KINGDOM_COLORS[k]}` }, text));
+      }))
+      : h('div', { class: 'eval-number', id: 'eval' }, number);
+    const down = variant === 'banqi' ? here?.face_down : undefined;
+    const chances = variant === 'banqi' && down && down.squares.length
+      ? h('div', { class: 'card chances-card', id: 'chances-card' },
+        h('button', {
+          type: 'button', id: 'a-chances', 'aria-pressed': showChances ? 'true' : 'false',
+          onclick: () => { showChances = !showChances; if (!showChances) picked = null; draw(); },
+        }, showChances ? t('analysis.chances_hide') : t('analysis.chances_show')),
+        showChances ? h('table', { class: 'chances-table', id: 'chances-table' },
+          h('caption', {}, picked && down.squares.includes(picked)
+            ? t('analysis.chances_of', { square: picked }) : t('analysis.chances_any', { n: String(down.squares.length) })),
+          h('tbody', {}, ...down.pieces.map((c) => h('tr', { 'data-piece': c.piece },
+            h('td', { class: 'chance-icon' }, banqiPieceIcon(c.piece, 24)),
+            h('td', {}, pieceName(c.piece)),
+            h('td', { class: 'num' }, `×${c.count}`),
+            h('td', { class: 'num chance-p' }, percent(c.probability)))))) : null)
+      : null;
+    const limits = variant === 'sanguo' ? t('analysis.limits_sanguo') : variant === 'banqi' ? t('analysis.limits_banqi') : t('analysis.limits');
+    shell.show(h('main', { class: 'table-page analysis-page', 'data-variant': variant, 'data-page': 'analysis' },
       h('div', { class: 'board-col' },
         bar,
-        h('div', { class: 'board-wrap', id: 'board-wrap' }, xiangqiBoard(position, false, marks, coords)),
+        h('div', { class: 'board-wrap', id: 'board-wrap' }, boardOf()),
         moves.length ? h('div', { class: 'replay', id: 'replay' },
           step('a-first', 'replay.first', 'M3 3h3v14H3zM17 3v14L7 10z', 0, ply === 0),
           step('a-prev', 'replay.prev', 'M15 3v14L5 10z', ply - 1, ply === 0),
@@ -403,21 +541,22 @@ export function analysisPage(shell, tableId, startFen = null) {
         h('h2', {}, t('analysis.title')),
         source,
         h('div', { class: 'eval-panel card' },
-          h('div', { class: 'eval-number', id: 'eval' }, here ? (here.outcome ? t('analysis.over') : evalText(here.eval)) : refused ? '–' : '…'),
+          evalBox,
           h('div', { class: 'eval-detail' },
-            h('div', { class: 'best-line' }, h('strong', {}, t('analysis.best_line')), ' ',
-              h('span', { id: 'best-line' }, lineText || (here?.outcome ? t('analysis.over') : refused ? '–' : '…'))),
+            h('div', { class: 'best-line' }, h('strong', {}, t(variant === 'banqi' ? 'analysis.best_move' : 'analysis.best_line')), ' ',
+              h('span', { id: 'best-line' }, (variant === 'banqi' ? banqiMoveText(lineText) : lineText) || (here?.outcome ? t('analysis.over') : refused ? '–' : '…'))),
             here && !here.outcome ? h('div', { class: 'muted fine', id: 'eval-depth' },
               t('analysis.depth', { depth: String(here.depth), nodes: here.nodes.toLocaleString() })) : null)),
+        chances,
         advice,
-        moves.length ? evalGraph(evals, ply, go) : null,
+        moves.length && variant !== 'sanguo' ? evalGraph(evals, ply, go) : null,
         loading ? h('p', { class: 'muted', id: 'analysis-progress', role: 'status' }, t('analysis.progress', { done: String(done), total: String(total) })) : null,
         message ? h('p', { class: 'error', role: 'alert', id: 'analysis-error' }, message) : null,
         moves.length ? h('section', { class: 'card moves-card' }, h('h3', {}, t('table.moves')),
-          h('ol', { class: 'moves per-2 analysis-moves', id: 'analysis-moves' }, ...rows)) : null,
-        h('div', { class: 'card' }, fenForm(),
-          h('p', {}, h('a', { href: `#/editor?fen=${encodeURIComponent(here?.fen ?? fen ?? START_FEN)}`, id: 'to-editor' }, t('editor.open'))),
-          h('p', { class: 'muted fine' }, t('analysis.limits')),
+          h('ol', { class: `moves per-${perRow} analysis-moves`, id: 'analysis-moves' }, ...rows)) : null,
+        h('div', { class: 'card' }, variant === 'xiangqi' ? fenForm() : null,
+          variant === 'xiangqi' ? h('p', {}, h('a', { href: `#/editor?fen=${encodeURIComponent(here?.fen ?? fen ?? START_FEN)}`, id: 'to-editor' }, t('editor.open'))) : null,
+          h('p', { class: 'muted fine' }, limits),
           h('p', { class: 'muted fine' }, t('analysis.keys'))))), `${t('analysis.title')} · chuhe`);
   };
 
@@ -443,15 +582,13 @@ export function analysisPage(shell, tableId, startFen = null) {
       /** @type {import('./protocol.js').Positions} */
       const game = await api('GET', `/api/tables/${encodeURIComponent(tableId)}/positions`);
       if (stopped) return;
-      if (game.variant !== 'xiangqi') {
-        fetching = false;
-        message = t('analysis.xiangqi_only');
-        draw();
-        return;
-      }
+      variant = game.variant;
       moves = game.moves;
+      snapshots = game.positions.map((p) => p.position);
       const first = game.positions[0]?.position;
-      fen = first && first !== START_FEN ? first : null;
+      // sanguo and banqi: the start is always sent (sanguo's says whether flag bearers play;
+      // banqi's is the public view, nothing face down but the pool)
+      fen = first && (variant !== 'xiangqi' || first !== START_FEN) ? first : null;
       ply = moves.length;
       fetching = false;
       load();

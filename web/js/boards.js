@@ -483,11 +483,14 @@ export function banqiPieceIcon(letter, size) {
 /**
  * The banqi board: 8 files (a..h, left to right) x 4 ranks (1 at the bottom); face-down discs;
  * turned half a turn when `flipped`. Files under the board, ranks on its left.
+ * `labels` writes a short text over squares (the analysis board's chances of a face-down piece:
+ * the glyph of the most likely one and its chance), each with a hover title.
  * @param {string} view
  * @param {Marks} marks
  * @param {boolean} [flipped]
+ * @param {Map<string, {piece: string, text: string, title: string}>} [labels]
  */
-export function banqiBoard(view, marks, flipped = false) {
+export function banqiBoard(view, marks, flipped = false, labels = new Map()) {
   const { board } = readBanqiView(view);
   const c = 76;
   const m = 20;
@@ -526,7 +529,29 @@ export function banqiBoard(view, marks, flipped = false) {
     }
   }
   drawOverlay(svg, points, c * 0.4, marks);
+  // after the click areas, but letting the pointer through to them
+  for (const [sq, { piece, text, title }] of labels) {
+    const p = points.get(sq);
+    if (!p) continue;
+    const g = el('g', { class: 'chance', 'data-square': sq, 'pointer-events': 'none' }, svg);
+    el('title', {}, g).textContent = title;
+    const red = piece === piece.toUpperCase();
+    el('rect', { x: p[0] - c * 0.44, y: p[1] - c * 0.18, width: c * 0.88, height: c * 0.36, rx: c * 0.12, class: 'chance-pill' }, g);
+    const glyph = pieceSet === 'western' ? piece.toUpperCase() : BANQI_GLYPHS[/** @type {'K'} */ (piece)];
+    const t1 = el('text', { x: p[0] - c * 0.25, y: p[1] + c * 0.085, 'font-size': c * 0.24, 'text-anchor': 'middle', class: red ? 'chance-red' : 'chance-black' }, g);
+    t1.textContent = glyph;
+    const t2 = el('text', { x: p[0] + c * 0.15, y: p[1] + c * 0.07, 'font-size': c * 0.19, 'text-anchor': 'middle', class: 'chance-text' }, g);
+    t2.textContent = text;
+  }
   return svg;
+}
+
+/**
+ * The glyph of a banqi piece in the current piece set.
+ * @param {string} letter
+ */
+export function banqiGlyph(letter) {
+  return pieceSet === 'western' ? letter.toUpperCase() : BANQI_GLYPHS[/** @type {'K'} */ (letter)] ?? letter;
 }
 
 export const KINGDOM_COLORS = ['#b3261e', '#1e7a3c', '#1f4e9c'];

@@ -131,6 +131,45 @@ pub fn choose_with(problem: &Problem, settings: Settings, seed: u64) -> Option<A
     pick(&scored, settings.noise, &mut rng)
 }
 
+/// The analysis of a view ([`analyse`]): the best action for the side to move and its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Analysis {
+    /// The best action found (a flip's value is its mean over the pool); `None` when the side
+    /// to move has no legal action.
+    pub best: Option<Action>,
+    /// Its value from the view of the side to move, in the evaluation's units (a Soldier with
+    /// targets is worth about 100); a win found `n` plies deeper scores [`WIN`]` - n`, a loss
+    /// the negative.
+    pub score: i32,
+    /// The deepest search of a root turn that finished, plies (a flip counts with the replies
+    /// searched after it).
+    pub depth: i32,
+    /// Nodes searched.
+    pub nodes: u64,
+}
+
+/// Full-strength analysis of the problem's view within `budget`: the view alone is read, so
+/// two games whose views agree get the same analysis whatever lies face down.
+pub fn analyse(problem: &Problem, budget: Budget) -> Analysis {
+    let board = Board::from_view(&problem.view);
+    let mut s = Search::new(budget, &problem.stretch);
+    let scored = s.root(&board, 64, 0);
+    let depth = s.deepest;
+    // flips follow the moves in `scored`: the best is the highest value, the first on a tie
+    let best = scored
+        .iter()
+        .fold(None::<(Action, i32)>, |acc, &(a, v)| match acc {
+            Some((_, w)) if w >= v => acc,
+            _ => Some((a, v)),
+        });
+    Analysis {
+        best: best.map(|(a, _)| a),
+        score: best.map_or(0, |(_, v)| v),
+        depth,
+        nodes: s.counter.nodes,
+    }
+}
+
 /// The greedy one-ply player (for comparisons): the action whose resulting position evaluates
 /// best without looking at any reply (a flip counts as the mean over the pool), ties broken by
 /// `seed`.
@@ -515,6 +554,8 @@ struct Search {
     tt: Table<(u8, u8, u8)>,
     /// Keys of the positions on the path and of the game's stretch (repetition).
     path: Vec<u64>,
+    /// The deepest search of a root turn that finished, plies.
+    deepest: i32,
 }
 
 impl Search {
@@ -525,6 +566,7 @@ impl Search {
             counter: Counter::new(budget, CHECK_EVERY),
             tt: Table::new(TT_BITS),
             path,
+            deepest: 0,
         }
     }
 
@@ -560,10 +602,17 @@ impl Search {
                 seen_flip.push((sig, v));
                 flips.push((sq, v));
             }
+            if !self.counter.stopped && !flips.is_empty() {
+                // a flip and the replies searched after it
+                self.deepest = self.deepest.max(flip_depth + 1);
+            }
         }
         let scored = kit::deepen(&moves, max_depth, noise, |m, depth, alpha| {
             let child = b.make(m);
             let v = -self.negamax(&child, depth - 1, -INF, -alpha, 1);
+            if !self.counter.stopped {
+                self.deepest = self.deepest.max(depth);
+            }
             (!self.counter.stopped).then_some(v)
         });
         let mut out: Vec<(Action, i32)> =
@@ -958,5 +1007,16 @@ mod tests {
         };
         let dist = |s: Square| (i32::from(s.file()) - 6).abs() + i32::from(s.rank());
         assert!(dist(to) < dist(from), "{a}");
+    }
+
+    #[test]
+    fn the_analysis_reads_the_view_within_its_budget() {
+        let view: View = "??K5/8/8/7k r Pr 0".parse().expect("view");
+        let p = Problem::from_view(view.clone());
+        let a = analyse(&p, Budget::nodes(5_000));
+        let best = a.best.expect("a best action");
+        assert!(view.legal_actions().contains(&best), "{best}");
+        assert!(a.depth >= 1 && a.nodes <= 5_000 + CHECK_EVERY, "{a:?}");
+        assert_eq!(analyse(&Problem::from_view(view), Budget::nodes(5_000)), a);
     }
 }

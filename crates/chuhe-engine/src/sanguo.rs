@@ -100,6 +100,56 @@ pub fn choose_with(problem: &Problem, settings: Settings, seed: u64) -> Option<M
     pick(&scored, settings.noise, &mut Rng::new(seed))
 }
 
+/// Longest best line [`analyse`] reports, in moves.
+pub const ANALYSIS_LINE: usize = 9;
+
+/// The analysis of a position ([`analyse`]): each kingdom's paranoid value and the best line of
+/// the kingdom to move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Analysis {
+    /// Each kingdom's value from its own view, index [`Kingdom::index`]: its paranoid search
+    /// (it maximises, both rivals minimise it together), in centipawns (a Chariot is worth
+    /// 900, a Soldier 100); a kingdom that becomes the last standing `n` plies deeper scores
+    /// [`WIN`]` - n`, one that falls the negative; a defeated kingdom scores `-WIN`.
+    pub scores: [i32; 3],
+    /// The deepest finished iteration of each kingdom's search, plies (0 for a defeated one).
+    pub depths: [i32; 3],
+    /// The best line of the kingdom to move and the rivals' answers its search expects, at most
+    /// [`ANALYSIS_LINE`] moves; empty when it has no move.
+    pub line: Vec<Move>,
+    /// Nodes searched, all kingdoms together.
+    pub nodes: u64,
+}
+
+/// Full-strength analysis of the problem's position: one paranoid search per kingdom still in
+/// the game, each within `nodes` nodes and `time` (counted from its own start), so the whole
+/// costs at most three such budgets.
+pub fn analyse(problem: &Problem, nodes: u64, time: std::time::Duration) -> Analysis {
+    let pos = &problem.position;
+    let mover = pos.side_to_move();
+    let mut out = Analysis {
+        scores: [-WIN; 3],
+        depths: [0; 3],
+        line: Vec::new(),
+        nodes: 0,
+    };
+    for k in Kingdom::ALL {
+        if pos.is_defeated(k) {
+            continue;
+        }
+        let budget = Budget::nodes(nodes).capped(time);
+        let mut s = Search::new(k, budget, &problem.stretch);
+        let (score, depth, best) = s.value_of_root(pos);
+        out.scores[k.index()] = score;
+        out.depths[k.index()] = depth;
+        out.nodes += s.counter.nodes;
+        if k == mover {
+            out.line = s.line_from(pos, best);
+        }
+    }
+    out
+}
+
 /// The greedy one-ply player (for comparisons): the move whose resulting position evaluates best
 /// for the mover without looking at any reply; ties broken by `seed`.
 pub fn greedy(problem: &Problem, seed: u64) -> Option<Move> {
@@ -267,6 +317,73 @@ impl Search {
             return moves.first().map(|&m| vec![(m, 0)]).unwrap_or_default();
         }
         out
+    }
+
+    /// The paranoid value of the root position for `self.me` (who need not be to move) by
+    /// iterative deepening until the budget runs out or a win or loss is found: the value and
+    /// depth of the deepest finished iteration, and the move to play there (the root mover's
+    /// best for `self.me`'s view).
+    fn value_of_root(&mut self, pos: &Position) -> (i32, i32, Option<Move>) {
+        let mut moves = pos.legal_moves();
+        if moves.is_empty() {
+            return (evaluate(pos, self.me), 0, None);
+        }
+        order(pos, &mut moves, None);
+        let maximise = pos.side_to_move() == self.me;
+        let mut done = (evaluate(pos, self.me), 0, moves.first().copied());
+        for depth in 1..=64 {
+            let (mut alpha, mut beta) = (-INF, INF);
+            let mut scored = Vec::with_capacity(moves.len());
+            for &m in &moves {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                let v = self.search(&child, depth - 1, alpha, beta, 1);
+                if self.counter.stopped {
+                    return done;
+                }
+                if maximise {
+                    alpha = alpha.max(v);
+                } else {
+                    beta = beta.min(v);
+                }
+                scored.push((m, v));
+            }
+            // best first: the next iteration searches it first and narrows the window soonest
+            if maximise {
+                scored.sort_by_key(|e| std::cmp::Reverse(e.1));
+            } else {
+                scored.sort_by_key(|e| e.1);
+            }
+            let Some(&(best, value)) = scored.first() else {
+                return done;
+            };
+            done = (value, depth, Some(best));
+            moves = scored.into_iter().map(|e| e.0).collect();
+            if value.abs() >= WIN - 100 {
+                break;
+            }
+        }
+        done
+    }
+
+    /// `first` and the moves the table keeps for the positions after it, each legal in turn,
+    /// at most [`ANALYSIS_LINE`] in all.
+    fn line_from(&self, pos: &Position, first: Option<Move>) -> Vec<Move> {
+        let mut line = Vec::new();
+        let mut walk = pos.clone();
+        let mut next = first;
+        while let Some(m) = next {
+            if line.len() >= ANALYSIS_LINE || !walk.is_legal(m) {
+                break;
+            }
+            walk.play_unchecked(m);
+            line.push(m);
+            if walk.active_count() <= 1 {
+                break;
+            }
+            next = self.tt.probe(walk.key()).and_then(|e| e.mv);
+        }
+        line
     }
 
     /// The paranoid value of `pos` for the root kingdom.
@@ -676,5 +793,35 @@ mod tests {
         let all = evaluate_all(&after);
         assert_eq!(all[1], -WIN);
         assert!(all[0].abs() < WIN && all[2].abs() < WIN, "{all:?}");
+    }
+
+    #[test]
+    fn the_analysis_scores_every_kingdom_and_gives_a_legal_line() {
+        let p = Problem::from_position(Position::start(true));
+        let a = analyse(&p, 3_000, std::time::Duration::from_secs(60));
+        assert!(a.scores.iter().all(|v| v.abs() < WIN - 200), "{a:?}");
+        assert!(a.depths.iter().all(|&d| d >= 1), "{a:?}");
+        assert!(a.nodes <= 3 * (3_000 + CHECK_EVERY), "{}", a.nodes);
+        assert!(!a.line.is_empty() && a.line.len() <= ANALYSIS_LINE);
+        let mut pos = p.position.clone();
+        for m in &a.line {
+            assert!(pos.is_legal(*m), "{m:?} in {pos}");
+            pos.play_unchecked(*m);
+        }
+        // the same problem and budget give the same analysis (no clock in the way)
+        assert_eq!(analyse(&p, 3_000, std::time::Duration::from_secs(60)), a);
+        // a defeated kingdom is not searched and scores a loss
+        let pos = Position::from_text("9/4rP4/9/9/4rK4,9/9/9/4rR4/4gK4,9/4bP4/9/9/4bK4 R B - - 0")
+            .expect("position");
+        let a = analyse(
+            &Problem::from_position(pos.clone()),
+            2_000,
+            std::time::Duration::from_secs(60),
+        );
+        for k in Kingdom::ALL {
+            if pos.is_defeated(k) {
+                assert_eq!((a.scores[k.index()], a.depths[k.index()]), (-WIN, 0));
+            }
+        }
     }
 }

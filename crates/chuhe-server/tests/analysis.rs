@@ -215,3 +215,60 @@ async fn one_address_cannot_take_the_engine_from_the_others() {
     assert_eq!(status, 200, "{body}");
     server.stop().await;
 }
+
+/// `POST /api/analysis/eval` for sanguo and banqi over HTTP: each kingdom's evaluation (Shu a
+/// Chariot up on both rivals), and a banqi view's two face-down squares over a Red Soldier and a
+/// Black Chariot at one half each.
+#[tokio::test]
+async fn sanguo_kingdoms_and_banqi_chances_over_http() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let server = Server::start(&db, settings(Duration::from_secs(60))).await;
+    let body = r#"{"variant":"sanguo","fen":"9/rP1rP1rP1rP1rP/1rC1rF1rF1rC1/9/rRrHrErArKrArErHrR,9/gP1gP1gP1gP1gP/1gC1gF1gF1gC1/9/1gHgEgAgKgAgEgHgR,9/bP1bP1bP1bP1bP/1bC1bF1bF1bC1/9/1bHbEbAbKbAbEbHbR R - - F 0"}"#;
+    let (status, _, answer) = server
+        .http("POST", "/api/analysis/eval", None, Some(body))
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let v: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    let p = &v["positions"][0];
+    assert_eq!(p["eval"], serde_json::Value::Null);
+    assert!(p.get("face_down").is_none(), "{answer}");
+    let kingdoms = p["kingdoms"].as_array().expect("kingdoms");
+    let names: Vec<&str> = kingdoms
+        .iter()
+        .map(|k| k["kingdom"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["shu", "wu", "wei"]);
+    let cp: Vec<i64> = kingdoms
+        .iter()
+        .map(|k| k["eval"]["cp"].as_i64().expect("centipawns"))
+        .collect();
+    assert!(cp[0] >= 500 && cp[1] <= -250 && cp[2] <= -250, "{cp:?}");
+    assert!(p["line"][0].as_str().unwrap().starts_with('R'), "{answer}");
+
+    let body = r#"{"variant":"banqi","fen":"??K5/8/8/7k r Pr 0"}"#;
+    let (status, _, answer) = server
+        .http("POST", "/api/analysis/eval", None, Some(body))
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let v: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    let p = &v["positions"][0];
+    assert_eq!(
+        p["face_down"],
+        serde_json::json!({"squares": ["a4", "b4"], "pieces": [
+            {"piece": "P", "count": 1, "probability": 0.5},
+            {"piece": "r", "count": 1, "probability": 0.5}]})
+    );
+    assert!(p.get("kingdoms").is_none(), "{answer}");
+    assert!(
+        p["eval"]["cp"].is_i64() || p["eval"]["mate"].is_i64(),
+        "{answer}"
+    );
+    // a truth text (pinned face-down squares) is not a view
+    let body = r#"{"variant":"banqi","fen":"(P)(r)K5/8/8/7k r - 0"}"#;
+    let (status, _, answer) = server
+        .http("POST", "/api/analysis/eval", None, Some(body))
+        .await;
+    assert_eq!(status, 400, "{answer}");
+    assert!(answer.contains("bad message: position: "), "{answer}");
+    server.stop().await;
+}

@@ -187,7 +187,8 @@ export function actionsNode(table, view) {
       },
     }, t('table.new_game')));
   }
-  if (s.table.options.variant === 'xiangqi' && s.table.phase === 'ended' && s.board.moves.length > 0) {
+  // every game's analysis board (banqi's from the public view alone), once the game is over
+  if (s.table.phase === 'ended' && s.board.moves.length > 0) {
     buttons.push(h('a', { class: 'button', id: 'analyse', href: `#/analysis/t/${s.table.id}` }, t('analysis.open')));
   }
   if (s.table.options.variant === 'xiangqi' && s.board.moves.length > 0) {
