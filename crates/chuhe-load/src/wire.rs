@@ -66,6 +66,8 @@ pub(crate) fn table_options(variant: Variant, time: Option<(u64, u64)>) -> Table
         no_capture_limit: None,
         flag_bearers: None,
         start_when_full: false,
+        tournament: None,
+        berserkable: false,
     }
 }
 

@@ -18,7 +18,8 @@
 //!   stored finished games.
 //!
 //! An aborted game (nobody moved in time) counts as a draw of no plies: 0 points for both.
-//! Berserk is not offered at the tables yet (no game reports it). A cluster does not run
+//! Berserk: the tables of a `berserkable` arena take a seat's `berserk` before its first
+//! move (`TableOptions::berserkable`); the finished game lists the berserk seats. A cluster does not run
 //! tournaments yet (they need a lease of their own): creating one there is refused.
 
 use crate::error::ServerError;
@@ -207,8 +208,8 @@ pub fn end_of(game: &FinishedGame) -> GameEnd {
         } else {
             u32::try_from(game.plies).unwrap_or(u32::MAX)
         },
-        red_berserk: false,
-        black_berserk: false,
+        red_berserk: game.berserks.iter().any(|s| s.index() == 0),
+        black_berserk: game.berserks.iter().any(|s| s.index() == 1),
     }
 }
 
@@ -444,6 +445,8 @@ impl Tournaments {
                 no_capture_limit: None,
                 flag_bearers: None,
                 start_when_full: true,
+                tournament: Some(id.clone()),
+                berserkable: t.row.berserkable,
             };
             for game in games {
                 let mut seats = Vec::with_capacity(2);
@@ -730,6 +733,33 @@ fn full_view(row: &TournamentRow, status: Status, record: &ArenaRecord, minute_m
             });
             if s.presence != Presence::Active {
                 line["withdraw"] = json!(true);
+            }
+            // chuhe's own: each game's result, oldest first (o: the opponent's name, r: win,
+            // draw or loss, p: points, f: on fire, b: a berserk point in it)
+            let results: Vec<Value> = sheet
+                .map(|sh| {
+                    sh.iter()
+                        .map(|g| {
+                            let r = match g.result {
+                                PlayerResult::Win => "win",
+                                PlayerResult::Draw => "draw",
+                                PlayerResult::Loss => "loss",
+                            };
+                            json!({"o": name_of(&g.opponent), "r": r, "p": g.points, "f": g.on_fire, "b": g.berserk_point})
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            line["results"] = json!(results);
+            // the table of the player's game in play
+            if let Some(table) = record
+                .arena
+                .players
+                .get(&s.id)
+                .and_then(|p| p.playing)
+                .and_then(|g| record.tables.get(&g))
+            {
+                line["playing"] = json!(table);
             }
             line
         })
