@@ -238,7 +238,7 @@ test('catalogue: every end reason of chuhe-rules has its words', () => {
 const PAGES = [
   ['app.js'], ['lobby.js'],
   ['table-view.js', ...readdirSync(join(root, 'web/js/table-parts')).filter((f) => f.endsWith('.js')).sort().map((f) => `table-parts/${f}`)],
-  ['format.js'], ['player.js'], ['analysis.js'], ['editor.js'],
+  ['format.js'], ['player.js'], ['analysis.js'], ['editor.js'], ['tournament.js'],
 ];
 
 test('catalogue: every key the pages name is in it', () => {
