@@ -1,5 +1,5 @@
 // Browser checks of an arena tournament (issue 28), in Spanish, two browser contexts with
-// accounts: Lu Xun creates a berserkable arena that starts in a few seconds from the form of
+// accounts: Lu Xun creates a berserkable arena that starts in 12 s from the form of
 // #/tournaments, both join from its page (Gan Ning through the lobby's card), the countdown
 // runs, the start pairs them and takes both to their table, Black goes berserk (its clock
 // halves, the bolt is shown), the game waits past the arena's end (the server runs with
@@ -86,7 +86,7 @@ export async function tournamentChecks(b, base, shots) {
   const lu = await account(b, base, 'Lu Xun');
   const gan = await account(b, base, 'Gan Ning');
 
-  // Lu Xun creates the arena from the list's form: 3+2, ten minutes, in a tenth of a minute
+  // Lu Xun creates the arena from the list's form: 3+2, ten minutes, in a fifth of a minute
   await lu.click('#nav-tournaments');
   await lu.waitForSelector('#tour-form');
   assert.equal(await lu.textContent('#nav-tournaments'), 'Torneos');
@@ -94,7 +94,7 @@ export async function tournamentChecks(b, base, shots) {
   await lu.fill('#tour-clock', '3');
   await lu.fill('#tour-increment', '2');
   await lu.fill('#tour-minutes', '10');
-  await lu.fill('#tour-startIn', '0.1');
+  await lu.fill('#tour-startIn', '0.2');
   assert.equal(await lu.isChecked('#tour-berserkable'), true);
   await lu.uncheck('#tour-rated');
   await lu.click('#tour-create');
@@ -102,7 +102,7 @@ export async function tournamentChecks(b, base, shots) {
   const id = lu.url().split('/').pop();
   await lu.waitForSelector('#tour-countdown');
   assert.equal(await lu.textContent('#tour-name'), 'Copa del Rio Arena');
-  assert.match(await lu.textContent('#tour-status') ?? '', /^Empieza en 0:0\d$/);
+  assert.match(await lu.textContent('#tour-status') ?? '', /^Empieza en 0:(0\d|1[0-2])$/);
   await lu.click('#tour-join');
   await lu.waitForSelector('#tour-withdraw');
   await lu.waitForSelector('#tour-joined');
@@ -110,7 +110,7 @@ export async function tournamentChecks(b, base, shots) {
   // Gan Ning finds it in the lobby's card, with its countdown, and joins
   await gan.goto(`${base}/#/`);
   await gan.waitForSelector(`#tour-row-${id}`);
-  assert.match(await gan.textContent(`#tour-row-${id} .when`) ?? '', /^Empieza en 0:0\d$/);
+  assert.match(await gan.textContent(`#tour-row-${id} .when`) ?? '', /^Empieza en 0:(0\d|1[0-2])$/);
   await gan.click(`#tour-row-${id} .tour-name`);
   await gan.waitForSelector('#tour-join');
   await gan.click('#tour-join');
@@ -167,12 +167,16 @@ export async function tournamentChecks(b, base, shots) {
   assert.equal(await black.textContent('.step-1 .podium-score'), '2 puntos');
   assert.equal(await black.textContent('.step-2 .podium-name'), redName);
   // a player's results on click
-  await black.click(`.standing-row:has-text("${blackName}")`);
+  await black.click(`.standing-row:has-text("${blackName}") .score`);
   await black.waitForSelector('.player-results');
   assert.equal(await black.textContent('.player-results li'), `Victoria · contra ${redName} · 2 puntos`);
   await black.screenshot({ path: join(shots, 'tournament-finished.png'), fullPage: true });
   console.log('ok tournament: created, joined, paired, berserk, 2 and 0 in the standings, podium');
 
+  // the list names the winner of a finished arena
+  await black.goto(`${base}/#/tournaments`);
+  await black.waitForSelector(`#tour-row-${id} .winner`);
+  assert.equal(await black.textContent(`#tour-row-${id} .winner`), `1 ${blackName}`);
   await shotsOf(black, base, `#/tournament/${id}`, shots, 'tournament-page', '#podium');
   await shotsOf(black, base, '#/tournaments', shots, 'tournament-list', '#tour-form');
   await shotsOf(black, base, `#/t/${table}`, shots, 'tournament-table', '#back-to-tournament');

@@ -14,7 +14,7 @@ import { errorText, ratedBadge } from './format.js';
  * A tournament as `GET /api/tournament` lists it (lichess's shape; chuhe's own fields below).
  * @typedef {{id: string, fullName: string, minutes: number, clock: {limit: number, increment: number},
  *   rated: boolean, berserkable: boolean, variant: any, nbPlayers: number, startsAt: number,
- *   finishesAt: number, status: number, createdBy?: string}} TourSummary
+ *   finishesAt: number, status: number, createdBy?: string, winner?: {id: string, name: string}}} TourSummary
  */
 /**
  * A game's result in a player's line: o the opponent's name, r win/draw/loss, p its points,
@@ -111,8 +111,9 @@ function listRow(x, phase, skew) {
     ? h('span', {}, t('tour.starts_in'), ' ', countdownNode(x.startsAt - (Date.now() + skew), now, `tour-start-${x.id}`))
     : phase === 'started'
       ? h('span', {}, t('tour.ends_in'), ' ', countdownNode(x.finishesAt - (Date.now() + skew), now, `tour-end-${x.id}`))
-      : h('span', { class: 'muted' }, t('tour.finished'));
-  return h('tr', { id: `tour-row-${x.id}`, 'data-tournament': x.id, class: 'game-row', onclick: () => { location.hash = `#/tournament/${x.id}`; } },
+      : x.winner ? h('span', { class: 'winner' }, h('span', { class: 'medal medal-1 small-medal' }, '1'), ' ', x.winner.name)
+        : h('span', { class: 'muted' }, t('tour.finished'));
+  return h('tr', { id: `tour-row-${x.id}`, 'data-tournament': x.id, class: 'tour-row', onclick: () => { location.hash = `#/tournament/${x.id}`; } },
     h('td', {}, h('a', { href: `#/tournament/${x.id}`, class: 'tour-name' }, x.fullName), x.rated ? ' ' : null, ratedBadge(x.rated),
       x.berserkable ? h('span', { class: 'berserk-mark', title: t('tour.berserkable') }, ' ⚡') : null),
     h('td', {}, t(`variant.${variant}`)),
@@ -206,14 +207,16 @@ export function tournamentsPage(shell) {
    * @param {keyof typeof form} key
    * @param {Record<string, any>} attrs
    */
-  const input = (key, attrs) => h('input', {
-    id: `tour-${key}`, value: attrs.type === 'checkbox' ? undefined : form[key], checked: attrs.type === 'checkbox' ? !!form[key] : undefined,
-    ...attrs,
-    onchange: (/** @type {Event} */ e) => {
+  const input = (key, attrs) => {
+    const take = (/** @type {Event} */ e) => {
       const el = /** @type {HTMLInputElement} */ (e.target);
       /** @type {any} */ (form)[key] = attrs.type === 'checkbox' ? el.checked : attrs.type === 'number' ? Number(el.value) : el.value;
-    },
-  });
+    };
+    return h('input', {
+      id: `tour-${key}`, value: attrs.type === 'checkbox' ? undefined : form[key], checked: attrs.type === 'checkbox' ? !!form[key] : undefined,
+      ...attrs, onchange: take, oninput: attrs.type === 'checkbox' ? undefined : take,
+    });
+  };
 
   const draw = () => {
     if (stopped) return;
@@ -281,6 +284,17 @@ export function tournamentsPage(shell) {
  * @type {Set<string>}
  */
 const sentTo = new Set();
+
+/**
+ * The flame of a player on fire (an SVG drawing: no emoji font is needed), with its words as
+ * title and label.
+ * @param {string} words
+ */
+function flame(words) {
+  const node = h('span', { class: 'fire-mark', title: words, role: 'img', 'aria-label': words });
+  node.innerHTML = '<svg viewBox="0 0 12 16" width="12" height="16" aria-hidden="true"><path d="M6 0C7 4 11 6 11 10.5A5 5 0 0 1 1 10.5C1 8 2.5 6.5 3.5 5.5C3.5 7.5 4.5 8.5 5.5 8.5C4.5 5.5 5 2.5 6 0Z" fill="#f97316"/><path d="M6 8C7 10 8.5 10.5 8.5 12.5A2.5 2.5 0 0 1 3.5 12.5C3.5 11 5 10 6 8Z" fill="#fde047"/></svg>';
+  return node;
+}
 
 /**
  * The marks of a player's recent results: each game's points, the fire games marked, a berserk
@@ -415,7 +429,7 @@ export function tournamentPage(shell, id) {
     const podium = v.isFinished && v.podium && v.podium.length > 0 ? h('section', { class: 'card podium', id: 'podium' },
       h('h2', {}, t('tour.podium')),
       h('ol', { class: 'podium-steps' }, ...v.podium.map((p) => h('li', { class: `step step-${p.rank}`, 'data-rank': p.rank },
-        h('span', { class: 'medal' }, ['🥇', '🥈', '🥉'][p.rank - 1] ?? String(p.rank)),
+        h('span', { class: `medal medal-${p.rank}` }, String(p.rank)),
         h('strong', { class: 'podium-name' }, p.name),
         h('span', { class: 'podium-score' }, t('tour.points', { n: p.score })),
         h('span', { class: 'muted podium-nb' }, t('tour.podium_line', { games: p.nb.game, wins: p.nb.win, berserks: p.nb.berserk }),
@@ -428,9 +442,9 @@ export function tournamentPage(shell, id) {
       },
       h('td', { class: 'rank' }, String(p.rank)),
       h('td', { class: 'who' }, h('a', { class: 'player-link', href: `#/p/${p.id}`, onclick: (/** @type {Event} */ e) => e.stopPropagation() }, p.name),
-        h('span', { class: 'list-rating' }, ` ${p.rating}`), p.withdraw ? h('span', { class: 'muted', title: t('tour.paused_mark') }, ' ⏸') : null,
-        p.playing ? h('span', { class: 'playing-mark', title: t('tour.playing') }, ' ♟') : null),
-      h('td', { class: 'sheet-cell' }, sheetNode(p.results ?? []), p.sheet.fire ? h('span', { class: 'fire-mark', title: t('tour.on_fire') }, ' 🔥') : null),
+        h('span', { class: 'list-rating' }, ` ${p.rating}`), p.withdraw ? h('span', { class: 'muted paused-mark', title: t('tour.paused_mark') }, ` · ${t('tour.paused_short')}`) : null,
+        p.playing ? h('span', { class: 'playing-mark', title: t('tour.playing') }, ' ♟\uFE0E') : null),
+      h('td', { class: 'sheet-cell' }, sheetNode(p.results ?? []), p.sheet.fire ? flame(t('tour.on_fire')) : null),
       h('td', { class: 'score', 'data-score': p.score }, String(p.score)));
       if (!open) return [row];
       const results = p.results ?? [];
@@ -438,7 +452,7 @@ export function tournamentPage(shell, id) {
         results.length === 0 ? h('p', { class: 'muted' }, t('tour.no_results'))
           : h('ol', { class: 'results-list' }, ...results.map((g) => h('li', { class: `res-line ${g.r}` },
             `${t(`tour.${g.r}`)} · ${t('tour.against', { name: g.o })} · ${t('tour.points', { n: g.p })}`,
-            g.f ? ` · 🔥 ${t('tour.fire_game')}` : '', g.b ? ` · ⚡ ${t('tour.berserk_point')}` : '')))))];
+            g.f ? ` · ${t('tour.fire_game')}` : '', g.f ? flame(t('tour.fire_game')) : null, g.b ? ` · ⚡ ${t('tour.berserk_point')}` : '')))))];
     });
     const standings = h('section', { class: 'card standings-card' }, h('h2', {}, t('tour.standings')),
       v.standing.players.length === 0 ? h('p', { class: 'muted', id: 'no-players' }, t('tour.no_players'))

@@ -362,6 +362,7 @@ async fn an_arena_runs_to_its_end(backend: Backend) {
     let list: Value = serde_json::from_str(&list).unwrap();
     assert_eq!(list["finished"][0]["id"], id.as_str());
     assert_eq!(list["finished"][0]["status"], 30);
+    assert_eq!(list["finished"][0]["winner"]["name"], "Ana");
     // Over: nobody joins any more.
     let (status, _) = call(
         addr,

@@ -560,6 +560,18 @@ pub fn write_perft<M: fmt::Display>(
     Ok(())
 }
 
+/// For browser tests only (not a flag, not in the configuration file): the environment
+/// variable `CHUHE_TEST_TOURNAMENT_MINUTE_MS` makes an arena's minute last that many
+/// milliseconds (100 or more), so a ten-minute arena can end within a test
+/// (`docs/tournaments.md`, "Testing knob").
+fn test_tournament_minute() -> Option<std::time::Duration> {
+    std::env::var("CHUHE_TEST_TOURNAMENT_MINUTE_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|&ms| ms >= 100)
+        .map(std::time::Duration::from_millis)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Cli, Command};
@@ -634,16 +646,4 @@ mod tests {
         let e = Cli::try_parse_from(["chuhe", "serve", "--computer-threads", "0"]).unwrap_err();
         assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
     }
-}
-
-/// For browser tests only (not a flag, not in the configuration file): the environment
-/// variable `CHUHE_TEST_TOURNAMENT_MINUTE_MS` makes an arena's minute last that many
-/// milliseconds (100 or more), so a ten-minute arena can end within a test
-/// (`docs/tournaments.md`, "Testing").
-fn test_tournament_minute() -> Option<std::time::Duration> {
-    std::env::var("CHUHE_TEST_TOURNAMENT_MINUTE_MS")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-        .filter(|&ms| ms >= 100)
-        .map(std::time::Duration::from_millis)
 }

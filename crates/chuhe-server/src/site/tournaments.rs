@@ -690,7 +690,7 @@ fn short_view(row: &TournamentRow, status: Status, record: &ArenaRecord, minute_
         Status::Started => 20,
         Status::Finished => 30,
     };
-    json!({
+    let mut line = json!({
         "id": row.id,
         "createdBy": row.created_by,
         "system": "arena",
@@ -704,7 +704,19 @@ fn short_view(row: &TournamentRow, status: Status, record: &ArenaRecord, minute_
         "startsAt": row.starts_ms,
         "finishesAt": finishes_ms,
         "status": code,
-    })
+    });
+    // lichess's `winner` of a finished tournament: the first of the standings
+    if status == Status::Finished {
+        if let Some(first) = record.arena.standings().first() {
+            let name = record
+                .names
+                .get(&first.id)
+                .cloned()
+                .unwrap_or_else(|| first.id.0.clone());
+            line["winner"] = json!({"id": first.id.0, "name": name});
+        }
+    }
+    line
 }
 
 /// `GET /api/tournament/{id}`: the settings, the countdown, the standings, the games in play
