@@ -111,6 +111,7 @@ export async function tournamentChecks(b, base, shots) {
   await gan.goto(`${base}/#/`);
   await gan.waitForSelector(`#tour-row-${id}`);
   assert.match(await gan.textContent(`#tour-row-${id} .when`) ?? '', /^Empieza en 0:(0\d|1[0-2])$/);
+  await gan.screenshot({ path: join(shots, 'tournament-lobby-card.png') });
   await gan.click(`#tour-row-${id} .tour-name`);
   await gan.waitForSelector('#tour-join');
   await gan.click('#tour-join');

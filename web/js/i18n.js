@@ -390,7 +390,7 @@ const CATALOGUE = {
   'tour.nb_players': ['{n} jugadores', '{n} players', '{n}名棋手'],
   'tour.podium': ['Podio', 'Podium', '领奖台'],
   'tour.points': ['{n} puntos', '{n} points', '{n}分'],
-  'tour.podium_line': ['{games} partidas, {wins} victorias, {berserks} berserk', '{games} games, {wins} wins, {berserks} berserk', '{games}局，胜{wins}局，狂暴{berserks}次'],
+  'tour.podium_line': ['partidas {games} · victorias {wins} · berserk {berserks}', 'games {games} · wins {wins} · berserk {berserks}', '{games}局，胜{wins}局，狂暴{berserks}次'],
   'tour.performance': ['rendimiento {n}', 'performance {n}', '表现分{n}'],
   'tour.standings': ['Clasificación', 'Standings', '排名'],
   'tour.no_players': ['Nadie se ha unido todavía.', 'Nobody has joined yet.', '还没有人加入。'],
