@@ -17,6 +17,7 @@ import { analysisChecks } from './analysis.mjs';
 import { analysisVariantChecks } from './analysis-variants.mjs';
 import { rematchChecks } from './rematch.mjs';
 import { seekChecks } from './seeks.mjs';
+import { tournamentChecks } from './tournament.mjs';
 import { tableChecks } from './table-around.mjs';
 import { enter } from './enter.mjs';
 
@@ -51,6 +52,8 @@ let server;
 async function startServer() {
   server = spawn(chuhe, ['serve', '--bind', `127.0.0.1:${port}`, '--database', `sqlite://${dir}/chuhe.db`], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    // an arena's minute lasts 2 s (tournament.mjs: ten minutes in 20 s)
+    env: { ...process.env, CHUHE_TEST_TOURNAMENT_MINUTE_MS: '2000' },
   });
   server.stdout?.on('data', (d) => { serverLog += d; });
   server.stderr?.on('data', (d) => { serverLog += d; });
@@ -508,6 +511,7 @@ async function run(b) {
   await seekChecks(b, base, shots);
   await analysisChecks(b, base, shots);
   await analysisVariantChecks(b, base, shots);
+  await tournamentChecks(b, base, shots);
 
   // 8. last, since it empties this address's bucket for logins and guest sessions: wrong logins
   // in a row until the server's rate limit answers 429, shown in the page's language

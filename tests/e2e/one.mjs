@@ -1,6 +1,6 @@
 // Runs one browser check file against its own `chuhe serve` (a free port, a temporary SQLite
 // file), for working on one part of the client without the whole of browser.mjs.
-// Usage: node one.mjs path/to/chuhe CHECKS   (CHECKS: table-around, rematch, analysis, analysis-variants, webfix, seeks; more can be listed below)
+// Usage: node one.mjs path/to/chuhe CHECKS   (CHECKS: table-around, rematch, analysis, analysis-variants, webfix, seeks, tournament; more can be listed below)
 // With WEB_FROM_DISK=1 the pages' files come from web/ on disk instead of the ones embedded in
 // the binary (no rebuild while working on the client). Screenshots go to tests/e2e/screenshots/.
 import { spawn } from 'node:child_process';
@@ -16,9 +16,10 @@ import { rematchChecks } from './rematch.mjs';
 import { seekChecks } from './seeks.mjs';
 import { tableChecks } from './table-around.mjs';
 import { webfixChecks } from './webfix.mjs';
+import { tournamentChecks } from './tournament.mjs';
 
 /** The check files this runner knows, by name. */
-const CHECKS = { 'table-around': tableChecks, rematch: rematchChecks, analysis: analysisChecks, 'analysis-variants': analysisVariantChecks, webfix: webfixChecks, seeks: seekChecks };
+const CHECKS = { 'table-around': tableChecks, rematch: rematchChecks, analysis: analysisChecks, 'analysis-variants': analysisVariantChecks, webfix: webfixChecks, seeks: seekChecks, tournament: tournamentChecks };
 
 const here = dirname(fileURLToPath(import.meta.url));
 const shots = join(here, 'screenshots');
@@ -45,6 +46,8 @@ const base = `http://127.0.0.1:${port}`;
 let log = '';
 const server = spawn(chuhe, ['serve', '--bind', `127.0.0.1:${port}`, '--database', `sqlite://${dir}/chuhe.db`], {
   stdio: ['ignore', 'pipe', 'pipe'],
+  // an arena's minute lasts 2 s (tournament.mjs: ten minutes in 20 s)
+  env: { ...process.env, CHUHE_TEST_TOURNAMENT_MINUTE_MS: '2000' },
 });
 server.stdout?.on('data', (d) => { log += d; });
 server.stderr?.on('data', (d) => { log += d; });

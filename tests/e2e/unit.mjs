@@ -26,6 +26,7 @@ import { isLowTime } from '../../web/js/table-parts/clocks.js';
 import { defeatText, moveRows } from '../../web/js/table-parts/moves.js';
 import { ratingLine, seatColors, seatOrder } from '../../web/js/table-parts/seats.js';
 import { invites } from '../../web/js/table-parts/invite.js';
+import { countdownText, tourClockText } from '../../web/js/tournament.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const fixtures = join(root, 'tests/data/protocol');
@@ -238,7 +239,7 @@ test('catalogue: every end reason of chuhe-rules has its words', () => {
 const PAGES = [
   ['app.js'], ['lobby.js'],
   ['table-view.js', ...readdirSync(join(root, 'web/js/table-parts')).filter((f) => f.endsWith('.js')).sort().map((f) => `table-parts/${f}`)],
-  ['format.js'], ['player.js'], ['analysis.js'], ['editor.js'],
+  ['format.js'], ['player.js'], ['analysis.js'], ['editor.js'], ['tournament.js'],
 ];
 
 test('catalogue: every key the pages name is in it', () => {
@@ -725,4 +726,32 @@ test('analysis: banqi chances as board labels, percentages and piece names; sang
   assert.equal(judgementAt([at('8/8/8/8 r Pp 0', null, 300), at('8/8/8/8 b Pp 0', 'a3=A', -400)], 1), null);
   assert.equal(judgementAt([at('8/8/8/8 r Pp 0', null, 300), at('8/8/8/8 b Pp 0', 'a3-a2', -400)], 1), 'blunder');
   setLang('es');
+});
+
+test('tournaments: countdowns, clocks and the refusals in the page language', () => {
+  assert.equal(countdownText(5200), '0:06');
+  assert.equal(countdownText(0), '0:00');
+  assert.equal(countdownText(-300), '0:00');
+  assert.equal(countdownText(61000), '1:01');
+  assert.equal(countdownText(3723000), '1:02:03');
+  assert.equal(tourClockText({ limit: 180, increment: 2 }), '3+2');
+  assert.equal(tourClockText({ limit: 15, increment: 0 }), '15s+0');
+  assert.equal(tourClockText({ limit: 90, increment: 1 }), '1.5+1');
+  setLang('es');
+  // lichess's routes put the words in `error`, which the client reads as the code
+  assert.equal(serverErrorText('the tournament is over', 'Bad Request'), 'El torneo ha terminado');
+  assert.equal(serverErrorText('not_allowed', 'you have already gone berserk'), 'Ya estás en berserk');
+});
+
+test('berserk: a berserked event adds its seat to the state', () => {
+  const state = JSON.parse(readFileSync(join(fixtures, 'server.state.json'), 'utf8'));
+  const event = read('server.event.berserked.json');
+  const update = {
+    type: 'update', version: state.version + 1, events: [{ version: state.version + 1, event: event.event }],
+    you: state.you, phase: 'running', to_move: state.to_move, check: [], clocks: state.clocks,
+    draw_offer: null, legal_moves: state.legal_moves, capture_moves: [],
+  };
+  const next = applyUpdate(state, /** @type {any} */ (update));
+  assert.deepEqual(next?.berserks, [1]);
+  assert.deepEqual(state.berserks, undefined);
 });

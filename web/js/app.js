@@ -1,10 +1,12 @@
 // The web client's entry: the header (language, pieces, notation, session), the routes (the lobby
-// #/, a table #/t/ID, the rules pages #/rules/VARIANT) and what they share. Every text comes from
+// #/, a table #/t/ID, the rules pages #/rules/VARIANT, the tournaments #/tournaments and
+// #/tournament/ID) and what they share. Every text comes from
 // the catalogue (i18n.js); the boards are drawn by boards.js; the server decides everything else.
 //
 // lobby.js       the lobby page
 // analysis.js    the analysis board (the engine's evaluation of a xiangqi game or a FEN)
 // editor.js      the board editor (set up a xiangqi position, then analyse it)
+// tournament.js  the arena tournaments (#/tournaments, #/tournament/ID) and the lobby's card
 // table.js       a table's state and actions (socket, selection, seat actions, step-through)
 // table-view.js  the table page
 // select.js      choosing a move among the server's legal moves (table and rules diagrams)
@@ -22,6 +24,7 @@ import { rulesPage } from './rules.js';
 import { playerPage } from './player.js';
 import { analysisPage } from './analysis.js';
 import { editorPage } from './editor.js';
+import { tournamentPage, tournamentsPage } from './tournament.js';
 import { isMuted, setMuted } from './sound.js';
 
 /**
@@ -106,7 +109,8 @@ function header(variant) {
   return h('header', {},
     h('a', { href: '#/', class: 'brand' }, h('span', { class: 'logo' }, '楚河'), ' chuhe'),
     h('nav', {}, h('a', { href: '#/', id: 'nav-lobby' }, t('app.lobby')), ' ', h('a', { href: '#/rules/xiangqi', id: 'nav-rules' }, t('rules.nav')),
-      ' ', h('a', { href: '#/analysis', id: 'nav-analysis' }, t('analysis.nav'))),
+      ' ', h('a', { href: '#/analysis', id: 'nav-analysis' }, t('analysis.nav')),
+      ' ', h('a', { href: '#/tournaments', id: 'nav-tournaments' }, t('tour.nav'))),
     h('span', { class: 'spacer' }),
     session.me ? h('span', { class: 'me', id: 'me', title: session.me.name }, t('session.hello', { name: session.me.name }),
       session.me.account ? '' : ` (${t('session.guest')})`) : null,
@@ -192,7 +196,16 @@ function route() {
   const analysis = /^#\/analysis(?:\/t\/([a-z0-9]+))?$/.exec(location.hash);
   const analysisFen = /^#\/analysis\?fen=(.+)$/.exec(location.hash);
   const editor = /^#\/editor(?:\?fen=(.+))?$/.exec(location.hash);
+  const tournament = /^#\/tournament\/([A-Za-z0-9]+)$/.exec(location.hash);
   if (table) page = tablePage(shell, table[1]);
+  else if (tournament) {
+    page = tournamentPage(shell, tournament[1]);
+    window.scrollTo(0, 0);
+  }
+  else if (location.hash === '#/tournaments') {
+    page = tournamentsPage(shell);
+    window.scrollTo(0, 0);
+  }
   else if (analysis || analysisFen) {
     page = analysisPage(shell, analysis?.[1] ?? null, analysisFen ? readParam(analysisFen[1]) : null);
     window.scrollTo(0, 0);

@@ -30,7 +30,8 @@ export function errorText(e) {
  * @param {string} message
  */
 export function serverErrorText(code, message) {
-  const known = SERVER_MESSAGES[message];
+  // lichess's routes (tournaments) answer `{"error": "<the words>"}`: the code is the message
+  const known = SERVER_MESSAGES[message] ?? SERVER_MESSAGES[code];
   if (known) return t(known);
   const key = `error.${code}`;
   if (t(key) !== key) return t(key);
@@ -55,6 +56,13 @@ const SERVER_MESSAGES = {
   'this game has no draw offers': 'error.no_draws',
   'your side is already out of the game': 'error.out_of_game',
   'there is no move of yours to take back': 'error.no_takeback',
+  'berserk is for arena tournament games': 'error.berserk_not_arena',
+  'this tournament does not allow berserk': 'error.berserk_not_allowed',
+  'you have already gone berserk': 'error.berserk_twice',
+  'berserk is only before your first move': 'error.berserk_late',
+  'the tournament is over': 'error.tournament_over',
+  'you have not joined this tournament': 'error.not_joined',
+  'tournaments are for account holders': 'error.tournament_account',
 };
 
 /**

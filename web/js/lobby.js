@@ -10,6 +10,7 @@ import { rulesLinks } from './rules.js';
 import { finishedTable, occupantNode } from './player.js';
 import { xiangqiBoard } from './boards.js';
 import { readXiangqiFen } from './protocol.js';
+import { countdownTicker, tournamentsCard } from './tournament.js';
 
 /** @typedef {import('./protocol.js').TableSummary} TableSummary */
 
@@ -160,6 +161,8 @@ export function lobbyPage(shell) {
   const ratingsBox = h('div', { id: 'ratings-box' });
   const messageBox = h('div', { id: 'lobby-message' });
   const yourGameBox = h('div', { id: 'your-game-box' });
+  const tournamentsBox = h('div', { id: 'tournaments-box' });
+  const tournaments = tournamentsCard(() => { if (!stopped) fill(tournamentsBox, tournaments.node()); });
   /**
    * Shows `node` in `box`, patching what is there in place: a row being tapped while the lists
    * refresh stays the same element, so the tap is not lost.
@@ -169,6 +172,7 @@ export function lobbyPage(shell) {
   const fill = (box, node) => { patch(box, h('div', { id: box.id }, node)); };
   const drawList = () => {
     fill(yourGameBox, yourGameNode());
+    fill(tournamentsBox, tournaments.node());
     fill(listBox, listNode());
     fill(finishedBox, finishedNode());
     fill(ratingsBox, ratingsNode());
@@ -325,7 +329,7 @@ export function lobbyPage(shell) {
     h('p', { class: 'muted hint level-hint', id: 'vs-level-hint' }, levelHint(vs.level)),
     session.me ? null : h('p', { class: 'muted hint' }, t('lobby.vs_needs_session')));
 
-    shell.show(h('main', { class: 'lobby' }, yourGameBox, sessionCard, computer, ratingsBox, messageBox, listBox, create, finishedBox, rulesLinks()));
+    shell.show(h('main', { class: 'lobby' }, yourGameBox, sessionCard, computer, ratingsBox, messageBox, tournamentsBox, listBox, create, finishedBox, rulesLinks()));
     drawList();
     if (showComputerCard) {
       showComputerCard = false;
@@ -369,10 +373,12 @@ export function lobbyPage(shell) {
     if (!stopped) drawList();
     // the newest finished games come in as tables end
     if (cursors.length === 1) loadFinished();
+    tournaments.load();
   };
   draw();
   refresh();
   loadRatings();
   const timer = setInterval(refresh, 2500);
-  return { draw, leave: () => { stopped = true; clearInterval(timer); } };
+  const tourTick = setInterval(countdownTicker(), 1000);
+  return { draw, leave: () => { stopped = true; clearInterval(timer); clearInterval(tourTick); } };
 }

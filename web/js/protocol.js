@@ -7,7 +7,7 @@
 /**
  * @typedef {{variant: Variant, time: TimeControl | null, rated: boolean,
  *   no_capture_limit: number | null, flag_bearers: boolean | null, start_when_full?: boolean,
- *   fen?: string | null}} TableOptions
+ *   fen?: string | null, tournament?: string, berserkable?: boolean}} TableOptions
  */
 /**
  * @typedef {{kind: 'person', id: string, name: string, account: boolean, bot?: boolean}
@@ -40,7 +40,7 @@
  *   capture_moves: string[], clocks: ClockState[] | null, draw_offers: boolean,
  *   draw_offer: number | null, takeback_offer?: number | null, connected: boolean[],
  *   abandon_ms?: (number | null)[], outcome: Outcome | null, winner_seats?: number[], defeats?: Defeat[],
- *   rematch_offers?: number[], rematch?: string | null}} StateMessage
+ *   rematch_offers?: number[], rematch?: string | null, berserks?: number[]}} StateMessage
  */
 /**
  * @typedef {{kind: 'created', options: TableOptions}
@@ -57,6 +57,7 @@
  *   | {kind: 'rematch_offered', seat: number}
  *   | {kind: 'rematch_declined', seat: number}
  *   | {kind: 'rematched', table: string}
+ *   | {kind: 'berserked', seat: number}
  *   | {kind: 'ended', outcome: Outcome, result: string | null, winner_seats?: number[]}} TableEvent
  */
 /**
@@ -110,6 +111,7 @@
  *   | {type: 'accept_draw'} | {type: 'decline_draw'} | {type: 'abort'} | {type: 'ping'}
  *   | {type: 'takeback'} | {type: 'accept_takeback'} | {type: 'decline_takeback'}
  *   | {type: 'offer_rematch'} | {type: 'accept_rematch'} | {type: 'decline_rematch'}
+ *   | {type: 'berserk'}
  *   | {type: 'chat', text: string}
  *   | {type: 'move', version: number, move: string}} ClientMessage
  */
@@ -171,6 +173,7 @@ export function applyUpdate(state, update) {
   let { outcome, winner_seats: winners } = state;
   const defeats = [...(state.defeats ?? [])];
   let rematch = state.rematch ?? null;
+  const berserks = [...(state.berserks ?? [])];
   for (const { event } of events) {
     if (event.kind === 'sat' || event.kind === 'stood') {
       if (event.seat >= seats.length) return null;
@@ -189,6 +192,9 @@ export function applyUpdate(state, update) {
       defeats.push({ seat: event.seat, reason: event.reason, heir: event.heir, ply: event.ply });
     } else if (event.kind === 'rematched') {
       rematch = event.table;
+    } else if (event.kind === 'berserked') {
+      if (!berserks.includes(event.seat)) berserks.push(event.seat);
+      berserks.sort((a, b) => a - b);
     }
   }
   return {
@@ -210,6 +216,7 @@ export function applyUpdate(state, update) {
     defeats,
     rematch_offers: update.rematch_offers ?? [],
     rematch,
+    berserks,
   };
 }
 

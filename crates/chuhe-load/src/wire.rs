@@ -67,6 +67,8 @@ pub(crate) fn table_options(variant: Variant, time: Option<(u64, u64)>) -> Table
         flag_bearers: None,
         start_when_full: false,
         fen: None,
+        tournament: None,
+        berserkable: false,
     }
 }
 

@@ -59,6 +59,14 @@ pub struct TableOptions {
     /// (`bad_message`, `fen: ...` with every reason).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fen: Option<String>,
+    /// The arena tournament this table's game belongs to (its id), set by the server when an
+    /// arena pairs two players; absent for other tables (`POST /api/tables` refuses it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<String>,
+    /// Whether a seat may go berserk (`berserk`) before its first move: a game of an arena
+    /// created `berserkable`; absent counts as `false` (`POST /api/tables` refuses `true`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub berserkable: bool,
 }
 
 /// The phase of a table.
@@ -253,6 +261,14 @@ pub enum Event {
         /// The seat that declined, or that left.
         seat: Seat,
     },
+    /// A seat went berserk before its first move (an arena table of a berserkable arena,
+    /// `berserk`): its remaining time lost half the initial time and its increment is gone
+    /// for the rest of the game; a win then scores one more arena point when the game lasted
+    /// at least 14 plies.
+    Berserked {
+        /// The seat that went berserk.
+        seat: Seat,
+    },
     /// The rematch was agreed: the new table `table` has the same options and the same
     /// players, each moved one seat on (xiangqi and banqi: the colours swapped; sanguo: the
     /// kingdoms turned), already seated. The clients go there.
@@ -325,6 +341,9 @@ pub enum ClientMessage {
     },
     /// Resigns the caller's seat.
     Resign {},
+    /// Goes berserk: halves the caller's clock and drops its increment, before the caller's
+    /// first move, at an arena table that allows it (`berserked`).
+    Berserk {},
     /// Offers a draw (xiangqi and banqi).
     OfferDraw {},
     /// Accepts the opponent's pending draw offer.
@@ -544,6 +563,9 @@ pub struct FinishedGame {
     pub winner_seats: Vec<Seat>,
     /// Moves played.
     pub plies: usize,
+    /// The seats that went berserk, ascending (arena games; absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub berserks: Vec<Seat>,
     /// When the table was created, milliseconds since the Unix epoch.
     pub created_ms: i64,
     /// When the game ended, milliseconds since the Unix epoch.
@@ -563,6 +585,7 @@ impl FinishedGame {
         let mut seats: Vec<Option<SeatPlayer>> = Vec::new();
         let mut plies = 0;
         let mut end = None;
+        let mut berserks: Vec<Seat> = Vec::new();
         for e in events {
             match e {
                 Event::Created { options: o } => {
@@ -586,6 +609,12 @@ impl FinishedGame {
                     result,
                     winner_seats,
                 } => end = Some((outcome.clone(), result.clone(), winner_seats.clone())),
+                Event::Berserked { seat } => {
+                    if !berserks.contains(seat) {
+                        berserks.push(*seat);
+                        berserks.sort_unstable();
+                    }
+                }
                 Event::Started
                 | Event::DrawOffered { .. }
                 | Event::DrawDeclined { .. }
@@ -606,6 +635,7 @@ impl FinishedGame {
             result,
             winner_seats,
             plies,
+            berserks,
             created_ms,
             ended_ms,
         })

@@ -80,6 +80,7 @@ fn fixtures_parse_and_print_back() {
             "accept_draw",
             "accept_rematch",
             "accept_takeback",
+            "berserk",
             "chat",
             "decline_draw",
             "decline_rematch",
@@ -113,6 +114,7 @@ fn fixtures_parse_and_print_back() {
     assert_eq!(
         event_kinds,
         set(&[
+            "berserked",
             "created",
             "defeated",
             "draw_declined",
@@ -131,7 +133,7 @@ fn fixtures_parse_and_print_back() {
         ])
     );
     assert_eq!(http.len(), 8);
-    assert_eq!(names.len(), 64);
+    assert_eq!(names.len(), 66);
 }
 
 #[test]

@@ -362,6 +362,7 @@ async fn an_arena_runs_to_its_end(backend: Backend) {
     let list: Value = serde_json::from_str(&list).unwrap();
     assert_eq!(list["finished"][0]["id"], id.as_str());
     assert_eq!(list["finished"][0]["status"], 30);
+    assert_eq!(list["finished"][0]["winner"]["name"], "Ana");
     // Over: nobody joins any more.
     let (status, _) = call(
         addr,
@@ -627,3 +628,162 @@ async fn bots_play_an_arena_to_its_end(backend: Backend) {
 }
 
 on_both!(bots_play_an_arena_to_its_end);
+
+/// Fourteen quiet plies of xiangqi (no capture, no check): a game long enough for the berserk
+/// point (lichess: at least 7 moves).
+const FOURTEEN_PLIES: [&str; 14] = [
+    "h2e2", "h9g7", "h0g2", "i9h9", "i0h0", "b9c7", "b0c2", "a9b9", "a0b0", "c6c5", "c3c4", "g6g5",
+    "g3g4", "b7b5",
+];
+
+/// The next `gameState` line of a game stream.
+async fn next_state(stream: &mut Lines) -> Value {
+    loop {
+        let line = stream.next().await;
+        if line["type"] == "gameState" {
+            return line;
+        }
+    }
+}
+
+async fn a_berserk_win_scores_one_more(backend: Backend) {
+    let db = fresh_db(backend).await;
+    // Ten minutes last 20 s: time for one game.
+    let server = Server::start(&db, arena_settings(Duration::from_secs(2))).await;
+    let addr = server.addr;
+    let tokens = players(&db.url).await;
+    let form = "name=Mad&variant=xiangqi&clockTime=3&clockIncrement=2&minutes=10&rated=false&berserkable=true";
+    let (status, created) = call(addr, "POST", "/api/tournament", &tokens[0], form).await;
+    assert_eq!(status, 200, "{created}");
+    assert_eq!(created["berserkable"], true);
+    let id = created["id"].as_str().unwrap().to_owned();
+    for token in &tokens[..2] {
+        let (status, _) = call(
+            addr,
+            "POST",
+            &format!("/api/tournament/{id}/join"),
+            token,
+            "",
+        )
+        .await;
+        assert_eq!(status, 200);
+    }
+    let paired = async {
+        loop {
+            let v = view(addr, &id).await;
+            if let Some(duel) = v["duels"].as_array().unwrap().first() {
+                return duel.clone();
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    let duel = tokio::time::timeout(Duration::from_secs(20), paired)
+        .await
+        .unwrap();
+    let table = duel["id"].as_str().unwrap().to_owned();
+    let index = |k: usize| {
+        let name = duel["p"][k]["n"].as_str().unwrap();
+        NAMES.iter().position(|n| *n == name).unwrap()
+    };
+    let (red, black) = (tokens[index(0)].clone(), tokens[index(1)].clone());
+    let black_name = NAMES[index(1)];
+    let red_name = NAMES[index(0)];
+    let mut stream = Lines::open(addr, &format!("/api/board/game/stream/{table}"), &black).await;
+    let full = stream.next().await;
+    assert_eq!(full["type"], "gameFull", "{full}");
+    assert_eq!(full["state"]["btime"], 180_000);
+    assert_eq!(full["state"]["binc"], 2_000);
+    assert!(full["state"].get("bberserk").is_none());
+
+    // Black goes berserk: exactly half its time, no increment, and everyone is told.
+    let berserk = format!("/api/board/game/{table}/berserk");
+    let (status, body) = call(addr, "POST", &berserk, &black, "").await;
+    assert_eq!((status, &body), (200, &serde_json::json!({"ok": true})));
+    let state = next_state(&mut stream).await;
+    assert_eq!(state["btime"], 90_000, "{state}");
+    assert_eq!(state["binc"], 0);
+    assert_eq!(state["winc"], 2_000);
+    assert_eq!(state["bberserk"], true);
+    assert!(state.get("wberserk").is_none());
+    let (status, body) = call(addr, "POST", &berserk, &black, "").await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("you have already gone berserk"))
+    );
+
+    // Fourteen plies; Red may not go berserk after its first move.
+    for (ply, mv) in FOURTEEN_PLIES.iter().enumerate() {
+        let token = if ply % 2 == 0 { &red } else { &black };
+        let (status, body) = call(
+            addr,
+            "POST",
+            &format!("/api/board/game/{table}/move/{mv}"),
+            token,
+            "",
+        )
+        .await;
+        assert_eq!(status, 200, "{mv}: {body}");
+        if ply == 0 {
+            let (status, body) = call(
+                addr,
+                "POST",
+                &format!("/api/bot/game/{table}/berserk"),
+                &red,
+                "",
+            )
+            .await;
+            // a board token has no bot:play scope
+            assert_eq!(status, 401, "{body}");
+            let (status, body) = call(addr, "POST", &berserk, &red, "").await;
+            assert_eq!(
+                (status, body["error"].as_str()),
+                (400, Some("berserk is only before your first move"))
+            );
+        }
+    }
+    let (status, _) = call(
+        addr,
+        "POST",
+        &format!("/api/board/game/{table}/resign"),
+        &red,
+        "",
+    )
+    .await;
+    assert_eq!(status, 200);
+    let scored = async {
+        loop {
+            let v = view(addr, &id).await;
+            if !sheet(&v, black_name).is_empty() {
+                return v;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    let v = tokio::time::timeout(Duration::from_secs(20), scored)
+        .await
+        .unwrap();
+    // a win is 2, the berserk point makes it 3; the loser has 0
+    assert_eq!(sheet(&v, black_name), "3");
+    assert_eq!(line_of(&v, black_name)["score"], 3);
+    assert_eq!(line_of(&v, black_name)["results"][0]["b"], true);
+    assert_eq!(line_of(&v, black_name)["results"][0]["r"], "win");
+    assert_eq!(line_of(&v, black_name)["results"][0]["o"], red_name);
+    assert_eq!(sheet(&v, red_name), "0");
+    assert_eq!(line_of(&v, red_name)["score"], 0);
+    // the finished game lists the berserk seat
+    let (status, _, body) = http(addr, "GET", "/api/games?limit=10", None, None).await;
+    assert_eq!(status, 200);
+    let games: Value = serde_json::from_str(&body).unwrap();
+    let game = games["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["id"] == table.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(game["berserks"], serde_json::json!([1]));
+    assert_eq!(game["options"]["tournament"], id.as_str());
+    server.stop().await;
+}
+
+on_both!(a_berserk_win_scores_one_more);

@@ -423,6 +423,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 trust_forwarded_for,
                 allowed_origins,
                 computer_threads: usize::from(computer_threads),
+                tournament_minute: test_tournament_minute()
+                    .unwrap_or(chuhe_server::Settings::default().tournament_minute),
                 ..chuhe_server::Settings::default()
             },
             &ops,
@@ -556,6 +558,18 @@ pub fn write_perft<M: fmt::Display>(
     writeln!(out)?;
     writeln!(out, "Nodes searched: {total}")?;
     Ok(())
+}
+
+/// For browser tests only (not a flag, not in the configuration file): the environment
+/// variable `CHUHE_TEST_TOURNAMENT_MINUTE_MS` makes an arena's minute last that many
+/// milliseconds (100 or more), so a ten-minute arena can end within a test
+/// (`docs/tournaments.md`, "Testing knob").
+fn test_tournament_minute() -> Option<std::time::Duration> {
+    std::env::var("CHUHE_TEST_TOURNAMENT_MINUTE_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|&ms| ms >= 100)
+        .map(std::time::Duration::from_millis)
 }
 
 #[cfg(test)]

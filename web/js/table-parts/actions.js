@@ -115,6 +115,11 @@ export function actionsNode(table, view) {
   const defeated = (s.defeats ?? []).some((d) => d.seat === s.you);
   if (running && seated && !defeated) {
     if (s.board.moves.length === 0) buttons.push(h('button', { id: 'abort', onclick: () => table.send({ type: 'abort' }) }, t('table.abort')));
+    // an arena game of a berserkable arena: half the clock for a point more, before the first own move
+    const o = s.table.options;
+    if (o.tournament && o.berserkable && s.you !== null && s.board.moves.length <= s.you && !(s.berserks ?? []).includes(s.you)) {
+      buttons.push(h('button', { id: 'berserk', class: 'berserk', title: t('table.berserk_hint'), onclick: () => table.send({ type: 'berserk' }) }, `⚡ ${t('table.berserk')}`));
+    }
     if (s.draw_offers && s.draw_offer !== null && s.draw_offer !== s.you) {
       buttons.push(h('button', { id: 'accept-draw', class: 'primary', onclick: () => table.send({ type: 'accept_draw' }) }, t('table.accept_draw')));
       buttons.push(h('button', { id: 'decline-draw', onclick: () => table.send({ type: 'decline_draw' }) }, t('table.decline_draw')));
@@ -141,7 +146,12 @@ export function actionsNode(table, view) {
   // people at the table: with two or more, the rematch is theirs to agree (the computer's seats
   // always agree and come along); a person alone with the computer starts the next game at once
   const persons = s.table.seats.filter((x) => x?.kind === 'person').length;
-  if (s.table.phase === 'ended' && seated && persons >= 2) {
+  // an arena game: the way back to its tournament (no rematch: the arena pairs again)
+  const arena = s.table.options.tournament;
+  if (arena) {
+    buttons.unshift(h('a', { class: `button${s.table.phase === 'ended' ? ' primary' : ''}`, id: 'back-to-tournament', href: `#/tournament/${arena}` }, t('table.back_to_tournament')));
+  }
+  if (s.table.phase === 'ended' && seated && persons >= 2 && !arena) {
     // between people: offer a rematch, or answer the other's; once agreed, a link to it
     const offers = s.rematch_offers ?? [];
     const mine = offers.includes(/** @type {number} */ (s.you));

@@ -219,6 +219,7 @@ export function seatsPart(table, shell, draw) {
           ratingText(entry) ? h('span', { class: 'seat-rating', 'data-rating': i }, ` ${ratingText(entry)}`) : null,
           entry && !s.connected[i] && s.table.phase !== 'ended' ? ` · ${t('table.offline')}` : ''),
         clockNode(s, i),
+        (s.berserks ?? []).includes(i) ? h('span', { class: 'berserk-mark', 'data-berserk': i, title: t('table.berserk_mark'), 'aria-label': t('table.berserk_mark') }, '⚡') : null,
         absent ? h('span', { class: 'absent-line', 'data-absent': i, role: 'status' }, absent) : null,
         open && !entry && shell.session.me && !seated && ratedForGuest ? h('span', { class: 'muted sit-refused', 'data-no-sit': i }, t('table.rated_guest')) : null,
         open && !entry && shell.session.me && !seated && !ratedForGuest ? h('button', { class: 'sit', 'data-sit': i, onclick: () => table.send({ type: 'sit', seat: i }) }, t('table.sit')) : null,

@@ -412,13 +412,16 @@ pub fn game_state(s: &State) -> Value {
         _ => (UNTIMED_MS, UNTIMED_MS),
     };
     let inc = s.table.options.time.as_ref().map_or(0, |t| t.increment_ms);
+    let berserk = |index: usize| s.berserks.iter().any(|x| x.index() == index);
+    // a berserk seat plays without increment
+    let inc_of = |index: usize| if berserk(index) { 0 } else { inc };
     let mut v = json!({
         "type": "gameState",
         "moves": moves_of(&s.board).join(" "),
         "wtime": wtime,
         "btime": btime,
-        "winc": inc,
-        "binc": inc,
+        "winc": inc_of(0),
+        "binc": inc_of(1),
         "status": status_of(s),
     });
     if s.outcome.is_some() && s.winner_seats.len() == 1 {
@@ -432,6 +435,13 @@ pub fn game_state(s: &State) -> Value {
     v["bdraw"] = json!(offered(s.draw_offer, 1));
     v["wtakeback"] = json!(offered(s.takeback_offer, 0));
     v["btakeback"] = json!(offered(s.takeback_offer, 1));
+    // lichess's berserk flags, only when set
+    if berserk(0) {
+        v["wberserk"] = json!(true);
+    }
+    if berserk(1) {
+        v["bberserk"] = json!(true);
+    }
     v
 }
 
@@ -722,7 +732,7 @@ async fn chat_message(request: Request) -> Result<ClientMessage, LichessError> {
 }
 
 macro_rules! play_routes {
-    ($api:expr, $prefix:literal, $stream:ident, $mv:ident, $resign:ident, $abort:ident, $chat:ident, $draw:ident, $takeback:ident) => {
+    ($api:expr, $prefix:literal, $stream:ident, $mv:ident, $resign:ident, $abort:ident, $berserk:ident, $chat:ident, $draw:ident, $takeback:ident) => {
         #[doc = concat!("`GET ", $prefix, "/game/stream/{id}`: the game as NDJSON: `gameFull`, then a `gameState` after each change, an empty line every 6 s.")]
         #[utoipa::path(
             get,
@@ -808,6 +818,26 @@ macro_rules! play_routes {
             act($api, state, user, id, ClientMessage::Abort {}).await
         }
 
+        #[doc = concat!("`POST ", $prefix, "/game/{id}/berserk`: goes berserk in an arena game (a tournament created berserkable), before the player's first move: half the clock, no increment, +1 arena point for a win of at least 7 moves.")]
+        #[utoipa::path(
+            post,
+            path = concat!($prefix, "/game/{id}/berserk"),
+            tag = "lichess",
+            params(("id" = String, Path, description = "The game's (table's) id")),
+            responses(
+                (status = 200, description = "Berserk: `{\"ok\": true}`; the game stream's `gameState` has `wberserk` or `bberserk`", body = Object),
+                (status = 400, description = "Refused with its reason (`{\"error\": \"...\"}`: not an arena game, an arena without berserk, after the first move, already berserk)"),
+                (status = 404, description = "No such game"),
+            )
+        )]
+        pub(crate) async fn $berserk(
+            axum::extract::State(state): axum::extract::State<AppState>,
+            user: ApiUser,
+            Path(id): Path<String>,
+        ) -> Result<Response, LichessError> {
+            act($api, state, user, id, ClientMessage::Berserk {}).await
+        }
+
         #[doc = concat!("`POST ", $prefix, "/game/{id}/chat`: says `text` (form field) in the players' chat of the game; `room` `player` (the default).")]
         #[utoipa::path(
             post,
@@ -888,6 +918,7 @@ play_routes!(
     bot_move,
     bot_resign,
     bot_abort,
+    bot_berserk,
     bot_chat,
     bot_draw,
     bot_takeback
@@ -899,6 +930,7 @@ play_routes!(
     board_move,
     board_resign,
     board_abort,
+    board_berserk,
     board_chat,
     board_draw,
     board_takeback

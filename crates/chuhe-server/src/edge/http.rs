@@ -62,6 +62,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/bot/game/{id}/move/{mv}", post(botplay::bot_move))
         .route("/api/bot/game/{id}/resign", post(botplay::bot_resign))
         .route("/api/bot/game/{id}/abort", post(botplay::bot_abort))
+        .route("/api/bot/game/{id}/berserk", post(botplay::bot_berserk))
         .route("/api/bot/game/{id}/chat", post(botplay::bot_chat))
         .route("/api/bot/game/{id}/draw/{accept}", post(botplay::bot_draw))
         .route(
@@ -72,6 +73,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/board/game/{id}/move/{mv}", post(botplay::board_move))
         .route("/api/board/game/{id}/resign", post(botplay::board_resign))
         .route("/api/board/game/{id}/abort", post(botplay::board_abort))
+        .route("/api/board/game/{id}/berserk", post(botplay::board_berserk))
         .route("/api/board/game/{id}/chat", post(botplay::board_chat))
         .route(
             "/api/board/game/{id}/draw/{accept}",

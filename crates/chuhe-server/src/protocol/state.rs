@@ -60,6 +60,9 @@ pub struct State {
     /// The rematch's table once agreed (`rematched`), else left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rematch: Option<String>,
+    /// The seats that went berserk (`berserked`), ascending; left out when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub berserks: Vec<Seat>,
 }
 
 /// What one change of a table changed, as one connection may see it: sent to every connection
@@ -223,6 +226,12 @@ impl State {
                     ply: *ply,
                 }),
                 Event::Rematched { table } => next.rematch = Some(table.clone()),
+                Event::Berserked { seat } => {
+                    if !next.berserks.contains(seat) {
+                        next.berserks.push(*seat);
+                        next.berserks.sort_unstable();
+                    }
+                }
                 Event::Created { .. }
                 | Event::RematchOffered { .. }
                 | Event::RematchDeclined { .. }

@@ -413,6 +413,11 @@ impl AppState {
         options: protocol::TableOptions,
         seats: Vec<Option<protocol::SeatPlayer>>,
     ) -> Result<TableHandle, ServerError> {
+        if options.tournament.is_some() || options.berserkable {
+            return Err(ServerError::BadMessage(
+                "tournament and berserkable are set by the server for arena games".to_owned(),
+            ));
+        }
         let id = ids::random_id(10);
         let owner = self.0.cluster.as_ref().map(|c| c.key().to_owned());
         let handle = table::create_seated(

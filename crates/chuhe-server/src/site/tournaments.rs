@@ -18,7 +18,8 @@
 //!   stored finished games.
 //!
 //! An aborted game (nobody moved in time) counts as a draw of no plies: 0 points for both.
-//! Berserk is not offered at the tables yet (no game reports it). A cluster does not run
+//! Berserk: the tables of a `berserkable` arena take a seat's `berserk` before its first
+//! move (`TableOptions::berserkable`); the finished game lists the berserk seats. A cluster does not run
 //! tournaments yet (they need a lease of their own): creating one there is refused.
 
 use crate::error::ServerError;
@@ -207,8 +208,8 @@ pub fn end_of(game: &FinishedGame) -> GameEnd {
         } else {
             u32::try_from(game.plies).unwrap_or(u32::MAX)
         },
-        red_berserk: false,
-        black_berserk: false,
+        red_berserk: game.berserks.iter().any(|s| s.index() == 0),
+        black_berserk: game.berserks.iter().any(|s| s.index() == 1),
     }
 }
 
@@ -445,6 +446,8 @@ impl Tournaments {
                 flag_bearers: None,
                 start_when_full: true,
                 fen: None,
+                tournament: Some(id.clone()),
+                berserkable: t.row.berserkable,
             };
             for game in games {
                 let mut seats = Vec::with_capacity(2);
@@ -688,7 +691,7 @@ fn short_view(row: &TournamentRow, status: Status, record: &ArenaRecord, minute_
         Status::Started => 20,
         Status::Finished => 30,
     };
-    json!({
+    let mut line = json!({
         "id": row.id,
         "createdBy": row.created_by,
         "system": "arena",
@@ -702,7 +705,19 @@ fn short_view(row: &TournamentRow, status: Status, record: &ArenaRecord, minute_
         "startsAt": row.starts_ms,
         "finishesAt": finishes_ms,
         "status": code,
-    })
+    });
+    // lichess's `winner` of a finished tournament: the first of the standings
+    if status == Status::Finished {
+        if let Some(first) = record.arena.standings().first() {
+            let name = record
+                .names
+                .get(&first.id)
+                .cloned()
+                .unwrap_or_else(|| first.id.0.clone());
+            line["winner"] = json!({"id": first.id.0, "name": name});
+        }
+    }
+    line
 }
 
 /// `GET /api/tournament/{id}`: the settings, the countdown, the standings, the games in play
@@ -731,6 +746,33 @@ fn full_view(row: &TournamentRow, status: Status, record: &ArenaRecord, minute_m
             });
             if s.presence != Presence::Active {
                 line["withdraw"] = json!(true);
+            }
+            // chuhe's own: each game's result, oldest first (o: the opponent's name, r: win,
+            // draw or loss, p: points, f: on fire, b: a berserk point in it)
+            let results: Vec<Value> = sheet
+                .map(|sh| {
+                    sh.iter()
+                        .map(|g| {
+                            let r = match g.result {
+                                PlayerResult::Win => "win",
+                                PlayerResult::Draw => "draw",
+                                PlayerResult::Loss => "loss",
+                            };
+                            json!({"o": name_of(&g.opponent), "r": r, "p": g.points, "f": g.on_fire, "b": g.berserk_point})
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            line["results"] = json!(results);
+            // the table of the player's game in play
+            if let Some(table) = record
+                .arena
+                .players
+                .get(&s.id)
+                .and_then(|p| p.playing)
+                .and_then(|g| record.tables.get(&g))
+            {
+                line["playing"] = json!(table);
             }
             line
         })

@@ -605,7 +605,10 @@ impl Table {
             return;
         };
         let clock = self.state.clocks.as_ref().map(|c| {
-            computer::clock_share(c.remaining(seat.index(), Instant::now()), c.increment())
+            computer::clock_share(
+                c.remaining(seat.index(), Instant::now()),
+                c.increment(seat.index()),
+            )
         });
         let tx = self.tx.clone();
         let seed = rand::random();

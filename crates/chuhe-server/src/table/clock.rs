@@ -22,11 +22,17 @@ pub const LAG_REFILL: Duration = Duration::from_millis(100);
 pub struct Clocks {
     remaining: Vec<Duration>,
     quota: Vec<Duration>,
-    increment: Duration,
+    /// Per seat: a berserk seat's is zero.
+    increment: Vec<Duration>,
     running: Option<(usize, Instant)>,
 }
 
 pub use crate::store::ClockSnapshot;
+
+/// What berserk takes off a clock: half the initial time (rounded down to the millisecond).
+pub fn berserk_penalty(initial: Duration) -> Duration {
+    initial / 2
+}
 
 fn ms(d: Duration) -> u64 {
     d.as_millis().min(u64::MAX as u128) as u64
@@ -38,13 +44,14 @@ impl Clocks {
         Clocks {
             remaining: vec![initial; seats],
             quota: vec![LAG_QUOTA; seats],
-            increment,
+            increment: vec![increment; seats],
             running: None,
         }
     }
 
     /// Clocks from a snapshot (stopped).
     pub fn from_snapshot(snap: &ClockSnapshot, increment: Duration) -> Clocks {
+        let increment = vec![increment; snap.remaining_ms.len()];
         Clocks {
             remaining: snap
                 .remaining_ms
@@ -58,6 +65,27 @@ impl Clocks {
                 .collect(),
             increment,
             running: None,
+        }
+    }
+
+    /// Takes the remaining times and lag quotas of a snapshot (stopped), keeping each seat's
+    /// increment (a berserk seat's stays zero).
+    pub fn restore(&mut self, snap: &ClockSnapshot) {
+        let seats = self.remaining.len();
+        let back = Clocks::from_snapshot(snap, Duration::ZERO);
+        if back.remaining.len() == seats && back.quota.len() == seats {
+            self.remaining = back.remaining;
+            self.quota = back.quota;
+        }
+        self.running = None;
+    }
+
+    /// `seat` goes berserk (lichess's berserk): half of `initial` comes off its remaining
+    /// time, and it gets no increment from now on. A seat that does not exist is ignored.
+    pub fn berserk(&mut self, seat: usize, initial: Duration) {
+        if let (Some(r), Some(i)) = (self.remaining.get_mut(seat), self.increment.get_mut(seat)) {
+            *r = r.saturating_sub(berserk_penalty(initial));
+            *i = Duration::ZERO;
         }
     }
 
@@ -89,7 +117,7 @@ impl Clocks {
             let credit = elapsed.min(LAG_PER_MOVE).min(self.quota[seat]);
             self.quota[seat] = (self.quota[seat] - credit + LAG_REFILL).min(LAG_QUOTA);
             self.remaining[seat] =
-                self.remaining[seat].saturating_sub(elapsed - credit) + self.increment;
+                self.remaining[seat].saturating_sub(elapsed - credit) + self.increment[seat];
         }
     }
 
@@ -109,9 +137,10 @@ impl Clocks {
         }
     }
 
-    /// The time added to a seat's clock after each of its moves.
-    pub fn increment(&self) -> Duration {
-        self.increment
+    /// The time added to `seat`'s clock after each of its moves (zero for a seat that does
+    /// not exist).
+    pub fn increment(&self, seat: usize) -> Duration {
+        self.increment.get(seat).copied().unwrap_or_default()
     }
 
     /// `seat`'s time left at `now`.
@@ -196,6 +225,27 @@ mod tests {
                 quota_ms: vec![1_300, 1_500],
             }
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn berserk_halves_the_time_and_drops_the_increment() {
+        let mut c = Clocks::new(2, Duration::from_secs(180), Duration::from_secs(2));
+        let t0 = Instant::now();
+        c.berserk(1, Duration::from_secs(180));
+        assert_eq!(c.remaining_ms(t0), vec![180_000, 90_000]);
+        assert_eq!(c.increment(1), Duration::ZERO);
+        assert_eq!(c.increment(0), Duration::from_secs(2));
+        c.start(1, t0);
+        // 10 s thinking, 300 ms credited, no increment: 90 - 9.7 = 80.3 s.
+        c.stop_after_move(t0 + Duration::from_secs(10));
+        assert_eq!(c.remaining_ms(t0), vec![180_000, 80_300]);
+        // a restore keeps the berserk seat's increment at zero
+        let snap = c.snapshot(t0);
+        c.restore(&snap);
+        assert_eq!(c.increment(1), Duration::ZERO);
+        assert_eq!(c.remaining_ms(t0), vec![180_000, 80_300]);
+        c.berserk(7, Duration::from_secs(180));
+        assert_eq!(c.remaining_ms(t0), vec![180_000, 80_300]);
     }
 
     #[tokio::test(start_paused = true)]

@@ -57,6 +57,8 @@ pub(crate) struct TableState {
     /// Whether a move was ever taken back: the game is then past its first moves (no
     /// first-move timer: [`first_move_deadline`]).
     pub(crate) taken_back: bool,
+    /// The seats that went berserk (`berserked`), ascending.
+    pub(crate) berserks: Vec<Seat>,
 }
 
 /// What a message asks of the table, once checked against its state.
@@ -119,6 +121,7 @@ impl TableState {
             rematch_offers: Vec::new(),
             rematch: None,
             taken_back: false,
+            berserks: Vec::new(),
         })
     }
 
@@ -139,11 +142,6 @@ impl TableState {
             state.apply(event, at).map_err(|e| (version, e))?;
         }
         Ok(state)
-    }
-
-    /// The increment of the time control (zero when untimed).
-    pub(crate) fn increment(&self) -> Duration {
-        Duration::from_millis(self.options.time.map_or(0, |t| t.increment_ms))
     }
 
     /// Applies one event at `at` and counts it in the version (and in the position's version
@@ -203,6 +201,22 @@ impl TableState {
             Event::Rematched { table } => {
                 self.rematch = Some(table.clone());
                 self.rematch_offers.clear();
+            }
+            Event::Berserked { seat } => {
+                if seat.index() >= self.seats.len() {
+                    return Err("bad seat".to_owned());
+                }
+                if !self.berserks.contains(seat) {
+                    self.berserks.push(*seat);
+                    self.berserks.sort_unstable();
+                    let initial = self
+                        .options
+                        .time
+                        .map(|t| Duration::from_millis(t.initial_ms));
+                    if let (Some(c), Some(initial)) = (&mut self.clocks, initial) {
+                        c.berserk(seat.index(), initial);
+                    }
+                }
             }
             // the move before it has already defeated the kingdom in the game
             Event::Defeated { .. } => {}
@@ -361,6 +375,7 @@ impl TableState {
                 .map_or_else(Vec::new, |g| g.defeats().iter().map(defeat_of).collect()),
             rematch_offers: self.rematch_offers.clone(),
             rematch: self.rematch.clone(),
+            berserks: self.berserks.clone(),
         }
     }
 
@@ -435,6 +450,11 @@ impl TableState {
         if self.phase != Phase::Ended {
             return Err(ServerError::NotAllowed(
                 "a rematch is for a game that has ended".to_owned(),
+            ));
+        }
+        if self.options.tournament.is_some() {
+            return Err(ServerError::NotAllowed(
+                "an arena game has no rematch: the tournament pairs you again".to_owned(),
             ));
         }
         if self.rematch.is_some() || is_rematch_agreed(self) {

@@ -24,7 +24,6 @@ pub(crate) mod core;
 pub mod pgn;
 
 use self::actor::{spawn, Command};
-use self::clock::Clocks;
 use self::core::TableState;
 use crate::error::ServerError;
 use crate::protocol::{
@@ -519,10 +518,10 @@ pub async fn load(
             .save_row_fenced(&row_of(&state, now), held.as_ref().map(|h| &h.fence))
             .await?;
     }
-    let increment = state.increment();
     if let (Some(c), Some(snap)) = (&mut state.clocks, row.clocks) {
         let running = c.running_seat();
-        *c = Clocks::from_snapshot(&snap, increment);
+        // each seat keeps its increment (a berserk seat has none)
+        c.restore(&snap);
         if let Some(seat) = running {
             // After a kill -9 the snapshot is the last write's: the thinking time from then to
             // the crash (as far as the previous server recorded it was alive) is charged, as a

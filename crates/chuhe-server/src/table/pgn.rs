@@ -124,6 +124,7 @@ fn export_table_record(id: &str, created_ms: i64, events: &[Event]) -> Result<St
             | Event::RematchOffered { .. }
             | Event::RematchDeclined { .. }
             | Event::Rematched { .. }
+            | Event::Berserked { .. }
             | Event::Defeated { .. } => {}
         }
     }
@@ -195,6 +196,7 @@ fn export_xiangqi(
             | Event::RematchOffered { .. }
             | Event::RematchDeclined { .. }
             | Event::Rematched { .. }
+            | Event::Berserked { .. }
             | Event::Defeated { .. } => {}
         }
     }

@@ -267,6 +267,31 @@ pub(crate) fn decide(
             }
             one(Event::RematchDeclined { seat })
         }
+        ClientMessage::Berserk {} => {
+            let seat = caller.seat(state)?;
+            state.running()?;
+            if state.options.tournament.is_none() {
+                return Err(ServerError::NotAllowed(
+                    "berserk is for arena tournament games".to_owned(),
+                ));
+            }
+            if !state.options.berserkable || state.clocks.is_none() {
+                return Err(ServerError::NotAllowed(
+                    "this tournament does not allow berserk".to_owned(),
+                ));
+            }
+            if state.berserks.contains(&seat) {
+                return Err(ServerError::NotAllowed(
+                    "you have already gone berserk".to_owned(),
+                ));
+            }
+            if !before_first_move(state, seat) {
+                return Err(ServerError::NotAllowed(
+                    "berserk is only before your first move".to_owned(),
+                ));
+            }
+            one(Event::Berserked { seat })
+        }
         ClientMessage::Abort {} => {
             caller.seat(state)?;
             state.running()?;
@@ -409,7 +434,8 @@ pub(crate) fn changes_position(event: &Event) -> bool {
         | Event::TakebackDeclined { .. }
         | Event::RematchOffered { .. }
         | Event::RematchDeclined { .. }
-        | Event::Rematched { .. } => false,
+        | Event::Rematched { .. }
+        | Event::Berserked { .. } => false,
     }
 }
 
@@ -475,8 +501,15 @@ pub(crate) fn first_move_deadline(
     if state.phase != Phase::Running {
         return None;
     }
-    let initial = std::time::Duration::from_millis(state.options.time?.initial_ms);
-    let (running, at) = state.clocks.as_ref()?.first_move_deadline(initial, limit)?;
+    let mut initial = std::time::Duration::from_millis(state.options.time?.initial_ms);
+    let clocks = state.clocks.as_ref()?;
+    // a berserk seat started from half its time: what it lost was not used
+    if let Some(r) = clocks.running_seat() {
+        if state.berserks.contains(&Seat::new(r)) {
+            initial = initial.saturating_sub(crate::table::clock::berserk_penalty(initial));
+        }
+    }
+    let (running, at) = clocks.first_move_deadline(initial, limit)?;
     let seat = Seat::new(running);
     before_first_move(state, seat).then_some((seat, at))
 }

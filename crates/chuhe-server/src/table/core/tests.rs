@@ -24,6 +24,8 @@ fn options(variant: Variant, time: Option<TimeControl>, rated: bool) -> TableOpt
         flag_bearers: None,
         start_when_full: false,
         fen: None,
+        tournament: None,
+        berserkable: false,
     };
     super::super::check_options(options).expect("good options")
 }
@@ -650,6 +652,101 @@ fn abort_only_before_the_first_move() {
     assert_eq!(
         refused(ask(&state, Some(&players[1]), ClientMessage::Abort {})),
         not_allowed("a game can be aborted only before its first move")
+    );
+}
+
+/// A running arena table (tournament `arena1`), `berserkable` or not, 3+2, seated a (Red) and
+/// b (Black), started at `at`.
+fn arena_table(berserkable: bool, at: Instant) -> (TableState, Vec<Person>) {
+    let mut options = options(
+        Variant::Xiangqi,
+        Some(TimeControl {
+            initial_ms: 180_000,
+            increment_ms: 2_000,
+        }),
+        false,
+    );
+    options.tournament = Some("arena1".to_owned());
+    options.berserkable = berserkable;
+    let created = Event::Created {
+        options: options.clone(),
+    };
+    let mut state = TableState::replay("t".to_owned(), options, 0, [&created], at).unwrap();
+    let players = vec![person("a", true), person("b", true)];
+    for (seat, p) in Seat::all(2).zip(&players) {
+        let sat = Event::Sat {
+            seat,
+            player: seated(p),
+        };
+        state.apply(&sat, at).unwrap();
+    }
+    state.apply(&Event::Started, at).unwrap();
+    (state, players)
+}
+
+#[test]
+fn berserk_halves_the_clock_before_the_first_move_only() {
+    let t0 = Instant::now();
+    // not an arena game, an arena without berserk
+    let (plain, players) = running(Variant::Xiangqi, MINUTE, t0);
+    assert_eq!(
+        refused(ask(&plain, Some(&players[1]), ClientMessage::Berserk {})),
+        not_allowed("berserk is for arena tournament games")
+    );
+    let (calm, players) = arena_table(false, t0);
+    assert_eq!(
+        refused(ask(&calm, Some(&players[1]), ClientMessage::Berserk {})),
+        not_allowed("this tournament does not allow berserk")
+    );
+    let (mut state, players) = arena_table(true, t0);
+    let (red, black) = (&players[0], &players[1]);
+    // a spectator is not seated
+    assert_eq!(
+        refused(ask(&state, None, ClientMessage::Berserk {})),
+        ServerError::NotSeated
+    );
+    let berserk = events(ask(&state, Some(black), ClientMessage::Berserk {}), &state);
+    assert_eq!(berserk, vec![Event::Berserked { seat: Seat::new(1) }]);
+    apply_all(&mut state, &berserk);
+    assert_eq!(state.berserks, vec![Seat::new(1)]);
+    let clocks = state.clocks.as_ref().unwrap();
+    assert_eq!(clocks.remaining_ms(t0), vec![180_000, 90_000]);
+    assert_eq!(clocks.increment(1), Duration::ZERO);
+    assert_eq!(clocks.increment(0), Duration::from_secs(2));
+    assert_eq!(
+        state
+            .view(Some(Seat::new(1)), vec![true, true], t0)
+            .berserks,
+        vec![Seat::new(1)]
+    );
+    assert_eq!(
+        refused(ask(&state, Some(black), ClientMessage::Berserk {})),
+        not_allowed("you have already gone berserk")
+    );
+    // Red moves after 5 s (300 ms credited, 2 s added), then may no longer go berserk
+    play_move(&mut state, red, "h2e2", t0 + Duration::from_secs(5));
+    assert_eq!(
+        refused(ask(&state, Some(red), ClientMessage::Berserk {})),
+        not_allowed("berserk is only before your first move")
+    );
+    // Black moves after 10 s: charged 9.7 s, nothing added
+    play_move(&mut state, black, "h9g7", t0 + Duration::from_secs(15));
+    assert_eq!(
+        state.clocks.as_ref().unwrap().remaining_ms(t0),
+        vec![177_300, 80_300]
+    );
+    // the first-move timer of a berserk seat counts from its halved clock, not as time used
+    let (mut state, players) = arena_table(true, t0);
+    let before = first_move_deadline(&state, Duration::from_secs(30));
+    let berserk = events(
+        ask(&state, Some(&players[0]), ClientMessage::Berserk {}),
+        &state,
+    );
+    apply_all(&mut state, &berserk);
+    assert_eq!(first_move_deadline(&state, Duration::from_secs(30)), before);
+    assert_eq!(
+        state.clocks.as_ref().unwrap().remaining_ms(t0),
+        vec![90_000, 180_000]
     );
 }
 
