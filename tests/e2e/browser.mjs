@@ -14,6 +14,7 @@ import { rulesPages } from './rules-pages.mjs';
 import { kindsOf, symbolSheet, symbolsDrawn } from './symbols.mjs';
 import { webfixChecks } from './webfix.mjs';
 import { analysisChecks } from './analysis.mjs';
+import { puzzleChecks } from './puzzle.mjs';
 import { rematchChecks } from './rematch.mjs';
 import { seekChecks } from './seeks.mjs';
 import { tableChecks } from './table-around.mjs';
@@ -506,6 +507,7 @@ async function run(b) {
   await rematchChecks(b, base, shots);
   await seekChecks(b, base, shots);
   await analysisChecks(b, base, shots);
+  await puzzleChecks(b, base, shots);
 
   // 8. last, since it empties this address's bucket for logins and guest sessions: wrong logins
   // in a row until the server's rate limit answers 429, shown in the page's language

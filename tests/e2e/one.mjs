@@ -1,6 +1,6 @@
 // Runs one browser check file against its own `chuhe serve` (a free port, a temporary SQLite
 // file), for working on one part of the client without the whole of browser.mjs.
-// Usage: node one.mjs path/to/chuhe CHECKS   (CHECKS: table-around, rematch, analysis, webfix, seeks; more can be listed below)
+// Usage: node one.mjs path/to/chuhe CHECKS   (CHECKS: table-around, rematch, analysis, webfix, seeks, puzzle; more can be listed below)
 // With WEB_FROM_DISK=1 the pages' files come from web/ on disk instead of the ones embedded in
 // the binary (no rebuild while working on the client). Screenshots go to tests/e2e/screenshots/.
 import { spawn } from 'node:child_process';
@@ -11,13 +11,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { analysisChecks } from './analysis.mjs';
+import { puzzleChecks } from './puzzle.mjs';
 import { rematchChecks } from './rematch.mjs';
 import { seekChecks } from './seeks.mjs';
 import { tableChecks } from './table-around.mjs';
 import { webfixChecks } from './webfix.mjs';
 
 /** The check files this runner knows, by name. */
-const CHECKS = { 'table-around': tableChecks, rematch: rematchChecks, analysis: analysisChecks, webfix: webfixChecks, seeks: seekChecks };
+const CHECKS = { 'table-around': tableChecks, rematch: rematchChecks, analysis: analysisChecks, webfix: webfixChecks, seeks: seekChecks, puzzle: puzzleChecks };
 
 const here = dirname(fileURLToPath(import.meta.url));
 const shots = join(here, 'screenshots');

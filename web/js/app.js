@@ -5,6 +5,7 @@
 // lobby.js       the lobby page
 // analysis.js    the analysis board (the engine's evaluation of a xiangqi game or a FEN)
 // editor.js      the board editor (set up a xiangqi position, then analyse it)
+// puzzle.js      the puzzle page (#/puzzle, #/puzzle/ID, #/puzzle/daily) and the lobby's daily card
 // table.js       a table's state and actions (socket, selection, seat actions, step-through)
 // table-view.js  the table page
 // select.js      choosing a move among the server's legal moves (table and rules diagrams)
@@ -22,6 +23,7 @@ import { rulesPage } from './rules.js';
 import { playerPage } from './player.js';
 import { analysisPage } from './analysis.js';
 import { editorPage } from './editor.js';
+import { puzzlePage } from './puzzle.js';
 import { isMuted, setMuted } from './sound.js';
 
 /**
@@ -106,6 +108,7 @@ function header(variant) {
   return h('header', {},
     h('a', { href: '#/', class: 'brand' }, h('span', { class: 'logo' }, '楚河'), ' chuhe'),
     h('nav', {}, h('a', { href: '#/', id: 'nav-lobby' }, t('app.lobby')), ' ', h('a', { href: '#/rules/xiangqi', id: 'nav-rules' }, t('rules.nav')),
+      ' ', h('a', { href: '#/puzzle', id: 'nav-puzzle' }, t('puzzle.nav')),
       ' ', h('a', { href: '#/analysis', id: 'nav-analysis' }, t('analysis.nav'))),
     h('span', { class: 'spacer' }),
     session.me ? h('span', { class: 'me', id: 'me', title: session.me.name }, t('session.hello', { name: session.me.name }),
@@ -192,7 +195,12 @@ function route() {
   const analysis = /^#\/analysis(?:\/t\/([a-z0-9]+))?$/.exec(location.hash);
   const analysisFen = /^#\/analysis\?fen=(.+)$/.exec(location.hash);
   const editor = /^#\/editor(?:\?fen=(.+))?$/.exec(location.hash);
+  const puzzle = /^#\/puzzle(?:\/([A-Za-z0-9-]+))?$/.exec(location.hash);
   if (table) page = tablePage(shell, table[1]);
+  else if (puzzle) {
+    page = puzzlePage(shell, puzzle[1] ?? null);
+    window.scrollTo(0, 0);
+  }
   else if (analysis || analysisFen) {
     page = analysisPage(shell, analysis?.[1] ?? null, analysisFen ? readParam(analysisFen[1]) : null);
     window.scrollTo(0, 0);
