@@ -144,6 +144,9 @@ export function puzzlePage(shell, id) {
       const r = await api('POST', `/api/puzzle/${encodeURIComponent(p.puzzle.id)}/result`, { win: !missed });
       if (mine !== generation || stopped) return;
       outcome = { rating: Math.round(r.player.rating), diff: r.player.ratingDiff, rated: r.rated };
+      // the panel shows the ratings after the result
+      if (p.user) p.user = { ...p.user, rating: outcome.rating };
+      p.puzzle = { ...p.puzzle, rating: Math.round(r.puzzle.rating), plays: r.plays };
     } catch (err) {
       if (mine !== generation) return;
       message = errorText(err);
