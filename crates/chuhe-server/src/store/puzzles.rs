@@ -20,6 +20,7 @@ use chuhe_rules::xiangqi::{Move, Position};
 use sha2::{Digest, Sha256};
 use sqlx::any::AnyRow;
 use sqlx::{Any, AnyConnection, Connection, Row, Transaction};
+use std::sync::OnceLock;
 
 /// `data/puzzles.tsv`, as the binary was built with it.
 pub const PUZZLES_TSV: &str = include_str!("../../../../data/puzzles.tsv");
@@ -214,31 +215,55 @@ fn digest_of(text: &str) -> i64 {
     i64::from_be_bytes(first)
 }
 
-/// Loads [`PUZZLES_TSV`] into the store of `conn` (see the module documentation).
+/// Loads [`PUZZLES_TSV`] into the store of `conn` (see the module documentation). The file's
+/// digest and rows are worked out once per process (a test run opens many stores).
 ///
 /// # Errors
 /// A database failure (the transaction is rolled back: nothing of the file is stored).
 pub(super) async fn load_embedded(conn: &mut AnyConnection) -> Result<Loaded, StoreError> {
-    load(conn, PUZZLES_TSV).await
+    static DIGEST: OnceLock<i64> = OnceLock::new();
+    static PARSED: OnceLock<(Vec<PuzzleRow>, usize)> = OnceLock::new();
+    let digest = *DIGEST.get_or_init(|| digest_of(PUZZLES_TSV));
+    if stored_digest(conn).await? == Some(digest) {
+        return Ok(Loaded::default());
+    }
+    let (rows, skipped) = PARSED.get_or_init(|| parse_tsv(PUZZLES_TSV));
+    insert_all(conn, digest, rows, *skipped).await
 }
 
 /// Loads the puzzles of `text` (see the module documentation), skipping the work when the
-/// stored digest is `text`'s.
+/// stored digest is `text`'s: [`load_embedded`] for any text (the tests' way in).
 ///
 /// # Errors
 /// A database failure (the transaction is rolled back).
+#[cfg(test)]
 pub(super) async fn load(conn: &mut AnyConnection, text: &str) -> Result<Loaded, StoreError> {
     let digest = digest_of(text);
-    let stored: Option<i64> =
+    if stored_digest(conn).await? == Some(digest) {
+        return Ok(Loaded::default());
+    }
+    let (rows, skipped) = parse_tsv(text);
+    insert_all(conn, digest, &rows, skipped).await
+}
+
+/// The digest of the puzzles loaded last, if any.
+async fn stored_digest(conn: &mut AnyConnection) -> Result<Option<i64>, StoreError> {
+    Ok(
         sqlx::query("SELECT value FROM server_state WHERE name = 'puzzles_digest'")
             .fetch_optional(&mut *conn)
             .await?
             .map(|r| r.try_get::<i64, _>("value"))
-            .transpose()?;
-    if stored == Some(digest) {
-        return Ok(Loaded::default());
-    }
-    let (rows, skipped) = parse_tsv(text);
+            .transpose()?,
+    )
+}
+
+/// Inserts `rows` (those not stored yet) and records `digest`, in one transaction.
+async fn insert_all(
+    conn: &mut AnyConnection,
+    digest: i64,
+    rows: &[PuzzleRow],
+    skipped: usize,
+) -> Result<Loaded, StoreError> {
     let mut tx = conn.begin().await?;
     let mut inserted = 0;
     for batch in rows.chunks(LOAD_BATCH) {
@@ -715,6 +740,44 @@ mod tests {
         let (rows, skipped) = parse_tsv(text);
         assert_eq!(rows.len(), 1);
         assert_eq!(skipped, 2);
+    }
+
+    /// 5,000 puzzles (the file's rows again and again, under new ids) load in one
+    /// transaction; loading the same text again reads nothing, and a longer text adds only its
+    /// new rows. Prints the times (`docs/puzzles.md`, "Serving").
+    #[tokio::test]
+    async fn five_thousand_puzzles_load_once() {
+        sqlx::any::install_default_drivers();
+        let mut lines = PUZZLES_TSV.lines();
+        let header = lines.next().unwrap();
+        let rows: Vec<&str> = lines.filter(|l| !l.is_empty()).collect();
+        let mut text = format!("{header}\n");
+        for i in 0..5_000 {
+            let row = rows[i % rows.len()];
+            text.push_str(&format!("x{i}-{row}\n"));
+        }
+        let dir = std::env::temp_dir().join(format!("chuhe-puzzles-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.join("p.db").display());
+        let mut conn = AnyConnection::connect(&url).await.unwrap();
+        super::super::MIGRATOR.run(&mut conn).await.unwrap();
+        let began = std::time::Instant::now();
+        let first = load(&mut conn, &text).await.unwrap();
+        let took = began.elapsed();
+        assert_eq!(
+            (first.rows, first.skipped, first.inserted),
+            (5_000, 0, 5_000)
+        );
+        let began = std::time::Instant::now();
+        let again = load(&mut conn, &text).await.unwrap();
+        let again_took = began.elapsed();
+        assert!(!again.read);
+        text.push_str(&format!("new-{}\n", rows[0]));
+        let more = load(&mut conn, &text).await.unwrap();
+        assert_eq!((more.rows, more.inserted), (5_001, 1));
+        eprintln!("5,000 puzzles: loaded in {took:?}; again (same digest) in {again_took:?}");
+        conn.close().await.unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
