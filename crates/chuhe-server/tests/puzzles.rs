@@ -262,3 +262,32 @@ async fn a_win_rates_the_player_and_the_puzzle(backend: Backend) {
     store.close().await;
 }
 on_both!(a_win_rates_the_player_and_the_puzzle);
+
+/// A guest with a puzzle rating and a result is removed by the cleanup once its session has
+/// expired, its rating and result with it; the puzzle keeps its rating and plays.
+async fn an_expired_guest_goes_with_its_puzzle_rating(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let options = chuhe_server::store::StoreOptions {
+        session_lifetime: std::time::Duration::from_millis(50),
+        ..Default::default()
+    };
+    let store = Store::connect_with(&db.url, options).await.unwrap();
+    let server = Server::start_on(store, fast_settings()).await;
+    let guest = server.guest("brief").await;
+    let (status, r) = post_result(&server, "ccpd-000020-50", &guest, true).await;
+    assert_eq!(status, 200, "{r}");
+    tokio::time::sleep(std::time::Duration::from_millis(120)).await;
+    // the session and the guest
+    assert_eq!(server.state.store().cleanup().await.unwrap(), 2);
+    let row = server
+        .state
+        .store()
+        .puzzle("ccpd-000020-50")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(row.plays, 1);
+    assert_eq!(Some(row.rating.rating), r["puzzle"]["rating"].as_f64());
+    server.stop().await;
+}
+on_both!(an_expired_guest_goes_with_its_puzzle_rating);

@@ -360,7 +360,13 @@ pub(super) async fn run_single(
                 .rows_affected()
         }
         Single::Cleanup { cutoff_ms } => {
-            // The puzzle ratings and results of the guests about to go go first.
+            let sessions = sqlx::query("DELETE FROM sessions WHERE last_used_ms < $1")
+                .bind(*cutoff_ms)
+                .execute(&mut **tx)
+                .await?
+                .rows_affected();
+            // The puzzle ratings and results of the guests about to go go first (once their
+            // sessions have gone).
             for table in ["puzzle_results", "puzzle_ratings"] {
                 let sql = format!(
                     "DELETE FROM {table} WHERE player_id IN (SELECT id FROM players \
@@ -372,11 +378,6 @@ pub(super) async fn run_single(
                     .execute(&mut **tx)
                     .await?;
             }
-            let sessions = sqlx::query("DELETE FROM sessions WHERE last_used_ms < $1")
-                .bind(*cutoff_ms)
-                .execute(&mut **tx)
-                .await?
-                .rows_affected();
             let guests = sqlx::query(
                 "DELETE FROM players WHERE password_hash IS NULL AND created_ms < $1 \
                  AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.player_id = players.id)",
