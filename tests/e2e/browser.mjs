@@ -15,6 +15,7 @@ import { kindsOf, symbolSheet, symbolsDrawn } from './symbols.mjs';
 import { webfixChecks } from './webfix.mjs';
 import { analysisChecks } from './analysis.mjs';
 import { analysisVariantChecks } from './analysis-variants.mjs';
+import { puzzleChecks } from './puzzle.mjs';
 import { rematchChecks } from './rematch.mjs';
 import { seekChecks } from './seeks.mjs';
 import { tournamentChecks } from './tournament.mjs';
@@ -512,6 +513,7 @@ async function run(b) {
   await analysisChecks(b, base, shots);
   await analysisVariantChecks(b, base, shots);
   await tournamentChecks(b, base, shots);
+  await puzzleChecks(b, base, shots);
 
   // 8. last, since it empties this address's bucket for logins and guest sessions: wrong logins
   // in a row until the server's rate limit answers 429, shown in the page's language

@@ -27,6 +27,7 @@ import { defeatText, moveRows } from '../../web/js/table-parts/moves.js';
 import { ratingLine, seatColors, seatOrder } from '../../web/js/table-parts/seats.js';
 import { invites } from '../../web/js/table-parts/invite.js';
 import { countdownText, tourClockText } from '../../web/js/tournament.js';
+import { PUZZLE_THEMES, blackToMove, diffText, themeName } from '../../web/js/puzzle.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const fixtures = join(root, 'tests/data/protocol');
@@ -239,7 +240,7 @@ test('catalogue: every end reason of chuhe-rules has its words', () => {
 const PAGES = [
   ['app.js'], ['lobby.js'],
   ['table-view.js', ...readdirSync(join(root, 'web/js/table-parts')).filter((f) => f.endsWith('.js')).sort().map((f) => `table-parts/${f}`)],
-  ['format.js'], ['player.js'], ['analysis.js'], ['editor.js'], ['tournament.js'],
+  ['format.js'], ['player.js'], ['analysis.js'], ['editor.js'], ['tournament.js'], ['puzzle.js'],
 ];
 
 test('catalogue: every key the pages name is in it', () => {
@@ -754,4 +755,27 @@ test('berserk: a berserked event adds its seat to the state', () => {
   const next = applyUpdate(state, /** @type {any} */ (update));
   assert.deepEqual(next?.berserks, [1]);
   assert.deepEqual(state.berserks, undefined);
+});
+
+// The puzzle page's words and numbers (puzzle.js)
+
+test('puzzle: every theme of the filter has a name in es, en and zh, and the words are shown', () => {
+  for (const l of LANGS) {
+    setLang(l);
+    for (const k of PUZZLE_THEMES) {
+      assert.ok(keys().includes(`puzzle.theme.${k}`), `puzzle.theme.${k}`);
+      assert.notEqual(themeName(k), k, `${k} in ${l}`);
+    }
+  }
+  setLang('es');
+  assert.equal(themeName('mateIn2'), 'Mate en 2');
+  assert.equal(themeName('someNewTheme'), 'someNewTheme');
+  setLang('zh');
+  assert.equal(themeName('cannonScreen'), '炮架');
+  setLang('en');
+  assert.equal(t('puzzle.rating_now', { rating: '1512', diff: diffText(12) }), 'Your rating: 1512 (+12)');
+  assert.equal(diffText(-7), '−7');
+  assert.equal(diffText(0), '±0');
+  assert.equal(blackToMove('2b1ka3/3RaR1c1/4b4/p6Cp/2p1N4/7n1/Pr2P1r1P/B1N1B4/1c2A4/3AK4 b - - 4 25'), true);
+  assert.equal(blackToMove('2b1ka3/3RaR1c1/4b4/pr5Cp/2p1N4/7n1/P3P1r1P/B1N1B4/1c2A4/3AK4 w - - 5 26'), false);
 });

@@ -7,6 +7,7 @@
 // analysis.js    the analysis board (the engine's evaluation of a xiangqi game or a FEN)
 // editor.js      the board editor (set up a xiangqi position, then analyse it)
 // tournament.js  the arena tournaments (#/tournaments, #/tournament/ID) and the lobby's card
+// puzzle.js      the puzzle page (#/puzzle, #/puzzle/ID, #/puzzle/daily) and the lobby's daily card
 // table.js       a table's state and actions (socket, selection, seat actions, step-through)
 // table-view.js  the table page
 // select.js      choosing a move among the server's legal moves (table and rules diagrams)
@@ -25,6 +26,7 @@ import { playerPage } from './player.js';
 import { analysisPage } from './analysis.js';
 import { editorPage } from './editor.js';
 import { tournamentPage, tournamentsPage } from './tournament.js';
+import { puzzlePage } from './puzzle.js';
 import { isMuted, setMuted } from './sound.js';
 
 /**
@@ -109,6 +111,7 @@ function header(variant) {
   return h('header', {},
     h('a', { href: '#/', class: 'brand' }, h('span', { class: 'logo' }, '楚河'), ' chuhe'),
     h('nav', {}, h('a', { href: '#/', id: 'nav-lobby' }, t('app.lobby')), ' ', h('a', { href: '#/rules/xiangqi', id: 'nav-rules' }, t('rules.nav')),
+      ' ', h('a', { href: '#/puzzle', id: 'nav-puzzle' }, t('puzzle.nav')),
       ' ', h('a', { href: '#/analysis', id: 'nav-analysis' }, t('analysis.nav')),
       ' ', h('a', { href: '#/tournaments', id: 'nav-tournaments' }, t('tour.nav'))),
     h('span', { class: 'spacer' }),
@@ -197,6 +200,7 @@ function route() {
   const analysisFen = /^#\/analysis\?fen=(.+)$/.exec(location.hash);
   const editor = /^#\/editor(?:\?fen=(.+))?$/.exec(location.hash);
   const tournament = /^#\/tournament\/([A-Za-z0-9]+)$/.exec(location.hash);
+  const puzzle = /^#\/puzzle(?:\/([A-Za-z0-9-]+))?$/.exec(location.hash);
   if (table) page = tablePage(shell, table[1]);
   else if (tournament) {
     page = tournamentPage(shell, tournament[1]);
@@ -204,6 +208,10 @@ function route() {
   }
   else if (location.hash === '#/tournaments') {
     page = tournamentsPage(shell);
+    window.scrollTo(0, 0);
+  }
+  else if (puzzle) {
+    page = puzzlePage(shell, puzzle[1] ?? null);
     window.scrollTo(0, 0);
   }
   else if (analysis || analysisFen) {

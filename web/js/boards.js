@@ -455,7 +455,8 @@ export function xiangqiBoard(fen, flipped, marks, coords = null) {
       const [x, y] = at(f, r);
       const text = pieceSet === 'western' ? WXF_OF_FEN[/** @type {'k'} */ (piece.kind)]
         : XIANGQI_GLYPHS[piece.color][/** @type {'k'} */ (piece.kind)];
-      disc(pieces, x, y, c * 0.44, kindOf(piece.kind), text, piece.color === 'r' ? RED : INK, piece.color === 'r' ? 'red' : 'black');
+      disc(pieces, x, y, c * 0.44, kindOf(piece.kind), text, piece.color === 'r' ? RED : INK, piece.color === 'r' ? 'red' : 'black')
+        .setAttribute('data-at', `${'abcdefghi'[f]}${r}`);
     }
   }
   drawOverlay(svg, points, c * 0.44, marks);

@@ -1,5 +1,6 @@
 // The lobby (#/): the session forms (guest, login, registration), the account's ratings, the open
-// and running tables, the form that creates a table, the finished games, the rules links.
+// and running tables, the form that creates a table, the daily puzzle, the finished games, the
+// rules links.
 
 import { t } from './i18n.js';
 import { api } from './net.js';
@@ -11,6 +12,7 @@ import { finishedTable, occupantNode } from './player.js';
 import { xiangqiBoard } from './boards.js';
 import { readXiangqiFen } from './protocol.js';
 import { countdownTicker, tournamentsCard } from './tournament.js';
+import { dailyCard } from './puzzle.js';
 
 /** @typedef {import('./protocol.js').TableSummary} TableSummary */
 
@@ -89,6 +91,8 @@ export function lobbyPage(shell) {
   const cursors = [null];
   /** @type {import('./protocol.js').RatingInfo[] | null} */
   let ratings = null;
+  /** @type {import('./puzzle.js').PuzzleAndGame | null} the daily puzzle, once it came */
+  let daily = null;
   /** what was typed in the session forms, kept across redraws (passwords are not kept) */
   /** @type {Record<string, string>} */
   const typed = { name: '', 'login-name': '', 'register-name': '' };
@@ -329,7 +333,7 @@ export function lobbyPage(shell) {
     h('p', { class: 'muted hint level-hint', id: 'vs-level-hint' }, levelHint(vs.level)),
     session.me ? null : h('p', { class: 'muted hint' }, t('lobby.vs_needs_session')));
 
-    shell.show(h('main', { class: 'lobby' }, yourGameBox, sessionCard, computer, ratingsBox, messageBox, tournamentsBox, listBox, create, finishedBox, rulesLinks()));
+    shell.show(h('main', { class: 'lobby' }, yourGameBox, sessionCard, computer, dailyCard(daily), ratingsBox, messageBox, tournamentsBox, listBox, create, finishedBox, rulesLinks()));
     drawList();
     if (showComputerCard) {
       showComputerCard = false;
@@ -363,6 +367,15 @@ export function lobbyPage(shell) {
     if (!stopped) drawList();
   };
 
+  const loadDaily = async () => {
+    try {
+      daily = await api('GET', '/api/puzzle/daily');
+    } catch {
+      daily = null; // no puzzles: no card
+    }
+    if (!stopped && daily) draw();
+  };
+
   const refresh = async () => {
     if (stopped) return;
     try {
@@ -378,6 +391,7 @@ export function lobbyPage(shell) {
   draw();
   refresh();
   loadRatings();
+  loadDaily();
   const timer = setInterval(refresh, 2500);
   const tourTick = setInterval(countdownTicker(), 1000);
   return { draw, leave: () => { stopped = true; clearInterval(timer); clearInterval(tourTick); } };

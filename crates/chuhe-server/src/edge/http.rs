@@ -5,7 +5,7 @@
 
 use crate::edge::extract::{session_cookie, session_token, token_digest, JsonBody};
 use crate::edge::tournaments as tours;
-use crate::edge::{botplay, bots};
+use crate::edge::{botplay, bots, puzzles};
 use crate::error::ServerError;
 use crate::protocol::{
     AccountRequest, ErrorBody, Event, FinishedPage, GuestRequest, PlayerInfo, Positions,
@@ -83,6 +83,12 @@ pub fn app(state: AppState) -> Router {
             "/api/board/game/{id}/takeback/{accept}",
             post(botplay::board_takeback),
         )
+        .route("/api/puzzle/daily", get(puzzles::daily))
+        .route("/api/puzzle/next", get(puzzles::next))
+        .route("/api/puzzle/count", get(puzzles::count))
+        .route("/api/puzzle/activity", get(puzzles::activity))
+        .route("/api/puzzle/{id}", get(puzzles::show))
+        .route("/api/puzzle/{id}/result", post(puzzles::result))
         .route("/api/tournament", get(tours::list).post(tours::create))
         .route("/api/tournament/{id}", get(tours::show))
         .route("/api/tournament/{id}/join", post(tours::join))

@@ -1,6 +1,6 @@
 //! The edge: what faces the network. HTTP routes ([`app`]) and their extractors ([`extract`]),
 //! the WebSocket of a table, personal API tokens and the routes in lichess's shapes ([`bots`]), cross-site checks ([`origin`]), limits per address and
-//! per person ([`limit`]), the analysis endpoints ([`analysis`], [`evaluation`]), the OpenAPI description
+//! per person ([`limit`]), the analysis endpoints ([`analysis`], [`evaluation`]), puzzles ([`puzzles`]), the OpenAPI description
 //! of the routes ([`openapi`]), the web client's files ([`web`]) and the listener with its accept loop ([`listen`]).
 //!
 //! The edge depends on the middle ([`crate::site`]) and never the reverse: the routes' state is
@@ -16,6 +16,7 @@ pub mod limit;
 pub mod listen;
 pub mod openapi;
 pub mod origin;
+pub mod puzzles;
 pub mod tournaments;
 pub mod web;
 mod ws;

@@ -75,6 +75,12 @@ use utoipa::{Modify, OpenApi};
         super::tournaments::join,
         super::tournaments::withdraw,
         super::tournaments::stream,
+        super::puzzles::daily,
+        super::puzzles::next,
+        super::puzzles::count,
+        super::puzzles::activity,
+        super::puzzles::show,
+        super::puzzles::result,
     ),
     components(schemas(ClientMessage, ServerMessage, ErrorBody)),
     tags(
@@ -86,6 +92,7 @@ use utoipa::{Modify, OpenApi};
         (name = "games", description = "Finished games"),
         (name = "tokens", description = "Personal API tokens (`Authorization: Bearer`), made and revoked with a session cookie"),
         (name = "lichess", description = "Routes in lichess's shapes for its clients and bots (`docs/bots.md`); refusals as `{\"error\": \"...\"}`"),
+        (name = "puzzles", description = "Puzzles mined from real games, in lichess's shapes (`docs/puzzles.md`); results rate the player and the puzzle"),
         (name = "analysis", description = "What the rules and the engine say about a position (no session, nothing stored)"),
     ),
     modifiers(&ClosedClientMessages)

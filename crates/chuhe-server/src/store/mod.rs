@@ -91,6 +91,7 @@ mod error;
 mod faults;
 mod games;
 mod guard;
+pub mod puzzles;
 mod ratings;
 mod rows;
 mod tables;
@@ -398,7 +399,19 @@ impl Store {
         }
         let prepared = async {
             migrator.run(&mut *conn).await?;
-            index_name_skeletons(conn).await
+            index_name_skeletons(&mut *conn).await?;
+            let began = std::time::Instant::now();
+            let loaded = puzzles::load_embedded(conn).await?;
+            if loaded.read {
+                tracing::info!(
+                    rows = loaded.rows,
+                    skipped = loaded.skipped,
+                    added = loaded.inserted,
+                    ms = began.elapsed().as_millis() as u64,
+                    "puzzles loaded"
+                );
+            }
+            Ok::<(), StoreError>(())
         }
         .await;
         if !is_sqlite {

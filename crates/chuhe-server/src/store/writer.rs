@@ -152,6 +152,14 @@ pub(super) enum Single {
         games: Vec<(i64, String)>,
         now_ms: i64,
     },
+    /// A player's result on a puzzle: the first one rates the player and the puzzle
+    /// (`super::puzzles::rate_result`); answers 1 when rated, 0 for a later result.
+    PuzzleResult {
+        player_id: String,
+        puzzle_id: String,
+        win: bool,
+        now_ms: i64,
+    },
 }
 
 /// A job whose outcome is being checked.
@@ -478,6 +486,7 @@ impl Writer {
             ),
             Pending::Single(
                 Single::SaveTournament { .. }
+                | Single::PuzzleResult { .. }
                 | Single::EndSession { .. }
                 | Single::RevokeToken { .. }
                 | Single::TouchToken { .. }

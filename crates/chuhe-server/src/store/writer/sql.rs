@@ -365,6 +365,19 @@ pub(super) async fn run_single(
                 .execute(&mut **tx)
                 .await?
                 .rows_affected();
+            // The puzzle ratings and results of the guests about to go go first (once their
+            // sessions have gone).
+            for table in ["puzzle_results", "puzzle_ratings"] {
+                let sql = format!(
+                    "DELETE FROM {table} WHERE player_id IN (SELECT id FROM players \
+                     WHERE password_hash IS NULL AND created_ms < $1 \
+                     AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.player_id = players.id))"
+                );
+                sqlx::query(sqlx::AssertSqlSafe(sql.as_str()))
+                    .bind(*cutoff_ms)
+                    .execute(&mut **tx)
+                    .await?;
+            }
             let guests = sqlx::query(
                 "DELETE FROM players WHERE password_hash IS NULL AND created_ms < $1 \
                  AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.player_id = players.id)",
@@ -533,6 +546,12 @@ pub(super) async fn run_single(
             .await?
             .rows_affected()
         }
+        Single::PuzzleResult {
+            player_id,
+            puzzle_id,
+            win,
+            now_ms,
+        } => crate::store::puzzles::rate_result(tx, player_id, puzzle_id, *win, *now_ms).await?,
     };
     Ok(affected)
 }
