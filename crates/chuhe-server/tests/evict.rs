@@ -159,7 +159,18 @@ async fn live_tables_never_leave() {
     );
     assert!(loaded(&server, &open).await);
     assert!(loaded(&server, &running).await);
-    assert!(!loaded(&server, &ended).await);
+    // The ended table leaves once its players' closes have reached the server (on a busy
+    // machine that may come after the clock was paused): within its grace from then.
+    let from = Instant::now();
+    while loaded(&server, &ended).await {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert!(
+            from.elapsed() < Duration::from_secs(60),
+            "the ended table never left"
+        );
+    }
+    assert!(loaded(&server, &open).await);
+    assert!(loaded(&server, &running).await);
     assert_eq!(server.state.tables().await.len(), 2);
     tokio::time::resume();
 
