@@ -166,6 +166,7 @@ export function lobbyPage(shell) {
   const messageBox = h('div', { id: 'lobby-message' });
   const yourGameBox = h('div', { id: 'your-game-box' });
   const tournamentsBox = h('div', { id: 'tournaments-box' });
+  const dailyBox = h('div', { id: 'daily-box' });
   const tournaments = tournamentsCard(() => { if (!stopped) fill(tournamentsBox, tournaments.node()); });
   /**
    * Shows `node` in `box`, patching what is there in place: a row being tapped while the lists
@@ -177,6 +178,7 @@ export function lobbyPage(shell) {
   const drawList = () => {
     fill(yourGameBox, yourGameNode());
     fill(tournamentsBox, tournaments.node());
+    fill(dailyBox, dailyCard(daily));
     fill(listBox, listNode());
     fill(finishedBox, finishedNode());
     fill(ratingsBox, ratingsNode());
@@ -333,7 +335,7 @@ export function lobbyPage(shell) {
     h('p', { class: 'muted hint level-hint', id: 'vs-level-hint' }, levelHint(vs.level)),
     session.me ? null : h('p', { class: 'muted hint' }, t('lobby.vs_needs_session')));
 
-    shell.show(h('main', { class: 'lobby' }, yourGameBox, sessionCard, computer, dailyCard(daily), ratingsBox, messageBox, tournamentsBox, listBox, create, finishedBox, rulesLinks()));
+    shell.show(h('main', { class: 'lobby' }, yourGameBox, sessionCard, computer, dailyBox, ratingsBox, messageBox, tournamentsBox, listBox, create, finishedBox, rulesLinks()));
     drawList();
     if (showComputerCard) {
       showComputerCard = false;
@@ -373,7 +375,8 @@ export function lobbyPage(shell) {
     } catch {
       daily = null; // no puzzles: no card
     }
-    if (!stopped && daily) draw();
+    // in its own box, patched in place: a whole redraw would take the focus (and a tap) away
+    if (!stopped && daily) fill(dailyBox, dailyCard(daily));
   };
 
   const refresh = async () => {

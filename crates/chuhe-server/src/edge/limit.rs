@@ -343,13 +343,20 @@ pub(crate) fn server_full() -> Vec<u8> {
     .into_bytes()
 }
 
-/// Refuses an accepted connection with `answer` (it is closed when dropped): what the client
-/// sent already is read first, so that closing sends the answer and a FIN, not a reset that
-/// could throw the answer away.
-pub(crate) fn refuse(tcp: &tokio::net::TcpStream, answer: &[u8]) {
+/// Refuses an accepted connection with `answer` and closes it: what the client sent already is
+/// read first, so that closing sends the answer and a FIN, not a reset that could throw the
+/// answer away. The socket is written as a plain (non-blocking) socket, whose send buffer is
+/// empty: tokio's `try_write` would write nothing until its reactor has seen the new socket
+/// writable, which on a busy server comes after the socket is closed, so the client got a bare
+/// close instead of the answer (seen in `scripts/attack-checks` under load).
+pub(crate) fn refuse(tcp: tokio::net::TcpStream, answer: &[u8]) {
+    use std::io::{Read, Write};
+    let Ok(socket) = tcp.into_std() else {
+        return;
+    };
     let mut sent = [0u8; 2048];
-    let _ = tcp.try_read(&mut sent);
-    let _ = tcp.try_write(answer);
+    let _ = (&socket).read(&mut sent);
+    let _ = (&socket).write(answer);
 }
 
 #[cfg(test)]

@@ -95,8 +95,7 @@ pub async fn serve(
         if let Some(most) = budget.map(|b| b.connections()) {
             let open = counter.total() as u64;
             if open >= most {
-                limit::refuse(&tcp, &full_answer);
-                drop(tcp);
+                limit::refuse(tcp, &full_answer);
                 if let Some(n) = refused.note(std::time::Instant::now(), SUMMARY_INTERVAL) {
                     tracing::warn!(
                         refused = n,
@@ -121,7 +120,7 @@ pub async fn serve(
         }
         let Some(permit) = counter.admit(peer.ip()) else {
             tracing::debug!(%peer, "connection refused: too many from its address");
-            let _ = tcp.try_write(limit::TOO_MANY_CONNECTIONS);
+            limit::refuse(tcp, limit::TOO_MANY_CONNECTIONS);
             continue;
         };
         // TCP_NODELAY: a move's few hundred bytes go out at once instead of waiting for the
