@@ -27,7 +27,8 @@ import { defeatText, moveRows } from '../../web/js/table-parts/moves.js';
 import { ratingLine, seatColors, seatOrder } from '../../web/js/table-parts/seats.js';
 import { invites } from '../../web/js/table-parts/invite.js';
 import { countdownText, tourClockText } from '../../web/js/tournament.js';
-import { PUZZLE_THEMES, blackToMove, diffText, themeName } from '../../web/js/puzzle.js';
+import { PUZZLE_THEMES, diffText, themeName } from '../../web/js/puzzle.js';
+import { blackToMove } from '../../web/js/protocol.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const fixtures = join(root, 'tests/data/protocol');

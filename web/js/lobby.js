@@ -10,7 +10,7 @@ import { requestSetup } from './table.js';
 import { rulesLinks } from './rules.js';
 import { finishedTable, occupantNode } from './player.js';
 import { xiangqiBoard } from './boards.js';
-import { readXiangqiFen } from './protocol.js';
+import { blackToMove, readXiangqiFen } from './protocol.js';
 import { countdownTicker, tournamentsCard } from './tournament.js';
 import { dailyCard } from './puzzle.js';
 
@@ -23,7 +23,8 @@ import { dailyCard } from './puzzle.js';
  */
 function fenSide(fen) {
   try {
-    return readXiangqiFen(fen).turn === 'b' ? 'b' : 'w';
+    readXiangqiFen(fen);
+    return blackToMove(fen) ? 'b' : 'w';
   } catch {
     return null;
   }

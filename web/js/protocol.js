@@ -461,3 +461,11 @@ export function generalSquares(variant, text, seats) {
   }
   return out.sort();
 }
+
+/**
+ * Whether a xiangqi FEN has Black to move (its second field is `b`); any other text: `false`.
+ * @param {string} fen
+ */
+export function blackToMove(fen) {
+  return fen.split(/\s+/)[1] === 'b';
+}

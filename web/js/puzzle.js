@@ -11,7 +11,7 @@ import { api, ApiError } from './net.js';
 import { h } from './dom.js';
 import { xiangqiBoard } from './boards.js';
 import { errorText } from './format.js';
-import { moveEnds } from './protocol.js';
+import { blackToMove, moveEnds } from './protocol.js';
 import { Selection } from './select.js';
 import { expose } from './testing.js';
 
@@ -38,14 +38,6 @@ const SLIDE_MS = 350;
 export function themeName(key) {
   const text = t(`puzzle.theme.${key}`);
   return text === `puzzle.theme.${key}` ? key : text;
-}
-
-/**
- * Whether a position is Black's to move (its FEN's second field).
- * @param {string} fen
- */
-export function blackToMove(fen) {
-  return fen.split(/\s+/)[1] === 'b';
 }
 
 /**

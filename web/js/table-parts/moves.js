@@ -5,6 +5,7 @@
 import { t } from '../i18n.js';
 import { h } from '../dom.js';
 import { seatLabel } from '../format.js';
+import { blackToMove } from '../protocol.js';
 
 /** @typedef {import('../protocol.js').Defeat} Defeat */
 
@@ -88,7 +89,8 @@ export function movesNode(table, notation) {
     onclick: () => table.browse(ply),
   }, moves[ply - 1]);
   // a xiangqi game from a set-up position may start with Black's move
-  const first = table.state.table.options.fen?.split(' ')[1] === 'b' ? 1 : 0;
+  const fen = table.state.table.options.fen;
+  const first = fen && blackToMove(fen) ? 1 : 0;
   const rows = moveRows(moves.length, per, table.state.defeats ?? [], first).map((r) => ('defeat' in r
     ? h('li', { class: 'defeat-line', 'data-defeat': r.defeat.seat }, defeatText(r.defeat))
     : h('li', { 'data-round': r.round }, h('span', { class: 'no' }, `${r.round}.`),
