@@ -71,7 +71,7 @@ async fn play_computer_game(
         .await
         .map_err(|f| f.message)?;
     let (inbox_tx, mut inbox) = mpsc::unbounded_channel();
-    spawn_reader(reader, 0, 0, inbox_tx);
+    spawn_reader(reader, 0, 0, inbox_tx, None);
     send(&mut writer, &wire::sit(0)).await?;
     for seat in 1..variant.seat_count() {
         send(

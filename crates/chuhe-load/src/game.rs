@@ -193,7 +193,7 @@ async fn play_game(
             open(url, table, None, p).await.map(|(w, r)| (w, r, turn))
         })
         .await?;
-        spawn_reader(reader, seat, 0, inbox_tx.clone());
+        spawn_reader(reader, seat, 0, inbox_tx.clone(), Some(totals.clone()));
         writers.push(Some(writer));
         links.push(Link::new(turn));
     }
@@ -355,6 +355,10 @@ async fn play(
                     if mine {
                         if let Some(p) = g.pending[seat].take() {
                             if totals.measured(p.sent) {
+                                totals.measured_moves.fetch_add(1, Ordering::Relaxed);
+                                totals
+                                    .deliveries
+                                    .fetch_add(g.links.len() as u64, Ordering::Relaxed);
                                 let took = micros(at - p.sent);
                                 lock(&totals.ack).0.push(took);
                                 if took > SLOW_ACK_MICROS {

@@ -19,6 +19,19 @@ pub(crate) struct Measures {
     pub(crate) loads: Vec<String>,
     /// What the store showed of the acknowledged moves.
     pub(crate) stored: Stored,
+    /// The processor time used after the warm-up, if the window was measured.
+    pub(crate) cpu: Option<CpuWindow>,
+}
+
+/// Processor time over the window from the warm-up's end to the run's deadline.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CpuWindow {
+    /// The window's length, in seconds of wall time.
+    pub(crate) seconds: f64,
+    /// The server's processor time in it, user and system, seconds (with `--server-pid`).
+    pub(crate) server: Option<f64>,
+    /// The load test's own processor time in it, seconds.
+    pub(crate) own: Option<f64>,
 }
 
 /// Writes the report of a run to `out`: the games, the moves and their rate, the latencies,
@@ -106,6 +119,7 @@ pub(crate) fn write_report(
             measures.peak_kib.saturating_sub(before) / tables
         )?;
     }
+    write_costs(totals, measures.cpu, out)?;
     writeln!(
         out,
         "load average (1 min, every 5 s): {}",
@@ -121,6 +135,54 @@ pub(crate) fn write_report(
         "stored: {checked} acknowledged moves checked, {missing} missing, {doubled} doubled"
     )?;
     Ok(total_errors)
+}
+
+/// The costs per move after the warm-up: the server's and the load test's processor time
+/// (issue 32's goal: at most 100 µs of server time per move), and the bytes the server sent per
+/// move and connection (goal: at most 300). Only the games between people count: their moves,
+/// and the messages their connections read.
+fn write_costs(totals: &Totals, cpu: Option<CpuWindow>, out: &mut impl Write) -> io::Result<()> {
+    let moves = totals.measured_moves.load(Ordering::Relaxed);
+    let per_move = |seconds: f64| {
+        if moves == 0 {
+            "-".to_owned()
+        } else {
+            format!("{:.0} µs per move", seconds * 1e6 / moves as f64)
+        }
+    };
+    if let Some(cpu) = cpu {
+        let share = |seconds: f64| 100.0 * seconds / cpu.seconds.max(f64::MIN_POSITIVE);
+        if let Some(server) = cpu.server {
+            writeln!(
+                out,
+                "server cpu: {server:.2} s in {:.1} s ({:.0} % of a core), {moves} moves: {}",
+                cpu.seconds,
+                share(server),
+                per_move(server)
+            )?;
+        }
+        if let Some(own) = cpu.own {
+            writeln!(
+                out,
+                "loadtest cpu: {own:.2} s in {:.1} s ({:.0} % of a core): {}",
+                cpu.seconds,
+                share(own),
+                per_move(own)
+            )?;
+        }
+    }
+    let bytes = totals.bytes_in.load(Ordering::Relaxed);
+    let messages = totals.messages_in.load(Ordering::Relaxed);
+    let deliveries = totals.deliveries.load(Ordering::Relaxed);
+    if deliveries > 0 {
+        writeln!(
+            out,
+            "from the server: {:.0} B per move per connection ({bytes} B in {messages} messages; \
+             {moves} moves, {deliveries} move-connections)",
+            bytes as f64 / deliveries as f64
+        )?;
+    }
+    Ok(())
 }
 
 /// The `--reconnect` lines of the report: the reconnections and the longest time a seat was
@@ -184,7 +246,45 @@ mod tests {
             peak_kib: 0,
             loads: vec!["0.50".to_owned(), "0.75".to_owned()],
             stored,
+            cpu: None,
         }
+    }
+
+    /// 2,000 moves in 20 s; the server used 0.4 s and the load test 1 s; 1,250,000 bytes
+    /// over 5,000 move-connections (sanguo's three seats among two-seat games).
+    #[test]
+    fn the_costs_per_move() {
+        let totals = Totals::default();
+        totals.measured_moves.store(2_000, Ordering::Relaxed);
+        totals.deliveries.store(5_000, Ordering::Relaxed);
+        totals.bytes_in.store(1_250_000, Ordering::Relaxed);
+        totals.messages_in.store(5_100, Ordering::Relaxed);
+        let cpu = CpuWindow {
+            seconds: 20.0,
+            server: Some(0.4),
+            own: Some(1.0),
+        };
+        let mut out = Vec::new();
+        write_costs(&totals, Some(cpu), &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "server cpu: 0.40 s in 20.0 s (2 % of a core), 2000 moves: 200 µs per move\n\
+             loadtest cpu: 1.00 s in 20.0 s (5 % of a core): 500 µs per move\n\
+             from the server: 250 B per move per connection (1250000 B in 5100 messages; 2000 \
+             moves, 5000 move-connections)\n"
+        );
+        // Without a server pid or moves: no server line, no division by zero.
+        let idle = Totals::default();
+        let mut out = Vec::new();
+        let cpu = CpuWindow {
+            server: None,
+            ..cpu
+        };
+        write_costs(&idle, Some(cpu), &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "loadtest cpu: 1.00 s in 20.0 s (5 % of a core): -\n"
+        );
     }
 
     #[test]

@@ -5,8 +5,8 @@ use crate::check::check_stored;
 use crate::computer::computer_slot;
 use crate::error::LoadError;
 use crate::game::game_slot;
-use crate::machine::{load_average, rss_kib};
-use crate::report::{write_report, Measures};
+use crate::machine::{cpu_seconds, load_average, own_cpu_seconds, rss_kib};
+use crate::report::{write_report, CpuWindow, Measures};
 use crate::settings::LoadSettings;
 use crate::setup::http_client;
 use crate::stats::{lock, Totals};
@@ -111,9 +111,28 @@ async fn run_async(settings: LoadSettings, out: &mut impl Write) -> Result<(), L
             (peak, loads)
         })
     };
+    // The processor time of the server and of the load test from the warm-up's end to the
+    // deadline (the window the latencies and the bytes are measured in).
+    let cpu = {
+        let pid = settings.server_pid;
+        let from = begin + settings.warmup.min(settings.duration);
+        tokio::spawn(async move {
+            tokio::time::sleep_until(from).await;
+            let at = Instant::now();
+            let server = pid.and_then(cpu_seconds);
+            let own = own_cpu_seconds();
+            tokio::time::sleep_until(deadline).await;
+            CpuWindow {
+                seconds: at.elapsed().as_secs_f64(),
+                server: server.zip(pid.and_then(cpu_seconds)).map(|(a, b)| b - a),
+                own: own.zip(own_cpu_seconds()).map(|(a, b)| b - a),
+            }
+        })
+    };
     for t in tasks {
         let _ = t.await;
     }
+    let cpu = cpu.await.ok();
     let elapsed_s = begin.elapsed().min(settings.duration).as_secs_f64();
     let (peak_kib, loads) = sampler.await.unwrap_or_default();
     let acked = std::mem::take(&mut *lock(&totals.acked));
@@ -126,6 +145,7 @@ async fn run_async(settings: LoadSettings, out: &mut impl Write) -> Result<(), L
         peak_kib,
         loads,
         stored,
+        cpu,
     };
     let total_errors = write_report(&settings, &totals, &measures, out)?;
     if stored.missing > 0 || stored.doubled > 0 {

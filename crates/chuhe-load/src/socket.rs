@@ -9,6 +9,7 @@ use crate::wire::{self, Incoming};
 use chuhe_server::protocol::ClientMessage;
 use futures_util::{SinkExt, StreamExt};
 use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio::net::TcpSocket;
 use tokio::sync::mpsc;
@@ -114,16 +115,26 @@ pub(crate) enum Report {
 
 /// Reads a connection's messages into the game's inbox, each stamped with the time it was
 /// read, then a [`Report::Closed`].
+///
+/// With `totals` (games between people), the bytes and the number of the text messages read
+/// after the warm-up are added to [`Totals::bytes_in`] and [`Totals::messages_in`].
 pub(crate) fn spawn_reader(
     mut reader: Reader,
     seat: usize,
     generation: u64,
     inbox: mpsc::UnboundedSender<Note>,
+    totals: Option<Arc<Totals>>,
 ) {
     tokio::spawn(async move {
         while let Some(Ok(frame)) = reader.next().await {
             let at = Instant::now();
             if let Message::Text(text) = frame {
+                if let Some(totals) = totals.as_ref().filter(|t| t.measured(at)) {
+                    totals
+                        .bytes_in
+                        .fetch_add(text.len() as u64, Ordering::Relaxed);
+                    totals.messages_in.fetch_add(1, Ordering::Relaxed);
+                }
                 let msg = serde_json::from_str(&text).unwrap_or(Incoming::Other);
                 let note = Note {
                     seat,
@@ -188,7 +199,13 @@ pub(crate) async fn reconnect(job: Reconnect) {
                 };
                 // The writer first: the reader's messages come after it in the inbox.
                 if job.inbox.send(note).is_ok() {
-                    spawn_reader(reader, job.seat, job.generation, job.inbox);
+                    spawn_reader(
+                        reader,
+                        job.seat,
+                        job.generation,
+                        job.inbox,
+                        Some(job.totals.clone()),
+                    );
                 }
                 return;
             }

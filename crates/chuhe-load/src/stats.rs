@@ -79,6 +79,15 @@ pub(crate) struct Totals {
     pub(crate) computer_answers: AtomicU64,
     pub(crate) computer_started: AtomicU64,
     pub(crate) computer_ended: AtomicU64,
+    /// Bytes of the server's text messages read after the warm-up, by every connection.
+    pub(crate) bytes_in: AtomicU64,
+    /// The server's messages read after the warm-up, by every connection.
+    pub(crate) messages_in: AtomicU64,
+    /// Moves of the games between people sent after the warm-up and acknowledged.
+    pub(crate) measured_moves: AtomicU64,
+    /// The same moves, each counted once per seat of its table (2 or 3): the deliveries that
+    /// [`Totals::bytes_in`] is divided by for the bytes per move per connection.
+    pub(crate) deliveries: AtomicU64,
 }
 
 /// An ack slower than this (50 ms, the latency goal), in microseconds, is counted in

@@ -87,6 +87,7 @@
 mod accounts;
 mod checkpoint;
 pub mod cluster;
+mod deadline;
 mod error;
 mod faults;
 mod games;
@@ -217,9 +218,10 @@ impl Default for StoreOptions {
     }
 }
 
-/// A tokio runtime of its own, on a thread of its own, whose timers run on the wall clock:
-/// the store's time limits must not fire early when a test pauses the server's clock (a paused
-/// clock jumps to the next timer whenever the runtime waits, a database answer too).
+/// A tokio runtime of its own, on a thread of its own, whose timers run on the wall clock, for
+/// the store's periodic work (housekeeping, the lock's watcher): it must not run early when a
+/// test pauses the server's clock (a paused clock jumps to the next timer whenever the runtime
+/// waits, a database answer too). The time limits of single calls use [`deadline`] instead.
 fn wall_timers() -> Option<&'static tokio::runtime::Handle> {
     static TIMERS: std::sync::OnceLock<Option<tokio::runtime::Handle>> = std::sync::OnceLock::new();
     TIMERS
@@ -239,25 +241,20 @@ fn wall_timers() -> Option<&'static tokio::runtime::Handle> {
 }
 
 /// Runs `work`, or fails with [`StoreError::Timeout`] when it takes longer than `limit` of
-/// wall-clock time (without a timer thread, `work` runs without a limit).
+/// wall-clock time (up to [`deadline::GRAIN`] more; without the deadline thread, `work` runs
+/// without a limit).
 pub(crate) async fn within<T>(
     limit: Duration,
     work: impl std::future::Future<Output = Result<T, StoreError>>,
 ) -> Result<T, StoreError> {
-    let Some(timers) = wall_timers() else {
+    let Some(fired) = deadline::after(limit) else {
         return work.await;
     };
-    let (fire, fired) = oneshot::channel::<()>();
-    let timer = timers.spawn(async move {
-        tokio::time::sleep(limit).await;
-        let _ = fire.send(());
-    });
     tokio::pin!(work);
     let result = tokio::select! {
         result = &mut work => result,
         Ok(()) = fired => Err(StoreError::Timeout(limit)),
     };
-    timer.abort();
     match result {
         Err(StoreError::Database(e)) if is_timeout(&e) => Err(StoreError::Timeout(limit)),
         other => other,
