@@ -94,6 +94,12 @@ pub fn app(state: AppState) -> Router {
         .route("/api/tournament/{id}/join", post(tours::join))
         .route("/api/tournament/{id}/withdraw", post(tours::withdraw))
         .route("/api/tournament/{id}/stream", get(tours::stream))
+        .route("/api/swiss", get(tours::list_swiss))
+        .route("/api/swiss/new", post(tours::create_swiss))
+        .route("/api/swiss/{id}", get(tours::show_swiss))
+        .route("/api/swiss/{id}/join", post(tours::join_swiss))
+        .route("/api/swiss/{id}/withdraw", post(tours::withdraw_swiss))
+        .route("/api/swiss/{id}/stream", get(tours::stream_swiss))
         .route("/api/tables/{id}/ws", get(crate::edge::ws::upgrade))
         // the web client's files (compressed, revalidated: see `web.rs`); 404 JSON for the rest
         .fallback_service(
