@@ -194,8 +194,8 @@ export function swissPage(shell, id) {
         h('span', { class: 'list-rating' }, ` ${p.rating}`), p.withdraw ? h('span', { class: 'muted paused-mark', title: t('swiss.withdrawn_mark') }, ` · ${t('swiss.withdrawn_short')}`) : null,
         p.playing ? h('span', { class: 'playing-mark', title: t('tour.playing') }, ' ♟\uFE0E') : null),
       h('td', { class: 'sheet-cell' }, h('span', { class: 'sheet' }, ...p.sheet.map(entryMark))),
-      h('td', { class: 'tie', 'data-label': t('swiss.tie_break_short'), title: t('swiss.tie_break') }, String(p.tieBreak)),
-      h('td', { class: 'tie', 'data-label': t('swiss.buchholz_short'), title: t('swiss.buchholz') }, String(p.buchholz)),
+      h('td', { class: 'tie', title: t('swiss.tie_break') }, String(p.tieBreak)),
+      h('td', { class: 'tie', title: t('swiss.buchholz') }, String(p.buchholz)),
       h('td', { class: 'score', 'data-score': p.points }, halfText(p.points)));
       if (!open) return [row];
       return [row, h('tr', { class: 'player-results', id: `results-${p.id}` }, h('td', { colspan: 6 },

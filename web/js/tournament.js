@@ -377,6 +377,12 @@ export function tournamentPage(shell, id) {
     try {
       const res = await fetch(`/api/tournament/${encodeURIComponent(id)}/stream`, { credentials: 'same-origin', signal: abort.signal });
       if (res.status === 404) {
+        // a Swiss event's table links here too (its options name the event): its own page
+        const swiss = await fetch(`/api/swiss/${encodeURIComponent(id)}`, { credentials: 'same-origin', signal: abort.signal });
+        if (swiss.ok && !stopped) {
+          location.replace(`#/swiss/${id}`);
+          return;
+        }
         missing = true;
         draw();
         return;
