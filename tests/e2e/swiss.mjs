@@ -7,7 +7,8 @@
 // page). Round 2 follows at once (the server runs with CHUHE_TEST_TOURNAMENT_MINUTE_MS=2000, so
 // the interval of 10 s lasts a third of a second): the loser of round 1 has the bye, the two on
 // one point meet. Then screenshots of the Swiss page and the list in es, en and zh, desktop and
-// phone. Called by browser.mjs (and alone by one.mjs swiss).
+// phone. Last, the three play a sanguo arena: one table of three, Wu resigns, 2, 1 and 2 points.
+// Called by browser.mjs (and alone by one.mjs swiss).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 
@@ -183,5 +184,56 @@ export async function swissChecks(b, base, shots) {
 
   await shotsOf(red, base, `#/swiss/${id}`, shots, 'swiss-page', '#round-2');
   await shotsOf(red, base, '#/tournaments', shots, 'swiss-list', `#tour-row-${id}`);
+  await sanguoArena(b, base, shots, pages, names);
   for (const p of pages) await p.context().close();
+}
+
+/**
+ * A sanguo arena with the same three accounts (made and joined through the API with their
+ * sessions), watched by a guest-less page: one table of three, Shu, Wu and Wei; the one seated
+ * as Wu resigns at the table, the two others share the win (2, 2) and Wu is second out (1).
+ * @param {import('playwright-core').Browser} b
+ * @param {string} base
+ * @param {string} shots
+ * @param {import('playwright-core').Page[]} pages
+ * @param {string[]} names
+ */
+async function sanguoArena(b, base, shots, pages, names) {
+  const made = await pages[0].request.post(`${base}/api/tournament`, {
+    form: { name: 'Tres Reinos', variant: 'sanguo', clockTime: '3', clockIncrement: '2', minutes: '60', rated: 'false' },
+  });
+  assert.equal(made.status(), 200);
+  const { id } = await made.json();
+  for (const p of pages) {
+    const joined = await p.request.post(`${base}/api/tournament/${id}/join`);
+    assert.equal(joined.status(), 200);
+  }
+  const ctx = await b.newContext({ locale: 'es-ES', viewport: DESKTOP });
+  const watcher = await ctx.newPage();
+  watcher.on('pageerror', (e) => { throw new Error(`page error (watcher): ${e.message}`); });
+  await watcher.goto(`${base}/#/tournament/${id}`);
+  await watcher.waitForSelector('#duels li', { timeout: 20000 });
+  const duel = await watcher.textContent('#duels .duel-link') ?? '';
+  const seated = duel.split(' – ').map((x) => x.replace(/ \(\d+\)$/, ''));
+  assert.deepEqual([...seated].sort(), [...names].sort());
+  await watcher.screenshot({ path: join(shots, 'sanguo-arena-playing.png'), fullPage: true });
+  // Wu (the second seat) resigns at the table
+  const wu = pages[names.indexOf(seated[1])];
+  const table = await watcher.getAttribute('#duels .duel-link', 'href');
+  await wu.goto(`${base}/${table}`);
+  await wu.waitForSelector('#resign');
+  wu.once('dialog', (d) => d.accept());
+  await wu.click('#resign');
+  await wu.waitForSelector('#result');
+  await watcher.waitForFunction((who) => [...document.querySelectorAll('.standing-row')]
+    .some((r) => r.querySelector('.player-link')?.textContent === who && r.querySelector('.score')?.textContent === '1'), seated[1]);
+  for (const [name, score] of [[seated[0], '2'], [seated[1], '1'], [seated[2], '2']]) {
+    assert.equal(await pointsOf(watcher, name), score, name);
+  }
+  await watcher.click(`.standing-row:has-text("${seated[0]}") .score`);
+  await watcher.waitForSelector('.player-results');
+  assert.equal(await watcher.textContent('.player-results li'), `Victoria compartida (Shu) · contra ${seated[1]}, ${seated[2]} · 2 puntos`);
+  await watcher.screenshot({ path: join(shots, 'sanguo-arena-results.png'), fullPage: true });
+  console.log('ok sanguo arena: a table of three, Wu resigns, 2 1 2');
+  await ctx.close();
 }
