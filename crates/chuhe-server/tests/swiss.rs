@@ -367,6 +367,31 @@ async fn a_swiss_event_runs_to_its_end(backend: Backend) {
     assert_eq!(list["finished"][0]["winner"]["name"], p[3]);
     let (status, _) = call(addr, "POST", &format!("/api/swiss/{id}/join"), &late.2, "").await;
     assert_eq!(status, 404);
+    // The six games as PGN, round by round: Red won each (Black resigned).
+    let (status, _, pgn) = http(
+        addr,
+        "GET",
+        &format!("/api/swiss/{id}/games?notation=iccs"),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{pgn}");
+    assert_eq!(pgn.matches("[Result \"1-0\"]").count(), 6, "{pgn}");
+    let first_table = &round_games(&last, 1)[0].2;
+    assert!(
+        pgn.find(first_table.as_str()) < pgn.find(round_games(&last, 3)[0].2.as_str()),
+        "{pgn}"
+    );
+    let (status, _, body) = http(
+        addr,
+        "GET",
+        &format!("/api/swiss/{id}/games?notation=san"),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
     server.stop().await;
 }
 

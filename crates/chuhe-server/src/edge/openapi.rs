@@ -81,6 +81,7 @@ use utoipa::{Modify, OpenApi};
         super::tournaments::join_swiss,
         super::tournaments::withdraw_swiss,
         super::tournaments::stream_swiss,
+        super::tournaments::games_swiss,
         super::puzzles::daily,
         super::puzzles::next,
         super::puzzles::count,

@@ -12,7 +12,7 @@ use crate::site::tournaments::{check_new, check_new_swiss, NewArena, NewSwiss};
 use crate::site::AppState;
 use crate::store::now_ms;
 use axum::body::Bytes;
-use axum::extract::{Path, Request, State};
+use axum::extract::{Path, Query, Request, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
@@ -418,4 +418,69 @@ pub(crate) async fn stream_swiss(
 ) -> Result<Response, LichessError> {
     expect(&state, &id, true).await?;
     live(state, id).await
+}
+
+/// The query of `GET /api/swiss/{id}/games`.
+#[derive(Debug, serde::Deserialize)]
+pub(crate) struct GamesQuery {
+    notation: Option<String>,
+}
+
+/// `GET /api/swiss/{id}/games[?notation=chinese|wxf|iccs|xboard]`: the event's finished games
+/// as PGN (as `GET /api/tables/{id}/pgn` writes each), round by round, board by board, one
+/// blank line between games.
+#[utoipa::path(
+    get,
+    path = "/api/swiss/{id}/games",
+    tag = "lichess",
+    params(
+        ("id" = String, Path, description = "The Swiss event's id"),
+        ("notation" = Option<String>, Query, description = "Xiangqi's move notation: `chinese` (default), `wxf`, `iccs` or `xboard`; ignored by banqi"),
+    ),
+    responses(
+        (status = 200, description = "The finished games as PGN", body = String, content_type = "application/x-chess-pgn"),
+        (status = 400, description = "Another notation"),
+        (status = 404, description = "No such Swiss event"),
+    )
+)]
+pub(crate) async fn games_swiss(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<GamesQuery>,
+) -> Result<Response, LichessError> {
+    expect(&state, &id, true).await?;
+    let notation = crate::edge::http::notation_of(q.notation.as_deref()).map_err(|e| match e {
+        ServerError::BadMessage(why) => LichessError::bad_request(why),
+        e => LichessError::from(e),
+    })?;
+    let mut games = Vec::new();
+    for table in state.tournaments().swiss_tables(&state, &id).await? {
+        let Some(row) = state
+            .store()
+            .table(&table)
+            .await
+            .map_err(ServerError::from)?
+        else {
+            continue;
+        };
+        let events = state
+            .store()
+            .event_log(&table)
+            .await
+            .map_err(ServerError::from)?;
+        games.push(crate::table::pgn::export(
+            &table,
+            row.created_ms,
+            &events,
+            notation,
+        )?);
+    }
+    Ok((
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "application/x-chess-pgn; charset=utf-8",
+        )],
+        games.join("\n"),
+    )
+        .into_response())
 }

@@ -1015,6 +1015,49 @@ impl Tournaments {
         Ok(full_view(&t.row, t.status, &t.rules, minute_ms))
     }
 
+    /// The tables of the Swiss event `id`'s games that have a result, by round, then board.
+    ///
+    /// # Errors
+    /// [`ServerError::NotFound`] for an unknown id or one that is not a Swiss event's; a
+    /// database failure.
+    pub async fn swiss_tables(
+        &self,
+        state: &AppState,
+        id: &str,
+    ) -> Result<Vec<String>, ServerError> {
+        let of = |rules: &Rules| match rules {
+            Rules::Swiss(r) => {
+                let mut games: Vec<_> = r
+                    .swiss
+                    .games
+                    .values()
+                    .filter(|g| g.result.is_some())
+                    .collect();
+                games.sort_by_key(|g| (g.round, g.board));
+                Some(
+                    games
+                        .iter()
+                        .filter_map(|g| r.tables.get(&g.id).cloned())
+                        .collect::<Vec<String>>(),
+                )
+            }
+            _ => None,
+        };
+        {
+            let book = self.book.lock().await;
+            if let Some(t) = book.map.get(id) {
+                return of(&t.rules).ok_or_else(|| not_found(id));
+            }
+        }
+        let row = state
+            .store()
+            .tournament(id)
+            .await?
+            .ok_or_else(|| not_found(id))?;
+        let t = Running::of_row(row)?;
+        of(&t.rules).ok_or_else(|| not_found(id))
+    }
+
     /// The tournaments by status in lichess's shape (`GET /api/tournament`: every kind;
     /// `GET /api/swiss` with `swiss_only`): `created`, `started` and the last finished ones.
     ///
