@@ -825,7 +825,9 @@ impl Tournaments {
             if t.status != Status::Started {
                 continue;
             }
-            let before = t.rules.clone();
+            // a Swiss event notes why it ends: kept only if the end is stored (an arena's end
+            // changes nothing but its status, and its state is not copied every tick)
+            let before = matches!(t.rules, Rules::Swiss(_)).then(|| t.rules.clone());
             let ends_ms = t.ends_ms(minute_ms);
             let games = match t.rules.next(now, t.row.starts_ms, ends_ms, minute_ms) {
                 Next::Wait => continue,
@@ -839,7 +841,9 @@ impl Tournaments {
                         Err(e) => {
                             e.log();
                             t.status = Status::Started;
-                            t.rules = before;
+                            if let Some(before) = before {
+                                t.rules = before;
+                            }
                         }
                     }
                     continue;
