@@ -19,6 +19,7 @@ import { puzzleChecks } from './puzzle.mjs';
 import { rematchChecks } from './rematch.mjs';
 import { seekChecks } from './seeks.mjs';
 import { tournamentChecks } from './tournament.mjs';
+import { swissChecks } from './swiss.mjs';
 import { tableChecks } from './table-around.mjs';
 import { enter } from './enter.mjs';
 
@@ -513,6 +514,7 @@ async function run(b) {
   await analysisChecks(b, base, shots);
   await analysisVariantChecks(b, base, shots);
   await tournamentChecks(b, base, shots);
+  await swissChecks(b, base, shots);
   await puzzleChecks(b, base, shots);
 
   // 8. last, since it empties this address's bucket for logins and guest sessions: wrong logins

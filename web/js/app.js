@@ -6,7 +6,8 @@
 // lobby.js       the lobby page
 // analysis.js    the analysis board (the engine's evaluation of a xiangqi game or a FEN)
 // editor.js      the board editor (set up a xiangqi position, then analyse it)
-// tournament.js  the arena tournaments (#/tournaments, #/tournament/ID) and the lobby's card
+// tournament.js  the tournaments (#/tournaments, the arena page #/tournament/ID) and the lobby's card
+// swiss.js       the Swiss event's page (#/swiss/ID)
 // puzzle.js      the puzzle page (#/puzzle, #/puzzle/ID, #/puzzle/daily) and the lobby's daily card
 // table.js       a table's state and actions (socket, selection, seat actions, step-through)
 // table-view.js  the table page
@@ -26,6 +27,7 @@ import { playerPage } from './player.js';
 import { analysisPage } from './analysis.js';
 import { editorPage } from './editor.js';
 import { tournamentPage, tournamentsPage } from './tournament.js';
+import { swissPage } from './swiss.js';
 import { puzzlePage } from './puzzle.js';
 import { isMuted, setMuted } from './sound.js';
 
@@ -200,10 +202,15 @@ function route() {
   const analysisFen = /^#\/analysis\?fen=(.+)$/.exec(location.hash);
   const editor = /^#\/editor(?:\?fen=(.+))?$/.exec(location.hash);
   const tournament = /^#\/tournament\/([A-Za-z0-9]+)$/.exec(location.hash);
+  const swiss = /^#\/swiss\/([A-Za-z0-9]+)$/.exec(location.hash);
   const puzzle = /^#\/puzzle(?:\/([A-Za-z0-9-]+))?$/.exec(location.hash);
   if (table) page = tablePage(shell, table[1]);
   else if (tournament) {
     page = tournamentPage(shell, tournament[1]);
+    window.scrollTo(0, 0);
+  }
+  else if (swiss) {
+    page = swissPage(shell, swiss[1]);
     window.scrollTo(0, 0);
   }
   else if (location.hash === '#/tournaments') {

@@ -62,6 +62,7 @@ const SERVER_MESSAGES = {
   'berserk is only before your first move': 'error.berserk_late',
   'the tournament is over': 'error.tournament_over',
   'you have not joined this tournament': 'error.not_joined',
+  'more than half the rounds have started': 'error.swiss_late',
   'tournaments are for account holders': 'error.tournament_account',
 };
 

@@ -1,9 +1,11 @@
-// The arena tournaments (docs/tournaments.md, docs/protocol.md "Tournaments"): the list
-// #/tournaments with the form that creates one, the tournament page #/tournament/ID (countdown,
+// The tournaments (docs/tournaments.md, docs/protocol.md "Tournaments" and "Swiss"): the list
+// #/tournaments (arenas, sanguo arenas and Swiss events) with the form that creates an arena or a
+// Swiss event, the arena page #/tournament/ID (countdown,
 // join / withdraw / pause, live standings with each player's results, the games in play, the
 // rules of the event, the podium), and the lobby's small card of the coming and running ones.
 // The page follows the server's NDJSON stream GET /api/tournament/{id}/stream (read with fetch);
-// when the signed-in player is paired, it takes them to their table.
+// when the signed-in player is paired, it takes them to their table. A sanguo arena's games have
+// three players; the Swiss event's page is swiss.js (#/swiss/ID).
 
 import { t } from './i18n.js';
 import { api } from './net.js';
@@ -14,12 +16,14 @@ import { errorText, ratedBadge } from './format.js';
  * A tournament as `GET /api/tournament` lists it (lichess's shape; chuhe's own fields below).
  * @typedef {{id: string, fullName: string, minutes: number, clock: {limit: number, increment: number},
  *   rated: boolean, berserkable: boolean, variant: any, nbPlayers: number, startsAt: number,
- *   finishesAt: number, status: number, createdBy?: string, winner?: {id: string, name: string}}} TourSummary
+ *   finishesAt: number, status: number, createdBy?: string, winner?: {id: string, name: string},
+ *   system?: 'arena' | 'swiss', round?: number, nbRounds?: number}} TourSummary
  */
 /**
  * A game's result in a player's line: o the opponent's name, r win/draw/loss, p its points,
- * f on fire, b a berserk point.
- * @typedef {{o: string, r: 'win' | 'draw' | 'loss', p: number, f: boolean, b: boolean}} TourResult
+ * f on fire, b a berserk point; in a sanguo arena o names both opponents, k is the kingdom and pl
+ * the placing.
+ * @typedef {{o: string, r: 'win' | 'draw' | 'loss', p: number, f: boolean, b: boolean, k?: string, pl?: string}} TourResult
  */
 /**
  * @typedef {{id: string, name: string, rank: number, rating: number, score: number,
@@ -30,7 +34,7 @@ import { errorText, ratedBadge } from './format.js';
  * @typedef {{n: string, r: number, k: number}} DuelSide
  * @typedef {{name: string, rank: number, rating: number, score: number,
  *   nb: {game: number, berserk: number, win: number}, performance: number | null}} PodiumLine
- * @typedef {TourSummary & {variant: string, isStarted: boolean, isFinished: boolean,
+ * @typedef {TourSummary & {variant: string, isStarted: boolean, isFinished: boolean, sanguo?: boolean,
  *   secondsToStart?: number, secondsToFinish?: number, standing: {page: number, players: TourPlayer[]},
  *   duels: {id: string, p: DuelSide[]}[], podium?: PodiumLine[]}} TourView
  */
@@ -93,7 +97,7 @@ export function countdownTicker() {
  * @param {number} receivedAt `performance.now()` when `ms` was measured
  * @param {string} id
  */
-function countdownNode(ms, receivedAt, id) {
+export function countdownNode(ms, receivedAt, id) {
   const until = Math.round(receivedAt + ms);
   return h('span', { class: 'countdown', id, 'data-until': until }, countdownText(until - performance.now()));
 }
@@ -107,14 +111,19 @@ function countdownNode(ms, receivedAt, id) {
 function listRow(x, phase, skew) {
   const now = performance.now();
   const variant = variantOf(x);
+  const swiss = x.system === 'swiss';
+  const href = swiss ? `#/swiss/${x.id}` : `#/tournament/${x.id}`;
   const when = phase === 'created'
     ? h('span', {}, t('tour.starts_in'), ' ', countdownNode(x.startsAt - (Date.now() + skew), now, `tour-start-${x.id}`))
+    : phase === 'started' && swiss
+      ? h('span', {}, t('swiss.round_of', { n: x.round ?? 0, of: x.nbRounds ?? 0 }))
     : phase === 'started'
       ? h('span', {}, t('tour.ends_in'), ' ', countdownNode(x.finishesAt - (Date.now() + skew), now, `tour-end-${x.id}`))
       : x.winner ? h('span', { class: 'winner' }, h('span', { class: 'medal medal-1 small-medal' }, '1'), ' ', x.winner.name)
         : h('span', { class: 'muted' }, t('tour.finished'));
-  return h('tr', { id: `tour-row-${x.id}`, 'data-tournament': x.id, class: 'tour-row', onclick: () => { location.hash = `#/tournament/${x.id}`; } },
-    h('td', {}, h('a', { href: `#/tournament/${x.id}`, class: 'tour-name' }, x.fullName), x.rated ? ' ' : null, ratedBadge(x.rated),
+  return h('tr', { id: `tour-row-${x.id}`, 'data-tournament': x.id, 'data-system': swiss ? 'swiss' : 'arena', class: 'tour-row', onclick: () => { location.hash = href; } },
+    h('td', {}, h('a', { href, class: 'tour-name' }, x.fullName), swiss ? h('span', { class: 'system-badge' }, ` ${t('swiss.badge')}`) : null,
+      x.rated ? ' ' : null, ratedBadge(x.rated),
       x.berserkable ? h('span', { class: 'berserk-mark', title: t('tour.berserkable') }, ' ⚡') : null),
     h('td', {}, t(`variant.${variant}`)),
     h('td', { 'data-label': t('lobby.time') }, tourClockText(x.clock)),
@@ -199,7 +208,7 @@ export function tournamentsPage(shell) {
   let list = null;
   let skew = 0;
   let message = '';
-  const form = { name: '', variant: 'xiangqi', clock: 3, increment: 2, minutes: 30, startIn: 5, rated: true, berserkable: true };
+  const form = { system: 'arena', name: '', variant: 'xiangqi', clock: 3, increment: 2, minutes: 30, startIn: 5, rated: true, berserkable: true, rounds: 7, interval: 60 };
   /** @param {string} key @param {Node} input */
   const field = (key, input) => h('label', { class: 'field' }, h('span', {}, t(key)), input);
   /**
@@ -225,11 +234,21 @@ export function tournamentsPage(shell) {
       class: 'card create', id: 'tour-form',
       onsubmit: async (/** @type {Event} */ e) => {
         e.preventDefault();
-        const name = form.name.trim() || t('tour.default_name');
+        const swiss = form.system === 'swiss';
+        const name = form.name.trim() || t(swiss ? 'swiss.default_name' : 'tour.default_name');
+        const startsAt = Date.now() + skew + Math.round(form.startIn * 60000);
         try {
+          if (swiss) {
+            const made = await api('POST', '/api/swiss/new', {
+              name, variant: form.variant, clock: { limit: Math.round(form.clock * 60), increment: form.increment },
+              nbRounds: form.rounds, startsAt, roundInterval: form.interval, rated: form.rated,
+            });
+            location.hash = `#/swiss/${made.id}`;
+            return;
+          }
           const made = await api('POST', '/api/tournament', {
             name, variant: form.variant, clockTime: form.clock, clockIncrement: form.increment,
-            minutes: form.minutes, startDate: Date.now() + skew + Math.round(form.startIn * 60000),
+            minutes: form.minutes, startDate: startsAt,
             rated: form.rated, berserkable: form.berserkable,
           });
           location.hash = `#/tournament/${made.id}`;
@@ -239,15 +258,24 @@ export function tournamentsPage(shell) {
         }
       },
     }, h('h2', {}, t('tour.create')),
-    field('tour.name', input('name', { type: 'text', maxlength: 30, placeholder: t('tour.default_name') })),
-    field('lobby.variant', h('select', { id: 'tour-variant', onchange: (/** @type {Event} */ e) => { form.variant = /** @type {HTMLSelectElement} */ (e.target).value; } },
-      ...['xiangqi', 'banqi'].map((v) => h('option', { value: v, selected: v === form.variant }, t(`variant.${v}`))))),
+    field('swiss.system', h('select', { id: 'tour-system', onchange: (/** @type {Event} */ e) => {
+      form.system = /** @type {HTMLSelectElement} */ (e.target).value;
+      // a Swiss event is of two-player games
+      if (form.system === 'swiss' && form.variant === 'sanguo') form.variant = 'xiangqi';
+      draw();
+    } },
+    ...['arena', 'swiss'].map((v) => h('option', { value: v, selected: v === form.system }, t(`swiss.system_${v}`))))),
+    field('tour.name', input('name', { type: 'text', maxlength: 30, placeholder: t(form.system === 'swiss' ? 'swiss.default_name' : 'tour.default_name') })),
+    field('lobby.variant', h('select', { id: 'tour-variant', onchange: (/** @type {Event} */ e) => { form.variant = /** @type {HTMLSelectElement} */ (e.target).value; draw(); } },
+      ...(form.system === 'swiss' ? ['xiangqi', 'banqi'] : ['xiangqi', 'banqi', 'sanguo']).map((v) => h('option', { value: v, selected: v === form.variant }, t(`variant.${v}`))))),
     field('tour.clock', input('clock', { type: 'number', min: 0.25, max: 60, step: 0.25, required: true })),
     field('lobby.increment', input('increment', { type: 'number', min: 0, max: 60, step: 1, required: true })),
-    field('tour.duration', input('minutes', { type: 'number', min: 10, max: 180, step: 5, required: true })),
+    form.system === 'swiss' ? field('swiss.rounds', input('rounds', { type: 'number', min: 3, max: 100, step: 1, required: true }))
+      : field('tour.duration', input('minutes', { type: 'number', min: 10, max: 180, step: 5, required: true })),
+    form.system === 'swiss' ? field('swiss.interval', input('interval', { type: 'number', min: 0, max: 604800, step: 1, required: true })) : null,
     field('tour.start_in', input('startIn', { type: 'number', min: 0, max: 1440, step: 'any', required: true })),
     field('lobby.rated', input('rated', { type: 'checkbox' })),
-    field('tour.berserkable', input('berserkable', { type: 'checkbox' })),
+    form.system === 'arena' && form.variant !== 'sanguo' ? field('tour.berserkable', input('berserkable', { type: 'checkbox' })) : null,
     h('button', { type: 'submit', id: 'tour-create', class: 'primary' }, t('tour.create_button')))
       : h('section', { class: 'card' }, h('p', { class: 'muted', id: 'tour-needs-account' }, t('tour.needs_account')));
     const lists = list === null ? h('p', { class: 'muted' }, t('app.connecting'))
@@ -283,14 +311,14 @@ export function tournamentsPage(shell) {
  * after the game does not send them there again (kept for the tab's life).
  * @type {Set<string>}
  */
-const sentTo = new Set();
+export const sentTo = new Set();
 
 /**
  * The flame of a player on fire (an SVG drawing: no emoji font is needed), with its words as
  * title and label.
  * @param {string} words
  */
-function flame(words) {
+export function flame(words) {
   const node = h('span', { class: 'fire-mark', title: words, role: 'img', 'aria-label': words });
   node.innerHTML = '<svg viewBox="0 0 12 16" width="12" height="16" aria-hidden="true"><path d="M6 0C7 4 11 6 11 10.5A5 5 0 0 1 1 10.5C1 8 2.5 6.5 3.5 5.5C3.5 7.5 4.5 8.5 5.5 8.5C4.5 5.5 5 2.5 6 0Z" fill="#f97316"/><path d="M6 8C7 10 8.5 10.5 8.5 12.5A2.5 2.5 0 0 1 3.5 12.5C3.5 11 5 10 6 8Z" fill="#fde047"/></svg>';
   return node;
@@ -349,6 +377,12 @@ export function tournamentPage(shell, id) {
     try {
       const res = await fetch(`/api/tournament/${encodeURIComponent(id)}/stream`, { credentials: 'same-origin', signal: abort.signal });
       if (res.status === 404) {
+        // a Swiss event's table links here too (its options name the event): its own page
+        const swiss = await fetch(`/api/swiss/${encodeURIComponent(id)}`, { credentials: 'same-origin', signal: abort.signal });
+        if (swiss.ok && !stopped) {
+          location.replace(`#/swiss/${id}`);
+          return;
+        }
         missing = true;
         draw();
         return;
@@ -451,7 +485,7 @@ export function tournamentPage(shell, id) {
       return [row, h('tr', { class: 'player-results', id: `results-${p.id}` }, h('td', { colspan: 4 },
         results.length === 0 ? h('p', { class: 'muted' }, t('tour.no_results'))
           : h('ol', { class: 'results-list' }, ...results.map((g) => h('li', { class: `res-line ${g.r}` },
-            `${t(`tour.${g.r}`)} · ${t('tour.against', { name: g.o })} · ${t('tour.points', { n: g.p })}`,
+            `${g.pl ? `${t(`sanguo_tour.${g.pl}`)} (${t(`winner.${g.k}`)})` : t(`tour.${g.r}`)} · ${t('tour.against', { name: g.o })} · ${t('tour.points', { n: g.p })}`,
             g.f ? ` · ${t('tour.fire_game')}` : '', g.f ? flame(t('tour.fire_game')) : null, g.b ? ` · ⚡ ${t('tour.berserk_point')}` : '')))))];
     });
     const standings = h('section', { class: 'card standings-card' }, h('h2', {}, t('tour.standings')),
@@ -463,16 +497,22 @@ export function tournamentPage(shell, id) {
     const duels = v.duels.length > 0 ? h('section', { class: 'card duels', id: 'duels' }, h('h2', {}, t('tour.duels')),
       h('ul', {}, ...v.duels.map((d) => h('li', { id: `duel-${d.id}` },
         h('a', { href: `#/t/${d.id}`, class: 'duel-link' },
-          `${d.p[0]?.n ?? '?'} (${d.p[0]?.r ?? ''}) – ${d.p[1]?.n ?? '?'} (${d.p[1]?.r ?? ''})`),
+          d.p.map((side) => `${side.n} (${side.r})`).join(' – ')),
         ' ', h('a', { class: 'button small', href: `#/t/${d.id}` }, t('lobby.watch')))))) : null;
     const rules = h('section', { class: 'card tour-rules', id: 'tour-rules' }, h('h2', {}, t('tour.rules')),
-      h('ul', {},
-        h('li', {}, t('tour.rule_points')),
-        h('li', {}, t('tour.rule_fire')),
-        v.berserkable ? h('li', {}, t('tour.rule_berserk')) : null,
-        h('li', {}, t('tour.rule_draws')),
-        h('li', {}, t('tour.rule_pairing')),
-        h('li', {}, t('tour.rule_pause'))));
+      v.sanguo ? h('ul', {},
+        h('li', {}, t('sanguo_tour.rule_tables')),
+        h('li', {}, t('sanguo_tour.rule_points')),
+        h('li', {}, t('sanguo_tour.rule_fire')),
+        h('li', {}, t('sanguo_tour.rule_draws')),
+        h('li', {}, t('tour.rule_pause')))
+        : h('ul', {},
+          h('li', {}, t('tour.rule_points')),
+          h('li', {}, t('tour.rule_fire')),
+          v.berserkable ? h('li', {}, t('tour.rule_berserk')) : null,
+          h('li', {}, t('tour.rule_draws')),
+          h('li', {}, t('tour.rule_pairing')),
+          h('li', {}, t('tour.rule_pause'))));
     shell.show(h('main', { class: 'tournament-page', 'data-page': `tournament:${id}`, 'data-variant': v.variant },
       head, podium, h('div', { class: 'tour-cols' }, standings, h('div', { class: 'tour-side' }, duels, rules)),
       h('p', {}, h('a', { class: 'button', href: '#/tournaments', id: 'to-tournaments' }, t('tour.all')))), `${v.fullName} · chuhe`);

@@ -115,9 +115,13 @@ struct Lines(BufReader<TcpStream>);
 
 impl Lines {
     async fn open(addr: SocketAddr, path: &str, token: &str) -> Lines {
+        Lines::open_with(addr, path, &format!("Authorization: Bearer {token}")).await
+    }
+
+    /// [`Lines::open`] with one header line of one's own (a session cookie).
+    async fn open_with(addr: SocketAddr, path: &str, header: &str) -> Lines {
         let mut stream = TcpStream::connect(addr).await.unwrap();
-        let request =
-            format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\n\r\n");
+        let request = format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\n{header}\r\n\r\n");
         stream.write_all(request.as_bytes()).await.unwrap();
         let mut reader = BufReader::new(stream);
         loop {
@@ -787,3 +791,178 @@ async fn a_berserk_win_scores_one_more(backend: Backend) {
 }
 
 on_both!(a_berserk_win_scores_one_more);
+
+/// An account registered over HTTP: (its id, its session cookie).
+async fn account(addr: SocketAddr, name: &str) -> (String, String) {
+    let body = format!(r#"{{"name":"{name}","password":"sanguo arena"}}"#);
+    let (status, head, info) = http(addr, "POST", "/api/accounts", None, Some(&body)).await;
+    assert_eq!(status, 200, "{info}");
+    let info: Value = serde_json::from_str(&info).unwrap();
+    (info["id"].as_str().unwrap().to_owned(), cookie_of(&head))
+}
+
+async fn a_sanguo_arena_seats_three(backend: Backend) {
+    let db = fresh_db(backend).await;
+    // Ten minutes last 100 s: the arena runs through the whole test.
+    let server = Server::start(&db, arena_settings(Duration::from_secs(10))).await;
+    let addr = server.addr;
+    let mut players = Vec::new();
+    for name in NAMES {
+        players.push(account(addr, name).await);
+    }
+    let cookie_of_name = |name: &str| {
+        let i = NAMES.iter().position(|n| *n == name).unwrap();
+        players[i].1.clone()
+    };
+    let form =
+        "name=Three+Kingdoms&variant=sanguo&clockTime=2&clockIncrement=1&minutes=10&rated=false";
+    let (status, _, body) = http_with(
+        addr,
+        "POST",
+        "/api/tournament",
+        &[
+            ("Cookie", &players[0].1),
+            ("Content-Type", "application/x-www-form-urlencoded"),
+        ],
+        Some(form),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let created: Value = serde_json::from_str(&body).unwrap();
+    let id = created["id"].as_str().unwrap().to_owned();
+    assert_eq!(created["variant"], "sanguo");
+    assert_eq!(created["sanguo"], true);
+    // No berserk in sanguo, whatever the form says (lichess's default is true).
+    assert_eq!(created["berserkable"], false);
+    let mut events = Vec::new();
+    for (_, cookie) in &players {
+        events
+            .push(Lines::open_with(addr, "/api/stream/event", &format!("Cookie: {cookie}")).await);
+    }
+    for (_, cookie) in &players {
+        let (status, _, body) = http(
+            addr,
+            "POST",
+            &format!("/api/tournament/{id}/join"),
+            Some(cookie),
+            Some(""),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+    }
+    // One table of three; the fourth waits. With equal scores and ratings the rank order is
+    // by id: the first three, seated Shu, Wu, Wei (each has played no kingdom yet).
+    let paired = async {
+        loop {
+            let v = view(addr, &id).await;
+            if !v["duels"].as_array().unwrap().is_empty() {
+                return v;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    let v = tokio::time::timeout(Duration::from_secs(20), paired)
+        .await
+        .unwrap();
+    assert_eq!(v["isStarted"], true);
+    let duels = v["duels"].as_array().unwrap();
+    assert_eq!(duels.len(), 1, "{v}");
+    let mut by_id: Vec<(String, &str)> = players
+        .iter()
+        .zip(NAMES)
+        .map(|((pid, _), name)| (pid.clone(), name))
+        .collect();
+    by_id.sort();
+    let seated: Vec<&str> = duels[0]["p"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["n"].as_str().unwrap())
+        .collect();
+    let expected: Vec<&str> = by_id[..3].iter().map(|(_, n)| *n).collect();
+    assert_eq!(seated, expected);
+    let waiting = by_id[3].1;
+    assert!(line_of(&v, waiting).get("playing").is_none());
+    // A real table of three, seated as paired, the arena's clock.
+    let table = duels[0]["id"].as_str().unwrap().to_owned();
+    let (status, _, body) = http(addr, "GET", &format!("/api/tables/{table}"), None, None).await;
+    assert_eq!(status, 200);
+    let t: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(t["options"]["variant"], "sanguo");
+    assert_eq!(t["options"]["time"]["initial_ms"], 120_000);
+    for k in 0..3 {
+        assert_eq!(t["seats"][k]["name"], seated[k]);
+    }
+    // Wu resigns: Shu and Wei share the win (2 each); Wu lost without being defeated on the
+    // board, so it is "second out" (1).
+    let wu_cookie = cookie_of_name(seated[1]);
+    let mut wu = server.ws(&table, Some(&wu_cookie), None).await;
+    wu.state().await;
+    wu.send(&chuhe_server::protocol::ClientMessage::Resign {})
+        .await;
+    let scored = async {
+        loop {
+            let v = view(addr, &id).await;
+            if !sheet(&v, seated[1]).is_empty() {
+                return v;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    let after = tokio::time::timeout(Duration::from_secs(20), scored)
+        .await
+        .unwrap();
+    for (name, points, placing, kingdom) in [
+        (seated[0], 2, "shared_win", "shu"),
+        (seated[1], 1, "second_out", "wu"),
+        (seated[2], 2, "shared_win", "wei"),
+    ] {
+        let line = line_of(&after, name);
+        assert_eq!(line["score"], points, "{name}: {after}");
+        assert_eq!(line["sheet"]["scores"], points.to_string());
+        let result = &line["results"][0];
+        assert_eq!(result["pl"], placing);
+        assert_eq!(result["k"], kingdom);
+        assert_eq!(result["p"], points);
+    }
+    let others: Vec<&str> = [seated[1], seated[2]].to_vec();
+    assert_eq!(
+        line_of(&after, seated[0])["results"][0]["o"],
+        others.join(", ")
+    );
+    assert_eq!(line_of(&after, waiting)["score"], 0);
+    // The two winners lead (2 each), then the one who resigned, then the one who waited.
+    assert_eq!(line_of(&after, seated[1])["rank"], 3);
+    assert_eq!(line_of(&after, waiting)["rank"], 4);
+    // Each seated player was told of the game on their event stream, with their kingdom.
+    for (k, name) in seated.iter().enumerate() {
+        let i = NAMES.iter().position(|n| n == name).unwrap();
+        let start = events[i].next().await;
+        assert_eq!(start["type"], "gameStart");
+        assert_eq!(start["game"]["id"], table.as_str());
+        assert_eq!(start["game"]["source"], "arena");
+        assert_eq!(start["game"]["tournamentId"], id.as_str());
+        assert_eq!(start["game"]["kingdom"], ["shu", "wu", "wei"][k]);
+        let others: Vec<&str> = (0..3).filter(|&o| o != k).map(|o| seated[o]).collect();
+        assert_eq!(start["game"]["opponents"], serde_json::json!(others));
+    }
+    // The next wave seats three again, at a new table.
+    let again = async {
+        loop {
+            let v = view(addr, &id).await;
+            if let Some(d) = v["duels"].as_array().unwrap().first() {
+                if d["id"] != table.as_str() {
+                    return v;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    let next = tokio::time::timeout(Duration::from_secs(20), again)
+        .await
+        .unwrap();
+    assert_eq!(next["duels"][0]["p"].as_array().unwrap().len(), 3);
+    server.stop().await;
+}
+
+on_both!(a_sanguo_arena_seats_three);

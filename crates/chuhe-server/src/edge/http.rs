@@ -94,6 +94,13 @@ pub fn app(state: AppState) -> Router {
         .route("/api/tournament/{id}/join", post(tours::join))
         .route("/api/tournament/{id}/withdraw", post(tours::withdraw))
         .route("/api/tournament/{id}/stream", get(tours::stream))
+        .route("/api/swiss", get(tours::list_swiss))
+        .route("/api/swiss/new", post(tours::create_swiss))
+        .route("/api/swiss/{id}", get(tours::show_swiss))
+        .route("/api/swiss/{id}/join", post(tours::join_swiss))
+        .route("/api/swiss/{id}/withdraw", post(tours::withdraw_swiss))
+        .route("/api/swiss/{id}/stream", get(tours::stream_swiss))
+        .route("/api/swiss/{id}/games", get(tours::games_swiss))
         .route("/api/tables/{id}/ws", get(crate::edge::ws::upgrade))
         // the web client's files (compressed, revalidated: see `web.rs`); 404 JSON for the rest
         .fallback_service(
@@ -593,6 +600,25 @@ struct PgnQuery {
     notation: Option<String>,
 }
 
+/// The xiangqi notation a `notation` parameter names (`chinese` when absent).
+///
+/// # Errors
+/// [`ServerError::BadMessage`] for another word.
+pub(crate) fn notation_of(word: Option<&str>) -> Result<chuhe_notation::Notation, ServerError> {
+    use chuhe_notation::Notation;
+    Ok(match word.unwrap_or("chinese") {
+        "chinese" => Notation::Chinese,
+        "wxf" => Notation::Wxf,
+        "iccs" => Notation::Iccs,
+        "xboard" => Notation::Xboard,
+        other => {
+            return Err(ServerError::BadMessage(format!(
+                "notation {other:?}: use chinese, wxf, iccs or xboard"
+            )))
+        }
+    })
+}
+
 /// `GET /api/tables/{id}/pgn[?notation=chinese|wxf|iccs|xboard]`: the game as PGN: xiangqi in
 /// the notation asked for (Chinese by default), sanguo and banqi as their PGN-style records.
 #[utoipa::path(
@@ -618,18 +644,7 @@ async fn table_pgn(
     query: Result<Query<PgnQuery>, QueryRejection>,
 ) -> Result<Response, ServerError> {
     let Query(q) = query?;
-    use chuhe_notation::Notation;
-    let notation = match q.notation.as_deref().unwrap_or("chinese") {
-        "chinese" => Notation::Chinese,
-        "wxf" => Notation::Wxf,
-        "iccs" => Notation::Iccs,
-        "xboard" => Notation::Xboard,
-        other => {
-            return Err(ServerError::BadMessage(format!(
-                "notation {other:?}: use chinese, wxf, iccs or xboard"
-            )))
-        }
-    };
+    let notation = notation_of(q.notation.as_deref())?;
     let row = state
         .store()
         .table(&id)

@@ -1,17 +1,18 @@
-//! lichess's arena tournament API on chuhe (`docs/protocol.md`, "Tournaments"): create, list,
-//! show, join, withdraw, and a live NDJSON stream of a tournament. The site runs the arenas
-//! (`crate::site::tournaments`); these routes read forms or JSON as lichess's clients send
-//! them and answer in lichess's shapes (`LichessError` for refusals).
+//! lichess's tournament APIs on chuhe (`docs/protocol.md`, "Tournaments" and "Swiss"): arenas
+//! under `/api/tournament` (xiangqi, banqi, and sanguo arenas) and Swiss events under
+//! `/api/swiss`: create, list, show, join, withdraw, and a live NDJSON stream of each. The site
+//! runs them (`crate::site::tournaments`); these routes read forms or JSON as lichess's clients
+//! send them and answer in lichess's shapes (`LichessError` for refusals).
 
 use crate::accounts::tokens::Scope;
 use crate::edge::botplay::{line, ndjson, params, KEEP_ALIVE};
 use crate::edge::extract::{ApiUser, LichessError};
 use crate::error::ServerError;
-use crate::site::tournaments::{check_new, NewArena};
+use crate::site::tournaments::{check_new, check_new_swiss, NewArena, NewSwiss};
 use crate::site::AppState;
 use crate::store::now_ms;
 use axum::body::Bytes;
-use axum::extract::{Path, Request, State};
+use axum::extract::{Path, Query, Request, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
@@ -104,8 +105,8 @@ pub(crate) async fn create(
     Ok(Json(state.tournaments().view(&state, &id).await?).into_response())
 }
 
-/// `GET /api/tournament`: the arenas `created` (not started), `started` and the last 20
-/// `finished`.
+/// `GET /api/tournament`: the tournaments `created` (not started), `started` and the last 20
+/// `finished`: arenas, sanguo arenas and Swiss events (`system`: `arena` or `swiss`).
 #[utoipa::path(
     get,
     path = "/api/tournament",
@@ -113,7 +114,17 @@ pub(crate) async fn create(
     responses((status = 200, description = "`{\"created\": [...], \"started\": [...], \"finished\": [...]}`", body = Object))
 )]
 pub(crate) async fn list(State(state): State<AppState>) -> Result<Response, LichessError> {
-    Ok(Json(state.tournaments().list(&state).await?).into_response())
+    Ok(Json(state.tournaments().list(&state, false).await?).into_response())
+}
+
+/// Refuses an id of the other family of routes (a Swiss event under `/api/tournament`, an arena
+/// under `/api/swiss`) as an unknown one.
+async fn expect(state: &AppState, id: &str, swiss: bool) -> Result<(), LichessError> {
+    let kind = state.tournaments().kind(state, id).await?;
+    if kind.is_swiss() != swiss {
+        return Err(ServerError::NotFound(format!("no tournament {id:?}")).into());
+    }
+    Ok(())
 }
 
 /// `GET /api/tournament/{id}`: the arena, its standings and the games in play.
@@ -131,6 +142,7 @@ pub(crate) async fn show(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, LichessError> {
+    expect(&state, &id, false).await?;
     Ok(Json(state.tournaments().view(&state, &id).await?).into_response())
 }
 
@@ -153,6 +165,7 @@ pub(crate) async fn join(
     Path(id): Path<String>,
 ) -> Result<Response, LichessError> {
     user.require(Scope::TournamentWrite)?;
+    expect(&state, &id, false).await?;
     state.tournaments().join(&state, &id, &user.person).await?;
     Ok(Json(json!({"ok": true})).into_response())
 }
@@ -177,6 +190,7 @@ pub(crate) async fn withdraw(
     Path(id): Path<String>,
 ) -> Result<Response, LichessError> {
     user.require(Scope::TournamentWrite)?;
+    expect(&state, &id, false).await?;
     state
         .tournaments()
         .withdraw(&state, &id, &user.person)
@@ -201,6 +215,12 @@ pub(crate) async fn stream(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, LichessError> {
+    expect(&state, &id, false).await?;
+    live(state, id).await
+}
+
+/// The NDJSON stream of the tournament `id` (either family).
+async fn live(state: AppState, id: String) -> Result<Response, LichessError> {
     // Subscribed before the first line: a change meanwhile is sent again rather than missed.
     let watching = state.tournaments().watch(&id).await;
     let first = state.tournaments().view(&state, &id).await?;
@@ -240,4 +260,227 @@ pub(crate) async fn stream(
         }
     });
     Ok(ndjson(rx))
+}
+
+/// The new Swiss event of a request's parameters (lichess's names and units: `clock.limit` and
+/// `clock.increment` in seconds, `startsAt` in milliseconds, `roundInterval` in seconds).
+fn new_swiss(p: &HashMap<String, String>) -> Result<NewSwiss, LichessError> {
+    let name = p.get("name").cloned().unwrap_or_else(|| "chuhe".to_owned());
+    let variant_key = p.get("variant").map_or("xiangqi", String::as_str);
+    let variant = variant_key
+        .parse()
+        .map_err(|_| LichessError::bad_request(format!("variant: {variant_key:?} is unknown")))?;
+    Ok(NewSwiss {
+        name,
+        variant,
+        clock_limit_s: field(p, "clock.limit", None)?,
+        clock_increment_s: field(p, "clock.increment", Some(0))?,
+        nb_rounds: field(p, "nbRounds", None)?,
+        starts_ms: field(p, "startsAt", Some(now_ms()))?,
+        round_interval_s: field(p, "roundInterval", Some(60))?,
+        rated: flag(p, "rated", true)?,
+    })
+}
+
+/// `POST /api/swiss/new`: a new Swiss event, created by the account (session cookie, or a
+/// token with `tournament:write`); answered as `GET /api/swiss/{id}` shows it. (lichess's
+/// route names a team, `/api/swiss/new/{teamId}`; chuhe has no teams.)
+#[utoipa::path(
+    post,
+    path = "/api/swiss/new",
+    tag = "lichess",
+    responses(
+        (status = 200, description = "The new Swiss event, as `GET /api/swiss/{id}` shows it", body = Object),
+        (status = 400, description = "A field out of bounds, or the account's daily limit (`{\"error\": \"...\"}`)"),
+        (status = 401, description = "No such token, `Missing scope`, or a guest"),
+    )
+)]
+pub(crate) async fn create_swiss(
+    State(state): State<AppState>,
+    user: ApiUser,
+    request: Request,
+) -> Result<Response, LichessError> {
+    user.require(Scope::TournamentWrite)?;
+    let p = params(request).await?;
+    let spec = new_swiss(&p)?;
+    check_new_swiss(&spec, now_ms()).map_err(|e| match e {
+        ServerError::BadMessage(why) => LichessError::bad_request(why),
+        e => LichessError::from(e),
+    })?;
+    let id = state
+        .tournaments()
+        .create_swiss(&state, spec, &user.person)
+        .await?;
+    Ok(Json(state.tournaments().view(&state, &id).await?).into_response())
+}
+
+/// `GET /api/swiss`: the Swiss events `created` (not started), `started` and the last 20
+/// `finished`, as `GET /api/tournament` lists them.
+#[utoipa::path(
+    get,
+    path = "/api/swiss",
+    tag = "lichess",
+    responses((status = 200, description = "`{\"created\": [...], \"started\": [...], \"finished\": [...]}`", body = Object))
+)]
+pub(crate) async fn list_swiss(State(state): State<AppState>) -> Result<Response, LichessError> {
+    Ok(Json(state.tournaments().list(&state, true).await?).into_response())
+}
+
+/// `GET /api/swiss/{id}`: the Swiss event, its standings with tie-breaks, its rounds and
+/// pairings.
+#[utoipa::path(
+    get,
+    path = "/api/swiss/{id}",
+    tag = "lichess",
+    params(("id" = String, Path, description = "The Swiss event's id")),
+    responses(
+        (status = 200, description = "The Swiss event (`docs/protocol.md`)", body = Object),
+        (status = 404, description = "No such Swiss event"),
+    )
+)]
+pub(crate) async fn show_swiss(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, LichessError> {
+    expect(&state, &id, true).await?;
+    Ok(Json(state.tournaments().view(&state, &id).await?).into_response())
+}
+
+/// `POST /api/swiss/{id}/join`: the account joins (late joins until half the rounds have
+/// started), or joins again after withdrawing.
+#[utoipa::path(
+    post,
+    path = "/api/swiss/{id}/join",
+    tag = "lichess",
+    params(("id" = String, Path, description = "The Swiss event's id")),
+    responses(
+        (status = 200, description = "`{\"ok\": true}`", body = Object),
+        (status = 401, description = "No such token, `Missing scope`, or a guest"),
+        (status = 404, description = "No such Swiss event running"),
+        (status = 409, description = "Over, or more than half the rounds have started"),
+    )
+)]
+pub(crate) async fn join_swiss(
+    State(state): State<AppState>,
+    user: ApiUser,
+    Path(id): Path<String>,
+) -> Result<Response, LichessError> {
+    user.require(Scope::TournamentWrite)?;
+    expect(&state, &id, true).await?;
+    state.tournaments().join(&state, &id, &user.person).await?;
+    Ok(Json(json!({"ok": true})).into_response())
+}
+
+/// `POST /api/swiss/{id}/withdraw`: the account leaves (before the start) or is no longer
+/// paired (after it; 0 for the rounds missed, its games stay).
+#[utoipa::path(
+    post,
+    path = "/api/swiss/{id}/withdraw",
+    tag = "lichess",
+    params(("id" = String, Path, description = "The Swiss event's id")),
+    responses(
+        (status = 200, description = "`{\"ok\": true}`", body = Object),
+        (status = 401, description = "No such token, or `Missing scope`"),
+        (status = 404, description = "No such Swiss event running"),
+        (status = 409, description = "Not joined, or over"),
+    )
+)]
+pub(crate) async fn withdraw_swiss(
+    State(state): State<AppState>,
+    user: ApiUser,
+    Path(id): Path<String>,
+) -> Result<Response, LichessError> {
+    user.require(Scope::TournamentWrite)?;
+    expect(&state, &id, true).await?;
+    state
+        .tournaments()
+        .withdraw(&state, &id, &user.person)
+        .await?;
+    Ok(Json(json!({"ok": true})).into_response())
+}
+
+/// `GET /api/swiss/{id}/stream`: the Swiss event as `GET /api/swiss/{id}` shows it, one NDJSON
+/// line now and one after each change, an empty line every 6 s; the stream ends after the line
+/// that shows it finished.
+#[utoipa::path(
+    get,
+    path = "/api/swiss/{id}/stream",
+    tag = "lichess",
+    params(("id" = String, Path, description = "The Swiss event's id")),
+    responses(
+        (status = 200, description = "NDJSON lines (`application/x-ndjson`)", body = String, content_type = "application/x-ndjson"),
+        (status = 404, description = "No such Swiss event"),
+    )
+)]
+pub(crate) async fn stream_swiss(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, LichessError> {
+    expect(&state, &id, true).await?;
+    live(state, id).await
+}
+
+/// The query of `GET /api/swiss/{id}/games`.
+#[derive(Debug, serde::Deserialize)]
+pub(crate) struct GamesQuery {
+    notation: Option<String>,
+}
+
+/// `GET /api/swiss/{id}/games[?notation=chinese|wxf|iccs|xboard]`: the event's finished games
+/// as PGN (as `GET /api/tables/{id}/pgn` writes each), round by round, board by board, one
+/// blank line between games.
+#[utoipa::path(
+    get,
+    path = "/api/swiss/{id}/games",
+    tag = "lichess",
+    params(
+        ("id" = String, Path, description = "The Swiss event's id"),
+        ("notation" = Option<String>, Query, description = "Xiangqi's move notation: `chinese` (default), `wxf`, `iccs` or `xboard`; ignored by banqi"),
+    ),
+    responses(
+        (status = 200, description = "The finished games as PGN", body = String, content_type = "application/x-chess-pgn"),
+        (status = 400, description = "Another notation"),
+        (status = 404, description = "No such Swiss event"),
+    )
+)]
+pub(crate) async fn games_swiss(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<GamesQuery>,
+) -> Result<Response, LichessError> {
+    expect(&state, &id, true).await?;
+    let notation = crate::edge::http::notation_of(q.notation.as_deref()).map_err(|e| match e {
+        ServerError::BadMessage(why) => LichessError::bad_request(why),
+        e => LichessError::from(e),
+    })?;
+    let mut games = Vec::new();
+    for table in state.tournaments().swiss_tables(&state, &id).await? {
+        let Some(row) = state
+            .store()
+            .table(&table)
+            .await
+            .map_err(ServerError::from)?
+        else {
+            continue;
+        };
+        let events = state
+            .store()
+            .event_log(&table)
+            .await
+            .map_err(ServerError::from)?;
+        games.push(crate::table::pgn::export(
+            &table,
+            row.created_ms,
+            &events,
+            notation,
+        )?);
+    }
+    Ok((
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "application/x-chess-pgn; charset=utf-8",
+        )],
+        games.join("\n"),
+    )
+        .into_response())
 }

@@ -1,36 +1,50 @@
-//! Arena tournaments as the site runs them (`docs/tournaments.md`, issue 28): the rules are
-//! `chuhe-tournament`'s ([`Arena`]); here they are stored, timed and seated.
+//! Tournaments as the site runs them (`docs/tournaments.md`, issue 28): arenas of xiangqi and
+//! banqi, sanguo arenas (three seats a table) and Swiss events. The rules are
+//! `chuhe-tournament`'s ([`Arena`], [`SanguoArena`], [`chuhe_tournament::swiss::Swiss`]); here they are stored, timed and
+//! seated.
 //!
-//! - **Stored** after every event (a join, a withdrawal, a pairing wave, a result, the start,
-//!   the end): the row of `tournaments` with the whole [`ArenaRecord`] as JSON and a version,
-//!   and for each game handed out the table it is played at (`tournament_games`).
+//! - **Stored** after every event (a join, a withdrawal, a pairing wave or round, a result, the
+//!   start, the end): the row of `tournaments` (its `kind`: `arena`, `sanguo-arena` or `swiss`)
+//!   with the whole record ([`ArenaRecord`], [`SanguoRecord`], [`SwissRecord`]) as JSON and a
+//!   version, and for each game handed out the table it is played at (`tournament_games`).
 //! - **Timed** by one task ([`run`]): every [`crate::Settings::tournament_wave`] it starts the
-//!   arenas due, pairs the free players of each running arena (one wave), and once an arena is
-//!   past its end (`starts_ms` + `minutes`) pairs nobody, waits for the games in play and
-//!   finishes it.
-//! - **Seated**: each pair gets an ordinary table, started at once, seated as the arena paired
-//!   them (Red first), with the arena's clock and rated flag; both players' event streams get
-//!   `gameStart` (with `source: "arena"` and `tournamentId`). When the table's game ends, the
-//!   site tells [`Tournaments::game_ended`], which reads its finished game (winner, plies) and
-//!   records the result: the players are free for the next wave.
-//! - **A restart** reads the arenas not finished ([`Tournaments::load`]): the games in play keep
+//!   events due; an arena pairs its free players (one wave) until its end (`starts_ms` +
+//!   `minutes`), then waits for the games in play and finishes; a Swiss event pairs its next
+//!   round once every game of the last one has ended and the round interval has passed, and
+//!   finishes after its last round (or when no pairing is left).
+//! - **Seated**: each game gets an ordinary table, started at once, seated as paired (Red
+//!   first; sanguo: Shu, Wu, Wei), with the event's clock and rated flag; the players' event
+//!   streams get `gameStart` (with `source` `arena` or `swiss` and the event's id). When the
+//!   table's game ends, the site tells [`Tournaments::game_ended`], which reads its finished
+//!   game (and, for sanguo, the order of the defeats) and records the result.
+//! - **A restart** reads the events not finished ([`Tournaments::load`]): the games in play keep
 //!   their tables, and the games that ended while the server was down are scored from the
 //!   stored finished games.
 //!
-//! An aborted game (nobody moved in time) counts as a draw of no plies: 0 points for both.
-//! Berserk: the tables of a `berserkable` arena take a seat's `berserk` before its first
-//! move (`TableOptions::berserkable`); the finished game lists the berserk seats. A cluster does not run
-//! tournaments yet (they need a lease of their own): creating one there is refused.
+//! An aborted arena game (nobody moved in time) counts as a draw of no plies: 0 points for
+//! both (sanguo: for all three). In a Swiss event the seat that did not play its first move
+//! loses the game (lichess's Swiss). Berserk: the tables of a `berserkable` arena take a seat's
+//! `berserk` before its first move (`TableOptions::berserkable`); the finished game lists the
+//! berserk seats. A cluster does not run tournaments yet (they need a lease of their own):
+//! creating one there is refused.
+
+mod sanguo;
+mod swiss;
+
+pub use sanguo::{sanguo_end_of, SanguoRecord};
+pub use swiss::{check_new_swiss, swiss_result_of, NewSwiss, SwissRecord};
 
 use crate::error::ServerError;
-use crate::protocol::{FinishedGame, SeatPlayer, TableOptions, TimeControl};
+use crate::protocol::{FinishedGame, SeatPlayer, TableOptions, TableSummary, TimeControl};
 use crate::site::{events, AppState, WeakState};
 use crate::store::{now_ms, TournamentRow};
 use crate::table::Person;
 use crate::variant::Variant;
 use chuhe_rules::outcome::EndReason;
 use chuhe_tournament::arena::{Arena, ArenaSettings, GameEnd};
-use chuhe_tournament::{GameId, PlayerId, PlayerResult, Presence, Side};
+use chuhe_tournament::sanguo::{SanguoArena, SanguoEnd};
+use chuhe_tournament::swiss::SwissResult;
+use chuhe_tournament::{EventError, GameId, PlayerId, PlayerResult, Presence, Side};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -45,7 +59,7 @@ pub const MAX_MINUTES: i64 = 180;
 pub const MAX_NAME_CHARS: usize = 30;
 /// Latest start, from now: 30 days, milliseconds.
 pub const MAX_START_AHEAD_MS: i64 = 30 * 24 * 3600 * 1000;
-/// Finished arenas listed by `GET /api/tournament`.
+/// Finished tournaments listed by `GET /api/tournament` and `GET /api/swiss`.
 const FINISHED_LISTED: i64 = 20;
 
 /// What a new arena is made of (`POST /api/tournament`), checked by [`Tournaments::create`].
@@ -53,7 +67,7 @@ const FINISHED_LISTED: i64 = 20;
 pub struct NewArena {
     /// Its name, 2 to [`MAX_NAME_CHARS`] characters (letters, digits, spaces, `-_.,'`).
     pub name: String,
-    /// A two-player game: xiangqi or banqi.
+    /// Xiangqi or banqi (an arena), or sanguo (a sanguo arena: three players a table).
     pub variant: Variant,
     /// Each player's starting time, seconds (15 … 3600).
     pub clock_limit_s: i64,
@@ -66,16 +80,16 @@ pub struct NewArena {
     pub starts_ms: i64,
     /// Whether its games are rated.
     pub rated: bool,
-    /// Whether players may go berserk.
+    /// Whether players may go berserk (ignored for sanguo, which has no berserk).
     pub berserkable: bool,
 }
 
-/// Where an arena is in its life.
+/// Where a tournament is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
     /// Before its start: players may join.
     Created,
-    /// Pairing (or, past its end, waiting for its last games).
+    /// Pairing (or, past its end or last round, waiting for its last games).
     Started,
     /// Over: the standings are final.
     Finished,
@@ -102,6 +116,43 @@ impl Status {
     }
 }
 
+/// The kind of a tournament (`tournaments.kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A two-player arena (xiangqi, banqi).
+    Arena,
+    /// A sanguo arena: three players a table.
+    SanguoArena,
+    /// A Swiss event (xiangqi, banqi).
+    Swiss,
+}
+
+impl Kind {
+    /// The word stored in `tournaments.kind`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Kind::Arena => "arena",
+            Kind::SanguoArena => "sanguo-arena",
+            Kind::Swiss => "swiss",
+        }
+    }
+
+    /// The kind stored as `word`.
+    pub fn of_str(word: &str) -> Option<Kind> {
+        match word {
+            "arena" => Some(Kind::Arena),
+            "sanguo-arena" => Some(Kind::SanguoArena),
+            "swiss" => Some(Kind::Swiss),
+            _ => None,
+        }
+    }
+
+    /// Whether the routes under `/api/swiss` serve it (else those under `/api/tournament`).
+    pub const fn is_swiss(self) -> bool {
+        matches!(self, Kind::Swiss)
+    }
+}
+
 /// What the server keeps of an arena beyond its row: the crate's state, the players' names and
 /// each game's table. Stored as JSON in `tournaments.state`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -114,11 +165,240 @@ pub struct ArenaRecord {
     pub tables: BTreeMap<GameId, String>,
 }
 
-/// An arena in memory.
+/// A tournament's record of any kind.
+#[derive(Debug, Clone, PartialEq)]
+enum Rules {
+    Arena(ArenaRecord),
+    Sanguo(SanguoRecord),
+    Swiss(SwissRecord),
+}
+
+/// How a game of any kind ended, as its tournament's rules take it.
+#[derive(Debug, Clone)]
+enum Ending {
+    Arena(GameEnd),
+    Sanguo(SanguoEnd),
+    Swiss(SwissResult),
+}
+
+/// A game a pairing handed out: its number and its players in seat order.
+type Pairing = (GameId, Vec<PlayerId>);
+
+/// What a tick does with a started tournament.
+enum Next {
+    /// Nothing now.
+    Wait,
+    /// It is over.
+    Finish,
+    /// Seat these games.
+    Seat(Vec<Pairing>),
+}
+
+impl Rules {
+    fn read(kind: Kind, text: &str) -> serde_json::Result<Rules> {
+        Ok(match kind {
+            Kind::Arena => Rules::Arena(serde_json::from_str(text)?),
+            Kind::SanguoArena => Rules::Sanguo(serde_json::from_str(text)?),
+            Kind::Swiss => Rules::Swiss(serde_json::from_str(text)?),
+        })
+    }
+
+    fn text(&self) -> Result<String, ServerError> {
+        match self {
+            Rules::Arena(r) => serde_json::to_string(r),
+            Rules::Sanguo(r) => serde_json::to_string(r),
+            Rules::Swiss(r) => serde_json::to_string(r),
+        }
+        .map_err(|e| ServerError::Internal(format!("tournament state: {e}")))
+    }
+
+    fn names(&self) -> &BTreeMap<PlayerId, String> {
+        match self {
+            Rules::Arena(r) => &r.names,
+            Rules::Sanguo(r) => &r.names,
+            Rules::Swiss(r) => &r.names,
+        }
+    }
+
+    fn names_mut(&mut self) -> &mut BTreeMap<PlayerId, String> {
+        match self {
+            Rules::Arena(r) => &mut r.names,
+            Rules::Sanguo(r) => &mut r.names,
+            Rules::Swiss(r) => &mut r.names,
+        }
+    }
+
+    fn tables(&self) -> &BTreeMap<GameId, String> {
+        match self {
+            Rules::Arena(r) => &r.tables,
+            Rules::Sanguo(r) => &r.tables,
+            Rules::Swiss(r) => &r.tables,
+        }
+    }
+
+    fn tables_mut(&mut self) -> &mut BTreeMap<GameId, String> {
+        match self {
+            Rules::Arena(r) => &mut r.tables,
+            Rules::Sanguo(r) => &mut r.tables,
+            Rules::Swiss(r) => &mut r.tables,
+        }
+    }
+
+    fn nb_players(&self) -> usize {
+        match self {
+            Rules::Arena(r) => r.arena.players.len(),
+            Rules::Sanguo(r) => r.arena.players.len(),
+            Rules::Swiss(r) => r.swiss.players.len(),
+        }
+    }
+
+    /// A player joins (or joins again).
+    ///
+    /// # Errors
+    /// A Swiss event refuses a join after half its rounds ([`ServerError::NotAllowed`]).
+    fn join(&mut self, who: PlayerId, rating: i32) -> Result<(), ServerError> {
+        match self {
+            Rules::Arena(r) => r.arena.join(who, rating),
+            Rules::Sanguo(r) => r.arena.join(who, rating),
+            Rules::Swiss(r) => r.swiss.join(who, rating).map_err(refusal)?,
+        }
+        Ok(())
+    }
+
+    /// A player leaves before the start; `false` when they had not joined.
+    fn leave_before_start(&mut self, who: &PlayerId) -> bool {
+        let gone = match self {
+            Rules::Arena(r) => r.arena.players.remove(who).is_some(),
+            Rules::Sanguo(r) => r.arena.players.remove(who).is_some(),
+            Rules::Swiss(r) => r.swiss.players.remove(who).is_some(),
+        };
+        self.names_mut().remove(who);
+        gone
+    }
+
+    fn withdraw(&mut self, who: &PlayerId) -> Result<(), EventError> {
+        match self {
+            Rules::Arena(r) => r.arena.withdraw(who),
+            Rules::Sanguo(r) => r.arena.withdraw(who),
+            Rules::Swiss(r) => r.swiss.withdraw(who),
+        }
+    }
+
+    /// The games handed out without a result yet.
+    fn open_games(&self) -> Vec<GameId> {
+        match self {
+            Rules::Arena(r) => r
+                .arena
+                .games
+                .values()
+                .filter(|g| g.end.is_none())
+                .map(|g| g.id)
+                .collect(),
+            Rules::Sanguo(r) => r
+                .arena
+                .games
+                .values()
+                .filter(|g| g.end.is_none())
+                .map(|g| g.id)
+                .collect(),
+            Rules::Swiss(r) => r
+                .swiss
+                .games
+                .values()
+                .filter(|g| g.result.is_none())
+                .map(|g| g.id)
+                .collect(),
+        }
+    }
+
+    /// The result of a game whose table was never made: no points in an arena, a draw in a
+    /// Swiss round (the round must end).
+    fn void(&self) -> Ending {
+        match self {
+            Rules::Arena(_) => Ending::Arena(GameEnd {
+                winner: None,
+                plies: 0,
+                red_berserk: false,
+                black_berserk: false,
+            }),
+            Rules::Sanguo(_) => Ending::Sanguo(SanguoEnd {
+                winners: Vec::new(),
+                defeated: Vec::new(),
+                plies: 0,
+            }),
+            Rules::Swiss(_) => Ending::Swiss(SwissResult::Draw),
+        }
+    }
+
+    /// Records a game's result (a Swiss round that it completes notes the time).
+    fn record(&mut self, game: GameId, end: Ending) -> Result<(), EventError> {
+        match (self, end) {
+            (Rules::Arena(r), Ending::Arena(end)) => r.arena.record_result(game, end).map(|_| ()),
+            (Rules::Sanguo(r), Ending::Sanguo(end)) => r.arena.record_result(game, end).map(|_| ()),
+            (Rules::Swiss(r), Ending::Swiss(result)) => r.record(game, result, now_ms()),
+            _ => Err(EventError::BadResult(
+                "a result of another kind of tournament",
+            )),
+        }
+    }
+
+    /// Whether a game is in play.
+    fn anyone_playing(&self) -> bool {
+        !self.open_games().is_empty()
+    }
+
+    /// The first of the standings.
+    fn leader(&self) -> Option<PlayerId> {
+        match self {
+            Rules::Arena(r) => r.arena.standings().first().map(|s| s.id.clone()),
+            Rules::Sanguo(r) => r.arena.standings().first().map(|s| s.id.clone()),
+            Rules::Swiss(r) => r.swiss.standings().first().map(|s| s.id.clone()),
+        }
+    }
+
+    /// What a tick does now with the started tournament (an arena past its end pairs nobody).
+    fn next(&mut self, now: i64, starts_ms: i64, ends_ms: i64, minute_ms: i64) -> Next {
+        match self {
+            Rules::Arena(_) | Rules::Sanguo(_) if now >= ends_ms => {
+                if self.anyone_playing() {
+                    Next::Wait
+                } else {
+                    Next::Finish
+                }
+            }
+            Rules::Arena(r) => Next::Seat(
+                r.arena
+                    .pair_wave()
+                    .into_iter()
+                    .map(|g| (g.id, vec![g.red, g.black]))
+                    .collect(),
+            ),
+            Rules::Sanguo(r) => Next::Seat(
+                r.arena
+                    .pair_wave()
+                    .into_iter()
+                    .map(|g| (g.id, g.seats.to_vec()))
+                    .collect(),
+            ),
+            Rules::Swiss(r) => r.next(now, starts_ms, minute_ms),
+        }
+    }
+}
+
+/// A refusal of the rules as the player reads it.
+fn refusal(e: EventError) -> ServerError {
+    match e {
+        EventError::Round(why) => ServerError::NotAllowed(why.to_owned()),
+        e => ServerError::NotAllowed(e.to_string()),
+    }
+}
+
+/// A tournament in memory.
 struct Running {
     row: TournamentRow,
+    kind: Kind,
     status: Status,
-    record: ArenaRecord,
+    rules: Rules,
     version: i64,
     /// Game links not yet stored (a save that failed keeps them for the next).
     unsaved_links: Vec<(i64, String)>,
@@ -128,7 +408,10 @@ struct Running {
 
 impl Running {
     fn of_row(row: TournamentRow) -> Result<Running, ServerError> {
-        let record: ArenaRecord = serde_json::from_str(&row.state).map_err(|e| {
+        let kind = Kind::of_str(&row.kind).ok_or_else(|| {
+            ServerError::Internal(format!("tournament {} kind {:?}", row.id, row.kind))
+        })?;
+        let rules = Rules::read(kind, &row.state).map_err(|e| {
             ServerError::Internal(format!("tournament {} does not read: {e}", row.id))
         })?;
         let status = Status::of_str(&row.status).ok_or_else(|| {
@@ -137,8 +420,9 @@ impl Running {
         let version = row.version;
         Ok(Running {
             row,
+            kind,
             status,
-            record,
+            rules,
             version,
             unsaved_links: Vec::new(),
             changed: watch::channel(version).0,
@@ -147,8 +431,7 @@ impl Running {
 
     /// Stores the status and state at the next version and tells the live streams.
     async fn save(&mut self, state: &AppState) -> Result<(), ServerError> {
-        let text = serde_json::to_string(&self.record)
-            .map_err(|e| ServerError::Internal(format!("tournament state: {e}")))?;
+        let text = self.rules.text()?;
         let version = self.version + 1;
         state
             .store()
@@ -173,21 +456,40 @@ impl Running {
     fn variant(&self) -> Variant {
         self.row.variant.parse().unwrap_or(Variant::Xiangqi)
     }
+
+    /// The options of each table of this tournament.
+    fn table_options(&self) -> TableOptions {
+        TableOptions {
+            variant: self.variant(),
+            time: Some(TimeControl {
+                initial_ms: u64::try_from(self.row.clock_limit_s).unwrap_or(60) * 1000,
+                increment_ms: u64::try_from(self.row.clock_increment_s).unwrap_or(0) * 1000,
+            }),
+            rated: self.row.rated,
+            no_capture_limit: None,
+            flag_bearers: None,
+            start_when_full: true,
+            fen: None,
+            tournament: Some(self.row.id.clone()),
+            berserkable: self.row.berserkable,
+        }
+    }
 }
 
 #[derive(Default)]
 struct Book {
-    /// The arenas not finished, by id.
+    /// The tournaments not finished, by id.
     map: HashMap<String, Running>,
     /// The tournament and game of each table in play.
     by_table: HashMap<String, (String, GameId)>,
 }
 
-/// The site's arenas: those not finished in memory, the finished ones read from the store.
+/// The site's tournaments: those not finished in memory, the finished ones read from the
+/// store.
 #[derive(Default)]
 pub struct Tournaments {
     book: Mutex<Book>,
-    /// Wakes [`run`] when an arena appears: without arenas it keeps no timer, so a test on
+    /// Wakes [`run`] when a tournament appears: without any it keeps no timer, so a test on
     /// paused time is not pushed forward by its ticks.
     wake: std::sync::Arc<tokio::sync::Notify>,
 }
@@ -213,8 +515,47 @@ pub fn end_of(game: &FinishedGame) -> GameEnd {
     }
 }
 
+/// How the game at `table` ended for a tournament of `kind`, from the store (`None` while it
+/// has not ended).
+///
+/// # Errors
+/// A database failure.
+async fn ending_at(
+    state: &AppState,
+    kind: Kind,
+    table: &str,
+) -> Result<Option<Ending>, ServerError> {
+    let Some(finished) = state.store().finished_game(table).await? else {
+        return Ok(None);
+    };
+    Ok(Some(match kind {
+        Kind::Arena => Ending::Arena(end_of(&finished)),
+        Kind::SanguoArena => {
+            let events = state.store().event_log(table).await?;
+            Ending::Sanguo(sanguo_end_of(&finished, &events))
+        }
+        Kind::Swiss => Ending::Swiss(swiss_result_of(&finished)),
+    }))
+}
+
 fn not_found(id: &str) -> ServerError {
     ServerError::NotFound(format!("no tournament {id:?}"))
+}
+
+/// Checks a name: 2 to [`MAX_NAME_CHARS`] letters, digits, spaces and `-_.,'`.
+fn check_name(name: &str) -> Result<(), ServerError> {
+    let chars = name.chars().count();
+    if !(2..=MAX_NAME_CHARS).contains(&chars)
+        || !name
+            .chars()
+            .all(|c| c.is_alphanumeric() || " -_.,'".contains(c))
+        || name.trim() != name
+    {
+        return Err(ServerError::BadMessage(format!(
+            "name: 2 to {MAX_NAME_CHARS} letters, digits, spaces and -_.,' without spaces around"
+        )));
+    }
+    Ok(())
 }
 
 /// Checks a new arena's settings.
@@ -223,21 +564,7 @@ fn not_found(id: &str) -> ServerError {
 /// [`ServerError::BadMessage`] naming the first setting out of bounds.
 pub fn check_new(spec: &NewArena, now: i64) -> Result<(), ServerError> {
     let bad = |why: String| Err(ServerError::BadMessage(why));
-    let chars = spec.name.chars().count();
-    if !(2..=MAX_NAME_CHARS).contains(&chars)
-        || !spec
-            .name
-            .chars()
-            .all(|c| c.is_alphanumeric() || " -_.,'".contains(c))
-        || spec.name.trim() != spec.name
-    {
-        return bad(format!(
-            "name: 2 to {MAX_NAME_CHARS} letters, digits, spaces and -_.,' without spaces around"
-        ));
-    }
-    if spec.variant.seat_count() != 2 {
-        return bad("variant: an arena is of xiangqi or banqi".to_owned());
-    }
+    check_name(&spec.name)?;
     if !(15..=3600).contains(&spec.clock_limit_s) {
         return bad("clockTime: 0.25 to 60 minutes".to_owned());
     }
@@ -253,8 +580,22 @@ pub fn check_new(spec: &NewArena, now: i64) -> Result<(), ServerError> {
     Ok(())
 }
 
+/// The fields of a new tournament's row.
+struct RowSpec {
+    kind: Kind,
+    variant: Variant,
+    name: String,
+    clock_limit_s: i64,
+    clock_increment_s: i64,
+    minutes: i64,
+    starts_ms: i64,
+    rated: bool,
+    berserkable: bool,
+}
+
 impl Tournaments {
-    /// Creates an arena by `creator` (an account holder) and answers its id.
+    /// Creates an arena (a sanguo arena for `variant` sanguo) by `creator` (an account holder)
+    /// and answers its id.
     ///
     /// # Errors
     /// [`ServerError::Unauthorized`] for a guest; [`ServerError::BadMessage`] for settings out
@@ -264,6 +605,75 @@ impl Tournaments {
         &self,
         state: &AppState,
         spec: NewArena,
+        creator: &Person,
+    ) -> Result<String, ServerError> {
+        check_new(&spec, now_ms())?;
+        let sanguo = spec.variant == Variant::Sanguo;
+        let rules = if sanguo {
+            Rules::Sanguo(SanguoRecord {
+                arena: SanguoArena::new(),
+                names: BTreeMap::new(),
+                tables: BTreeMap::new(),
+            })
+        } else {
+            Rules::Arena(ArenaRecord {
+                arena: Arena::new(ArenaSettings {
+                    berserkable: spec.berserkable,
+                    streaks: true,
+                }),
+                names: BTreeMap::new(),
+                tables: BTreeMap::new(),
+            })
+        };
+        let row = RowSpec {
+            kind: if sanguo {
+                Kind::SanguoArena
+            } else {
+                Kind::Arena
+            },
+            variant: spec.variant,
+            name: spec.name,
+            clock_limit_s: spec.clock_limit_s,
+            clock_increment_s: spec.clock_increment_s,
+            minutes: spec.minutes,
+            starts_ms: spec.starts_ms,
+            rated: spec.rated,
+            berserkable: spec.berserkable && !sanguo,
+        };
+        self.create_row(state, row, rules, creator).await
+    }
+
+    /// Creates a Swiss event by `creator` (an account holder) and answers its id.
+    ///
+    /// # Errors
+    /// As [`Tournaments::create`], with [`check_new_swiss`]'s bounds.
+    pub async fn create_swiss(
+        &self,
+        state: &AppState,
+        spec: NewSwiss,
+        creator: &Person,
+    ) -> Result<String, ServerError> {
+        check_new_swiss(&spec, now_ms())?;
+        let rules = Rules::Swiss(SwissRecord::new(&spec));
+        let row = RowSpec {
+            kind: Kind::Swiss,
+            variant: spec.variant,
+            name: spec.name,
+            clock_limit_s: spec.clock_limit_s,
+            clock_increment_s: spec.clock_increment_s,
+            minutes: 0,
+            starts_ms: spec.starts_ms,
+            rated: spec.rated,
+            berserkable: false,
+        };
+        self.create_row(state, row, rules, creator).await
+    }
+
+    async fn create_row(
+        &self,
+        state: &AppState,
+        spec: RowSpec,
+        rules: Rules,
         creator: &Person,
     ) -> Result<String, ServerError> {
         if !creator.account {
@@ -277,20 +687,9 @@ impl Tournaments {
             ));
         }
         let now = now_ms();
-        check_new(&spec, now)?;
-        let record = ArenaRecord {
-            arena: Arena::new(ArenaSettings {
-                berserkable: spec.berserkable,
-                streaks: true,
-            }),
-            names: BTreeMap::new(),
-            tables: BTreeMap::new(),
-        };
-        let text = serde_json::to_string(&record)
-            .map_err(|e| ServerError::Internal(format!("tournament state: {e}")))?;
         let row = TournamentRow {
             id: crate::ids::random_id(8),
-            kind: "arena".to_owned(),
+            kind: spec.kind.as_str().to_owned(),
             variant: spec.variant.as_str().to_owned(),
             name: spec.name,
             clock_limit_s: spec.clock_limit_s,
@@ -301,7 +700,7 @@ impl Tournaments {
             berserkable: spec.berserkable,
             created_by: creator.id.clone(),
             status: Status::Created.as_str().to_owned(),
-            state: text,
+            state: rules.text()?,
             version: 1,
             created_ms: now,
         };
@@ -313,12 +712,29 @@ impl Tournaments {
         Ok(id)
     }
 
-    /// `person` joins the arena `id`, or joins again after withdrawing (their score kept), with
-    /// their rating in its variant.
+    /// The kind of the tournament `id` running here, or stored.
     ///
     /// # Errors
-    /// [`ServerError::NotFound`] for an arena not running here; [`ServerError::Unauthorized`]
-    /// for a guest; [`ServerError::NotAllowed`] once it is over; the store's failures.
+    /// [`ServerError::NotFound`] for an unknown id; a database failure.
+    pub async fn kind(&self, state: &AppState, id: &str) -> Result<Kind, ServerError> {
+        if let Some(t) = self.book.lock().await.map.get(id) {
+            return Ok(t.kind);
+        }
+        let row = state
+            .store()
+            .tournament(id)
+            .await?
+            .ok_or_else(|| not_found(id))?;
+        Kind::of_str(&row.kind).ok_or_else(|| not_found(id))
+    }
+
+    /// `person` joins the tournament `id`, or joins again after withdrawing (their score
+    /// kept), with their rating in its variant.
+    ///
+    /// # Errors
+    /// [`ServerError::NotFound`] for a tournament not running here; [`ServerError::Unauthorized`]
+    /// for a guest; [`ServerError::NotAllowed`] once it is over, and in a Swiss event after half
+    /// its rounds (`more than half the rounds have started`); the store's failures.
     pub async fn join(
         &self,
         state: &AppState,
@@ -342,22 +758,22 @@ impl Tournaments {
             .rating
             .rating
             .round() as i32;
-        let before = t.record.clone();
+        let before = t.rules.clone();
         let who = PlayerId(person.id.clone());
-        t.record.arena.join(who.clone(), rating);
-        t.record.names.insert(who, person.name.clone());
+        t.rules.join(who.clone(), rating)?;
+        t.rules.names_mut().insert(who, person.name.clone());
         if let Err(e) = t.save(state).await {
-            t.record = before;
+            t.rules = before;
             return Err(e);
         }
         Ok(())
     }
 
-    /// `person` withdraws from the arena `id`: before the start they leave it; after, they
-    /// are no longer paired and keep their score (a game in play goes on and counts).
+    /// `person` withdraws from the tournament `id`: before the start they leave it; after,
+    /// they are no longer paired and keep their score (a game in play goes on and counts).
     ///
     /// # Errors
-    /// [`ServerError::NotFound`] for an arena not running here; [`ServerError::NotAllowed`]
+    /// [`ServerError::NotFound`] for a tournament not running here; [`ServerError::NotAllowed`]
     /// for a player who did not join, or once it is over; the store's failures.
     pub async fn withdraw(
         &self,
@@ -370,32 +786,28 @@ impl Tournaments {
         if t.status == Status::Finished {
             return Err(ServerError::NotAllowed("the tournament is over".to_owned()));
         }
-        let before = t.record.clone();
+        let before = t.rules.clone();
         let who = PlayerId(person.id.clone());
+        let not_joined =
+            || ServerError::NotAllowed("you have not joined this tournament".to_owned());
         if t.status == Status::Created {
-            if t.record.arena.players.remove(&who).is_none() {
-                return Err(ServerError::NotAllowed(
-                    "you have not joined this tournament".to_owned(),
-                ));
+            if !t.rules.leave_before_start(&who) {
+                return Err(not_joined());
             }
-            t.record.names.remove(&who);
         } else {
-            t.record.arena.withdraw(&who).map_err(|_| {
-                ServerError::NotAllowed("you have not joined this tournament".to_owned())
-            })?;
+            t.rules.withdraw(&who).map_err(|_| not_joined())?;
         }
         if let Err(e) = t.save(state).await {
-            t.record = before;
+            t.rules = before;
             return Err(e);
         }
         Ok(())
     }
 
-    /// One tick of the clock: starts the arenas due, pairs a wave in each running one, and
-    /// finishes those past their end whose games are all over.
+    /// One tick of the clock: starts the tournaments due, pairs a wave in each running arena
+    /// and the next round of each Swiss event that is due, and finishes those that are over.
     pub async fn tick(&self, state: &AppState) {
-        let minute_ms =
-            i64::try_from(state.settings_ref().tournament_minute.as_millis()).unwrap_or(60_000);
+        let minute_ms = minute_ms(state);
         let mut book = self.book.lock().await;
         let Book { map, by_table } = &mut *book;
         let mut finished = Vec::new();
@@ -408,57 +820,48 @@ impl Tournaments {
                     t.status = Status::Created;
                     continue;
                 }
-                tracing::info!(tournament = %id, "arena started");
+                tracing::info!(tournament = %id, kind = t.kind.as_str(), "tournament started");
             }
             if t.status != Status::Started {
                 continue;
             }
-            if now >= t.ends_ms(minute_ms) {
-                let playing = t.record.arena.players.values().any(|p| p.playing.is_some());
-                if !playing {
+            // a Swiss event notes why it ends: kept only if the end is stored (an arena's end
+            // changes nothing but its status, and its state is not copied every tick)
+            let before = matches!(t.rules, Rules::Swiss(_)).then(|| t.rules.clone());
+            let ends_ms = t.ends_ms(minute_ms);
+            let games = match t.rules.next(now, t.row.starts_ms, ends_ms, minute_ms) {
+                Next::Wait => continue,
+                Next::Finish => {
                     t.status = Status::Finished;
                     match t.save(state).await {
                         Ok(()) => {
-                            tracing::info!(tournament = %id, "arena finished");
+                            tracing::info!(tournament = %id, "tournament finished");
                             finished.push(id.clone());
                         }
                         Err(e) => {
                             e.log();
                             t.status = Status::Started;
+                            if let Some(before) = before {
+                                t.rules = before;
+                            }
                         }
                     }
+                    continue;
                 }
-                continue;
-            }
-            let games = t.record.arena.pair_wave();
-            if games.is_empty() {
-                continue;
-            }
-            let variant = t.variant();
-            let options = TableOptions {
-                variant,
-                time: Some(TimeControl {
-                    initial_ms: u64::try_from(t.row.clock_limit_s).unwrap_or(60) * 1000,
-                    increment_ms: u64::try_from(t.row.clock_increment_s).unwrap_or(0) * 1000,
-                }),
-                rated: t.row.rated,
-                no_capture_limit: None,
-                flag_bearers: None,
-                start_when_full: true,
-                fen: None,
-                tournament: Some(id.clone()),
-                berserkable: t.row.berserkable,
+                Next::Seat(games) if games.is_empty() => continue,
+                Next::Seat(games) => games,
             };
-            for game in games {
-                let mut seats = Vec::with_capacity(2);
-                for p in [&game.red, &game.black] {
+            let options = t.table_options();
+            for (game, players) in games {
+                let mut seats = Vec::with_capacity(players.len());
+                for p in &players {
                     // a bot account is shown as BOT at its table
                     let bot = state.store().is_bot(&p.0).await.unwrap_or(false);
                     seats.push(Some(SeatPlayer::Person {
                         id: p.0.clone(),
                         name: t
-                            .record
-                            .names
+                            .rules
+                            .names()
                             .get(p)
                             .cloned()
                             .unwrap_or_else(|| p.0.clone()),
@@ -469,23 +872,18 @@ impl Tournaments {
                 match state.create_started_table(options.clone(), seats).await {
                     Ok(handle) => {
                         let table = handle.id().to_owned();
-                        t.record.tables.insert(game.id, table.clone());
-                        t.unsaved_links.push((game.id.0 as i64, table.clone()));
-                        by_table.insert(table, (id.clone(), game.id));
+                        t.rules.tables_mut().insert(game, table.clone());
+                        t.unsaved_links.push((game.0 as i64, table.clone()));
+                        by_table.insert(table, (id.clone(), game));
                         if let Ok(summary) = handle.summary().await {
-                            announce_start(state, id, &summary).await;
+                            announce_start(state, t.kind, id, &summary).await;
                         }
                     }
                     Err(e) => {
-                        // No table: the game is void (no points), the players free again.
+                        // No table: the game is void, the players free again.
                         e.log();
-                        let void = GameEnd {
-                            winner: None,
-                            plies: 0,
-                            red_berserk: false,
-                            black_berserk: false,
-                        };
-                        let _ = t.record.arena.record_result(game.id, void);
+                        let void = t.rules.void();
+                        let _ = t.rules.record(game, void);
                     }
                 }
             }
@@ -498,21 +896,26 @@ impl Tournaments {
         }
     }
 
-    /// The game at the table `table_id` has ended: when it is an arena's, its result is
-    /// recorded (from the stored finished game) and its players are free for the next wave.
+    /// The game at the table `table_id` has ended: when it is a tournament's, its result is
+    /// recorded (from the stored finished game) and its players are free for the next wave
+    /// or round.
     pub async fn game_ended(&self, state: &AppState, table_id: &str) {
         let mut book = self.book.lock().await;
         let Some((id, game)) = book.by_table.get(table_id).cloned() else {
             return;
         };
-        let end = match state.store().finished_game(table_id).await {
-            Ok(Some(f)) => end_of(&f),
+        let Some(kind) = book.map.get(&id).map(|t| t.kind) else {
+            book.by_table.remove(table_id);
+            return;
+        };
+        let end = match ending_at(state, kind, table_id).await {
+            Ok(Some(end)) => end,
             Ok(None) => {
-                tracing::warn!(table = %table_id, "an arena game ended without a finished game");
+                tracing::warn!(table = %table_id, "a tournament game ended without a finished game");
                 return;
             }
             Err(e) => {
-                ServerError::from(e).log();
+                e.log();
                 return;
             }
         };
@@ -520,21 +923,21 @@ impl Tournaments {
         let Some(t) = book.map.get_mut(&id) else {
             return;
         };
-        match t.record.arena.record_result(game, end) {
-            Ok(_) => {
+        match t.rules.record(game, end) {
+            Ok(()) => {
                 if let Err(e) = t.save(state).await {
                     e.log();
                 }
             }
-            Err(e) => tracing::warn!(tournament = %id, error = %e, "arena result refused"),
+            Err(e) => tracing::warn!(tournament = %id, error = %e, "tournament result refused"),
         }
     }
 
-    /// Reads the arenas not finished from the store (at start): the games in play keep their
-    /// tables; those that ended meanwhile are scored from their finished games.
+    /// Reads the tournaments not finished from the store (at start): the games in play keep
+    /// their tables; those that ended meanwhile are scored from their finished games.
     ///
     /// # Errors
-    /// A database failure (a stored arena that does not read is logged and left out).
+    /// A database failure (a stored tournament that does not read is logged and left out).
     pub async fn load(&self, state: &AppState) -> Result<(), ServerError> {
         let rows = state.store().live_tournaments().await?;
         let mut book = self.book.lock().await;
@@ -548,38 +951,25 @@ impl Tournaments {
             };
             let id = t.row.id.clone();
             for (game_no, table) in state.store().tournament_games(&id).await? {
-                t.record
-                    .tables
+                t.rules
+                    .tables_mut()
                     .insert(GameId(u64::try_from(game_no).unwrap_or(0)), table);
             }
-            let open: Vec<GameId> = t
-                .record
-                .arena
-                .games
-                .values()
-                .filter(|g| g.end.is_none())
-                .map(|g| g.id)
-                .collect();
             let mut scored = 0;
-            for game in open {
-                let end = match t.record.tables.get(&game) {
+            for game in t.rules.open_games() {
+                let end = match t.rules.tables().get(&game).cloned() {
                     // Paired, but its table was never stored: void.
-                    None => Some(GameEnd {
-                        winner: None,
-                        plies: 0,
-                        red_berserk: false,
-                        black_berserk: false,
-                    }),
-                    Some(table) => match state.store().finished_game(table).await? {
-                        Some(f) => Some(end_of(&f)),
+                    None => Some(t.rules.void()),
+                    Some(table) => match ending_at(state, t.kind, &table).await? {
+                        Some(end) => Some(end),
                         None => {
-                            book.by_table.insert(table.clone(), (id.clone(), game));
+                            book.by_table.insert(table, (id.clone(), game));
                             None
                         }
                     },
                 };
                 if let Some(end) = end {
-                    if t.record.arena.record_result(game, end).is_ok() {
+                    if t.rules.record(game, end).is_ok() {
                         scored += 1;
                     }
                 }
@@ -587,7 +977,7 @@ impl Tournaments {
             if scored > 0 {
                 t.save(state).await?;
             }
-            tracing::info!(tournament = %id, results = scored, "arena brought back");
+            tracing::info!(tournament = %id, results = scored, "tournament brought back");
             book.map.insert(id, t);
         }
         if !book.map.is_empty() {
@@ -596,7 +986,7 @@ impl Tournaments {
         Ok(())
     }
 
-    /// A receiver of the version of the arena `id`, changed at every save (for the live
+    /// A receiver of the version of the tournament `id`, changed at every save (for the live
     /// stream); `None` when it is not running here (over, or unknown).
     pub async fn watch(&self, id: &str) -> Option<watch::Receiver<i64>> {
         self.book
@@ -607,7 +997,8 @@ impl Tournaments {
             .map(|t| t.changed.subscribe())
     }
 
-    /// The arena `id` in lichess's shape (`GET /api/tournament/{id}`, `docs/protocol.md`).
+    /// The tournament `id` in lichess's shape (`GET /api/tournament/{id}`, or
+    /// `GET /api/swiss/{id}` for a Swiss event; `docs/protocol.md`).
     ///
     /// # Errors
     /// [`ServerError::NotFound`] for an unknown id; a database failure.
@@ -616,7 +1007,7 @@ impl Tournaments {
         {
             let book = self.book.lock().await;
             if let Some(t) = book.map.get(id) {
-                return Ok(full_view(&t.row, t.status, &t.record, minute_ms));
+                return Ok(full_view(&t.row, t.status, &t.rules, minute_ms));
             }
         }
         let row = state
@@ -625,20 +1016,67 @@ impl Tournaments {
             .await?
             .ok_or_else(|| not_found(id))?;
         let t = Running::of_row(row)?;
-        Ok(full_view(&t.row, t.status, &t.record, minute_ms))
+        Ok(full_view(&t.row, t.status, &t.rules, minute_ms))
     }
 
-    /// The arenas by status in lichess's shape (`GET /api/tournament`): `created`, `started`
-    /// and the last finished ones.
+    /// The tables of the Swiss event `id`'s games that have a result, by round, then board.
+    ///
+    /// # Errors
+    /// [`ServerError::NotFound`] for an unknown id or one that is not a Swiss event's; a
+    /// database failure.
+    pub async fn swiss_tables(
+        &self,
+        state: &AppState,
+        id: &str,
+    ) -> Result<Vec<String>, ServerError> {
+        let of = |rules: &Rules| match rules {
+            Rules::Swiss(r) => {
+                let mut games: Vec<_> = r
+                    .swiss
+                    .games
+                    .values()
+                    .filter(|g| g.result.is_some())
+                    .collect();
+                games.sort_by_key(|g| (g.round, g.board));
+                Some(
+                    games
+                        .iter()
+                        .filter_map(|g| r.tables.get(&g.id).cloned())
+                        .collect::<Vec<String>>(),
+                )
+            }
+            _ => None,
+        };
+        {
+            let book = self.book.lock().await;
+            if let Some(t) = book.map.get(id) {
+                return of(&t.rules).ok_or_else(|| not_found(id));
+            }
+        }
+        let row = state
+            .store()
+            .tournament(id)
+            .await?
+            .ok_or_else(|| not_found(id))?;
+        let t = Running::of_row(row)?;
+        of(&t.rules).ok_or_else(|| not_found(id))
+    }
+
+    /// The tournaments by status in lichess's shape (`GET /api/tournament`: every kind;
+    /// `GET /api/swiss` with `swiss_only`): `created`, `started` and the last finished ones.
     ///
     /// # Errors
     /// A database failure.
-    pub async fn list(&self, state: &AppState) -> Result<Value, ServerError> {
+    pub async fn list(&self, state: &AppState, swiss_only: bool) -> Result<Value, ServerError> {
         let minute_ms = minute_ms(state);
         let (mut created, mut started) = (Vec::new(), Vec::new());
         {
             let book = self.book.lock().await;
-            let mut live: Vec<&Running> = book.map.values().collect();
+            let mut live: Vec<&Running> = book
+                .map
+                .values()
+                .filter(|t| !swiss_only || t.kind.is_swiss())
+                .collect();
             live.sort_by(|a, b| {
                 a.row
                     .starts_ms
@@ -646,7 +1084,7 @@ impl Tournaments {
                     .then(a.row.id.cmp(&b.row.id))
             });
             for t in live {
-                let line = short_view(&t.row, t.status, &t.record, minute_ms);
+                let line = short_view(&t.row, t.status, &t.rules, minute_ms);
                 match t.status {
                     Status::Created => created.push(line),
                     _ => started.push(line),
@@ -654,9 +1092,14 @@ impl Tournaments {
             }
         }
         let mut finished = Vec::new();
-        for row in state.store().finished_tournaments(FINISHED_LISTED).await? {
+        let kind = swiss_only.then_some(Kind::Swiss.as_str());
+        for row in state
+            .store()
+            .finished_tournaments(FINISHED_LISTED, kind)
+            .await?
+        {
             if let Ok(t) = Running::of_row(row) {
-                finished.push(short_view(&t.row, t.status, &t.record, minute_ms));
+                finished.push(short_view(&t.row, t.status, &t.rules, minute_ms));
             }
         }
         Ok(json!({"created": created, "started": started, "finished": finished}))
@@ -667,15 +1110,25 @@ fn minute_ms(state: &AppState) -> i64 {
     i64::try_from(state.settings_ref().tournament_minute.as_millis()).unwrap_or(60_000)
 }
 
-/// Tells both players of a new arena table: `gameStart`, as for any game, with lichess's
-/// `source: "arena"` and the `tournamentId`.
-async fn announce_start(state: &AppState, tournament: &str, table: &crate::protocol::TableSummary) {
+/// Tells the players of a new tournament table: `gameStart`, as for any game, with lichess's
+/// `source` (`arena` or `swiss`) and the event's id (`tournamentId`, or `swissId`). A sanguo
+/// table's line names the player's kingdom and the two others.
+async fn announce_start(state: &AppState, kind: Kind, tournament: &str, table: &TableSummary) {
     let bots = state.bots_at(table).await;
     for seat in table.seats.iter().flatten() {
         if let SeatPlayer::Person { id, .. } = seat {
-            if let Some(mut game) = events::game_of(table, id, |p| bots.iter().any(|b| b == p)) {
-                game["source"] = json!("arena");
-                game["tournamentId"] = json!(tournament);
+            let game = match kind {
+                Kind::SanguoArena => sanguo::game_start(table, id),
+                _ => events::game_of(table, id, |p| bots.iter().any(|b| b == p)),
+            };
+            if let Some(mut game) = game {
+                if kind.is_swiss() {
+                    game["source"] = json!("swiss");
+                    game["swissId"] = json!(tournament);
+                } else {
+                    game["source"] = json!("arena");
+                    game["tournamentId"] = json!(tournament);
+                }
                 let line = json!({"type": "gameStart", "game": game});
                 state.player_events().push(id, &line);
             }
@@ -684,45 +1137,72 @@ async fn announce_start(state: &AppState, tournament: &str, table: &crate::proto
 }
 
 /// The lines shared by the list and the full view.
-fn short_view(row: &TournamentRow, status: Status, record: &ArenaRecord, minute_ms: i64) -> Value {
+fn short_view(row: &TournamentRow, status: Status, rules: &Rules, minute_ms: i64) -> Value {
     let finishes_ms = row.starts_ms + row.minutes * minute_ms;
     let code = match status {
         Status::Created => 10,
         Status::Started => 20,
         Status::Finished => 30,
     };
+    let swiss = matches!(rules, Rules::Swiss(_));
     let mut line = json!({
         "id": row.id,
         "createdBy": row.created_by,
-        "system": "arena",
-        "fullName": format!("{} Arena", row.name),
-        "minutes": row.minutes,
+        "system": if swiss { "swiss" } else { "arena" },
+        "fullName": if swiss { row.name.clone() } else { format!("{} Arena", row.name) },
         "clock": {"limit": row.clock_limit_s, "increment": row.clock_increment_s},
         "rated": row.rated,
-        "berserkable": row.berserkable,
         "variant": {"key": row.variant, "short": events::variant_name(&row.variant), "name": events::variant_name(&row.variant)},
-        "nbPlayers": record.arena.players.len(),
+        "nbPlayers": rules.nb_players(),
         "startsAt": row.starts_ms,
-        "finishesAt": finishes_ms,
         "status": code,
     });
+    if let Rules::Swiss(r) = rules {
+        line["name"] = json!(row.name);
+        line["round"] = json!(r.swiss.rounds_paired);
+        line["nbRounds"] = json!(r.swiss.settings.rounds);
+    } else {
+        line["minutes"] = json!(row.minutes);
+        line["berserkable"] = json!(row.berserkable);
+        line["finishesAt"] = json!(finishes_ms);
+    }
     // lichess's `winner` of a finished tournament: the first of the standings
     if status == Status::Finished {
-        if let Some(first) = record.arena.standings().first() {
-            let name = record
-                .names
-                .get(&first.id)
+        if let Some(first) = rules.leader() {
+            let name = rules
+                .names()
+                .get(&first)
                 .cloned()
-                .unwrap_or_else(|| first.id.0.clone());
-            line["winner"] = json!({"id": first.id.0, "name": name});
+                .unwrap_or_else(|| first.0.clone());
+            line["winner"] = json!({"id": first.0, "name": name});
         }
     }
     line
 }
 
-/// `GET /api/tournament/{id}`: the settings, the countdown, the standings, the games in play
-/// and, once over, the podium.
-fn full_view(row: &TournamentRow, status: Status, record: &ArenaRecord, minute_ms: i64) -> Value {
+/// `GET /api/tournament/{id}` (`GET /api/swiss/{id}`): the settings, the countdown, the
+/// standings, the games in play and, once over, the podium.
+fn full_view(row: &TournamentRow, status: Status, rules: &Rules, minute_ms: i64) -> Value {
+    let mut view = short_view(row, status, rules, minute_ms);
+    view["variant"] = json!(row.variant);
+    view["isStarted"] = json!(status == Status::Started);
+    view["isFinished"] = json!(status == Status::Finished);
+    match rules {
+        Rules::Arena(r) => arena_view(&mut view, row, status, r, minute_ms),
+        Rules::Sanguo(r) => sanguo::view(&mut view, row, status, r, minute_ms),
+        Rules::Swiss(r) => r.view(&mut view, row, status, minute_ms),
+    }
+    view
+}
+
+/// The arena's part of [`full_view`].
+fn arena_view(
+    view: &mut Value,
+    row: &TournamentRow,
+    status: Status,
+    record: &ArenaRecord,
+    minute_ms: i64,
+) {
     let now = now_ms();
     let finishes_ms = row.starts_ms + row.minutes * minute_ms;
     let name_of = |p: &PlayerId| record.names.get(p).cloned().unwrap_or_else(|| p.0.clone());
@@ -791,10 +1271,6 @@ fn full_view(row: &TournamentRow, status: Status, record: &ArenaRecord, minute_m
             Some(json!({"id": table, "p": [side(&g.red), side(&g.black)]}))
         })
         .collect();
-    let mut view = short_view(row, status, record, minute_ms);
-    view["variant"] = json!(row.variant);
-    view["isStarted"] = json!(status == Status::Started);
-    view["isFinished"] = json!(status == Status::Finished);
     match status {
         Status::Created => view["secondsToStart"] = json!(((row.starts_ms - now).max(0)) / 1000),
         Status::Started => view["secondsToFinish"] = json!(((finishes_ms - now).max(0)) / 1000),
@@ -829,7 +1305,6 @@ fn full_view(row: &TournamentRow, status: Status, record: &ArenaRecord, minute_m
     }
     view["standing"] = json!({"page": 1, "players": players});
     view["duels"] = json!(duels);
-    view
 }
 
 /// Ticks [`Tournaments::tick`] every `Settings::tournament_wave` for as long as the server lives.

@@ -1,4 +1,5 @@
-//! Tournaments (`migrations/0009_tournaments.sql`): a tournament's row, made once and saved
+//! Tournaments (`migrations/0009_tournaments.sql`; arenas, sanguo arenas and Swiss events, by
+//! `kind`): a tournament's row, made once and saved
 //! after every event with its state as a JSON text; the table of each game it handed out; the
 //! finished game of a table, read back when a tournament takes up its games after a restart.
 
@@ -16,7 +17,7 @@ pub const MAX_TOURNAMENTS_PER_DAY: i64 = 12;
 pub struct TournamentRow {
     /// The id.
     pub id: String,
-    /// `arena` (the only kind served yet).
+    /// `arena`, `sanguo-arena` or `swiss`.
     pub kind: String,
     /// The variant's wire word.
     pub variant: String,
@@ -145,18 +146,24 @@ impl Store {
         rows.iter().map(row_of).collect()
     }
 
-    /// The last `limit` finished tournaments, the latest start first.
+    /// The last `limit` finished tournaments, the latest start first; only those of `kind`
+    /// when given.
     ///
     /// # Errors
     /// A database failure, or a row that does not read.
-    pub async fn finished_tournaments(&self, limit: i64) -> Result<Vec<TournamentRow>, StoreError> {
+    pub async fn finished_tournaments(
+        &self,
+        limit: i64,
+        kind: Option<&str>,
+    ) -> Result<Vec<TournamentRow>, StoreError> {
         let sql = format!(
             "SELECT {COLUMNS} FROM tournaments WHERE status = 'finished' \
-             ORDER BY starts_ms DESC, id LIMIT $1"
+             AND ($1 = '' OR kind = $1) ORDER BY starts_ms DESC, id LIMIT $2"
         );
         let rows = self
             .timed(async {
                 Ok(sqlx::query(sqlx::AssertSqlSafe(sql.as_str()))
+                    .bind(kind.unwrap_or(""))
                     .bind(limit)
                     .fetch_all(&self.pool)
                     .await?)
