@@ -9,7 +9,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  applyUpdate, generalSquares, moveEnds, pgnMoves, readBanqiView, readPool, readSanguoPosition, readServerMessage, readXiangqiFen,
+  applyUpdate, unpackMoves, generalSquares, moveEnds, pgnMoves, readBanqiView, readPool, readSanguoPosition, readServerMessage, readXiangqiFen,
   sanguoCoords,
 } from '../../web/js/protocol.js';
 import { LANGS, chooseLang, keys, setLang, t } from '../../web/js/i18n.js';
@@ -34,6 +34,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const fixtures = join(root, 'tests/data/protocol');
 /** @param {string} name a file of tests/data/protocol, parsed as JSON */
 const read = (name) => JSON.parse(readFileSync(join(fixtures, name), 'utf8'));
+/** A server fixture read as the client reads a message (an update made whole). */
+const readMsg = (/** @type {string} */ name) => /** @type {any} */ (readServerMessage(readFileSync(join(fixtures, name), 'utf8')));
 const bqText = () => read('server.state.banqi.json').board.view;
 /** Every server fixture, by file name in order, read with the client's reader. */
 const serverFixtures = readdirSync(fixtures).filter((n) => n.startsWith('server.')).sort()
@@ -86,7 +88,7 @@ test('protocol: a state says whether its variant has draw offers and has one con
 // replaced), and one that does not follow gives null (the client then asks `sync`)
 test('protocol: an update applies to the state it follows and leaves that state unchanged', () => {
   const before = read('server.state.json');
-  const update = read('server.update.json');
+  const update = readMsg('server.update.json');
   const after = applyUpdate(before, update);
   assert.ok(after);
   assert.equal(after.version, 8);
@@ -95,13 +97,16 @@ test('protocol: an update applies to the state it follows and leaves that state 
   assert.equal(after.board.fen, update.board.fen);
   assert.equal(after.to_move, 0);
   assert.deepEqual(after.legal_moves, []);
-  assert.deepEqual(after.clocks, update.clocks);
+  assert.deepEqual(after.check, []);
+  assert.equal(after.draw_offer, null);
+  // the clocks left out after a move are the move's, Red's running (Red to move)
+  assert.deepEqual(after.clocks, [{ remaining_ms: 601200, running: true }, { remaining_ms: 597100, running: false }]);
   assert.deepEqual(before.board.moves, ['h2e2'], 'the state it came from is unchanged');
 });
 
 test('protocol: an update that does not follow the state (the same one twice, a version gap) gives null', () => {
   const before = read('server.state.json');
-  const update = read('server.update.json');
+  const update = readMsg('server.update.json');
   const after = applyUpdate(before, update);
   assert.ok(after);
   assert.equal(applyUpdate(after, update), null, 'the same update twice is a gap');
@@ -109,15 +114,33 @@ test('protocol: an update that does not follow the state (the same one twice, a 
 });
 
 test('protocol: a banqi update applies its view and legal moves', () => {
-  const banqi = applyUpdate(read('server.state.banqi.json'), read('server.update.banqi.json'));
+  const banqi = applyUpdate(read('server.state.banqi.json'), readMsg('server.update.banqi.json'));
   assert.ok(banqi);
   assert.deepEqual(banqi.board.moves, ['c2=R', 'd3=c']);
   assert.equal(banqi.board.view, read('server.update.banqi.json').board.view);
-  assert.deepEqual(banqi.legal_moves, read('server.update.banqi.json').legal_moves);
+  assert.deepEqual(banqi.legal_moves, ['c2-b2', 'c2-c1', 'c2-d2', 'flip a1', 'flip a2']);
+  assert.deepEqual(banqi.capture_moves, []);
 });
 
 test('protocol: an update with a board of another variant gives null', () => {
-  assert.equal(applyUpdate(read('server.state.banqi.json'), read('server.update.json')), null, 'a board of another variant');
+  assert.equal(applyUpdate(read('server.state.banqi.json'), readMsg('server.update.json')), null, 'a board of another variant');
+});
+
+test('protocol: packed moves unpack in their order, and a bad group is refused', () => {
+  assert.deepEqual(unpackMoves('h2:e2h9;b0:c2'), ['h2e2', 'h2h9', 'b0c2']);
+  assert.deepEqual(unpackMoves('Ga1-G:a2a3;flip :a1'), ['Ga1-Ga2', 'Ga1-Ga3', 'flip a1']);
+  assert.deepEqual(unpackMoves(''), []);
+  assert.throws(() => unpackMoves('h2e2'), /packed moves: bad group h2e2/);
+  assert.throws(() => unpackMoves('h2:e'), /packed moves: bad group h2:e/);
+});
+
+test('protocol: an untimed update without clocks, and a seat change with its clocks, read whole', () => {
+  const ended = readMsg('server.update.ended.json');
+  assert.equal(ended.clocks, null, 'untimed: the move has no clocks_ms');
+  assert.deepEqual(ended.check, [0]);
+  const sat = readMsg('server.update.sat.json');
+  assert.deepEqual(sat.clocks, [{ remaining_ms: 600000, running: false }, { remaining_ms: 600000, running: false }]);
+  assert.deepEqual(sat.legal_moves, []);
 });
 
 // the board readers

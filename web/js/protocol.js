@@ -70,6 +70,8 @@
  * What one change of the table changed, sent after every change instead of a full state: the
  * events with their versions and the fields of the state they change (`board` only with a move,
  * `connected` only with `sat`/`stood`); the legal moves only to the seat to move.
+ * On the wire the usual values are left out and the legal moves are packed (`moves`,
+ * `captures`: see `unpackMoves`); `readServerMessage` gives the update back whole, in this shape.
  * @typedef {{type: 'update', version: number, events: {version: number, event: TableEvent}[],
  *   you: number | null, phase: 'open' | 'running' | 'ended', to_move: number | null,
  *   check: number[], clocks: ClockState[] | null, draw_offer: number | null,
@@ -142,14 +144,65 @@ export function readServerMessage(text) {
       throw new Error('an event has version and event.kind');
     }
   } else if (msg.type === 'update') {
-    if (typeof msg.version !== 'number' || !Array.isArray(msg.events) || !Array.isArray(msg.legal_moves)) {
-      throw new Error('an update has version, events and legal_moves');
+    if (typeof msg.version !== 'number' || !Array.isArray(msg.events)) {
+      throw new Error('an update has version and events');
     }
     if (msg.board) readBoard(msg.board);
+    return wholeUpdate(msg);
   } else if (!['presence', 'spectators', 'chat', 'error', 'pong'].includes(msg.type)) {
     throw new Error(`unknown server message type ${msg.type}`);
   }
   return msg;
+}
+
+/**
+ * The moves of a packed list (an update's `moves` and `captures`): groups joined by `;`, each a
+ * head, `:`, then the last two characters of each move with that head (`h2:e2h9;b0:c2` is
+ * `h2e2 h2h9 b0c2`; banqi `flip :a1a2` is `flip a1 flip a2`).
+ * @param {string} packed
+ * @returns {string[]}
+ */
+export function unpackMoves(packed) {
+  if (packed === '') return [];
+  return packed.split(';').flatMap((group) => {
+    const cut = group.indexOf(':');
+    const tails = cut < 0 ? [] : [...group.slice(cut + 1)];
+    if (cut < 0 || tails.length === 0 || tails.length % 2 !== 0) throw new Error(`packed moves: bad group ${group}`);
+    const head = group.slice(0, cut);
+    /** @type {string[]} */
+    const moves = [];
+    for (let i = 0; i < tails.length; i += 2) moves.push(head + tails[i] + tails[i + 1]);
+    return moves;
+  });
+}
+
+/**
+ * An update as the server sends it, made whole: the fields left out get their usual values
+ * (`check` [], `draw_offer` null, no legal moves), the packed `moves` and `captures` become
+ * `legal_moves` and `capture_moves`, and left-out `clocks` are the last move's `clocks_ms` (the
+ * seat to move's clock running while the game runs), or null (untimed).
+ * @param {any} msg
+ * @returns {UpdateMessage}
+ */
+function wholeUpdate(msg) {
+  const { moves, captures, ...rest } = msg;
+  const last = msg.events.length > 0 ? msg.events[msg.events.length - 1].event : null;
+  let clocks = msg.clocks;
+  if (clocks === undefined) {
+    clocks = last?.kind === 'moved' && Array.isArray(last.clocks_ms)
+      ? last.clocks_ms.map((/** @type {number} */ ms, /** @type {number} */ i) => ({
+        remaining_ms: ms, running: msg.phase === 'running' && msg.to_move === i,
+      }))
+      : null;
+  }
+  return {
+    ...rest,
+    check: msg.check ?? [],
+    draw_offer: msg.draw_offer ?? null,
+    clocks,
+    legal_moves: typeof moves === 'string' ? unpackMoves(moves) : (msg.legal_moves ?? []),
+    capture_moves: typeof captures === 'string' ? unpackMoves(captures) : (msg.capture_moves ?? []),
+  };
 }
 
 /**

@@ -72,6 +72,12 @@ pub(crate) fn table_options(variant: Variant, time: Option<(u64, u64)>) -> Table
     }
 }
 
+/// The moves of an update's packed `moves`.
+fn packed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let text = String::deserialize(d)?;
+    chuhe_server::protocol::unpack_moves(&text).map_err(serde::de::Error::custom)
+}
+
 /// The parts of the server's WebSocket messages the load test reads; other fields are ignored.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -89,7 +95,8 @@ pub(crate) enum Incoming {
     Update {
         version: u64,
         events: Vec<IncomingVersioned>,
-        #[serde(default)]
+        /// Packed on the wire (`moves`: `chuhe_server::protocol::pack_moves`).
+        #[serde(rename = "moves", default, deserialize_with = "packed")]
         legal_moves: Vec<String>,
     },
     /// A refused message.
@@ -277,7 +284,10 @@ mod tests {
             panic!("not an update");
         };
         assert_eq!(version, 7);
-        assert_eq!(legal_moves.len(), 5);
+        assert_eq!(
+            legal_moves,
+            ["c2-b2", "c2-c1", "c2-d2", "flip a1", "flip a2"]
+        );
         assert!(matches!(
             &events[..],
             [IncomingVersioned { version: 7, event: IncomingEvent::Moved { seat: 1, mv } }] if mv == "d3=c"

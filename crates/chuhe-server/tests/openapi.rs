@@ -223,8 +223,13 @@ fn broken_fixtures_are_refused() {
     let server = validator(&document, "ServerMessage");
     let mut update = read("server.update");
     assert!(server.is_valid(&update));
-    update.as_object_mut().unwrap().remove("legal_moves");
+    update.as_object_mut().unwrap().remove("phase");
     assert!(!server.is_valid(&update));
+    // the packed moves are a text, not a list
+    let mut packed = read("server.update.banqi");
+    assert!(server.is_valid(&packed));
+    packed["moves"] = json!(["c2-b2"]);
+    assert!(!server.is_valid(&packed));
     let mut event = read("server.event.moved");
     assert!(server.is_valid(&event));
     event["event"].as_object_mut().unwrap().remove("move");

@@ -244,3 +244,32 @@ fn a_chat_line_without_account_is_a_guests() {
         other => panic!("expected a chat line, got {other:?}"),
     }
 }
+
+/// The packed legal moves of an update: xiangqi's start position (44 moves from 16 squares)
+/// in 151 bytes against 309 for the JSON list, and back in the same order; the refusals name
+/// the group.
+#[test]
+fn legal_moves_pack_and_unpack() {
+    use chuhe_server::protocol::{pack_moves, unpack_moves};
+    let mut moves: Vec<String> = chuhe_rules::xiangqi::Position::start()
+        .legal_moves()
+        .iter()
+        .map(|m| m.to_string())
+        .collect();
+    moves.sort();
+    assert_eq!(moves.len(), 44);
+    let packed = pack_moves(&moves);
+    assert_eq!(packed.len(), 151, "{packed}");
+    assert_eq!(serde_json::to_string(&moves).unwrap().len(), 309);
+    assert!(packed.starts_with("a0:a1a2;a3:a4;b0:a2c2;b2:"), "{packed}");
+    assert_eq!(unpack_moves(&packed).unwrap(), moves);
+    assert_eq!(unpack_moves("").unwrap(), Vec::<String>::new());
+    assert_eq!(
+        unpack_moves("a0a1").unwrap_err(),
+        "packed moves: no ':' in the group \"a0a1\""
+    );
+    assert_eq!(
+        unpack_moves("a0:a1;b0:c").unwrap_err(),
+        "packed moves: the group \"b0:c\" does not end in pairs of characters"
+    );
+}

@@ -394,6 +394,13 @@ impl TableState {
         let seated = events
             .iter()
             .any(|e| matches!(e.event, Event::Sat { .. } | Event::Stood { .. }));
+        // After a move, its `clocks_ms` are the clocks (`Update::clocks_of`).
+        let clocks = match events.last().map(|e| &e.event) {
+            Some(Event::Moved {
+                clocks_ms: Some(_), ..
+            }) => None,
+            _ => self.clocks.as_ref().map(|c| c.view(now)),
+        };
         Update {
             version: self.version,
             events,
@@ -401,7 +408,7 @@ impl TableState {
             phase: self.phase,
             to_move: self.to_move(),
             check: self.game.check_seats(),
-            clocks: self.clocks.as_ref().map(|c| c.view(now)),
+            clocks,
             draw_offer: self.draw_offer,
             takeback_offer: self.takeback_offer,
             rematch_offers: self.rematch_offers.clone(),
