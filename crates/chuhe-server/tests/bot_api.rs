@@ -723,3 +723,105 @@ async fn a_bot_game_from_a_position(backend: Backend) {
 }
 
 on_both!(a_bot_game_from_a_position);
+
+/// A bot's requests are counted per token (`HttpLimits::token`, here 4 at once, then one an
+/// hour): over it, a move is answered 429 with lichess's body saying why and when to retry,
+/// and `Retry-After`; chuhe's own routes answer with chuhe's body. Another bot's token, and
+/// requests without a token, have their own buckets.
+async fn a_bots_requests_are_limited_per_token(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let mut settings = fast_settings();
+    settings.computer_pause = Duration::ZERO;
+    settings.http_limits.token =
+        chuhe_server::edge::limit::RequestQuota::new(4, Duration::from_secs(3600));
+    let server = Server::start(&db, settings).await;
+    let scopes = [Scope::ChallengeRead, Scope::ChallengeWrite, Scope::BotPlay];
+    let bot = chuhe_server::store::issue_token(&db.url, "Robo", true, &scopes, "test")
+        .await
+        .unwrap();
+    let other = chuhe_server::store::issue_token(&db.url, "Other", true, &scopes, "test")
+        .await
+        .unwrap();
+    let token = bot.token.as_str();
+    // 1: the game, 2: its stream, 3: a move, 4: the account.
+    let (status, game) =
+        post_form(&server, "/api/challenge/ai", token, "level=1&color=white").await;
+    assert_eq!(status, 201, "{game}");
+    let id = game["id"].as_str().unwrap().to_owned();
+    let mut stream = Lines::open(server.addr, &format!("/api/bot/game/stream/{id}"), token).await;
+    assert_eq!(stream.status, 200);
+    assert_eq!(stream.next().await["type"], "gameFull");
+    let (status, ok) =
+        post_form(&server, &format!("/api/bot/game/{id}/move/h2e2"), token, "").await;
+    assert_eq!((status, ok), (200, json!({"ok": true})));
+    let auth = format!("Bearer {token}");
+    let bearer = [("Authorization", auth.as_str())];
+    let (status, _, _) = http_with(server.addr, "GET", "/api/account", &bearer, None).await;
+    assert_eq!(status, 200);
+    // 5: the next move is refused, with why and when.
+    let (status, head, body) = http_with(
+        server.addr,
+        "POST",
+        &format!("/api/bot/game/{id}/move/h0g2"),
+        &bearer,
+        None,
+    )
+    .await;
+    assert_eq!(status, 429);
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap(),
+        json!({"error": "too many requests with this API token (4 at once, then one every 3600 s): retry in 3600 s"})
+    );
+    let retry = head.lines().find_map(|l| {
+        l.to_ascii_lowercase()
+            .strip_prefix("retry-after:")
+            .map(|v| v.trim().to_owned())
+    });
+    assert_eq!(retry.as_deref(), Some("3600"));
+    // chuhe's own routes (the token is a session there) answer in chuhe's shape.
+    let (status, _, body) = http_with(server.addr, "GET", "/api/me", &bearer, None).await;
+    assert_eq!(status, 429);
+    assert_eq!(
+        body,
+        r#"{"error":"rate_limited","message":"too many requests, try again in 3600 s"}"#
+    );
+    // The stream goes on: the bot's move, then the computer's.
+    assert_eq!(stream.next().await["moves"], "h2e2");
+    let state = stream.next().await;
+    assert_eq!(
+        state["moves"].as_str().unwrap().split_whitespace().count(),
+        2,
+        "{state}"
+    );
+    // Another token, and requests without one (the address's bucket), are not held back.
+    let other_auth = format!("Bearer {}", other.token);
+    let (status, _, _) = http_with(
+        server.addr,
+        "GET",
+        "/api/account",
+        &[("Authorization", other_auth.as_str())],
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (status, _, body) = server.http("GET", "/api/account", None, None).await;
+    assert_eq!(
+        (status, body.as_str()),
+        (401, r#"{"error":"No such token"}"#)
+    );
+    // An unknown token is counted by its address: refused for being unknown, not for the limit.
+    let (status, _, body) = http_with(
+        server.addr,
+        "GET",
+        "/api/account",
+        &[("Authorization", "Bearer lip_nosuchtokennosuchtoken00")],
+        None,
+    )
+    .await;
+    assert_eq!(
+        (status, body.as_str()),
+        (401, r#"{"error":"No such token"}"#)
+    );
+    server.stop().await;
+}
+on_both!(a_bots_requests_are_limited_per_token);
