@@ -2,6 +2,7 @@
 
 mod backup_cmd;
 mod banqi_cmd;
+mod bot_cmd;
 mod cli;
 mod config;
 mod loadtest_cmd;
