@@ -458,7 +458,7 @@ async fn play_with(ctx: &Context, id: &str, engine: &mut Engine) -> Result<Strin
                     .map_or("no winner".to_owned(), |w| format!("winner {w}"));
                 return Ok(format!("{status}, {winner}, {} moves", moves.len()));
             }
-            let white_to_move = (moves.len() % 2 == 0) != black_first;
+            let white_to_move = moves.len().is_multiple_of(2) != black_first;
             if status == "started" && white_to_move == white && answered != Some(moves.len()) {
                 answered = Some(moves.len());
                 let chosen = engine.best_move(&fen, &moves, &state).await?;

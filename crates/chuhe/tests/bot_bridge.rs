@@ -140,7 +140,7 @@ fn game_of(text: &str) -> (String, String) {
     let end = text
         .lines()
         .filter_map(|l| l.strip_prefix(&format!("game {id}: ")))
-        .last()
+        .next_back()
         .unwrap()
         .to_owned();
     (id, end)
