@@ -18,7 +18,8 @@
 //! A move the server refuses (it never plays an illegal one) is a failure: the bridge resigns
 //! that game and, once done, [`run_bot`] returns [`LoadError::Failed`] naming the move and the
 //! server's reason. A request over the server's rate limit (429) is sent again after its
-//! `Retry-After`.
+//! `Retry-After`. A stream that ends (the server restarting) is opened again once a second for
+//! up to a minute; the game goes on from the state its new `gameFull` gives.
 
 use crate::error::LoadError;
 use serde_json::Value;
@@ -279,8 +280,16 @@ async fn bridge(settings: Arc<BotSettings>, out: Output) -> Result<(), LoadError
         tokio::select! {
             event = events.recv() => {
                 let Some(event) = event else {
-                    failures.push("the event stream ended".to_owned());
-                    break;
+                    match reopen_events(&ctx).await {
+                        Ok(again) => {
+                            events = again;
+                            continue;
+                        }
+                        Err(e) => {
+                            failures.push(e);
+                            break;
+                        }
+                    }
                 };
                 on_event(&ctx, &event, &mut started, &mut games).await;
             }
@@ -428,14 +437,7 @@ async fn play(ctx: &Context, id: &str) -> Result<String, String> {
 }
 
 async fn play_with(ctx: &Context, id: &str, engine: &mut Engine) -> Result<String, String> {
-    let mut stream = ctx
-        .api
-        .stream(&format!("/api/bot/game/stream/{id}"))
-        .await?;
-    let full = stream
-        .recv()
-        .await
-        .ok_or("the game stream ended before gameFull")?;
+    let (mut stream, full) = open_game(ctx, id).await?;
     let white = full["white"]["id"].as_str() == Some(&ctx.me.id);
     let fen = full["initialFen"].as_str().unwrap_or("startpos").to_owned();
     // Red moves first, unless the game starts from a FEN with Black to move.
@@ -461,45 +463,112 @@ async fn play_with(ctx: &Context, id: &str, engine: &mut Engine) -> Result<Strin
             let white_to_move = moves.len().is_multiple_of(2) != black_first;
             if status == "started" && white_to_move == white && answered != Some(moves.len()) {
                 answered = Some(moves.len());
-                let chosen = engine.best_move(&fen, &moves, &state).await?;
-                let Some(mv) = chosen else {
-                    ctx.api
-                        .post(&format!("/api/bot/game/{id}/resign"), "")
-                        .await?;
-                    continue_with_next(&mut stream, &mut state).await?;
-                    continue;
+                let (path, mv) = match engine.best_move(&fen, &moves, &state).await? {
+                    Some(mv) => (format!("/api/bot/game/{id}/move/{mv}"), mv),
+                    None => (format!("/api/bot/game/{id}/resign"), "resign".to_owned()),
                 };
-                let (code, body) = ctx
-                    .api
-                    .post(&format!("/api/bot/game/{id}/move/{mv}"), "")
-                    .await?;
-                if code != 200 {
-                    let why = body["error"].as_str().unwrap_or("no reason").to_owned();
-                    let _ = ctx
-                        .api
-                        .post(&format!("/api/bot/game/{id}/resign"), "")
-                        .await;
-                    return Err(format!(
-                        "the server refused the engine's move {mv} after {} moves: http {code} {why}",
-                        moves.len()
-                    ));
+                match ctx.api.post(&path, "").await {
+                    Ok((200, _)) => {}
+                    // the server stops or moves the game: ask the game again once it is back
+                    Ok((code, _)) if code >= 500 => {
+                        (stream, state) = reconnect(ctx, id, &format!("http {code}")).await?;
+                        answered = None;
+                        continue;
+                    }
+                    Ok((code, body)) => {
+                        let why = body["error"].as_str().unwrap_or("no reason").to_owned();
+                        let _ = ctx
+                            .api
+                            .post(&format!("/api/bot/game/{id}/resign"), "")
+                            .await;
+                        return Err(format!(
+                            "the server refused the engine's move {mv} after {} moves: http {code} {why}",
+                            moves.len()
+                        ));
+                    }
+                    Err(e) => {
+                        (stream, state) = reconnect(ctx, id, &e).await?;
+                        answered = None;
+                        continue;
+                    }
                 }
             }
         }
-        continue_with_next(&mut stream, &mut state).await?;
+        match stream.recv().await {
+            Some(next) => state = next,
+            None => {
+                (stream, state) = reconnect(ctx, id, "the game stream ended").await?;
+                // a move sent as the connection went may not have been taken: answer again
+                answered = None;
+            }
+        }
     }
 }
 
-/// The next line of a game stream into `state`.
-async fn continue_with_next(
-    stream: &mut mpsc::Receiver<Value>,
-    state: &mut Value,
-) -> Result<(), String> {
-    *state = stream
+/// Opens the game stream of `id`: the stream and its first line, `gameFull`.
+async fn open_game(ctx: &Context, id: &str) -> Result<(mpsc::Receiver<Value>, Value), String> {
+    let mut stream = ctx
+        .api
+        .stream(&format!("/api/bot/game/stream/{id}"))
+        .await?;
+    let full = stream
         .recv()
         .await
-        .ok_or("the game stream ended before the game")?;
-    Ok(())
+        .ok_or("the game stream ended before gameFull")?;
+    if full["type"] != "gameFull" {
+        return Err(format!(
+            "the game stream began with {full} instead of gameFull"
+        ));
+    }
+    Ok((stream, full))
+}
+
+/// How long the bridge tries to reach a stream again after losing it (a server restarting, a
+/// node of a cluster taking the game over), once a second.
+const RECONNECT_FOR: Duration = Duration::from_secs(60);
+
+/// Opens the game stream of `id` again after it was lost (`why`), once a second for
+/// [`RECONNECT_FOR`]: the stream and the game's state in its `gameFull`.
+async fn reconnect(
+    ctx: &Context,
+    id: &str,
+    why: &str,
+) -> Result<(mpsc::Receiver<Value>, Value), String> {
+    say(&ctx.out, &format!("game {id}: lost ({why}), reconnecting"));
+    let until = tokio::time::Instant::now() + RECONNECT_FOR;
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        match open_game(ctx, id).await {
+            Ok((stream, full)) => return Ok((stream, full["state"].clone())),
+            Err(e) if tokio::time::Instant::now() >= until => {
+                return Err(format!(
+                    "the game stream could not be opened again within {} s: {e}",
+                    RECONNECT_FOR.as_secs()
+                ))
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+/// Opens the account's event stream again after it ended, once a second for
+/// [`RECONNECT_FOR`].
+async fn reopen_events(ctx: &Context) -> Result<mpsc::Receiver<Value>, String> {
+    say(&ctx.out, "the event stream ended, reconnecting");
+    let until = tokio::time::Instant::now() + RECONNECT_FOR;
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        match ctx.api.stream("/api/stream/event").await {
+            Ok(events) => return Ok(events),
+            Err(e) if tokio::time::Instant::now() >= until => {
+                return Err(format!(
+                    "the event stream could not be opened again within {} s: {e}",
+                    RECONNECT_FOR.as_secs()
+                ))
+            }
+            Err(_) => {}
+        }
+    }
 }
 
 /// `mv` (ICCS, `h2e2`) with each rank moved by `delta` (+1: to Fairy-Stockfish's 1-10, -1:

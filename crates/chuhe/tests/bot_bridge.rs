@@ -360,3 +360,93 @@ fn bad_input_is_refused_with_status_2() {
         )
     );
 }
+
+/// The server is killed (SIGKILL) while a bridge plays chuhe's computer and started again on the
+/// same database and port: the bridge opens its streams again, the game goes on from the stored
+/// moves and ends with a result.
+#[test]
+fn a_bridge_carries_its_game_across_a_server_restart() {
+    use std::io::BufRead;
+    let dir = TempDir::new("bot-bridge-restart");
+    let database = format!("sqlite://{}", dir.0.join("chuhe.db").display());
+    let port = free_port();
+    let log = dir.0.join("serve.log");
+    let mut server = Running(serve(&database, port, &log));
+    wait_healthy(port, &mut server.0);
+    let token = bot_token(&database, "Survivor");
+    let url = format!("http://127.0.0.1:{port}");
+    let engine = format!("{CHUHE} uci");
+    let mut running = bridge(&[
+        "--token",
+        &token,
+        "--engine",
+        &engine,
+        "--server",
+        &url,
+        "--games",
+        "1",
+        "--ai",
+        "1",
+        "--movetime-ms",
+        "200",
+        "--color",
+        "white",
+    ]);
+    let stdout = running.0.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut lines = Vec::new();
+    let started = loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the game starts within 60 s");
+        lines.push(line.clone());
+        if line.starts_with("game ") && line.contains(": started as white") {
+            break line;
+        }
+    };
+    let id = started
+        .strip_prefix("game ")
+        .and_then(|r| r.split(':').next())
+        .unwrap()
+        .to_owned();
+    std::thread::sleep(Duration::from_secs(3));
+    let before = replay_stored(port, &id).0.len();
+    let _ = server.0.kill();
+    let _ = server.0.wait();
+    server = Running(serve(&database, port, &log));
+    wait_healthy(port, &mut server.0);
+    // the rest of the bridge's lines, until it exits
+    while let Ok(line) = rx.recv_timeout(Duration::from_secs(240)) {
+        lines.push(line);
+    }
+    let status = running.0.wait().unwrap();
+    let text = lines.join("\n");
+    assert_eq!(status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(&format!("game {id}: lost (")),
+        "no reconnection: {text}"
+    );
+    let end = text
+        .lines()
+        .filter_map(|l| l.strip_prefix(&format!("game {id}: ")))
+        .next_back()
+        .unwrap();
+    let (moves, _) = replay_stored(port, &id);
+    assert!(
+        before >= 1 && moves.len() > before,
+        "{before} then {moves:?}"
+    );
+    let words: Vec<&str> = end.split(", ").collect();
+    assert_eq!(words.len(), 3, "{text}");
+    assert_eq!(words[2], format!("{} moves", moves.len()), "{text}");
+}
