@@ -450,3 +450,145 @@ fn a_bridge_carries_its_game_across_a_server_restart() {
     assert_eq!(words.len(), 3, "{text}");
     assert_eq!(words[2], format!("{} moves", moves.len()), "{text}");
 }
+
+/// A POST with `Authorization: Bearer` and a form body: the whole answer.
+fn post_form(port: u16, path: &str, token: &str, form: &str) -> String {
+    http(
+        port,
+        &format!(
+            "POST {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n\
+             Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{form}",
+            form.len()
+        ),
+    )
+}
+
+/// The next JSON line of an NDJSON answer read from `reader` (keep-alives skipped).
+fn next_line(reader: &mut impl std::io::BufRead) -> Value {
+    loop {
+        let mut text = String::new();
+        assert!(reader.read_line(&mut text).unwrap() > 0, "the stream ended");
+        if !text.trim().is_empty() {
+            return serde_json::from_str(text.trim()).unwrap();
+        }
+    }
+}
+
+/// A bridge declines a banqi challenge with lichess's reason `variant`, accepts a xiangqi one,
+/// and ends when its game is aborted by the other side before any move.
+#[test]
+fn a_bridge_declines_other_variants_and_accepts_xiangqi() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = TempDir::new("bot-bridge-decline");
+    let database = format!("sqlite://{}", dir.0.join("chuhe.db").display());
+    let port = free_port();
+    let mut server = Running(serve(&database, port, &dir.0.join("serve.log")));
+    wait_healthy(port, &mut server.0);
+    let bridged = bot_token(&database, "Picky");
+    let other = bot_token(&database, "Asker");
+    let url = format!("http://127.0.0.1:{port}");
+    let engine = format!("{CHUHE} uci");
+    let running = bridge(&[
+        "--token", &bridged, "--engine", &engine, "--server", &url, "--games", "1",
+    ]);
+    // the other bot's event stream
+    let mut socket = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        socket,
+        "GET /api/stream/event HTTP/1.0\r\nHost: x\r\nAuthorization: Bearer {other}\r\n\r\n"
+    )
+    .unwrap();
+    let mut events = BufReader::new(socket);
+    loop {
+        let mut head = String::new();
+        events.read_line(&mut head).unwrap();
+        if head == "\r\n" {
+            break;
+        }
+    }
+    let answer = post_form(port, "/api/challenge/Picky", &other, "variant=banqi");
+    assert_eq!(answer.split(' ').nth(1), Some("200"), "{answer}");
+    let declined = loop {
+        let line = next_line(&mut events);
+        if line["type"] == "challengeDeclined" {
+            break line;
+        }
+    };
+    assert_eq!(declined["challenge"]["variant"]["key"], "banqi");
+    assert_eq!(declined["challenge"]["declineReasonKey"], "variant");
+    let answer = post_form(port, "/api/challenge/Picky", &other, "variant=xiangqi");
+    assert_eq!(answer.split(' ').nth(1), Some("200"), "{answer}");
+    let start = loop {
+        let line = next_line(&mut events);
+        if line["type"] == "gameStart" {
+            break line;
+        }
+    };
+    let id = start["game"]["gameId"].as_str().unwrap().to_owned();
+    // the other side opens its game stream (the game starts once both have), then resigns
+    let mut socket = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        socket,
+        "GET /api/bot/game/stream/{id} HTTP/1.0\r\nHost: x\r\nAuthorization: Bearer {other}\r\n\r\n"
+    )
+    .unwrap();
+    let mut game = BufReader::new(socket);
+    loop {
+        let mut head = String::new();
+        game.read_line(&mut head).unwrap();
+        if head == "\r\n" {
+            break;
+        }
+    }
+    let full = next_line(&mut game);
+    assert_eq!(full["type"], "gameFull");
+    let mut state = full["state"].clone();
+    while state["status"] != "started" {
+        state = next_line(&mut game);
+    }
+    let answer = post_form(port, &format!("/api/bot/game/{id}/resign"), &other, "");
+    assert!(answer.ends_with(r#"{"ok":true}"#), "{answer}");
+    let out = finish(running, Duration::from_secs(60));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 5, "{text}");
+    assert_eq!(lines[0], "playing as Picky");
+    assert!(
+        lines[1].starts_with("challenge ") && lines[1].ends_with(" from Asker: declined (variant)"),
+        "{text}"
+    );
+    assert!(
+        lines[2].starts_with("challenge ") && lines[2].ends_with(" from Asker: accepted"),
+        "{text}"
+    );
+    assert_eq!(
+        lines[3],
+        format!(
+            "game {id}: started as {} against Asker",
+            start["game"]["color"]
+                .as_str()
+                .map(|c| if c == "white" { "black" } else { "white" })
+                .unwrap()
+        )
+    );
+    let mine = if start["game"]["color"] == "white" {
+        "black"
+    } else {
+        "white"
+    };
+    assert_eq!(
+        lines[3],
+        format!("game {id}: started as {mine} against Asker")
+    );
+    assert!(
+        lines[4].starts_with(&format!("game {id}: resign, winner {mine}, ")),
+        "{text}"
+    );
+}
