@@ -87,8 +87,9 @@ const TOKEN_KNOWN_FOR: Duration = Duration::from_secs(60);
 
 /// The buckets of personal API tokens, keyed by the token's digest (what the store keeps).
 /// A request carrying a token spends from its token's bucket, not its address's, once the
-/// store has said the token is live ([`TokenLimiter::is_known`]); an unknown token's request is
-/// counted by its address like any other, so inventing tokens wins nothing.
+/// store has said the token is live, which it is asked at most once a minute per token
+/// ([`TokenLimiter::learn`]); until then, and for an unknown token, the request is counted by
+/// its address like any other, so inventing tokens wins nothing.
 pub(crate) struct TokenLimiter {
     requests: DefaultKeyedRateLimiter<String>,
     quota: RequestQuota,
@@ -108,13 +109,16 @@ impl TokenLimiter {
         }
     }
 
-    /// Whether the token of `digest` is live: asked of the store at most once a minute per
-    /// token (a failing store counts it as unknown: the address's bucket applies).
-    async fn is_known(&self, digest: &str, site: &crate::site::AppState) -> bool {
-        let fresh = self.known.lock().ok().and_then(|k| k.get(digest).copied());
-        if fresh.is_some_and(|at| at.elapsed() < TOKEN_KNOWN_FOR) {
-            return true;
-        }
+    /// Whether the store said, less than a minute ago, that the token of `digest` is live.
+    fn is_known(&self, digest: &str) -> bool {
+        let at = self.known.lock().ok().and_then(|k| k.get(digest).copied());
+        at.is_some_and(|at| at.elapsed() < TOKEN_KNOWN_FOR)
+    }
+
+    /// Asks the store whether the token of `digest` is live, and remembers the answer for a
+    /// minute (a failing store: not live). Called only for a request the address's bucket let
+    /// through, so inventing tokens costs the store nothing beyond the address's rate.
+    async fn learn(&self, digest: &str, site: &crate::site::AppState) {
         let live = matches!(site.store().token_owner(digest).await, Ok(Some(_)));
         if let Ok(mut known) = self.known.lock() {
             if live {
@@ -123,7 +127,6 @@ impl TokenLimiter {
                 known.remove(digest);
             }
         }
-        live
     }
 
     /// Spends one request of the token of `digest`; `Err` with the time until the next one.
@@ -311,10 +314,10 @@ pub(crate) async fn limit(
     let token = super::extract::bearer_token(request.headers())
         .filter(|t| t.len() <= 128 && path.starts_with("/api/") && path != "/api/health")
         .map(crate::accounts::tokens::digest);
-    if let Some(digest) = token {
-        let tokens = edge.token_limiter();
-        if tokens.is_known(&digest, edge.site()).await {
-            return match tokens.check(&digest) {
+    let tokens = edge.token_limiter();
+    if let Some(digest) = &token {
+        if tokens.is_known(digest) {
+            return match tokens.check(digest) {
                 Ok(()) => next.run(request).await,
                 Err(wait) => {
                     let secs = whole_seconds(wait);
@@ -325,7 +328,14 @@ pub(crate) async fn limit(
         }
     }
     match limiter.check(client, request.method(), path) {
-        Ok(()) => next.run(request).await,
+        Ok(()) => {
+            // a token not seen lately: this request counted by its address; the next ones by
+            // the token, once the store says it is live
+            if let Some(digest) = &token {
+                tokens.learn(digest, edge.site()).await;
+            }
+            next.run(request).await
+        }
         Err(wait) => {
             let secs = whole_seconds(wait);
             tracing::debug!(%client, path, "request over the rate limit");
@@ -601,6 +611,7 @@ mod tests {
             "3 at once, then one every 1.5 s"
         );
         assert!(t.check("d1").is_ok());
+        assert!(!t.is_known("d1"));
         assert!(is_lichess_route("/api/bot/game/abc/move/h2e2"));
         assert!(is_lichess_route("/api/stream/event"));
         assert!(is_lichess_route("/api/challenge/ai"));
