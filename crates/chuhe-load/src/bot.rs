@@ -291,7 +291,10 @@ async fn bridge(settings: Arc<BotSettings>, out: Output) -> Result<(), LoadError
                         }
                     }
                 };
-                on_event(&ctx, &event, &mut started, &mut games).await;
+                if let Err(e) = on_event(&ctx, &event, &mut started, &mut games).await {
+                    failures.push(e);
+                    break;
+                }
             }
             Some(game) = games.join_next(), if !games.is_empty() => {
                 ended += 1;
@@ -360,19 +363,33 @@ async fn ask_for_game(ctx: &Context) -> Result<(), String> {
 }
 
 /// Answers one line of the event stream: accepts or declines a challenge to this account,
-/// starts a game task for a xiangqi game that starts.
+/// starts a game task for a xiangqi game that starts. `Err` when a challenge this bridge sent
+/// was declined (the game it waits for will not come).
 async fn on_event(
     ctx: &Arc<Context>,
     event: &Value,
     started: &mut HashSet<String>,
     games: &mut tokio::task::JoinSet<(String, Result<String, String>)>,
-) {
+) -> Result<(), String> {
     match event["type"].as_str() {
+        Some("challengeDeclined") => {
+            let c = &event["challenge"];
+            if c["challenger"]["id"].as_str() == Some(&ctx.me.id) {
+                let why = c["declineReasonKey"].as_str().unwrap_or("generic");
+                let line = format!(
+                    "challenge {} to {}: declined ({why})",
+                    c["id"].as_str().unwrap_or("?"),
+                    c["destUser"]["name"].as_str().unwrap_or("?")
+                );
+                say(&ctx.out, &line);
+                return Err(line);
+            }
+        }
         Some("challenge") => {
             let c = &event["challenge"];
             let id = c["id"].as_str().unwrap_or_default();
             if c["destUser"]["id"].as_str() != Some(&ctx.me.id) {
-                return;
+                return Ok(());
             }
             let from = c["challenger"]["name"].as_str().unwrap_or("?");
             let (path, what) = if c["variant"]["key"] == "xiangqi" {
@@ -397,7 +414,7 @@ async fn on_event(
         Some("gameStart") => {
             let g = &event["game"];
             let Some(id) = g["gameId"].as_str().map(str::to_owned) else {
-                return;
+                return Ok(());
             };
             if g["variant"]["key"] != "xiangqi" {
                 if started.insert(id.clone()) {
@@ -406,10 +423,10 @@ async fn on_event(
                         &format!("game {id}: not xiangqi, left to another client"),
                     );
                 }
-                return;
+                return Ok(());
             }
             if !started.insert(id.clone()) {
-                return;
+                return Ok(());
             }
             let opponent = g["opponent"]["username"].as_str().unwrap_or("?");
             let color = g["color"].as_str().unwrap_or("?");
@@ -425,6 +442,7 @@ async fn on_event(
         }
         _ => {}
     }
+    Ok(())
 }
 
 /// Plays the game `id` to its end with a new engine process: the end in words (`mate, winner
@@ -475,6 +493,8 @@ async fn play_with(ctx: &Context, id: &str, engine: &mut Engine) -> Result<Strin
                         answered = None;
                         continue;
                     }
+                    // the game ended meanwhile (a resignation, a flag): its stream says how
+                    Ok((400, body)) if body["error"] == "the game is over" => {}
                     Ok((code, body)) => {
                         let why = body["error"].as_str().unwrap_or("no reason").to_owned();
                         let _ = ctx

@@ -592,3 +592,74 @@ fn a_bridge_declines_other_variants_and_accepts_xiangqi() {
         "{text}"
     );
 }
+
+/// A bridge whose challenge is declined says so and exits 1 (the game it waits for will not
+/// come).
+#[test]
+fn a_bridge_whose_challenge_is_declined_exits_1() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = TempDir::new("bot-bridge-declined");
+    let database = format!("sqlite://{}", dir.0.join("chuhe.db").display());
+    let port = free_port();
+    let mut server = Running(serve(&database, port, &dir.0.join("serve.log")));
+    wait_healthy(port, &mut server.0);
+    let bridged = bot_token(&database, "Eager");
+    let other = bot_token(&database, "Busy");
+    // the other bot's event stream, open before the challenge comes
+    let mut socket = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        socket,
+        "GET /api/stream/event HTTP/1.0\r\nHost: x\r\nAuthorization: Bearer {other}\r\n\r\n"
+    )
+    .unwrap();
+    let mut events = BufReader::new(socket);
+    loop {
+        let mut head = String::new();
+        events.read_line(&mut head).unwrap();
+        if head == "\r\n" {
+            break;
+        }
+    }
+    let url = format!("http://127.0.0.1:{port}");
+    let engine = format!("{CHUHE} uci");
+    let running = bridge(&[
+        "--token",
+        &bridged,
+        "--engine",
+        &engine,
+        "--server",
+        &url,
+        "--games",
+        "1",
+        "--challenge",
+        "Busy",
+    ]);
+    let challenge = loop {
+        let line = next_line(&mut events);
+        if line["type"] == "challenge" {
+            break line;
+        }
+    };
+    let id = challenge["challenge"]["id"].as_str().unwrap().to_owned();
+    let answer = post_form(
+        port,
+        &format!("/api/challenge/{id}/decline"),
+        &other,
+        "reason=later",
+    );
+    assert!(answer.ends_with(r#"{"ok":true}"#), "{answer}");
+    let out = finish(running, Duration::from_secs(60));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert_eq!(
+        text,
+        format!("playing as Eager\nchallenged Busy: challenge {id}\nchallenge {id} to Busy: declined (later)\n")
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("chuhe: challenge {id} to Busy: declined (later)\n")
+    );
+}
