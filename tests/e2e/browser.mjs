@@ -21,6 +21,7 @@ import { seekChecks } from './seeks.mjs';
 import { tournamentChecks } from './tournament.mjs';
 import { swissChecks } from './swiss.mjs';
 import { tableChecks } from './table-around.mjs';
+import { tokenChecks } from './tokens.mjs';
 import { enter } from './enter.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -516,6 +517,7 @@ async function run(b) {
   await tournamentChecks(b, base, shots);
   await swissChecks(b, base, shots);
   await puzzleChecks(b, base, shots);
+  await tokenChecks(b, base, shots);
 
   // 8. last, since it empties this address's bucket for logins and guest sessions: wrong logins
   // in a row until the server's rate limit answers 429, shown in the page's language

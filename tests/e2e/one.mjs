@@ -1,6 +1,6 @@
 // Runs one browser check file against its own `chuhe serve` (a free port, a temporary SQLite
 // file), for working on one part of the client without the whole of browser.mjs.
-// Usage: node one.mjs path/to/chuhe CHECKS   (CHECKS: table-around, rematch, analysis, analysis-variants, webfix, seeks, tournament, swiss, puzzle; more can be listed below)
+// Usage: node one.mjs path/to/chuhe CHECKS   (CHECKS: table-around, rematch, analysis, analysis-variants, webfix, seeks, tournament, swiss, puzzle, tokens; more can be listed below)
 // With WEB_FROM_DISK=1 the pages' files come from web/ on disk instead of the ones embedded in
 // the binary (no rebuild while working on the client). Screenshots go to tests/e2e/screenshots/.
 import { spawn } from 'node:child_process';
@@ -19,9 +19,10 @@ import { tableChecks } from './table-around.mjs';
 import { webfixChecks } from './webfix.mjs';
 import { tournamentChecks } from './tournament.mjs';
 import { swissChecks } from './swiss.mjs';
+import { tokenChecks } from './tokens.mjs';
 
 /** The check files this runner knows, by name. */
-const CHECKS = { 'table-around': tableChecks, rematch: rematchChecks, analysis: analysisChecks, 'analysis-variants': analysisVariantChecks, webfix: webfixChecks, seeks: seekChecks, tournament: tournamentChecks, swiss: swissChecks, puzzle: puzzleChecks };
+const CHECKS = { 'table-around': tableChecks, rematch: rematchChecks, analysis: analysisChecks, 'analysis-variants': analysisVariantChecks, webfix: webfixChecks, seeks: seekChecks, tournament: tournamentChecks, swiss: swissChecks, puzzle: puzzleChecks, tokens: tokenChecks };
 
 const here = dirname(fileURLToPath(import.meta.url));
 const shots = join(here, 'screenshots');

@@ -264,7 +264,7 @@ test('catalogue: every end reason of chuhe-rules has its words', () => {
 const PAGES = [
   ['app.js'], ['lobby.js'],
   ['table-view.js', ...readdirSync(join(root, 'web/js/table-parts')).filter((f) => f.endsWith('.js')).sort().map((f) => `table-parts/${f}`)],
-  ['format.js'], ['player.js'], ['analysis.js'], ['editor.js'], ['tournament.js'], ['puzzle.js'],
+  ['format.js'], ['player.js'], ['tokens.js'], ['analysis.js'], ['editor.js'], ['tournament.js'], ['puzzle.js'],
 ];
 
 test('catalogue: every key the pages name is in it', () => {
@@ -284,6 +284,11 @@ test('catalogue: the variants, the piece sets and the rows of banqi lost pieces 
   for (const v of ['xiangqi', 'sanguo', 'banqi']) assert.ok(keys().includes(`variant.${v}`));
   for (const p of ['chinese', 'western', 'symbols']) assert.ok(keys().includes(`pieces.${p}`));
   for (const c of ['red', 'black']) assert.ok(keys().includes(`banqi.lost_${c}`));
+  // the scopes the tokens form offers (tokens.js): the server's five (accounts/tokens.rs)
+  const scopes = readFileSync(join(root, 'crates/chuhe-server/src/accounts/tokens.rs'), 'utf8');
+  const keysOfRust = [...scopes.matchAll(/Scope::\w+ => "([a-z]+:[a-z]+)"/g)].map((m) => m[1]);
+  assert.equal(new Set(keysOfRust).size, 5, 'the five scopes of tokens.rs were found');
+  for (const s of keysOfRust) assert.ok(keys().includes(`tokens.scope.${s}`), `tokens.scope.${s} is in the catalogue`);
 });
 
 test('catalogue: a text fills in its parameters in the language asked', () => {

@@ -1,11 +1,13 @@
 // The player page (#/p/ID): a player's ratings per variant and finished games, filtered by
-// variant (GET /api/players/{id}/ratings, GET /api/games?player=ID&variant=V); and the lobby's
+// variant (GET /api/players/{id}/ratings, GET /api/games?player=ID&variant=V), and on one's own
+// page, signed in with an account, the personal API tokens (tokens.js); and the lobby's
 // small rating cache, for the ratings written beside account holders' names.
 
 import { t } from './i18n.js';
 import { api } from './net.js';
 import { h } from './dom.js';
 import { errorText, formatDate, botBadge, guestBadge, occupant, resultLine, seatLabel } from './format.js';
+import { tokenPanel } from './tokens.js';
 
 /** @typedef {import('./protocol.js').RatingInfo} RatingInfo */
 /** @typedef {import('./protocol.js').SeatEntry} SeatEntry */
@@ -96,6 +98,8 @@ export function playerPage(shell, id) {
   let message = '';
   /** the player's name, from a listed game (or the session, on one's own page) */
   let name = shell.session.me?.id === id ? shell.session.me.name : '';
+  // one's own page, signed in with an account: the personal API tokens too
+  const tokens = shell.session.me?.id === id && shell.session.me.account ? tokenPanel(() => draw()) : null;
 
   const draw = () => {
     if (stopped) return;
@@ -126,6 +130,7 @@ export function playerPage(shell, id) {
         h('h2', {}, t('player.ratings')), ratingList),
       h('section', { class: 'card' }, h('h2', {}, t('player.games')), filter,
         message ? h('p', { class: 'error', role: 'alert' }, message) : null, list, pager),
+      tokens ? tokens.node() : null,
       h('p', {}, h('a', { class: 'button', href: '#/', id: 'to-lobby' }, t('player.to_lobby')))));
   };
 
@@ -159,5 +164,6 @@ export function playerPage(shell, id) {
   })();
   draw();
   load();
+  tokens?.load();
   return { draw, leave: () => { stopped = true; } };
 }

@@ -46,6 +46,10 @@
 //! on the WebSockets, `GuestRequest` and `TableOptions` over HTTP); of the server's messages only
 //! the parts the load test reads are parsed (`wire` keeps both sides).
 //!
+//! The same crate holds `chuhe bot` ([`bot`]), the bridge between a UCI engine and a bot
+//! account (lichess's Bot API, `docs/bots.md`): the other client of the server that the binary
+//! runs.
+//!
 //! The parts, one file each:
 //! - `settings`: [`LoadSettings`] and [`base_url`]; `error`: [`LoadError`];
 //! - `setup`: sessions and tables over HTTP, the URL each try uses, trying again;
@@ -60,6 +64,7 @@
 //!   `run`: [`run`], which ties them together.
 #![deny(missing_docs)]
 
+pub mod bot;
 mod check;
 mod choice;
 mod computer;

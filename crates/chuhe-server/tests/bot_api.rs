@@ -147,7 +147,7 @@ async fn a_bot_plays_a_whole_game_against_the_computer(backend: Backend) {
         (status, err),
         (
             400,
-            json!({"error": "variant \"chess\": xiangqi or banqi (sanguo has three seats: not in this API yet)"})
+            json!({"error": "variant \"chess\": xiangqi, banqi or sanguo"})
         )
     );
 
@@ -723,3 +723,240 @@ async fn a_bot_game_from_a_position(backend: Backend) {
 }
 
 on_both!(a_bot_game_from_a_position);
+
+/// A bot's requests are counted per token (`HttpLimits::token`, here 4 at once, then one an
+/// hour; the first, before the server knows the token, by its address): over it, a move is answered 429 with lichess's body saying why and when to retry,
+/// and `Retry-After`; chuhe's own routes answer with chuhe's body. Another bot's token, and
+/// requests without a token, have their own buckets.
+async fn a_bots_requests_are_limited_per_token(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let mut settings = fast_settings();
+    settings.computer_pause = Duration::ZERO;
+    settings.http_limits.token =
+        chuhe_server::edge::limit::RequestQuota::new(4, Duration::from_secs(3600));
+    let server = Server::start(&db, settings).await;
+    let scopes = [Scope::ChallengeRead, Scope::ChallengeWrite, Scope::BotPlay];
+    let bot = chuhe_server::store::issue_token(&db.url, "Robo", true, &scopes, "test")
+        .await
+        .unwrap();
+    let other = chuhe_server::store::issue_token(&db.url, "Other", true, &scopes, "test")
+        .await
+        .unwrap();
+    let token = bot.token.as_str();
+    // The game: counted by the address (the token's first request), which makes the token
+    // known; then 1: its stream, 2: a move, 3 and 4: the account.
+    let (status, game) =
+        post_form(&server, "/api/challenge/ai", token, "level=1&color=white").await;
+    assert_eq!(status, 201, "{game}");
+    let id = game["id"].as_str().unwrap().to_owned();
+    let mut stream = Lines::open(server.addr, &format!("/api/bot/game/stream/{id}"), token).await;
+    assert_eq!(stream.status, 200);
+    assert_eq!(stream.next().await["type"], "gameFull");
+    let (status, ok) =
+        post_form(&server, &format!("/api/bot/game/{id}/move/h2e2"), token, "").await;
+    assert_eq!((status, ok), (200, json!({"ok": true})));
+    let auth = format!("Bearer {token}");
+    let bearer = [("Authorization", auth.as_str())];
+    for _ in 0..2 {
+        let (status, _, _) = http_with(server.addr, "GET", "/api/account", &bearer, None).await;
+        assert_eq!(status, 200);
+    }
+    // 5: the next move is refused, with why and when.
+    let (status, head, body) = http_with(
+        server.addr,
+        "POST",
+        &format!("/api/bot/game/{id}/move/h0g2"),
+        &bearer,
+        None,
+    )
+    .await;
+    assert_eq!(status, 429);
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap(),
+        json!({"error": "too many requests with this API token (4 at once, then one every 3600 s): retry in 3600 s"})
+    );
+    let retry = head.lines().find_map(|l| {
+        l.to_ascii_lowercase()
+            .strip_prefix("retry-after:")
+            .map(|v| v.trim().to_owned())
+    });
+    assert_eq!(retry.as_deref(), Some("3600"));
+    // chuhe's own routes (the token is a session there) answer in chuhe's shape.
+    let (status, _, body) = http_with(server.addr, "GET", "/api/me", &bearer, None).await;
+    assert_eq!(status, 429);
+    assert_eq!(
+        body,
+        r#"{"error":"rate_limited","message":"too many requests, try again in 3600 s"}"#
+    );
+    // The stream goes on: the bot's move, then the computer's.
+    assert_eq!(stream.next().await["moves"], "h2e2");
+    let state = stream.next().await;
+    assert_eq!(
+        state["moves"].as_str().unwrap().split_whitespace().count(),
+        2,
+        "{state}"
+    );
+    // Another token, and requests without one (the address's bucket), are not held back.
+    let other_auth = format!("Bearer {}", other.token);
+    let (status, _, _) = http_with(
+        server.addr,
+        "GET",
+        "/api/account",
+        &[("Authorization", other_auth.as_str())],
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (status, _, body) = server.http("GET", "/api/account", None, None).await;
+    assert_eq!(
+        (status, body.as_str()),
+        (401, r#"{"error":"No such token"}"#)
+    );
+    // An unknown token is counted by its address: refused for being unknown, not for the limit.
+    let (status, _, body) = http_with(
+        server.addr,
+        "GET",
+        "/api/account",
+        &[("Authorization", "Bearer lip_nosuchtokennosuchtoken00")],
+        None,
+    )
+    .await;
+    assert_eq!(
+        (status, body.as_str()),
+        (401, r#"{"error":"No such token"}"#)
+    );
+    server.stop().await;
+}
+on_both!(a_bots_requests_are_limited_per_token);
+
+/// The first legal sanguo move in text order (a capture first), after `moves` from the start
+/// (flag bearers on, the table's default); from chuhe-rules.
+fn choose_sanguo(moves: &str) -> String {
+    use chuhe_rules::sanguo::{Game, Move, Position};
+    let mut game = Game::new(Position::start(true));
+    for m in moves.split_whitespace() {
+        game.play(m.parse::<Move>().unwrap()).unwrap();
+    }
+    let position = game.position();
+    let mut legal: Vec<String> = game
+        .legal_moves()
+        .into_iter()
+        .map(|m| m.text(position.piece_at(m.to).is_some()))
+        .collect();
+    legal.sort();
+    legal
+        .iter()
+        .find(|m| m.contains('x'))
+        .or(legal.first())
+        .expect("a legal move")
+        .clone()
+}
+
+/// Sanguo through the Bot API: a bot asks for a game against the computer (`variant=sanguo`,
+/// `color=wu`), is told `gameStart` with its kingdom and both opponents, reads `gameFull` with
+/// the three players, and plays whenever `toMove` is its kingdom, to the end.
+async fn a_bot_plays_sanguo_against_the_computer(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let settings = Settings {
+        computer_pause: Duration::ZERO,
+        ..fast_settings()
+    };
+    let server = Server::start(&db, settings).await;
+    let scopes = [Scope::ChallengeRead, Scope::ChallengeWrite, Scope::BotPlay];
+    let bot = chuhe_server::store::issue_token(&db.url, "Guan Yu", true, &scopes, "test")
+        .await
+        .unwrap();
+    let token = bot.token.as_str();
+    let mut events = Lines::open(server.addr, "/api/stream/event", token).await;
+    let (status, err) = post_form(
+        &server,
+        "/api/challenge/ai",
+        token,
+        "level=1&variant=sanguo&color=white",
+    )
+    .await;
+    assert_eq!(
+        (status, err),
+        (
+            400,
+            json!({"error": "color \"white\": in sanguo shu, wu, wei or random"})
+        )
+    );
+    let (status, err) = post_form(&server, "/api/challenge/Nobody", token, "variant=sanguo").await;
+    assert_eq!(status, 404, "{err}");
+    let (status, game) = post_form(
+        &server,
+        "/api/challenge/ai",
+        token,
+        "level=1&variant=sanguo&color=wu",
+    )
+    .await;
+    assert_eq!(status, 201, "{game}");
+    let id = game["id"].as_str().unwrap().to_owned();
+    assert_eq!(game["player"], "wu");
+    assert_eq!(game["variant"], json!({"key": "sanguo", "name": "Sanguo"}));
+    let start = events.next().await;
+    assert_eq!(start["type"], "gameStart");
+    assert_eq!(start["game"]["color"], "wu");
+    assert_eq!(
+        start["game"]["opponents"],
+        json!([
+            {"id": null, "username": "chuhe level 1", "ai": 1},
+            {"id": null, "username": "chuhe level 1", "ai": 1}
+        ])
+    );
+    let mut stream = Lines::open(server.addr, &format!("/api/bot/game/stream/{id}"), token).await;
+    assert_eq!(stream.status, 200);
+    let full = stream.next().await;
+    assert_eq!(full["type"], "gameFull");
+    assert_eq!(full["you"], "wu");
+    assert_eq!(
+        full["players"],
+        json!([
+            {"aiLevel": 1, "kingdom": "shu"},
+            {"id": bot.player_id, "name": "Guan Yu", "title": "BOT", "rating": null, "kingdom": "wu"},
+            {"aiLevel": 1, "kingdom": "wei"}
+        ])
+    );
+    let mut state = full["state"].clone();
+    assert_eq!(
+        state["times"],
+        json!([2147483647u64, 2147483647u64, 2147483647u64])
+    );
+    let mut answered = None;
+    let mut mine = 0;
+    while state["status"] == "started" {
+        let moves = state["moves"].as_str().unwrap().to_owned();
+        let count = moves.split_whitespace().count();
+        if state["toMove"] == "wu" && answered != Some(count) {
+            answered = Some(count);
+            let mv = choose_sanguo(&moves);
+            let (status, ok) =
+                post_form(&server, &format!("/api/bot/game/{id}/move/{mv}"), token, "").await;
+            assert_eq!(
+                (status, &ok),
+                (200, &json!({"ok": true})),
+                "{mv} after {moves}"
+            );
+            mine += 1;
+        }
+        state = stream.next().await;
+        assert_eq!(state["type"], "gameState", "{state}");
+        assert!(count < 3000, "the game does not end");
+    }
+    assert!(mine > 0);
+    // an end by the rules: a kingdom's win (or two allied), or a draw (repetition, the quiet
+    // limit)
+    assert_eq!(state["toMove"], Value::Null);
+    let winners = state["winners"].as_array().unwrap();
+    match state["status"].as_str() {
+        Some("variantEnd") => assert!(!winners.is_empty(), "{state}"),
+        Some("draw") => assert!(winners.is_empty(), "{state}"),
+        _ => panic!("{state}"),
+    }
+    let finish = events.next().await;
+    assert_eq!(finish["type"], "gameFinish", "{finish}");
+    assert_eq!(finish["game"]["color"], "wu");
+    server.stop().await;
+}
+on_both!(a_bot_plays_sanguo_against_the_computer);

@@ -45,6 +45,10 @@ fn the_defaults() {
         (s.chat_lines.burst.get(), s.chat_lines.period),
         (5, Duration::from_secs(2))
     );
+    assert_eq!(
+        (l.token.burst.get(), l.token.period),
+        (120, Duration::from_millis(25))
+    );
     assert_eq!(s.ended_grace, Duration::from_secs(600));
     assert_eq!(s.max_ended_tables, 500);
 }

@@ -194,6 +194,12 @@ pub enum Command {
         #[command(subcommand)]
         action: TokenCommand,
     },
+    /// Run a UCI engine as a bot account of a chuhe server, as lichess-bot does: accept
+    /// xiangqi challenges, play each game with the engine, post its moves (docs/bots.md).
+    Bot {
+        #[command(flatten)]
+        args: crate::bot_cmd::BotArgs,
+    },
     /// Play many games at once against a running chuhe serve and report moves/s, latencies,
     /// errors and memory; every acknowledged move is then checked in the store (docs/performance.md).
     Loadtest {
@@ -435,6 +441,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Token {
             action: TokenCommand::Create(args),
         } => crate::token_cmd::create(&args, &mut out)?,
+        Command::Bot { args } => crate::bot_cmd::run(args)?,
         Command::Loadtest {
             url,
             games,

@@ -23,8 +23,8 @@ const NOT_KEYS: [&str; 3] = ["config", "print-config", "help"];
 /// What the command line asks for.
 #[derive(Debug)]
 pub enum Parsed {
-    /// A command to run.
-    Run(Cli),
+    /// A command to run (boxed: the parsed flags of the largest subcommands are large).
+    Run(Box<Cli>),
     /// `chuhe serve --print-config`: this text to print, then exit 0.
     Print(String),
 }
@@ -127,7 +127,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Parsed, Failure> {
             return Ok(Parsed::Print(effective(serve, given)));
         }
     }
-    Ok(Parsed::Run(cli))
+    Ok(Parsed::Run(Box::new(cli)))
 }
 
 /// The line (from 1) of byte `offset` in `text`.

@@ -2,6 +2,7 @@
 
 mod backup_cmd;
 mod banqi_cmd;
+mod bot_cmd;
 mod cli;
 mod config;
 mod loadtest_cmd;
@@ -17,7 +18,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args = match config::parse(std::env::args_os().collect()) {
-        Ok(config::Parsed::Run(a)) => a,
+        Ok(config::Parsed::Run(a)) => *a,
         Ok(config::Parsed::Print(text)) => {
             use std::io::Write;
             let _ = std::io::stdout().write_all(text.as_bytes());

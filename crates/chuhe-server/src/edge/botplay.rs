@@ -16,7 +16,7 @@ use crate::edge::extract::{ApiUser, LichessError};
 use crate::error::ServerError;
 use crate::protocol::{ClientMessage, Phase, SeatPlayer, ServerMessage, State, TableSummary};
 use crate::site::challenges::{person_id, Challenge};
-use crate::site::events::{color_of, game_of, variant_name};
+use crate::site::events::{color_of, game_of, seat_color, variant_name};
 use crate::site::AppState;
 use crate::table::TableHandle;
 use axum::body::{Body, Bytes};
@@ -248,17 +248,25 @@ fn number(
 }
 
 /// The table options of a challenge's parameters: `variant` (`xiangqi`, the default, or
-/// `banqi`), `clock.limit` and `clock.increment` in seconds (untimed without them), `rated`,
+/// `banqi`; `sanguo` too when `sanguo`, against the computer), `clock.limit` and `clock.increment` in seconds (untimed without them), `rated`,
 /// `fen` (xiangqi: the position to start from, as lichess's `fen`; such a game is casual),
 /// checked as a table checks them ([`crate::table::check_options`]).
 fn options_of(
     p: &HashMap<String, String>,
     rated: bool,
+    sanguo: bool,
 ) -> Result<crate::protocol::TableOptions, LichessError> {
     let variant = p.get("variant").map_or("xiangqi", String::as_str);
-    if !["xiangqi", "banqi"].contains(&variant) {
+    if sanguo && variant == "sanguo" {
+        // three seats: only against the computer (`POST /api/challenge/ai`)
+    } else if !["xiangqi", "banqi"].contains(&variant) {
+        let or_sanguo = if sanguo {
+            "xiangqi, banqi or sanguo"
+        } else {
+            "xiangqi or banqi (sanguo has three seats: play it against the computer, POST /api/challenge/ai)"
+        };
         return Err(LichessError::bad_request(format!(
-            "variant {variant:?}: xiangqi or banqi (sanguo has three seats: not in this API yet)"
+            "variant {variant:?}: {or_sanguo}"
         )));
     }
     let fen = p.get("fen").map(|f| f.trim()).filter(|f| !f.is_empty());
@@ -297,9 +305,24 @@ fn seat_of_color(p: &HashMap<String, String>) -> Result<usize, LichessError> {
     }
 }
 
+/// The player's seat in a sanguo game for `color`: `shu` (seat 0, moves first), `wu`, `wei`,
+/// or `random` (the default).
+fn kingdom_seat(p: &HashMap<String, String>) -> Result<usize, LichessError> {
+    match p.get("color").map_or("random", String::as_str) {
+        "shu" => Ok(0),
+        "wu" => Ok(1),
+        "wei" => Ok(2),
+        "random" => Ok(rand::random_range(0..3)),
+        other => Err(LichessError::bad_request(format!(
+            "color {other:?}: in sanguo shu, wu, wei or random"
+        ))),
+    }
+}
+
 /// `POST /api/challenge/ai`: a game against chuhe's computer, started at once: parameters
 /// `level` (1 to 8, required), `clock.limit` and `clock.increment` (seconds; untimed without),
-/// `color` (`white` = Red, `black`, `random`), `variant` (`xiangqi`, `banqi`). Never rated.
+/// `color` (`white` = Red, `black`, `random`; sanguo: `shu`, `wu`, `wei`, `random`), `variant`
+/// (`xiangqi`, `banqi`, `sanguo`: the two other kingdoms are the computer). Never rated.
 #[utoipa::path(
     post,
     path = "/api/challenge/ai",
@@ -324,8 +347,13 @@ pub(crate) async fn challenge_ai(
     let p = params(request).await?;
     let level = number(&p, "level", 1..=8)?
         .ok_or_else(|| LichessError::bad_request("level: a whole number from 1 to 8"))?;
-    let options = options_of(&p, false)?;
-    let seat = seat_of_color(&p)?;
+    let options = options_of(&p, false, true)?;
+    let three = options.variant.seat_count() == 3;
+    let seat = if three {
+        kingdom_seat(&p)?
+    } else {
+        seat_of_color(&p)?
+    };
     let me = SeatPlayer::Person {
         id: user.person.id.clone(),
         name: user.person.name.clone(),
@@ -335,11 +363,8 @@ pub(crate) async fn challenge_ai(
     let computer = SeatPlayer::Computer {
         level: u8::try_from(level).unwrap_or(1),
     };
-    let seats = if seat == 0 {
-        vec![Some(me), Some(computer)]
-    } else {
-        vec![Some(computer), Some(me)]
-    };
+    let mut seats = vec![Some(computer); if three { 3 } else { 2 }];
+    seats[seat] = Some(me);
     let handle = state.create_seated_table(options, seats).await?;
     let table = handle.summary().await?;
     state.announce_game("gameStart", &table).await;
@@ -351,7 +376,7 @@ pub(crate) async fn challenge_ai(
             "variant": {"key": key, "name": variant_name(key)},
             "rated": false,
             "source": "ai",
-            "player": color_of(seat),
+            "player": seat_color(table.seats.len(), seat),
             "status": {"id": 20, "name": "started"},
         })),
     )
@@ -405,7 +430,9 @@ fn moves_of(board: &crate::variant::BoardView) -> &[String] {
 
 /// A `gameState` line of `s`: `moves` (space-separated, from the start), `wtime`, `btime`,
 /// `winc`, `binc` (milliseconds; `2147483647` untimed, as lichess), `status`, and `winner`
-/// (`white`/`black`) once someone won.
+/// (`white`/`black`) once someone won. Sanguo (three seats) also has `times` (the three
+/// clocks in turn order), `toMove` (`shu`, `wu`, `wei` or `null`) and `winners`, and its
+/// `winner` is a kingdom.
 pub fn game_state(s: &State) -> Value {
     let (wtime, btime) = match &s.clocks {
         Some(c) if c.len() == 2 => (c[0].remaining_ms, c[1].remaining_ms),
@@ -424,8 +451,28 @@ pub fn game_state(s: &State) -> Value {
         "binc": inc_of(1),
         "status": status_of(s),
     });
+    let seats = s.table.seats.len();
     if s.outcome.is_some() && s.winner_seats.len() == 1 {
-        v["winner"] = json!(color_of(s.winner_seats[0].index()));
+        v["winner"] = json!(seat_color(seats, s.winner_seats[0].index()));
+    }
+    if seats == 3 {
+        // sanguo: every kingdom's clock, who moves, who won (chuhe's fields)
+        v["times"] = json!((0..3)
+            .map(|i| s
+                .clocks
+                .as_ref()
+                .and_then(|c| c.get(i))
+                .map_or(UNTIMED_MS, |c| c.remaining_ms))
+            .collect::<Vec<_>>());
+        v["toMove"] = json!(s
+            .to_move
+            .filter(|_| s.table.phase == Phase::Running)
+            .map(|x| seat_color(3, x.index())));
+        v["winners"] = json!(s
+            .winner_seats
+            .iter()
+            .map(|x| seat_color(3, x.index()))
+            .collect::<Vec<_>>());
     }
     // lichess's pending offers: who offered a draw, who asked for a takeback
     let offered = |seat: Option<crate::protocol::Seat>, index: usize| {
@@ -512,7 +559,7 @@ async fn game_full(state: &AppState, s: &State) -> Value {
         &bots,
     )
     .await;
-    json!({
+    let mut full = json!({
         "type": "gameFull",
         "id": table.id,
         "variant": {"key": key, "name": variant_name(key), "short": variant_name(key)},
@@ -522,7 +569,20 @@ async fn game_full(state: &AppState, s: &State) -> Value {
         "black": black,
         "initialFen": table.options.fen.as_deref().unwrap_or("startpos"),
         "state": game_state(s),
-    })
+    });
+    if table.seats.len() == 3 {
+        // sanguo: the three kingdoms' players in turn order (`white` and `black` are the first
+        // two), and which one the stream's reader plays
+        let mut players = Vec::new();
+        for (i, seat) in table.seats.iter().enumerate() {
+            let mut p = player_of(state, seat.as_ref(), key, &bots).await;
+            p["kingdom"] = json!(seat_color(3, i));
+            players.push(p);
+        }
+        full["players"] = json!(players);
+        full["you"] = json!(s.you.map(|x| seat_color(3, x.index())));
+    }
+    full
 }
 
 /// Connects `user` to the table as a WebSocket would and waits for the first `state`.
@@ -552,12 +612,7 @@ async fn game_stream(
     api.check(&user)?;
     let handle = local_table(&state, &id).await?;
     let (conn, mut current, mut messages) = join(&handle, &user).await?;
-    if current.table.seats.len() != 2 {
-        handle.disconnect(conn).await;
-        return Err(LichessError::bad_request(
-            "only two-seat games (xiangqi, banqi) are played through this API",
-        ));
-    }
+
     // Every seat taken and this player seated: the game starts (refused while another seated
     // person is not connected: that person's stream starts it).
     if current.table.phase == Phase::Open
@@ -741,7 +796,7 @@ macro_rules! play_routes {
             params(("id" = String, Path, description = "The game's (table's) id")),
             responses(
                 (status = 200, description = "NDJSON lines until the client leaves", body = String, content_type = "application/x-ndjson"),
-                (status = 400, description = "Not for this kind of account, or a game of three seats (`{\"error\": \"...\"}`)"),
+                (status = 400, description = "Not for this kind of account (`{\"error\": \"...\"}`)"),
                 (status = 401, description = "No such token, or a missing scope"),
                 (status = 404, description = "No such game"),
             )
@@ -1086,7 +1141,7 @@ pub(crate) async fn challenge(
             "a bot and a person play casual games only: rated=false",
         ));
     }
-    let options = options_of(&p, rated)?;
+    let options = options_of(&p, rated, false)?;
     let color = p
         .get("color")
         .cloned()

@@ -2,6 +2,9 @@
 //! `governor` (GCRA, the arithmetic of a token bucket). Every request under `/api/` but the
 //! health check spends from the `api` bucket; signing in and creating tables also spend from
 //! their own, smaller buckets. Over a limit the answer is 429 `rate_limited` with
+//! `Retry-After`. A request with a personal API token this server knows (a bot's) spends from
+//! its token's bucket instead of its address's ([`TokenLimiter`]); on the routes in lichess's
+//! shapes a refusal is lichess's `{"error": "..."}`, saying why and when to retry, with
 //! `Retry-After`. The WebSocket's messages have their own limit per connection (`ws.rs`), and
 //! chat lines one per person over all of their connections ([`crate::Settings::chat_lines`]).
 //!
@@ -76,6 +79,125 @@ impl HttpLimiter {
         }
         Ok(())
     }
+}
+
+/// How long the limiter trusts that a token is live after the store said so; a revoked token
+/// is refused by the routes at once anyway (`ApiUser`), this only decides its bucket.
+const TOKEN_KNOWN_FOR: Duration = Duration::from_secs(60);
+
+/// The buckets of personal API tokens, keyed by the token's digest (what the store keeps).
+/// A request carrying a token spends from its token's bucket, not its address's, once the
+/// store has said the token is live, which it is asked at most once a minute per token
+/// ([`TokenLimiter::learn`]); until then, and for an unknown token, the request is counted by
+/// its address like any other, so inventing tokens wins nothing.
+pub(crate) struct TokenLimiter {
+    requests: DefaultKeyedRateLimiter<String>,
+    quota: RequestQuota,
+    /// The digests the store said were live, and when it said so.
+    known: std::sync::Mutex<std::collections::HashMap<String, std::time::Instant>>,
+    /// Requests checked so far.
+    checked: AtomicU64,
+}
+
+impl TokenLimiter {
+    pub(crate) fn new(quota: RequestQuota) -> TokenLimiter {
+        TokenLimiter {
+            requests: RateLimiter::keyed(quota.quota()),
+            quota,
+            known: std::sync::Mutex::new(std::collections::HashMap::new()),
+            checked: AtomicU64::new(0),
+        }
+    }
+
+    /// Whether the store said, less than a minute ago, that the token of `digest` is live.
+    fn is_known(&self, digest: &str) -> bool {
+        let at = self.known.lock().ok().and_then(|k| k.get(digest).copied());
+        at.is_some_and(|at| at.elapsed() < TOKEN_KNOWN_FOR)
+    }
+
+    /// Asks the store whether the token of `digest` is live, and remembers the answer for a
+    /// minute (a failing store: not live). Called only for a request the address's bucket let
+    /// through, so inventing tokens costs the store nothing beyond the address's rate.
+    async fn learn(&self, digest: &str, site: &crate::site::AppState) {
+        let live = matches!(site.store().token_owner(digest).await, Ok(Some(_)));
+        if let Ok(mut known) = self.known.lock() {
+            if live {
+                known.insert(digest.to_owned(), std::time::Instant::now());
+            } else {
+                known.remove(digest);
+            }
+        }
+    }
+
+    /// Spends one request of the token of `digest`; `Err` with the time until the next one.
+    fn check(&self, digest: &str) -> Result<(), Duration> {
+        if self.checked.fetch_add(1, Ordering::Relaxed) % FORGET_EVERY == FORGET_EVERY - 1 {
+            self.requests.retain_recent();
+            self.requests.shrink_to_fit();
+            if let Ok(mut known) = self.known.lock() {
+                known.retain(|_, at| at.elapsed() < TOKEN_KNOWN_FOR);
+            }
+        }
+        self.requests
+            .check_key(&digest.to_owned())
+            .map_err(|not_until| not_until.wait_time_from(DefaultClock::default().now()))
+    }
+
+    /// Why a token's request is refused: the limit in words and the wait, e.g. `too many
+    /// requests with this API token (120 at once, then 40 per second): retry in 1 s`.
+    fn refusal(&self, retry_after_secs: u64) -> String {
+        format!(
+            "too many requests with this API token ({}): retry in {retry_after_secs} s",
+            describe(self.quota)
+        )
+    }
+}
+
+/// A quota in words: `120 at once, then 40 per second`, or `then one every 6 s` for a period
+/// of a second or more.
+fn describe(quota: RequestQuota) -> String {
+    let period = quota.period.max(Duration::from_nanos(1));
+    let then = if period < Duration::from_secs(1) {
+        let per_second = (1e9 / period.as_nanos() as f64).round();
+        format!("{per_second} per second")
+    } else if period.subsec_nanos() == 0 {
+        format!("one every {} s", period.as_secs())
+    } else {
+        format!("one every {:.1} s", period.as_secs_f64())
+    };
+    format!("{} at once, then {then}", quota.burst)
+}
+
+/// Whether `path` is one of the routes in lichess's shapes (`docs/bots.md`), whose refusals are
+/// lichess's `{"error": "..."}`.
+pub(crate) fn is_lichess_route(path: &str) -> bool {
+    matches!(
+        path,
+        "/api/account" | "/api/token" | "/api/token/test" | "/api/stream/event"
+    ) || ["/api/challenge/", "/api/bot/", "/api/board/"]
+        .iter()
+        .any(|prefix| path.starts_with(prefix))
+}
+
+/// Whole seconds of `wait`, rounded up.
+fn whole_seconds(wait: Duration) -> u64 {
+    wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
+}
+
+/// A 429 refusal: on a route in lichess's shapes `{"error": why}`, elsewhere the server's own
+/// body (`rate_limited`); `Retry-After` either way.
+fn too_many(lichess: bool, why: String, retry_after_secs: u64) -> Response {
+    if !lichess {
+        return ServerError::TooManyRequests { retry_after_secs }.into_response();
+    }
+    let mut response =
+        super::extract::LichessError::new(axum::http::StatusCode::TOO_MANY_REQUESTS, why)
+            .into_response();
+    response.headers_mut().insert(
+        axum::http::header::RETRY_AFTER,
+        axum::http::HeaderValue::from(retry_after_secs),
+    );
+    response
 }
 
 /// The chat lines of every person, counted by player id over all of the person's connections
@@ -168,7 +290,8 @@ fn read_forwarded(entry: &str) -> Option<IpAddr> {
 pub struct ClientAddress(pub IpAddr);
 
 /// The middleware: refuses a request over its client's limits with 429 and `Retry-After`,
-/// and records the client's address ([`ClientAddress`]) for the handlers.
+/// and records the client's address ([`ClientAddress`]) for the handlers. A request under
+/// `/api/` with a live personal API token is limited by its token ([`TokenLimiter`]) instead.
 pub(crate) async fn limit(
     State(edge): State<super::Edge>,
     mut request: Request,
@@ -186,14 +309,41 @@ pub(crate) async fn limit(
         limiter.trust_forwarded_for,
     ));
     request.extensions_mut().insert(ClientAddress(client));
-    match limiter.check(client, request.method(), request.uri().path()) {
-        Ok(()) => next.run(request).await,
-        Err(wait) => {
-            tracing::debug!(%client, path = request.uri().path(), "request over the rate limit");
-            ServerError::TooManyRequests {
-                retry_after_secs: wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
+    let path = request.uri().path();
+    let lichess = is_lichess_route(path);
+    let token = super::extract::bearer_token(request.headers())
+        .filter(|t| t.len() <= 128 && path.starts_with("/api/") && path != "/api/health")
+        .map(crate::accounts::tokens::digest);
+    let tokens = edge.token_limiter();
+    if let Some(digest) = &token {
+        if tokens.is_known(digest) {
+            return match tokens.check(digest) {
+                Ok(()) => next.run(request).await,
+                Err(wait) => {
+                    let secs = whole_seconds(wait);
+                    tracing::debug!(%client, path, "request over its token's rate limit");
+                    too_many(lichess, tokens.refusal(secs), secs)
+                }
+            };
+        }
+    }
+    match limiter.check(client, request.method(), path) {
+        Ok(()) => {
+            // a token not seen lately: this request counted by its address; the next ones by
+            // the token, once the store says it is live
+            if let Some(digest) = &token {
+                tokens.learn(digest, edge.site()).await;
             }
-            .into_response()
+            next.run(request).await
+        }
+        Err(wait) => {
+            let secs = whole_seconds(wait);
+            tracing::debug!(%client, path, "request over the rate limit");
+            too_many(
+                lichess,
+                format!("too many requests from your address: retry in {secs} s"),
+                secs,
+            )
         }
     }
 }
@@ -446,11 +596,38 @@ mod tests {
     }
 
     #[test]
+    fn quotas_and_routes_in_words() {
+        let t = TokenLimiter::new(RequestQuota::new(120, Duration::from_millis(25)));
+        assert_eq!(
+            t.refusal(1),
+            "too many requests with this API token (120 at once, then 40 per second): retry in 1 s"
+        );
+        assert_eq!(
+            describe(RequestQuota::new(10, Duration::from_secs(6))),
+            "10 at once, then one every 6 s"
+        );
+        assert_eq!(
+            describe(RequestQuota::new(3, Duration::from_millis(1500))),
+            "3 at once, then one every 1.5 s"
+        );
+        assert!(t.check("d1").is_ok());
+        assert!(!t.is_known("d1"));
+        assert!(is_lichess_route("/api/bot/game/abc/move/h2e2"));
+        assert!(is_lichess_route("/api/stream/event"));
+        assert!(is_lichess_route("/api/challenge/ai"));
+        assert!(!is_lichess_route("/api/tables"));
+        assert!(!is_lichess_route("/api/tokens"));
+        assert_eq!(whole_seconds(Duration::from_millis(1001)), 2);
+        assert_eq!(whole_seconds(Duration::from_secs(3)), 3);
+    }
+
+    #[test]
     fn classes_spend_from_the_api_bucket_and_their_own() {
         let limits = HttpLimits {
             api: RequestQuota::new(5, Duration::from_secs(3600)),
             sign_in: RequestQuota::new(2, Duration::from_secs(3600)),
             tables: RequestQuota::new(1, Duration::from_secs(3600)),
+            token: RequestQuota::new(1, Duration::from_secs(3600)),
         };
         let l = HttpLimiter::new(limits, false);
         let a = ip("192.0.2.1");

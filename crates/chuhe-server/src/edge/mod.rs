@@ -38,6 +38,7 @@ pub struct Edge {
 /// What the edge keeps besides the site.
 struct Limits {
     http: limit::HttpLimiter,
+    tokens: limit::TokenLimiter,
     chat: limit::ChatLimiter,
     eval: evaluation::EvalSlots,
 }
@@ -50,6 +51,7 @@ impl Edge {
         let settings = site.settings_ref();
         let limits = Limits {
             http: limit::HttpLimiter::new(settings.http_limits, settings.trust_forwarded_for),
+            tokens: limit::TokenLimiter::new(settings.http_limits.token),
             chat: limit::ChatLimiter::new(settings.chat_lines),
             eval: evaluation::EvalSlots::new(evaluation::MAX_CONCURRENT_EVALS),
         };
@@ -66,6 +68,10 @@ impl Edge {
 
     pub(crate) fn http_limiter(&self) -> &limit::HttpLimiter {
         &self.limits.http
+    }
+
+    pub(crate) fn token_limiter(&self) -> &limit::TokenLimiter {
+        &self.limits.tokens
     }
 
     pub(crate) fn chat_limiter(&self) -> &limit::ChatLimiter {

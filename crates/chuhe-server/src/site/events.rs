@@ -76,24 +76,24 @@ pub fn opponent_of(seat: Option<&SeatPlayer>, is_bot: impl Fn(&str) -> bool) -> 
     }
 }
 
-/// The `game` of a `gameStart` or `gameFinish` line for the player `player_id` at the
-/// two-seat table `table` (`None` when the player does not sit there, or the table has
-/// another number of seats): `gameId` and `id` (the table's id), `color`, `opponent`,
-/// `rated`, `variant` (`{"key", "name"}`), `source` (`ai` against the computer, else
-/// `friend`), `status` (`created`, `started` or `ended`), and `compat`.
+/// The `game` of a `gameStart` or `gameFinish` line for the player `player_id` at the table
+/// `table` (`None` when the player does not sit there): `gameId` and `id` (the table's id),
+/// `color` ([`seat_color`]), `opponent` (the next seat's player), `rated`, `variant`
+/// (`{"key", "name"}`), `source` (`ai` against the computer, else `friend`), `status`
+/// (`created`, `started` or `ended`), and `compat`; at a sanguo table also `opponents`, both
+/// other kingdoms' players in turn order.
 pub fn game_of(
     table: &TableSummary,
     player_id: &str,
     is_bot: impl Fn(&str) -> bool,
 ) -> Option<Value> {
-    if table.seats.len() != 2 {
-        return None;
-    }
     let seat = table
         .seats
         .iter()
         .position(|s| matches!(s, Some(SeatPlayer::Person { id, .. }) if id == player_id))?;
-    let other = table.seats[1 - seat].as_ref();
+    let three = table.seats.len() == 3;
+    // the next seat in turn order (two seats: the other one)
+    let other = table.seats[(seat + 1) % table.seats.len()].as_ref();
     let source = if matches!(other, Some(SeatPlayer::Computer { .. })) {
         "ai"
     } else {
@@ -105,17 +105,35 @@ pub fn game_of(
         Phase::Ended => "ended",
     };
     let key = table.options.variant.as_str();
-    Some(json!({
+    let mut game = json!({
         "gameId": table.id,
         "id": table.id,
-        "color": color_of(seat),
-        "opponent": opponent_of(other, is_bot),
+        "color": seat_color(table.seats.len(), seat),
+        "opponent": opponent_of(other, &is_bot),
         "rated": table.options.rated,
         "variant": {"key": key, "name": variant_name(key)},
         "source": source,
         "status": status,
         "compat": {"bot": true, "board": true},
-    }))
+    });
+    if three {
+        // sanguo: both other kingdoms, in turn order after this seat
+        game["opponents"] = json!([1, 2]
+            .iter()
+            .map(|k| opponent_of(table.seats[(seat + k) % 3].as_ref(), &is_bot))
+            .collect::<Vec<_>>());
+    }
+    Some(game)
+}
+
+/// lichess's `color` of `seat` at a table of `seats` seats: `white` and `black` for two, the
+/// kingdom's name (`shu`, `wu`, `wei`, in turn order) for sanguo's three.
+pub fn seat_color(seats: usize, seat: usize) -> &'static str {
+    if seats == 3 {
+        ["shu", "wu", "wei"].get(seat).copied().unwrap_or("wei")
+    } else {
+        color_of(seat)
+    }
 }
 
 /// A variant's name as lichess shows it beside its key.

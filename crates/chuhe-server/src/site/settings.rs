@@ -184,6 +184,12 @@ pub struct HttpLimits {
     pub sign_in: RequestQuota,
     /// `POST /api/tables` (default: 10 at once, then one every 6 s).
     pub tables: RequestQuota,
+    /// Every request under `/api/` that carries a personal API token this server knows
+    /// (`Authorization: Bearer`), counted per token instead of per address: a bot's moves,
+    /// streams and challenges (default: 120 at once, then 40 per second, four times a guest's
+    /// WebSocket message rate, so that a bot playing many games at once from one address is
+    /// not held back by the address's bucket; `docs/bots.md`, "Limits").
+    pub token: RequestQuota,
 }
 
 impl Default for HttpLimits {
@@ -192,6 +198,7 @@ impl Default for HttpLimits {
             api: RequestQuota::new(120, Duration::from_millis(50)),
             sign_in: RequestQuota::new(10, Duration::from_secs(6)),
             tables: RequestQuota::new(10, Duration::from_secs(6)),
+            token: RequestQuota::new(120, Duration::from_millis(25)),
         }
     }
 }
@@ -204,6 +211,7 @@ impl HttpLimits {
             api: q,
             sign_in: q,
             tables: q,
+            token: q,
         }
     }
 }
