@@ -651,7 +651,17 @@ impl Store {
         write: &TableWrite,
         fence: Option<&Fence>,
     ) -> Result<(), StoreError> {
-        let prepared = write.prepare(now_ms(), fence)?;
+        self.write_at(write, fence, now_ms()).await
+    }
+
+    /// As [`Store::write_fenced`], at `now_ms` by this process's clock (the tests step it).
+    async fn write_at(
+        &self,
+        write: &TableWrite,
+        fence: Option<&Fence>,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        let prepared = write.prepare(now_ms, fence)?;
         let (answer, answered) = oneshot::channel();
         let ticket = Arc::new(writer::Ticket::default());
         let job = Job::Table(prepared, answer, ticket.clone());
