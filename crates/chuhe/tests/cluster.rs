@@ -723,6 +723,57 @@ async fn three_nodes_serve_one_site_and_survive_kill_and_pause() {
         .await;
 }
 
+/// A takeover that waits does not cost the taking node its lease (scripts/faults, seed 1010:
+/// a node stopped and cut off in the middle of its transaction held its tables' rows locked,
+/// and the two others, trying to take them over, stopped renewing their leases and exited
+/// with status 75). Here another connection holds the row of n1's table locked for 8 s while
+/// n1 is killed: n2's claim waits for that lock, and n2 keeps its lease all along, then
+/// serves the table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_takeover_that_waits_for_a_locked_row_keeps_the_lease() {
+    let dir = TempDir::new("cluster-lock");
+    let db = PgDatabase::new("cluster_lock");
+    let prefix = format!("cl{}", std::process::id());
+    let n1 = Node::start("n1", &db.url(), &prefix, &dir.0);
+    let mut n2 = Node::start("n2", &db.url(), &prefix, &dir.0);
+    let cookie = guest(&n1.url(), "host").await;
+    let table = create_table(&n1.url(), &cookie, json!({"variant": "xiangqi"})).await;
+    let mut holder = Command::new("psql")
+        .args(["-h", "127.0.0.1", "-U", "postgres", "-d", &db.0, "-q", "-c"])
+        .arg(format!(
+            "BEGIN; SELECT id FROM game_tables WHERE id = '{table}' FOR UPDATE; \
+             SELECT pg_sleep(8); COMMIT;"
+        ))
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    drop(n1); // killed: its lease lapses, and n2's scan claims the locked row
+    tokio::time::sleep(Duration::from_millis(4 * LEASE_MS)).await;
+    assert!(
+        n2.child.try_wait().unwrap().is_none(),
+        "n2 stopped while its takeover waited:\n{}",
+        n2.log_text()
+    );
+    assert!(!n2.log_text().contains("lease lapsed"), "{}", n2.log_text());
+    assert!(holder.wait().unwrap().success());
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        let response = reqwest::get(format!("{}/api/tables/{table}", n2.url()))
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        if status == 200 {
+            let summary: Value = response.json().await.unwrap();
+            assert_eq!(summary["id"], table.as_str());
+            break;
+        }
+        assert!(Instant::now() < end, "status {status}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(n2.child.try_wait().unwrap().is_none(), "{}", n2.log_text());
+}
+
 async fn get_json_owned(url: String) -> Value {
     get_json(&url).await
 }

@@ -319,12 +319,20 @@ fn normalize_url(url: &str) -> String {
 
 /// The statements that set a new connection's time limit: PostgreSQL's `statement_timeout`,
 /// SQLite's `busy_timeout`, in milliseconds.
+///
+/// On PostgreSQL the same limit is the connection's `idle_in_transaction_session_timeout`:
+/// a transaction whose client went silent (the node stopped, or cut off by a partition that
+/// also swallowed its connection's end) is ended by PostgreSQL after it, with its locks. Without
+/// it such a transaction kept its uncommitted event rows until the server's TCP keepalive
+/// noticed (hours), and every later owner's write of that table waited on them and failed:
+/// the table was served but could take no move (scripts/faults found it: a node stopped, then
+/// cut off from PostgreSQL, in the middle of its group commit).
 fn timeout_statement(is_sqlite: bool, limit: Duration) -> String {
     let ms = limit.as_millis().clamp(1, i32::MAX as u128);
     if is_sqlite {
         format!("PRAGMA busy_timeout = {ms}")
     } else {
-        format!("SET statement_timeout = {ms}")
+        format!("SET statement_timeout = {ms}; SET idle_in_transaction_session_timeout = {ms}")
     }
 }
 
@@ -648,7 +656,17 @@ impl Store {
         write: &TableWrite,
         fence: Option<&Fence>,
     ) -> Result<(), StoreError> {
-        let prepared = write.prepare(now_ms(), fence)?;
+        self.write_at(write, fence, now_ms()).await
+    }
+
+    /// As [`Store::write_fenced`], at `now_ms` by this process's clock (the tests step it).
+    async fn write_at(
+        &self,
+        write: &TableWrite,
+        fence: Option<&Fence>,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        let prepared = write.prepare(now_ms, fence)?;
         let (answer, answered) = oneshot::channel();
         let ticket = Arc::new(writer::Ticket::default());
         let job = Job::Table(prepared, answer, ticket.clone());

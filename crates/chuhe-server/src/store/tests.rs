@@ -152,6 +152,157 @@ async fn typed_values_round_trip_through_the_same_texts() {
     let _ = std::fs::remove_file(&path);
 }
 
+/// A cluster node's clock has no say in what a takeover charges (scripts/faults, a schedule
+/// of seed 28: a node's clock stepped back 884 s, then kill -9: the player to move lost on
+/// time with 297.9 s left). The owner writes a running table while its own clock is an hour
+/// behind, then its lease lapses; the thinking time left to charge is from that write to its
+/// last renewal, both on the database's clock: none here, never an hour.
+#[tokio::test]
+async fn a_takeover_charges_by_the_database_clock_not_the_dead_owners() {
+    use super::{Fence, StoreOptions};
+    use std::time::Duration;
+    let options = StoreOptions {
+        cluster: true,
+        ..StoreOptions::default()
+    };
+    let (store, dropper) = postgres_store("clock", options).await;
+    store
+        .register_node("a-1", "a", Duration::from_millis(400))
+        .await
+        .unwrap();
+    let table_options: TableOptions = serde_json::from_str(OPTIONS).unwrap();
+    let mut row = TableRow {
+        id: "t1".to_owned(),
+        options: table_options.clone(),
+        phase: "open".to_owned(),
+        version: 1,
+        clocks: None,
+        secret: None,
+        created_ms: now_ms(),
+    };
+    let created = Event::Created {
+        options: table_options,
+    };
+    store
+        .create_table_owned(&row, &created, Some("a-1"))
+        .await
+        .unwrap();
+    row.phase = "running".to_owned();
+    row.version = 2;
+    row.clocks = Some(serde_json::from_str::<ClockSnapshot>(CLOCKS).unwrap());
+    let fence = Fence {
+        node: "a-1".to_owned(),
+        epoch: 1,
+    };
+    let started = TableWrite {
+        row,
+        events: vec![serde_json::from_str(STARTED).unwrap()],
+        rated: None,
+        finished: None,
+    };
+    let an_hour_ago = now_ms() - 3_600_000;
+    store
+        .write_at(&started, Some(&fence), an_hour_ago)
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let seen = store.ownership("t1").await.unwrap().unwrap();
+    assert!(!seen.owner_alive);
+    assert_eq!(seen.uncharged(), Duration::ZERO);
+    store.close().await;
+    dropper.await;
+}
+
+/// A store on a new schema of the test PostgreSQL (`CHUHE_TEST_POSTGRES`), and what drops the
+/// schema when awaited.
+async fn postgres_store(
+    name: &str,
+    options: super::StoreOptions,
+) -> (Store, impl std::future::Future<Output = ()>) {
+    use sqlx::Connection;
+    let base = std::env::var("CHUHE_TEST_POSTGRES")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned());
+    let schema = format!("{name}{}x{}", std::process::id(), now_ms());
+    let mut admin = sqlx::PgConnection::connect(&base)
+        .await
+        .unwrap_or_else(|e| panic!("PostgreSQL at {base} is not reachable: {e}"));
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}")))
+        .execute(&mut admin)
+        .await
+        .unwrap();
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let url = format!("{base}{sep}options=-c%20search_path%3D{schema}");
+    let store = Store::connect_with(&url, options).await.unwrap();
+    let dropper = async move {
+        sqlx::query(sqlx::AssertSqlSafe(format!("DROP SCHEMA {schema} CASCADE")))
+            .execute(&mut admin)
+            .await
+            .unwrap();
+    };
+    (store, dropper)
+}
+
+/// A transaction left open by a client that went silent (a node stopped, or cut off with its
+/// connection's end lost) is ended by PostgreSQL after the store's time limit, with its locks:
+/// it no longer blocks the next write of the same table for good (scripts/faults, seed 1011: a
+/// table whose uncommitted event row outlived its stopped, cut-off owner took no move again).
+/// Here a connection of the store inserts the table's next event and stays silent; after the
+/// limit, the store writes that version itself.
+#[tokio::test]
+async fn a_silent_transaction_does_not_block_a_table_for_good() {
+    use super::StoreOptions;
+    use std::time::Duration;
+    let options = StoreOptions {
+        statement_timeout: Duration::from_millis(1500),
+        ..StoreOptions::default()
+    };
+    let (store, dropper) = postgres_store("silent", options).await;
+    let table_options: TableOptions = serde_json::from_str(OPTIONS).unwrap();
+    let mut row = TableRow {
+        id: "t1".to_owned(),
+        options: table_options.clone(),
+        phase: "open".to_owned(),
+        version: 1,
+        clocks: None,
+        secret: None,
+        created_ms: now_ms(),
+    };
+    let created = Event::Created {
+        options: table_options,
+    };
+    store.create_table(&row, &created).await.unwrap();
+    let mut silent = store.pool.begin().await.unwrap();
+    sqlx::query(
+        "INSERT INTO table_events (table_id, version, body, created_ms) VALUES ('t1', 2, $1, 0)",
+    )
+    .bind(STARTED)
+    .execute(&mut *silent)
+    .await
+    .unwrap();
+    let limit: String = sqlx::query("SHOW idle_in_transaction_session_timeout")
+        .fetch_one(&mut *silent)
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(limit, "1500ms");
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    row.phase = "running".to_owned();
+    row.version = 2;
+    store
+        .write(&TableWrite {
+            row,
+            events: vec![serde_json::from_str(STARTED).unwrap()],
+            rated: None,
+            finished: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(store.events("t1").await.unwrap().len(), 2);
+    drop(silent);
+    store.close().await;
+    dropper.await;
+}
+
 #[test]
 fn appended_events_end_at_the_row_version() {
     assert_eq!(first_version(3, 2).ok(), Some(2));

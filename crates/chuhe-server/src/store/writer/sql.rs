@@ -73,11 +73,15 @@ pub(super) async fn write_tables(
     // A cluster node's writes (PostgreSQL): each row only while it still names the node and
     // the epoch the node took it with, and only while the node's lease runs by the database's
     // clock. A row that does not match fails the whole transaction (nothing of it is written;
-    // one by one, only the fenced write fails).
+    // one by one, only the fenced write fails). The row's `updated_ms` is the database's clock
+    // too (not the node's, `v.column5`): a takeover charges the thinking time from it to the
+    // dead owner's last renewal (`Ownership::uncharged`), and the two must be read on one
+    // clock, or a node whose clock is behind would flag its players when it dies
+    // (scripts/faults found it: a clock stepped back 884 s, a kill -9, a loss on time).
     for chunk in fenced.chunks(ROWS_PER_STATEMENT) {
         let sql = format!(
             "UPDATE game_tables SET phase = v.column2, version = v.column3::bigint, \
-             clocks = v.column4, updated_ms = v.column5::bigint \
+             clocks = v.column4, updated_ms = {} \
              FROM (VALUES {}) AS v \
              JOIN cluster_nodes n ON n.node = v.column6 \
              WHERE game_tables.id = v.column1 \
@@ -85,6 +89,7 @@ pub(super) async fn write_tables(
              AND game_tables.owner_node = v.column6 \
              AND game_tables.owner_epoch = v.column7::bigint \
              AND n.lease_until_ms > {}",
+            crate::store::cluster::DB_NOW_MS,
             values(chunk.len(), 7),
             crate::store::cluster::DB_NOW_MS,
         );
