@@ -272,14 +272,14 @@ impl Player {
         match msg["type"].as_str() {
             Some("state") => {
                 self.version = msg["version"].as_u64().unwrap();
-                self.legal = strings(&msg["legal_moves"]);
-                self.captures = strings(&msg["capture_moves"]);
+                self.legal = legal(&msg);
+                self.captures = captures(&msg);
                 self.ended |= msg["outcome"].is_object();
             }
             Some("update") => {
                 self.version = msg["version"].as_u64().unwrap();
-                self.legal = strings(&msg["legal_moves"]);
-                self.captures = strings(&msg["capture_moves"]);
+                self.legal = legal(&msg);
+                self.captures = captures(&msg);
                 self.ended |= msg["phase"] == "ended";
             }
             _ => {}
@@ -331,8 +331,8 @@ impl Player {
         match msg["type"].as_str() {
             Some("state") | Some("update") => {
                 self.version = msg["version"].as_u64().unwrap();
-                self.legal = strings(&msg["legal_moves"]);
-                self.captures = strings(&msg["capture_moves"]);
+                self.legal = legal(&msg);
+                self.captures = captures(&msg);
                 self.ended |= msg["outcome"].is_object() || msg["phase"] == "ended";
             }
             _ => {}
@@ -349,6 +349,27 @@ fn strings(v: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The legal moves of a `state` (a list) or an `update` (packed in `moves`, left out when
+/// none: `docs/protocol.md`).
+fn legal(msg: &Value) -> Vec<String> {
+    packed_or_list(msg, "moves", "legal_moves")
+}
+
+/// The capture moves of a `state` or an `update` (`captures`), as [`legal`].
+fn captures(msg: &Value) -> Vec<String> {
+    packed_or_list(msg, "captures", "capture_moves")
+}
+
+fn packed_or_list(msg: &Value, packed: &str, list: &str) -> Vec<String> {
+    if msg["type"] == "update" {
+        msg[packed].as_str().map_or_else(Vec::new, |p| {
+            chuhe_server::protocol::unpack_moves(p).expect("packed moves")
+        })
+    } else {
+        strings(&msg[list])
+    }
 }
 
 /// Plays a game to its end with every seat's player (captures first, else any legal move).
@@ -549,7 +570,7 @@ async fn three_nodes_serve_one_site_and_survive_kill_and_pause() {
     p.send(json!({"type": "start"})).await;
     for _ in 0..3 {
         p.until(Duration::from_secs(15), |m| {
-            m["type"] == "update" && m["to_move"] == 0 && !strings(&m["legal_moves"]).is_empty()
+            m["type"] == "update" && m["to_move"] == 0 && !legal(m).is_empty()
         })
         .await;
         let mv = p.legal[0].clone();
@@ -645,17 +666,13 @@ async fn three_nodes_serve_one_site_and_survive_kill_and_pause() {
     })
     .await;
     r.send(json!({"type": "start"})).await;
-    r.until(Duration::from_secs(10), |m| {
-        !strings(&m["legal_moves"]).is_empty()
-    })
-    .await;
+    r.until(Duration::from_secs(10), |m| !legal(m).is_empty())
+        .await;
     let version = r.version;
     r.send(json!({"type": "move", "version": version, "move": "h2e2"}))
         .await;
-    b.until(Duration::from_secs(10), |m| {
-        !strings(&m["legal_moves"]).is_empty()
-    })
-    .await;
+    b.until(Duration::from_secs(10), |m| !legal(m).is_empty())
+        .await;
     let stale_version = b.version;
     nodes[1].signal("STOP");
     // Sent while the owner is paused: it waits in the socket.
@@ -672,7 +689,7 @@ async fn three_nodes_serve_one_site_and_survive_kill_and_pause() {
     .await;
     if let Err(seen) = b2
         .try_until(Duration::from_secs(15), |m| {
-            m["type"] == "state" && !strings(&m["legal_moves"]).is_empty()
+            m["type"] == "state" && !legal(m).is_empty()
         })
         .await
     {
