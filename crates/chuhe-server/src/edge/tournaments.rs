@@ -164,10 +164,7 @@ pub(crate) async fn join(
     user: ApiUser,
     Path(id): Path<String>,
 ) -> Result<Response, LichessError> {
-    user.require(Scope::TournamentWrite)?;
-    expect(&state, &id, false).await?;
-    state.tournaments().join(&state, &id, &user.person).await?;
-    Ok(Json(json!({"ok": true})).into_response())
+    enter(state, user, id, false).await
 }
 
 /// `POST /api/tournament/{id}/withdraw`: the account leaves (before the start) or stops being
@@ -189,13 +186,7 @@ pub(crate) async fn withdraw(
     user: ApiUser,
     Path(id): Path<String>,
 ) -> Result<Response, LichessError> {
-    user.require(Scope::TournamentWrite)?;
-    expect(&state, &id, false).await?;
-    state
-        .tournaments()
-        .withdraw(&state, &id, &user.person)
-        .await?;
-    Ok(Json(json!({"ok": true})).into_response())
+    leave(state, user, id, false).await
 }
 
 /// `GET /api/tournament/{id}/stream`: the tournament as `GET /api/tournament/{id}` shows it,
@@ -365,10 +356,7 @@ pub(crate) async fn join_swiss(
     user: ApiUser,
     Path(id): Path<String>,
 ) -> Result<Response, LichessError> {
-    user.require(Scope::TournamentWrite)?;
-    expect(&state, &id, true).await?;
-    state.tournaments().join(&state, &id, &user.person).await?;
-    Ok(Json(json!({"ok": true})).into_response())
+    enter(state, user, id, true).await
 }
 
 /// `POST /api/swiss/{id}/withdraw`: the account leaves (before the start) or is no longer
@@ -390,13 +378,7 @@ pub(crate) async fn withdraw_swiss(
     user: ApiUser,
     Path(id): Path<String>,
 ) -> Result<Response, LichessError> {
-    user.require(Scope::TournamentWrite)?;
-    expect(&state, &id, true).await?;
-    state
-        .tournaments()
-        .withdraw(&state, &id, &user.person)
-        .await?;
-    Ok(Json(json!({"ok": true})).into_response())
+    leave(state, user, id, true).await
 }
 
 /// `GET /api/swiss/{id}/stream`: the Swiss event as `GET /api/swiss/{id}` shows it, one NDJSON
@@ -483,4 +465,33 @@ pub(crate) async fn games_swiss(
         games.join("\n"),
     )
         .into_response())
+}
+
+/// The body of the join routes of arenas (`swiss` false) and Swiss events (`swiss` true).
+async fn enter(
+    state: AppState,
+    user: ApiUser,
+    id: String,
+    swiss: bool,
+) -> Result<Response, LichessError> {
+    user.require(Scope::TournamentWrite)?;
+    expect(&state, &id, swiss).await?;
+    state.tournaments().join(&state, &id, &user.person).await?;
+    Ok(Json(json!({"ok": true})).into_response())
+}
+
+/// The body of the withdraw routes of arenas (`swiss` false) and Swiss events (`swiss` true).
+async fn leave(
+    state: AppState,
+    user: ApiUser,
+    id: String,
+    swiss: bool,
+) -> Result<Response, LichessError> {
+    user.require(Scope::TournamentWrite)?;
+    expect(&state, &id, swiss).await?;
+    state
+        .tournaments()
+        .withdraw(&state, &id, &user.person)
+        .await?;
+    Ok(Json(json!({"ok": true})).into_response())
 }
