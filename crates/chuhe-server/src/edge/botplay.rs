@@ -35,6 +35,10 @@ use tokio::sync::mpsc;
 /// How often a stream without news sends an empty line, so clients and proxies keep it open.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(6);
 
+/// How long a game stream that started its game waits for the start's update before it sends
+/// `gameFull` (the update comes at once from this node, a moment later from another).
+const START_WAIT: Duration = Duration::from_secs(2);
+
 /// What lichess sends as the time left of an untimed game, milliseconds (its largest clock).
 pub const UNTIMED_MS: u64 = 2_147_483_647;
 
@@ -628,14 +632,17 @@ async fn game_stream(
         && current.table.seats.iter().all(Option::is_some)
         && link.message(ClientMessage::Start {}).await.is_ok()
     {
-        // The start's update is on its way to this connection: in `gameFull` already.
-        while let Ok(m) = messages.try_recv() {
-            match m {
-                ServerMessage::Update(u) => {
+        // The start's update is on its way to this connection (from another node of a
+        // cluster it may come after the answer): in `gameFull` already.
+        let until = tokio::time::Instant::now() + START_WAIT;
+        while current.table.phase == Phase::Open {
+            match tokio::time::timeout_at(until, messages.recv()).await {
+                Ok(Some(ServerMessage::Update(u))) => {
                     let _ = current.apply(&u);
                 }
-                ServerMessage::State(s) => current = *s,
-                _ => {}
+                Ok(Some(ServerMessage::State(s))) => current = *s,
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => break,
             }
         }
     }
