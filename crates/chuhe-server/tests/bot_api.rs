@@ -960,3 +960,276 @@ async fn a_bot_plays_sanguo_against_the_computer(backend: Backend) {
     server.stop().await;
 }
 on_both!(a_bot_plays_sanguo_against_the_computer);
+
+/// The ids of the `challenge` lines among `lines`.
+fn challenge_ids(lines: &[Value]) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|l| l["type"] == "challenge")
+        .map(|l| l["challenge"]["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Challenges are stored: made before a restart, they are listed on the event streams opened
+/// after it (lichess's replay on connect), then declined (the reason stored), cancelled and
+/// accepted after it; each stream gets `gameStart` once, and a stream opened later replays the
+/// game in progress and no answered challenge.
+async fn challenges_survive_a_restart(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, fast_settings()).await;
+    let scopes = [Scope::ChallengeRead, Scope::ChallengeWrite, Scope::BotPlay];
+    let a = chuhe_server::store::issue_token(&db.url, "Alpha", true, &scopes, "t")
+        .await
+        .unwrap();
+    let b = chuhe_server::store::issue_token(&db.url, "Beta", true, &scopes, "t")
+        .await
+        .unwrap();
+    let mut ids = Vec::new();
+    for form in ["color=white", "clock.limit=300&clock.increment=2", ""] {
+        let (status, made) = post_form(&server, "/api/challenge/Beta", &a.token, form).await;
+        assert_eq!(status, 200, "{made}");
+        ids.push(made["id"].as_str().unwrap().to_owned());
+    }
+    server.stop().await;
+
+    let server = Server::start(&db, fast_settings()).await;
+    let store = server.state.store();
+    for id in &ids {
+        assert_eq!(
+            store.challenge_status(id).await.unwrap(),
+            Some(("created".to_owned(), None))
+        );
+    }
+    let mut a_events = Lines::open(server.addr, "/api/stream/event", &a.token).await;
+    let mut b_events = Lines::open(server.addr, "/api/stream/event", &b.token).await;
+    let mut a_first = Vec::new();
+    let mut b_first = Vec::new();
+    for _ in 0..3 {
+        a_first.push(a_events.next().await);
+        b_first.push(b_events.next().await);
+    }
+    assert_eq!(challenge_ids(&a_first), ids);
+    assert_eq!(challenge_ids(&b_first), ids);
+    assert_eq!(b_first[0]["challenge"]["status"], "created");
+    assert_eq!(
+        b_first[0]["challenge"]["challenger"],
+        json!({"id": a.player_id, "name": "Alpha", "title": "BOT"})
+    );
+    assert_eq!(b_first[0]["challenge"]["finalColor"], "white");
+    assert_eq!(b_first[1]["challenge"]["timeControl"]["limit"], 300);
+
+    // Declined after the restart, with its reason kept.
+    let (status, ok) = post_form(
+        &server,
+        &format!("/api/challenge/{}/decline", ids[2]),
+        &b.token,
+        "reason=later",
+    )
+    .await;
+    assert_eq!((status, ok), (200, json!({"ok": true})));
+    for events in [&mut a_events, &mut b_events] {
+        let declined = events.next().await;
+        assert_eq!(declined["type"], "challengeDeclined");
+        assert_eq!(declined["challenge"]["id"], ids[2].as_str());
+        assert_eq!(declined["challenge"]["declineReasonKey"], "later");
+    }
+    assert_eq!(
+        store.challenge_status(&ids[2]).await.unwrap(),
+        Some(("declined".to_owned(), Some("later".to_owned())))
+    );
+    // Cancelled by its challenger.
+    let (status, _) = post_form(
+        &server,
+        &format!("/api/challenge/{}/cancel", ids[1]),
+        &a.token,
+        "",
+    )
+    .await;
+    assert_eq!(status, 200);
+    for events in [&mut a_events, &mut b_events] {
+        let canceled = events.next().await;
+        assert_eq!(canceled["type"], "challengeCanceled");
+        assert_eq!(canceled["challenge"]["id"], ids[1].as_str());
+    }
+    // Accepted: gameStart on both streams.
+    let (status, ok) = post_form(
+        &server,
+        &format!("/api/challenge/{}/accept", ids[0]),
+        &b.token,
+        "",
+    )
+    .await;
+    assert_eq!((status, ok), (200, json!({"ok": true})));
+    let a_start = a_events.next().await;
+    let b_start = b_events.next().await;
+    assert_eq!(a_start["type"], "gameStart");
+    assert_eq!(b_start["type"], "gameStart");
+    let game = a_start["game"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(b_start["game"]["id"], game.as_str());
+    assert_eq!(a_start["game"]["color"], "white");
+    assert_eq!(
+        store.challenge_status(&ids[0]).await.unwrap(),
+        Some(("accepted".to_owned(), None))
+    );
+    // Answered: no second answer.
+    for id in &ids {
+        let (status, err) = post_form(
+            &server,
+            &format!("/api/challenge/{id}/accept"),
+            &b.token,
+            "",
+        )
+        .await;
+        assert_eq!((status, err), (404, json!({"error": "No such challenge"})));
+    }
+    // The next line of each stream is the next event: the game was told once.
+    let (_, next) = post_form(&server, "/api/challenge/Beta", &a.token, "").await;
+    let next_id = next["id"].as_str().unwrap();
+    for events in [&mut a_events, &mut b_events] {
+        let line = events.next().await;
+        assert_eq!(line["type"], "challenge", "{line}");
+        assert_eq!(line["challenge"]["id"], next_id);
+    }
+    // A stream opened now: the game in progress, then the open challenge only.
+    let mut again = Lines::open(server.addr, "/api/stream/event", &b.token).await;
+    let first = again.next().await;
+    assert_eq!(first["type"], "gameStart");
+    assert_eq!(first["game"]["id"], game.as_str());
+    let second = again.next().await;
+    assert_eq!(second["type"], "challenge");
+    assert_eq!(second["challenge"]["id"], next_id);
+    drop((a_events, b_events, again));
+    server.stop().await;
+}
+
+on_both!(challenges_survive_a_restart);
+
+/// Two accepts of one challenge at once: one wins (one table), the other finds no challenge.
+async fn two_accepts_make_one_table(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, fast_settings()).await;
+    let scopes = [Scope::ChallengeRead, Scope::ChallengeWrite, Scope::BotPlay];
+    let a = chuhe_server::store::issue_token(&db.url, "Alpha", true, &scopes, "t")
+        .await
+        .unwrap();
+    let b = chuhe_server::store::issue_token(&db.url, "Beta", true, &scopes, "t")
+        .await
+        .unwrap();
+    let (_, made) = post_form(&server, "/api/challenge/Beta", &a.token, "").await;
+    let path = format!("/api/challenge/{}/accept", made["id"].as_str().unwrap());
+    let (one, two) = tokio::join!(
+        post_form(&server, &path, &b.token, ""),
+        post_form(&server, &path, &b.token, "")
+    );
+    let mut statuses = [one.0, two.0];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 404]);
+    let (_, _, body) = server.http("GET", "/api/tables", None, None).await;
+    let tables: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(tables.as_array().unwrap().len(), 1, "{tables}");
+    server.stop().await;
+}
+
+on_both!(two_accepts_make_one_table);
+
+/// A challenge whose time has passed expires: both streams get `challengeCanceled` (status
+/// `expired`), it is stored as expired and cannot be accepted; a challenger's open stream keeps
+/// its challenges with a clock alive, not its untimed ones (those wait two weeks).
+async fn an_unanswered_challenge_expires(backend: Backend) {
+    use chuhe_server::protocol::SeatPlayer;
+    use chuhe_server::site::challenges::{expires_ms, Challenge, CORRESPONDENCE_WAIT};
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, fast_settings()).await;
+    let scopes = [Scope::ChallengeRead, Scope::ChallengeWrite, Scope::BotPlay];
+    let a = chuhe_server::store::issue_token(&db.url, "Alpha", true, &scopes, "t")
+        .await
+        .unwrap();
+    let b = chuhe_server::store::issue_token(&db.url, "Beta", true, &scopes, "t")
+        .await
+        .unwrap();
+    let mut a_events = Lines::open(server.addr, "/api/stream/event", &a.token).await;
+    let mut b_events = Lines::open(server.addr, "/api/stream/event", &b.token).await;
+    let store = server.state.store();
+    let now = chuhe_server::store::now_ms();
+    let person = |id: &str, name: &str| SeatPlayer::Person {
+        id: id.to_owned(),
+        name: name.to_owned(),
+        account: true,
+        bot: true,
+    };
+    let untimed: chuhe_server::protocol::TableOptions =
+        serde_json::from_value(json!({"variant": "xiangqi"})).unwrap();
+    let timed: chuhe_server::protocol::TableOptions = serde_json::from_value(
+        json!({"variant": "xiangqi", "time": {"initial_ms": 60_000, "increment_ms": 0}}),
+    )
+    .unwrap();
+    assert_eq!(
+        expires_ms(&untimed, now),
+        now + CORRESPONDENCE_WAIT.as_millis() as i64
+    );
+    assert_eq!(expires_ms(&timed, now), now + 20_000);
+    let made = |id: &str, options: &chuhe_server::protocol::TableOptions, expires: i64| Challenge {
+        id: id.to_owned(),
+        challenger: person(&a.player_id, "Alpha"),
+        dest: person(&b.player_id, "Beta"),
+        options: options.clone(),
+        color: "random".to_owned(),
+        challenger_seat: 1,
+        created_ms: now - 30_000,
+        expires_ms: expires,
+    };
+    // Kept alive: only the one with a clock that expires before the new time.
+    store
+        .create_challenge(&made("keepmeup", &timed, now + 5_000))
+        .await
+        .unwrap();
+    store
+        .create_challenge(&made("untimed1", &untimed, expires_ms(&untimed, now)))
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .keep_challenges(&a.player_id, now + 20_000)
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        store
+            .challenge("keepmeup")
+            .await
+            .unwrap()
+            .unwrap()
+            .expires_ms,
+        now + 20_000
+    );
+    // Its time passed: expired by the server's scan, told to both.
+    store
+        .create_challenge(&made("overdue1", &timed, now - 1))
+        .await
+        .unwrap();
+    for events in [&mut a_events, &mut b_events] {
+        let line = events.next().await;
+        assert_eq!(line["type"], "challengeCanceled", "{line}");
+        assert_eq!(line["challenge"]["id"], "overdue1");
+        assert_eq!(line["challenge"]["status"], "expired");
+    }
+    assert_eq!(
+        store.challenge_status("overdue1").await.unwrap(),
+        Some(("expired".to_owned(), None))
+    );
+    let (status, _) = post_form(&server, "/api/challenge/overdue1/accept", &b.token, "").await;
+    assert_eq!(status, 404);
+    let open: Vec<String> = store
+        .open_challenges(&b.player_id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|c| c.id)
+        .collect();
+    assert_eq!(open, ["keepmeup", "untimed1"]);
+    drop((a_events, b_events));
+    server.stop().await;
+}
+
+on_both!(an_unanswered_challenge_expires);

@@ -29,6 +29,7 @@
 //! - **Stop.** On SIGTERM a node saves its tables' clocks, releases them, ends its lease and
 //!   tells the others (`{p}.released`), which take the tables over at once.
 
+mod events;
 mod host;
 mod lease;
 mod lobby;
@@ -43,6 +44,7 @@ use crate::protocol::TableSummary;
 use crate::table::TableHandle;
 use async_nats::jetstream::kv;
 use bytes::Bytes;
+use events::{follow_events, publish_events};
 use host::{serve_requests, Hosted};
 use lease::{follow_released, keep_lease};
 use lobby::{publish_listings, watch_lobby};
@@ -307,6 +309,9 @@ pub(crate) trait Host: Clone + Send + Sync + 'static {
     fn store(&self) -> &crate::store::Store;
     /// Whether the server has begun to stop.
     fn is_shutting_down(&self) -> bool;
+    /// Hands a player's event line, published by any node, to this node's event streams of
+    /// that player.
+    fn deliver_event(&self, player_id: &str, line: &str);
 }
 
 /// A handle on a [`Host`] that does not keep it alive: the cluster's tasks hold one and end
@@ -319,12 +324,14 @@ pub(crate) trait WeakHost: Clone + Send + Sync + 'static {
 }
 
 /// Starts the node's tasks: the lease, the scan for tables nobody holds, the requests of other
-/// nodes, the forwarded connections' messages, and the lobby (the bucket watched, the local
-/// tables' listings published).
+/// nodes, the forwarded connections' messages, the lobby (the bucket watched, the local
+/// tables' listings published) and the players' event lines (this node's `events` published,
+/// every node's delivered here).
 pub(crate) async fn start<W: WeakHost>(
     host: W,
     cluster: Arc<Cluster>,
     listings: mpsc::UnboundedReceiver<TableSummary>,
+    events: mpsc::UnboundedReceiver<(String, Arc<str>)>,
 ) -> Result<(), ServerError> {
     let prefix = cluster.settings.prefix.clone();
     let requests = cluster
@@ -342,6 +349,11 @@ pub(crate) async fn start<W: WeakHost>(
         .subscribe(cluster.released_subject())
         .await
         .map_err(|e| ServerError::Config(format!("NATS subscribe: {e}")))?;
+    let event_lines = cluster
+        .nats
+        .subscribe(cluster.events_subject())
+        .await
+        .map_err(|e| ServerError::Config(format!("NATS subscribe: {e}")))?;
     // Every entry already in the bucket first (the tables listed before this node started),
     // then every change.
     let watch = cluster
@@ -356,6 +368,8 @@ pub(crate) async fn start<W: WeakHost>(
         tokio::spawn(follow_released(cluster.clone(), released)),
         tokio::spawn(watch_lobby(cluster.clone(), watch)),
         tokio::spawn(publish_listings(cluster.clone(), listings)),
+        tokio::spawn(follow_events(weak.clone(), event_lines)),
+        tokio::spawn(publish_events(cluster.clone(), events)),
         tokio::spawn(keep_lease(weak, cluster.clone())),
     ];
     lock(&cluster.tasks).extend(tasks);

@@ -10,15 +10,17 @@
 //! `h2e2`, ranks 0-9). Streams send a keep-alive newline every 6 s, as lichess does.
 
 use crate::accounts::tokens::Scope;
-use crate::cluster::Route;
 use crate::edge::bots::tables_in_play;
 use crate::edge::extract::{ApiUser, LichessError};
+use crate::edge::ws::Link;
 use crate::error::ServerError;
 use crate::protocol::{ClientMessage, Phase, SeatPlayer, ServerMessage, State, TableSummary};
-use crate::site::challenges::{person_id, Challenge};
-use crate::site::events::{color_of, game_of, seat_color, variant_name};
+use crate::site::challenges::{
+    announce_challenge, challenge_json, expires_ms, Challenge, REALTIME_WAIT,
+};
+use crate::site::events::{game_of, seat_color, variant_name};
 use crate::site::AppState;
-use crate::table::TableHandle;
+use crate::store::{Answerer, StoreError};
 use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest, Path, Request};
 use axum::http::{header, StatusCode};
@@ -32,6 +34,10 @@ use tokio::sync::mpsc;
 
 /// How often a stream without news sends an empty line, so clients and proxies keep it open.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(6);
+
+/// How long a game stream that started its game waits for the start's update before it sends
+/// `gameFull` (the update comes at once from this node, a moment later from another).
+const START_WAIT: Duration = Duration::from_secs(2);
 
 /// What lichess sends as the time left of an untimed game, milliseconds (its largest clock).
 pub const UNTIMED_MS: u64 = 2_147_483_647;
@@ -122,17 +128,15 @@ pub(crate) async fn stream_event(
             first.push(json!({"type": "gameStart", "game": game}));
         }
     }
-    for c in state.challenges().of(&id) {
-        let mut bots = Vec::new();
-        for p in [&c.challenger, &c.dest] {
-            if state.store().is_bot(person_id(p)).await.unwrap_or(false) {
-                bots.push(person_id(p).to_owned());
-            }
-        }
-        first.push(json!({"type": "challenge", "challenge": challenge_json(&c, "created", &bots)}));
+    // The open stream keeps the player's challenges with a clock alive (lichess keeps a
+    // challenge while its challenger is seen).
+    keep_challenges(&state, &id).await;
+    for c in state.store().open_challenges(&id).await? {
+        first.push(json!({"type": "challenge", "challenge": challenge_json(&c, "created")}));
     }
     let (tx, rx) = mpsc::channel::<Bytes>(16);
     let mut shutdown = state.shutdown_signal();
+    let keeper = state.clone();
     tokio::spawn(async move {
         for v in &first {
             if tx.send(line(v)).await.is_err() {
@@ -153,7 +157,10 @@ pub(crate) async fn stream_event(
                     // of its games again.
                     Err(_) => return,
                 },
-                _ = tick.tick() => Bytes::from_static(b"\n"),
+                _ = tick.tick() => {
+                    keep_challenges(&keeper, &id).await;
+                    Bytes::from_static(b"\n")
+                }
                 () = tx.closed() => return,
                 // The server stops: the stream ends, so its connection closes in time.
                 _ = shutdown.changed() => return,
@@ -164,6 +171,14 @@ pub(crate) async fn stream_event(
         }
     });
     Ok(ndjson(rx))
+}
+
+/// Keeps the waiting challenges with a clock of `player_id` alive for [`REALTIME_WAIT`] more.
+async fn keep_challenges(state: &AppState, player_id: &str) {
+    let until = crate::store::now_ms() + i64::try_from(REALTIME_WAIT.as_millis()).unwrap_or(0);
+    if let Err(e) = state.store().keep_challenges(player_id, until).await {
+        tracing::debug!(error = %e, "challenges not kept alive");
+    }
 }
 
 /// A request's parameters, from a form (`application/x-www-form-urlencoded`, as lichess's
@@ -383,21 +398,6 @@ pub(crate) async fn challenge_ai(
         .into_response())
 }
 
-/// The table `id` when this node serves it.
-async fn local_table(state: &AppState, id: &str) -> Result<TableHandle, LichessError> {
-    match state.route(id).await {
-        Ok(Route::Local(handle)) => Ok(handle),
-        Ok(Route::Remote(_)) => Err(LichessError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "this game is served by another node of the cluster: ask that node",
-        )),
-        Err(ServerError::NotFound(_)) => {
-            Err(LichessError::new(StatusCode::NOT_FOUND, "No such game"))
-        }
-        Err(e) => Err(e.into()),
-    }
-}
-
 /// lichess's `status` of a state: `created`, `started`, then the end's.
 fn status_of(s: &State) -> &'static str {
     match (s.table.phase, &s.outcome) {
@@ -585,18 +585,31 @@ async fn game_full(state: &AppState, s: &State) -> Value {
     full
 }
 
-/// Connects `user` to the table as a WebSocket would and waits for the first `state`.
+/// Connects `user` to the table `id` as a WebSocket would, on this node or through the node
+/// of the cluster that serves it, and waits for the first `state`.
 async fn join(
-    handle: &TableHandle,
+    state: &AppState,
+    id: &str,
     user: &ApiUser,
-) -> Result<(u64, State, mpsc::UnboundedReceiver<ServerMessage>), LichessError> {
+) -> Result<(Link, State, mpsc::UnboundedReceiver<ServerMessage>), LichessError> {
+    let no_game = |e: ServerError| match e {
+        ServerError::NotFound(_) => LichessError::new(StatusCode::NOT_FOUND, "No such game"),
+        other => other.into(),
+    };
+    let route = state.route(id).await.map_err(no_game)?;
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let conn = handle.connect(Some(user.person.clone()), None, tx).await?;
+    let link = super::ws::connect(state, id, route, Some(user.person.clone()), None, &tx)
+        .await
+        .map_err(no_game)?;
+    // Only the table (or the owner node's relay) holds the sender from here: when the table
+    // goes away (its node died), the messages end and so does the stream.
+    drop(tx);
     loop {
         match rx.recv().await {
-            Some(ServerMessage::State(s)) => return Ok((conn, *s, rx)),
+            Some(ServerMessage::State(s)) => return Ok((link, *s, rx)),
             Some(_) => continue,
             None => {
+                link.disconnect().await;
                 return Err(LichessError::from(ServerError::TableClosed));
             }
         }
@@ -610,24 +623,26 @@ async fn game_stream(
     id: String,
 ) -> Result<Response, LichessError> {
     api.check(&user)?;
-    let handle = local_table(&state, &id).await?;
-    let (conn, mut current, mut messages) = join(&handle, &user).await?;
+    let (link, mut current, mut messages) = join(&state, &id, &user).await?;
 
     // Every seat taken and this player seated: the game starts (refused while another seated
     // person is not connected: that person's stream starts it).
     if current.table.phase == Phase::Open
         && current.you.is_some()
         && current.table.seats.iter().all(Option::is_some)
-        && handle.message(conn, ClientMessage::Start {}).await.is_ok()
+        && link.message(ClientMessage::Start {}).await.is_ok()
     {
-        // The start's update is on its way to this connection: in `gameFull` already.
-        while let Ok(m) = messages.try_recv() {
-            match m {
-                ServerMessage::Update(u) => {
+        // The start's update is on its way to this connection (from another node of a
+        // cluster it may come after the answer): in `gameFull` already.
+        let until = tokio::time::Instant::now() + START_WAIT;
+        while current.table.phase == Phase::Open {
+            match tokio::time::timeout_at(until, messages.recv()).await {
+                Ok(Some(ServerMessage::Update(u))) => {
                     let _ = current.apply(&u);
                 }
-                ServerMessage::State(s) => current = *s,
-                _ => {}
+                Ok(Some(ServerMessage::State(s))) => current = *s,
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => break,
             }
         }
     }
@@ -689,7 +704,7 @@ async fn game_stream(
                 }
             }
         }
-        handle.disconnect(conn).await;
+        link.disconnect().await;
     });
     Ok(ndjson(rx))
 }
@@ -704,8 +719,7 @@ async fn act(
     msg: ClientMessage,
 ) -> Result<Response, LichessError> {
     api.check(&user)?;
-    let handle = local_table(&state, &id).await?;
-    let (conn, current, _messages) = join(&handle, &user).await?;
+    let (link, current, _messages) = join(&state, &id, &user).await?;
     let result = async {
         let Some(you) = current.you else {
             return Err(LichessError::bad_request("you do not play in this game"));
@@ -737,13 +751,12 @@ async fn act(
             }
             other => other,
         };
-        handle
-            .message(conn, msg)
+        link.message(msg)
             .await
             .map_err(|e| LichessError::bad_request(e.public_message()))
     }
     .await;
-    handle.disconnect(conn).await;
+    link.disconnect().await;
     result.map(|()| Json(json!({"ok": true})).into_response())
 }
 
@@ -991,88 +1004,6 @@ play_routes!(
     board_takeback
 );
 
-/// lichess's speed of a time control: by its estimated length, `limit + 40 × increment`
-/// seconds (under 30 s `ultraBullet`, 180 `bullet`, 480 `blitz`, 1500 `rapid`, else
-/// `classical`); `correspondence` untimed.
-pub fn speed_of(options: &crate::protocol::TableOptions) -> &'static str {
-    let Some(t) = &options.time else {
-        return "correspondence";
-    };
-    let seconds = (t.initial_ms + 40 * t.increment_ms) / 1000;
-    match seconds {
-        0..=29 => "ultraBullet",
-        30..=179 => "bullet",
-        180..=479 => "blitz",
-        480..=1499 => "rapid",
-        _ => "classical",
-    }
-}
-
-/// A challenge in lichess's shape: `id`, `url`, `status`, `challenger` and `destUser`
-/// (`{"id", "name", "title"}`), `variant`, `rated`, `speed`, `timeControl`
-/// (`{"type": "clock", "limit", "increment", "show"}` in seconds, or `{"type": "unlimited"}`),
-/// `color` (as asked), `finalColor` (the challenger's), `perf`.
-fn challenge_json(c: &Challenge, status: &str, bots: &[String]) -> Value {
-    let who = |p: &SeatPlayer| match p {
-        SeatPlayer::Person { id, name, .. } => {
-            let title = bots.iter().any(|b| b == id).then_some("BOT");
-            json!({"id": id, "name": name, "title": title})
-        }
-        SeatPlayer::Computer { level } => json!({"aiLevel": level}),
-    };
-    let key = c.options.variant.as_str();
-    let time_control = match &c.options.time {
-        Some(t) => json!({
-            "type": "clock",
-            "limit": t.initial_ms / 1000,
-            "increment": t.increment_ms / 1000,
-            "show": format!("{}+{}", t.initial_ms / 60_000, t.increment_ms / 1000),
-        }),
-        None => json!({"type": "unlimited"}),
-    };
-    json!({
-        "id": c.id,
-        "url": format!("/api/tables/{}", c.id),
-        "status": status,
-        "challenger": who(&c.challenger),
-        "destUser": who(&c.dest),
-        "variant": {"key": key, "name": variant_name(key), "short": variant_name(key)},
-        "rated": c.options.rated,
-        "speed": speed_of(&c.options),
-        "timeControl": time_control,
-        "color": c.color,
-        "finalColor": color_of(c.challenger_seat),
-        "perf": {"name": variant_name(key)},
-        "compat": {"bot": true, "board": true},
-    })
-}
-
-/// Pushes `{"type": kind, "challenge": ...}` to both players of `c`.
-async fn announce_challenge(
-    state: &AppState,
-    kind: &str,
-    c: &Challenge,
-    status: &str,
-    extra: Option<(&str, &str)>,
-) {
-    let mut bots = Vec::new();
-    for p in [&c.challenger, &c.dest] {
-        let id = person_id(p);
-        if state.store().is_bot(id).await.unwrap_or(false) {
-            bots.push(id.to_owned());
-        }
-    }
-    let mut challenge = challenge_json(c, status, &bots);
-    if let Some((reason, key)) = extra {
-        challenge["declineReason"] = json!(reason);
-        challenge["declineReasonKey"] = json!(key);
-    }
-    let line = json!({"type": kind, "challenge": challenge});
-    for p in [&c.challenger, &c.dest] {
-        state.player_events().push(person_id(p), &line);
-    }
-}
-
 /// Refuses a token that may not challenge (none of `challenge:write`, `bot:play`,
 /// `board:play`).
 fn may_challenge(user: &ApiUser) -> Result<(), LichessError> {
@@ -1147,6 +1078,7 @@ pub(crate) async fn challenge(
         .cloned()
         .unwrap_or_else(|| "random".to_owned());
     let challenger_seat = seat_of_color(&p)?;
+    let now = crate::store::now_ms();
     let challenge = Challenge {
         id: crate::accounts::tokens::new_token()[4..12].to_owned(),
         challenger: SeatPlayer::Person {
@@ -1161,21 +1093,22 @@ pub(crate) async fn challenge(
             account: true,
             bot: dest_bot,
         },
-        options,
         color,
         challenger_seat,
-        created_ms: crate::store::now_ms(),
+        created_ms: now,
+        expires_ms: expires_ms(&options, now),
+        options,
     };
     state
-        .challenges()
-        .add(challenge.clone())
-        .map_err(LichessError::bad_request)?;
-    announce_challenge(&state, "challenge", &challenge, "created", None).await;
-    let bots: Vec<String> = [(user.bot, user.person.id.clone()), (dest_bot, dest.id)]
-        .into_iter()
-        .filter_map(|(bot, id)| bot.then_some(id))
-        .collect();
-    Ok(Json(challenge_json(&challenge, "created", &bots)).into_response())
+        .store()
+        .create_challenge(&challenge)
+        .await
+        .map_err(|e| match e {
+            StoreError::Refused(why) => LichessError::bad_request(why),
+            other => other.into(),
+        })?;
+    announce_challenge(&state, "challenge", &challenge, "created", None);
+    Ok(Json(challenge_json(&challenge, "created")).into_response())
 }
 
 fn no_challenge() -> LichessError {
@@ -1200,19 +1133,35 @@ pub(crate) async fn accept(
     Path(id): Path<String>,
 ) -> Result<Response, LichessError> {
     may_challenge(&user)?;
+    // One conditional UPDATE: of two accepts (on two nodes) one wins, the other finds nothing.
     let c = state
-        .challenges()
-        .take_if(&id, |c| person_id(&c.dest) == user.person.id)
+        .store()
+        .answer_challenge(&id, Answerer::Dest(&user.person.id), "accepted", None)
+        .await?
         .ok_or_else(no_challenge)?;
     let seats = if c.challenger_seat == 0 {
         vec![Some(c.challenger.clone()), Some(c.dest.clone())]
     } else {
         vec![Some(c.dest.clone()), Some(c.challenger.clone())]
     };
-    let handle = state.create_seated_table(c.options.clone(), seats).await?;
-    let table = handle.summary().await?;
-    state.announce_game("gameStart", &table).await;
-    Ok(Json(json!({"ok": true})).into_response())
+    let made = async {
+        let handle = state.create_seated_table(c.options.clone(), seats).await?;
+        handle.summary().await
+    }
+    .await;
+    match made {
+        Ok(table) => {
+            state.announce_game("gameStart", &table).await;
+            Ok(Json(json!({"ok": true})).into_response())
+        }
+        Err(e) => {
+            // no table: the challenge waits again
+            if let Err(again) = state.store().reopen_challenge(&id).await {
+                tracing::warn!(challenge = %id, error = %again, "accepted challenge without a table");
+            }
+            Err(e.into())
+        }
+    }
 }
 
 /// `POST /api/challenge/{id}/decline`: the challenged account declines (form or JSON
@@ -1243,8 +1192,9 @@ pub(crate) async fn decline(
         )));
     }
     let c = state
-        .challenges()
-        .take_if(&id, |c| person_id(&c.dest) == user.person.id)
+        .store()
+        .answer_challenge(&id, Answerer::Dest(&user.person.id), "declined", Some(&key))
+        .await?
         .ok_or_else(no_challenge)?;
     let reason = if key == "generic" {
         "I'm not accepting challenges at the moment.".to_owned()
@@ -1257,8 +1207,7 @@ pub(crate) async fn decline(
         &c,
         "declined",
         Some((&reason, &key)),
-    )
-    .await;
+    );
     Ok(Json(json!({"ok": true})).into_response())
 }
 
@@ -1281,16 +1230,18 @@ pub(crate) async fn cancel(
 ) -> Result<Response, LichessError> {
     may_challenge(&user)?;
     let c = state
-        .challenges()
-        .take_if(&id, |c| person_id(&c.challenger) == user.person.id)
+        .store()
+        .answer_challenge(&id, Answerer::Challenger(&user.person.id), "canceled", None)
+        .await?
         .ok_or_else(no_challenge)?;
-    announce_challenge(&state, "challengeCanceled", &c, "canceled", None).await;
+    announce_challenge(&state, "challengeCanceled", &c, "canceled", None);
     Ok(Json(json!({"ok": true})).into_response())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::site::challenges::speed_of;
 
     #[test]
     fn speeds_follow_lichess_estimate() {

@@ -163,20 +163,22 @@ async fn send_batch(
 }
 
 /// A connection's way to its table: the local actor, or the owner node in a cluster.
-enum Link {
+pub(crate) enum Link {
     Local { table: TableHandle, conn: u64 },
     Remote(RemoteConn),
 }
 
 impl Link {
-    async fn message(&self, msg: ClientMessage) -> Result<(), ServerError> {
+    /// Sends a client message to the table; its answer is the table's.
+    pub(crate) async fn message(&self, msg: ClientMessage) -> Result<(), ServerError> {
         match self {
             Link::Local { table, conn } => table.message(*conn, msg).await,
             Link::Remote(remote) => remote.message(msg).await,
         }
     }
 
-    async fn disconnect(self) {
+    /// Closes the connection.
+    pub(crate) async fn disconnect(self) {
         match self {
             Link::Local { table, conn } => table.disconnect(conn).await,
             Link::Remote(remote) => remote.disconnect().await,
@@ -197,7 +199,7 @@ const OWNER_WAIT_MARGIN: Duration = Duration::from_secs(10);
 /// Registers a connection with the table where it is served: an ended table retired since it
 /// was routed is loaded again; in a cluster, a table whose owner stopped answering is asked
 /// for again until another node (this one, maybe) has taken it over.
-async fn connect(
+pub(crate) async fn connect(
     state: &AppState,
     id: &str,
     mut route: Route,

@@ -4,13 +4,16 @@
 //! tournaments' pairings — and every open event stream of that player receives it.
 //!
 //! Lines are sent to the streams open at the moment; nothing is kept for a stream opened later
-//! (a new stream is told of the player's games in play by its route instead, as lichess does).
+//! (a new stream is told of the player's games in play and open challenges by its route
+//! instead, as lichess does). In a cluster a pushed line goes through NATS to every node, which
+//! hands it to its own streams of the player ([`PlayerEvents::deliver`]), so a stream on any
+//! node receives it once.
 
 use crate::protocol::{Phase, SeatPlayer, TableSummary};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use tokio::sync::broadcast;
+use std::sync::{Arc, Mutex, OnceLock};
+use tokio::sync::{broadcast, mpsc};
 
 /// Lines a slow stream may fall behind by before it misses some (it is then closed by its
 /// route, and the client reconnects).
@@ -20,6 +23,8 @@ const BACKLOG: usize = 64;
 #[derive(Debug, Default)]
 pub struct PlayerEvents {
     streams: Mutex<HashMap<String, broadcast::Sender<Arc<str>>>>,
+    /// In a cluster: where pushed lines go (player id, line) to be published to every node.
+    relay: OnceLock<mpsc::UnboundedSender<(String, Arc<str>)>>,
 }
 
 impl PlayerEvents {
@@ -32,14 +37,33 @@ impl PlayerEvents {
             .subscribe()
     }
 
-    /// Sends `line` (one JSON object) to every open event stream of `player_id`; answers how
-    /// many received it. A player without an open stream is forgotten.
+    /// In a cluster: sends every line pushed from now on to `relay` instead of this node's
+    /// streams (the cluster publishes it to every node, this one included).
+    pub(crate) fn set_relay(&self, relay: mpsc::UnboundedSender<(String, Arc<str>)>) {
+        let _ = self.relay.set(relay);
+    }
+
+    /// Sends `line` (one JSON object) to every open event stream of `player_id`, on every node
+    /// of a cluster; answers how many streams of this node received it (0 in a cluster: the
+    /// line is on its way).
     pub fn push(&self, player_id: &str, line: &Value) -> usize {
+        let text: Arc<str> = Arc::from(line.to_string());
+        if let Some(relay) = self.relay.get() {
+            if relay.send((player_id.to_owned(), text.clone())).is_ok() {
+                return 0;
+            }
+        }
+        self.deliver(player_id, &text)
+    }
+
+    /// Sends the line `text` to this node's open event streams of `player_id`; answers how
+    /// many received it. A player without an open stream is forgotten.
+    pub fn deliver(&self, player_id: &str, text: &str) -> usize {
         let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
         let Some(tx) = streams.get(player_id) else {
             return 0;
         };
-        let sent = tx.send(Arc::from(line.to_string())).unwrap_or(0);
+        let sent = tx.send(Arc::from(text)).unwrap_or(0);
         if sent == 0 {
             streams.remove(player_id);
         }

@@ -37,7 +37,6 @@ struct Inner {
     notices: mpsc::UnboundedSender<TableNotice>,
     passwords: password::Passwords,
     events: events::PlayerEvents,
-    challenges: challenges::Challenges,
     tournaments: tournaments::Tournaments,
 }
 
@@ -86,10 +85,10 @@ impl AppState {
             notices,
             passwords: password::Passwords::for_this_machine()?,
             events: events::PlayerEvents::default(),
-            challenges: challenges::Challenges::default(),
             tournaments: tournaments::Tournaments::default(),
         }));
         tokio::spawn(follow_notices(state.downgrade(), notices_rx));
+        tokio::spawn(challenges::run(state.downgrade()));
         if let Some(every) = state.0.settings.metrics_interval {
             tokio::spawn(sample_gauges(state.downgrade(), every));
         }
@@ -103,7 +102,9 @@ impl AppState {
         }
         if let (Some(c), Some(listings)) = (joined, listings) {
             // The tables come to the node through its scan for tables nobody holds.
-            cluster::start(state.downgrade(), c, listings).await?;
+            let (relay, lines) = mpsc::unbounded_channel();
+            state.0.events.set_relay(relay);
+            cluster::start(state.downgrade(), c, listings, lines).await?;
             return Ok(state);
         }
         let ids = state.0.store.live_table_ids().await?;
@@ -129,11 +130,6 @@ impl AppState {
     /// The arenas: created, joined, paired, scored ([`tournaments::Tournaments`]).
     pub fn tournaments(&self) -> &tournaments::Tournaments {
         &self.0.tournaments
-    }
-
-    /// The challenges waiting on this node.
-    pub fn challenges(&self) -> &challenges::Challenges {
-        &self.0.challenges
     }
 
     /// The bot accounts among the persons seated at `table`.
@@ -636,6 +632,10 @@ impl cluster::Host for AppState {
 
     fn is_shutting_down(&self) -> bool {
         AppState::is_shutting_down(self)
+    }
+
+    fn deliver_event(&self, player_id: &str, line: &str) {
+        self.0.events.deliver(player_id, line);
     }
 }
 

@@ -85,6 +85,7 @@
 //! The JSON texts are made by the caller, before the job reaches the writer.
 
 mod accounts;
+mod challenges;
 mod checkpoint;
 pub mod cluster;
 mod deadline;
@@ -101,6 +102,7 @@ mod tournaments;
 mod writer;
 
 use accounts::{cleanup_job, index_name_skeletons};
+pub use challenges::Answerer;
 pub use error::StoreError;
 use guard::{claim_writer_epoch, superseded, take_advisory_lock, LockSlot, STARTUP_LOCK_KEY};
 pub use guard::{lock_sqlite, sqlite_file};

@@ -152,6 +152,37 @@ pub(super) enum Single {
         games: Vec<(i64, String)>,
         now_ms: i64,
     },
+    /// A new challenge (`created`); refused when its challenger has `most` challenges waiting.
+    CreateChallenge {
+        id: String,
+        challenger_id: String,
+        dest_id: String,
+        options: String,
+        color: String,
+        challenger_seat: i64,
+        created_ms: i64,
+        expires_ms: i64,
+        most: i64,
+    },
+    /// Moves a challenge from status `from` to `to` (with a decline reason's key), only for its
+    /// challenger or its challenged account when given (not empty); `expiry` `Some(false)`:
+    /// only before `expires_ms`, `Some(true)`: only after it. Answers 1, or 0 when refused.
+    MoveChallenge {
+        id: String,
+        challenger: String,
+        dest: String,
+        from: &'static str,
+        to: &'static str,
+        reason: Option<String>,
+        expiry: Option<bool>,
+        now_ms: i64,
+    },
+    /// Keeps the waiting challenges of a challenger that expire before `until_ms` until then.
+    KeepChallenges {
+        challenger_id: String,
+        until_ms: i64,
+        now_ms: i64,
+    },
     /// A player's result on a puzzle: the first one rates the player and the puzzle
     /// (`super::puzzles::rate_result`); answers 1 when rated, 0 for a later result.
     PuzzleResult {
@@ -478,6 +509,12 @@ impl Writer {
                 0,
                 None,
             ),
+            Pending::Single(Single::CreateChallenge { id, .. }) => (
+                "SELECT id AS v FROM challenges WHERE id = $1 AND $2 = $2",
+                id.as_str(),
+                0,
+                None,
+            ),
             Pending::Single(Single::CreateTournament { row, .. }) => (
                 "SELECT id AS v FROM tournaments WHERE id = $1 AND $2 = $2",
                 row.id.as_str(),
@@ -487,6 +524,8 @@ impl Writer {
             Pending::Single(
                 Single::SaveTournament { .. }
                 | Single::PuzzleResult { .. }
+                | Single::MoveChallenge { .. }
+                | Single::KeepChallenges { .. }
                 | Single::EndSession { .. }
                 | Single::RevokeToken { .. }
                 | Single::TouchToken { .. }

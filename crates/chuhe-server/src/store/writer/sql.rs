@@ -551,6 +551,102 @@ pub(super) async fn run_single(
             .await?
             .rows_affected()
         }
+        Single::CreateChallenge {
+            id,
+            challenger_id,
+            dest_id,
+            options,
+            color,
+            challenger_seat,
+            created_ms,
+            expires_ms,
+            most,
+        } => {
+            let waiting: i64 = sqlx::query(
+                "SELECT COUNT(*) AS n FROM challenges \
+                 WHERE challenger_id = $1 AND status = 'created' AND expires_ms > $2",
+            )
+            .bind(challenger_id.as_str())
+            .bind(*created_ms)
+            .fetch_one(&mut **tx)
+            .await?
+            .try_get("n")?;
+            if waiting >= *most {
+                return Err(StoreError::Refused(format!(
+                    "at most {most} challenges wait at once: cancel one first"
+                )));
+            }
+            sqlx::query(
+                "INSERT INTO challenges (id, challenger_id, dest_id, options, color, \
+                 challenger_seat, status, created_ms, expires_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6, 'created', $7, $8)",
+            )
+            .bind(id.as_str())
+            .bind(challenger_id.as_str())
+            .bind(dest_id.as_str())
+            .bind(options.as_str())
+            .bind(color.as_str())
+            .bind(*challenger_seat)
+            .bind(*created_ms)
+            .bind(*expires_ms)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected()
+        }
+        Single::MoveChallenge {
+            id,
+            challenger,
+            dest,
+            from,
+            to,
+            reason,
+            expiry,
+            now_ms,
+        } => {
+            // `created` again clears the answer
+            let answered = (*to != "created").then_some(*now_ms);
+            macro_rules! update {
+                ($when:literal) => {
+                    concat!(
+                        "UPDATE challenges SET status = $1, decline_reason = $2, ",
+                        "answered_ms = $3 WHERE id = $4 AND status = $5 ",
+                        "AND ($6 = '' OR challenger_id = $6) AND ($7 = '' OR dest_id = $7) ",
+                        $when
+                    )
+                };
+            }
+            let sql = match expiry {
+                Some(false) => update!("AND expires_ms > $8"),
+                Some(true) => update!("AND expires_ms <= $8"),
+                None => update!("AND $8 = $8"),
+            };
+            sqlx::query(sql)
+                .bind(*to)
+                .bind(reason.as_deref())
+                .bind(answered)
+                .bind(id.as_str())
+                .bind(*from)
+                .bind(challenger.as_str())
+                .bind(dest.as_str())
+                .bind(*now_ms)
+                .execute(&mut **tx)
+                .await?
+                .rows_affected()
+        }
+        Single::KeepChallenges {
+            challenger_id,
+            until_ms,
+            now_ms,
+        } => sqlx::query(
+            "UPDATE challenges SET expires_ms = $1 WHERE challenger_id = $2 \
+             AND status = 'created' AND expires_ms > $3 AND expires_ms < $1",
+        )
+        .bind(*until_ms)
+        .bind(challenger_id.as_str())
+        .bind(*now_ms)
+        .execute(&mut **tx)
+        .await?
+        .rows_affected(),
         Single::PuzzleResult {
             player_id,
             puzzle_id,
