@@ -75,6 +75,58 @@ pub struct Thresholds {
     /// Keep the transposition table from one search to the next within a game (it is cleared
     /// at the start of each game, so a game's puzzles do not depend on the games mined before).
     pub reuse_table: bool,
+    /// How the best move is told unique when it does not mate (see [`Thresholds::is_unique`]).
+    pub uniqueness: Uniqueness,
+    /// A second way to be a candidate, lichess's generator's: the position before the opponent's
+    /// last move was worth at most [`Thresholds::jump_before_cp`] to the solver (more than
+    /// [`Thresholds::before_cp`], less than won) and the last move raised the solver's
+    /// [`winning_chances`] by more than this many thousandths (lichess: 500); 0 leaves it out.
+    pub jump_millis: i32,
+    /// The most the position before the mistake may be worth to the solver for the
+    /// [`Thresholds::jump_millis`] rule (lichess: 400 of its centipawns, 800 of chuhe's).
+    pub jump_before_cp: i32,
+}
+
+/// How [`Thresholds::is_unique`] tells a best move that does not mate from the second best.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Uniqueness {
+    /// The best reaches [`Thresholds::win_cp`] and the second stays at
+    /// [`Thresholds::even_cp`] or less (chuhe's first rule, kept to measure against).
+    Margins,
+    /// The best reaches [`Thresholds::win_cp`] and its [`winning_chances`] exceed the second's
+    /// by more than `gap_millis` thousandths: lichess's generator's rule (`is_valid_attack`,
+    /// gap 0.42, in the public lichess-puzzler project).
+    WinningChances {
+        /// The least gap, in thousandths of the chances' range -1..1.
+        gap_millis: i32,
+    },
+    /// Either of the two: the second stays at [`Thresholds::even_cp`] or less, or its winning
+    /// chances are more than `gap_millis` thousandths below the best's (a crushing best
+    /// against a second that only keeps an edge).
+    Either {
+        /// The least gap of [`Uniqueness::WinningChances`].
+        gap_millis: i32,
+    },
+}
+
+/// The centipawns of chuhe's evaluation per centipawn of the scale lichess's winning chances
+/// were fitted on. chuhe counts a horse as 660 and a chariot as 1,543 where Fairy-Stockfish's
+/// xiangqi counts about 340 and 1,090 (`docs/puzzles.md`): about two.
+pub const CHANCES_CP_SCALE: i32 = 2;
+
+/// The side to move's winning chances, -1 (lost) to 1 (won), from a score in chuhe's
+/// centipawns: lichess's logistic curve `2 / (1 + exp(-0.004 cp)) - 1` (lichess-puzzler's
+/// `win_chances`; also lila's analysis), on `cp / CHANCES_CP_SCALE`. A mate for the side to
+/// move is 1, a mate against it -1.
+pub fn winning_chances(score: i32) -> f64 {
+    if score >= MATE_BOUND {
+        return 1.0;
+    }
+    if score <= -MATE_BOUND {
+        return -1.0;
+    }
+    let cp = f64::from(score) / f64::from(CHANCES_CP_SCALE);
+    2.0 / (1.0 + (-0.004 * cp).exp()) - 1.0
 }
 
 impl Default for Thresholds {
@@ -91,6 +143,9 @@ impl Default for Thresholds {
             end_plies: 2,
             mate_candidates: true,
             reuse_table: true,
+            uniqueness: Uniqueness::Either { gap_millis: 420 },
+            jump_millis: 500,
+            jump_before_cp: 800,
         }
     }
 }
@@ -100,11 +155,35 @@ impl Thresholds {
     /// no deeper scan of the game's end), kept to measure against (`docs/puzzles.md`).
     pub fn first() -> Thresholds {
         Thresholds {
+            uniqueness: Uniqueness::Margins,
+            jump_millis: 0,
             check_nodes: 0,
             end_plies: 0,
             mate_candidates: false,
             reuse_table: false,
             before_cp: 150,
+            ..Thresholds::default()
+        }
+    }
+
+    /// The rules of the puzzles mined before lichess's were added (data rows 1-3,692 of the
+    /// shipped file): [`Uniqueness::Margins`] and no [`Thresholds::jump_millis`]; kept to
+    /// measure against.
+    pub fn margins() -> Thresholds {
+        Thresholds {
+            uniqueness: Uniqueness::Margins,
+            jump_millis: 0,
+            ..Thresholds::default()
+        }
+    }
+
+    /// lichess's generator's rules alone, on chuhe's scale ([`CHANCES_CP_SCALE`]): candidates
+    /// only by the [`Thresholds::jump_millis`] rule, uniqueness only by
+    /// [`Uniqueness::WinningChances`]; kept to measure against.
+    pub fn lichess() -> Thresholds {
+        Thresholds {
+            uniqueness: Uniqueness::WinningChances { gap_millis: 420 },
+            before_cp: i32::MIN,
             ..Thresholds::default()
         }
     }
@@ -119,8 +198,57 @@ impl Thresholds {
             && second.is_none_or(|second| match mate_moves(best) {
                 Some(1) => mate_moves(second) != Some(1),
                 Some(_) => second < MATE_BOUND,
-                None => second <= self.even_cp,
+                None => {
+                    let gap = winning_chances(best) - winning_chances(second);
+                    match self.uniqueness {
+                        Uniqueness::Margins => second <= self.even_cp,
+                        Uniqueness::WinningChances { gap_millis } => {
+                            gap > f64::from(gap_millis) / 1000.0
+                        }
+                        Uniqueness::Either { gap_millis } => {
+                            second <= self.even_cp || gap > f64::from(gap_millis) / 1000.0
+                        }
+                    }
+                }
             })
+    }
+
+    /// Whether a position the scan found worth `score` to the side to move, after a position
+    /// worth `before` to it (both the solver's view), is a candidate: winning
+    /// ([`Thresholds::win_cp`]) after a position not yet won ([`Thresholds::before_cp`], or
+    /// lichess's jump: [`Thresholds::jump_before_cp`] and [`Thresholds::jump_millis`]), or,
+    /// with [`Thresholds::mate_candidates`], a mate that was not there before.
+    pub fn is_candidate(&self, score: i32, before: i32) -> bool {
+        let jump = self.jump_millis > 0
+            && before <= self.jump_before_cp
+            && winning_chances(score) - winning_chances(before)
+                > f64::from(self.jump_millis) / 1000.0;
+        let swing = score >= self.win_cp && (before <= self.before_cp || jump);
+        let mate = self.mate_candidates && score >= MATE_BOUND && before < MATE_BOUND;
+        swing || mate
+    }
+
+    /// Whether the quick check may already say that a second move is as good: it mates too
+    /// (as [`Thresholds::is_unique`] counts mates), or, when the best does not mate, it is
+    /// winning by [`Uniqueness::Margins`] or within half the gap of
+    /// [`Uniqueness::WinningChances`] (the deeper examination decides the rest).
+    pub fn clearly_not_unique(&self, best: i32, second: i32) -> bool {
+        match mate_moves(best) {
+            Some(1) => mate_moves(second) == Some(1),
+            Some(_) => second >= MATE_BOUND,
+            None => {
+                let gap = winning_chances(best) - winning_chances(second);
+                match self.uniqueness {
+                    Uniqueness::Margins => second >= self.win_cp,
+                    Uniqueness::WinningChances { gap_millis } => {
+                        gap <= f64::from(gap_millis) / 2000.0
+                    }
+                    Uniqueness::Either { gap_millis } => {
+                        second >= self.win_cp && gap <= f64::from(gap_millis) / 2000.0
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -464,12 +592,7 @@ impl Miner {
             return Err(Rejection::NotWinning);
         }
         if let Some(second) = lines.get(1) {
-            let both_mate = match mate_moves(best.score) {
-                Some(1) => mate_moves(second.score) == Some(1),
-                Some(_) => second.score >= MATE_BOUND,
-                None => false,
-            };
-            if both_mate || (best.score < MATE_BOUND && second.score >= t.win_cp) {
+            if t.clearly_not_unique(best.score, second.score) {
                 return Err(Rejection::NotUnique);
             }
         }
@@ -536,9 +659,8 @@ impl Miner {
             .filter_map(|ply| {
                 let score = scores[ply];
                 let before = -scores[ply - 1];
-                let swing = score >= t.win_cp && before <= t.before_cp;
-                let mate = t.mate_candidates && score >= MATE_BOUND && before < MATE_BOUND;
-                (swing || mate).then_some(Candidate { ply, score, before })
+                t.is_candidate(score, before)
+                    .then_some(Candidate { ply, score, before })
             })
             .collect()
     }
@@ -856,6 +978,66 @@ mod tests {
             Rejection::NotWinning
         );
         assert_eq!(small().scan_game(&start, &opening), []);
+    }
+
+    /// lichess's curve on chuhe's scale: 0 at 0, symmetric, 0.76 at 1,000 (its 500), mates
+    /// at the ends.
+    #[test]
+    fn winning_chances_follow_lichess_curve() {
+        assert_eq!(winning_chances(0), 0.0);
+        assert!((winning_chances(1_000) - 0.761_594).abs() < 1e-6);
+        assert!((winning_chances(-1_000) + 0.761_594).abs() < 1e-6);
+        assert!((winning_chances(500) - 0.462_117).abs() < 1e-6);
+        assert_eq!(winning_chances(MATE - 3), 1.0);
+        assert_eq!(winning_chances(-(MATE - 3)), -1.0);
+    }
+
+    /// The two uniqueness rules and their union, on scores (chuhe's centipawns).
+    #[test]
+    fn uniqueness_by_margins_chances_or_either() {
+        let either = Thresholds::default();
+        let margins = Thresholds::margins();
+        let lichess = Thresholds::lichess();
+        // +600 against +100: the margins hold (100 <= 150); the chances' gap is 0.54 - 0.10.
+        assert!(margins.is_unique(600, Some(100)));
+        assert!(lichess.is_unique(600, Some(100)));
+        assert!(either.is_unique(600, Some(100)));
+        // +600 against +200: not by the margins; chances 0.537 - 0.197 = 0.34, not by lichess.
+        assert!(!margins.is_unique(600, Some(200)));
+        assert!(!lichess.is_unique(600, Some(200)));
+        assert!(!either.is_unique(600, Some(200)));
+        // +2,000 (a chariot and more) against +400: 0.964 - 0.380 = 0.58 > 0.42.
+        assert!(!margins.is_unique(2_000, Some(400)));
+        assert!(lichess.is_unique(2_000, Some(400)));
+        assert!(either.is_unique(2_000, Some(400)));
+        // +550 against +140: the margins hold; the chances' gap is only 0.36.
+        assert!(margins.is_unique(550, Some(140)));
+        assert!(!lichess.is_unique(550, Some(140)));
+        assert!(either.is_unique(550, Some(140)));
+        // Below win_cp nothing is unique; mates keep their own rule.
+        assert!(!either.is_unique(450, Some(-500)));
+        assert!(either.is_unique(MATE - 3, Some(3_000)));
+        assert!(!either.is_unique(MATE - 3, Some(MATE - 5)));
+        // The quick check turns down only what neither rule could keep.
+        assert!(either.clearly_not_unique(700, 650));
+        assert!(!either.clearly_not_unique(2_000, 550));
+    }
+
+    /// A candidate by lichess's jump: before +400 (more than before_cp) and after +1,500, a
+    /// jump of 0.905 - 0.380 = 0.525 > 0.5; +400 to +1,200 is none (0.834 - 0.380), nor is
+    /// anything after +600 (0.537: no score adds 0.5 to it).
+    #[test]
+    fn the_jump_rule_admits_a_swing_from_an_edge() {
+        let t = Thresholds::default();
+        assert!(t.is_candidate(1_500, 400));
+        assert!(!t.is_candidate(1_200, 400));
+        assert!(!t.is_candidate(5_000, 600));
+        // The first rule: winning after a position worth at most before_cp.
+        assert!(t.is_candidate(500, 300));
+        assert!(!t.is_candidate(499, -2_000));
+        assert!(!Thresholds::margins().is_candidate(1_500, 400));
+        // A new mate is a candidate however won the position was.
+        assert!(t.is_candidate(MATE - 5, 3_000));
     }
 
     /// The game `id` of `data/games.tsv`: its start and its moves.

@@ -6,13 +6,13 @@ use crate::cli::CliError;
 use chuhe_engine::puzzle::{Costs, Miner, Rejection, Stage, Thresholds};
 use chuhe_engine::search::{MATE, MATE_BOUND};
 use chuhe_rules::xiangqi::{Move, Position};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::time::Instant;
 
 /// The `puzzles` subcommands.
@@ -68,6 +68,19 @@ pub struct GenerateArgs {
     /// Nodes of each deep search (measurement).
     #[arg(long, hide = true)]
     pub deep_nodes: Option<u64>,
+    /// The winning score, centipawns (measurement; default as docs/puzzles.md).
+    #[arg(long, hide = true)]
+    pub win_cp: Option<i32>,
+    /// The most the position before the mistake may be worth to the solver, centipawns
+    /// (measurement).
+    #[arg(long, hide = true)]
+    pub before_cp: Option<i32>,
+    /// Run with the rules of the puzzles mined before lichess's were added (measurement).
+    #[arg(long, hide = true)]
+    pub margins: bool,
+    /// Run with lichess's generator's rules alone (measurement).
+    #[arg(long, hide = true)]
+    pub lichess: bool,
     /// Run with the first miner's settings (measurement; docs/puzzles.md).
     #[arg(long, hide = true)]
     pub first_miner: bool,
@@ -167,6 +180,16 @@ fn open_lines(path: &Path, header: &str) -> Result<(File, Vec<String>), CliError
     let data = lines.map(str::to_owned).collect();
     file.seek(SeekFrom::End(0))?;
     Ok((file, data))
+}
+
+/// Appends `text` to `file`, syncs it to disk and empties `text` (nothing when it is empty).
+fn write_synced(file: &mut File, text: &mut String) -> Result<(), CliError> {
+    if !text.is_empty() {
+        file.write_all(text.as_bytes())?;
+        file.sync_data()?;
+        text.clear();
+    }
+    Ok(())
 }
 
 /// The progress file beside `out`.
@@ -498,6 +521,20 @@ const REJECTIONS: [Rejection; 6] = [
 ];
 
 impl GameResult {
+    /// Adds another game's counts (its puzzle lines are not kept).
+    fn add(&mut self, r: &GameResult) {
+        self.candidates += r.candidates;
+        for s in 0..2 {
+            for k in 0..REJECTIONS.len() {
+                self.chuhe[s][k] += r.chuhe[s][k];
+            }
+        }
+        for k in 0..REFUSALS.len() {
+            self.verifier[k] += r.verifier[k];
+        }
+        self.bad_record |= r.bad_record;
+    }
+
     fn rejected_chuhe(&self) -> usize {
         self.chuhe.iter().flatten().sum()
     }
@@ -614,11 +651,23 @@ fn generate(args: &GenerateArgs, out: &mut impl Write) -> Result<(), CliError> {
     } else {
         Thresholds::default()
     };
+    if args.margins {
+        thresholds = Thresholds::margins();
+    }
+    if args.lichess {
+        thresholds = Thresholds::lichess();
+    }
     if let Some(n) = args.scan_nodes {
         thresholds.scan_nodes = n;
     }
     if let Some(n) = args.check_nodes {
         thresholds.check_nodes = n;
+    }
+    if let Some(n) = args.win_cp {
+        thresholds.win_cp = n;
+    }
+    if let Some(n) = args.before_cp {
+        thresholds.before_cp = n;
     }
     if let Some(n) = args.deep_nodes {
         thresholds.deep_nodes = n;
@@ -666,75 +715,82 @@ fn generate(args: &GenerateArgs, out: &mut impl Write) -> Result<(), CliError> {
     let verifier_arg = verifier.as_deref().map(|p| (p, args.verify_nodes));
     let mut total = GameResult::default();
     let mut kept = 0usize;
-    let batch = (threads * 2).max(4);
-    for chunk in todo.chunks(batch) {
-        let next = AtomicUsize::new(0);
-        let slots: Vec<Mutex<Option<Result<GameResult, RefereeError>>>> =
-            chunk.iter().map(|_| Mutex::new(None)).collect();
-        std::thread::scope(|scope| {
-            for worker in workers.iter_mut() {
-                let (next, slots, existing) = (&next, &slots, &existing);
-                scope.spawn(move || loop {
+    // Each worker takes the next game as soon as it is free; the results come back in any
+    // order and are written in the order of the games file (a reorder buffer), so the files
+    // do not depend on --threads. A run killed with results still buffered mines those games
+    // again.
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let (sender, results) = mpsc::channel::<(usize, Result<GameResult, RefereeError>)>();
+    let written: Result<(), CliError> = std::thread::scope(|scope| {
+        for worker in workers.iter_mut() {
+            let (next, stop, todo, existing) = (&next, &stop, &todo, &existing);
+            let sender = sender.clone();
+            scope.spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(game) = chunk.get(i) else {
+                    let Some(game) = todo.get(i) else {
                         break;
                     };
                     let r = mine(worker, game, verifier_arg, existing);
                     let failed = r.is_err();
-                    if let Ok(mut slot) = slots[i].lock() {
-                        *slot = Some(r);
-                    }
-                    if failed {
+                    if sender.send((i, r)).is_err() || failed {
                         break;
                     }
-                });
-            }
-        });
-        let mut text = String::new();
-        let mut progress = String::new();
-        for (game, slot) in chunk.iter().zip(slots) {
-            let r = match slot.into_inner().ok().flatten() {
-                Some(Ok(r)) => r,
-                Some(Err(RefereeError(e))) => {
+                }
+            });
+        }
+        drop(sender);
+        let mut waiting: BTreeMap<usize, GameResult> = BTreeMap::new();
+        let mut next_out = 0usize;
+        let mut last_sync = Instant::now();
+        let (mut text, mut progress) = (String::new(), String::new());
+        for (i, r) in results {
+            let r = match r {
+                Ok(r) => r,
+                Err(RefereeError(e)) => {
+                    stop.store(true, Ordering::Relaxed);
+                    let game = todo[i];
                     return Err(CliError {
                         message: format!("game {} (row {}): {e}", game.id, game.row),
                         status: 1,
-                    })
+                    });
                 }
-                None => continue,
             };
-            for line in &r.lines {
-                text.push_str(line);
-                text.push('\n');
-            }
-            progress.push_str(&format!(
-                "{}\t{}\t{}\t{}\t{}\t{}\n",
-                game.row,
-                game.id,
-                r.candidates,
-                r.lines.len(),
-                r.rejected_chuhe(),
-                r.rejected_verifier()
-            ));
-            kept += r.lines.len();
-            total.candidates += r.candidates;
-            for s in 0..2 {
-                for k in 0..REJECTIONS.len() {
-                    total.chuhe[s][k] += r.chuhe[s][k];
+            waiting.insert(i, r);
+            while let Some(r) = waiting.remove(&next_out) {
+                let game = todo[next_out];
+                next_out += 1;
+                for line in &r.lines {
+                    text.push_str(line);
+                    text.push('\n');
                 }
+                progress.push_str(&format!(
+                    "{}\t{}\t{}\t{}\t{}\t{}\n",
+                    game.row,
+                    game.id,
+                    r.candidates,
+                    r.lines.len(),
+                    r.rejected_chuhe(),
+                    r.rejected_verifier()
+                ));
+                kept += r.lines.len();
+                total.add(&r);
             }
-            for k in 0..REFUSALS.len() {
-                total.verifier[k] += r.verifier[k];
+            // Written at most every 2 s and at the end: the puzzles first, then the games
+            // they came from, so a run killed in between mines those games again and leaves
+            // out the puzzles already written.
+            if last_sync.elapsed().as_secs() >= 2 || next_out == todo.len() {
+                write_synced(&mut puzzles_file, &mut text)?;
+                write_synced(&mut progress_file, &mut progress)?;
+                last_sync = Instant::now();
             }
-            total.bad_record |= r.bad_record;
         }
-        // The puzzles first, then the games they came from: a run killed in between mines
-        // those games again and leaves out the puzzles already written.
-        puzzles_file.write_all(text.as_bytes())?;
-        puzzles_file.sync_data()?;
-        progress_file.write_all(progress.as_bytes())?;
-        progress_file.sync_data()?;
-    }
+        write_synced(&mut puzzles_file, &mut text)?;
+        write_synced(&mut progress_file, &mut progress)?;
+        Ok(())
+    });
+    written?;
 
     let seconds = timer.elapsed().as_secs_f64();
     let mut costs = Costs::default();
