@@ -104,6 +104,8 @@ impl AppState {
         if let (Some(c), Some(listings)) = (joined, listings) {
             // The tables come to the node through its scan for tables nobody holds.
             cluster::start(state.downgrade(), c, listings).await?;
+            // The tournaments come the same way: each tick takes over those nobody runs.
+            tokio::spawn(tournaments::run(state.downgrade()));
             return Ok(state);
         }
         let ids = state.0.store.live_table_ids().await?;
