@@ -25,8 +25,14 @@
 //! both (sanguo: for all three). In a Swiss event the seat that did not play its first move
 //! loses the game (lichess's Swiss). Berserk: the tables of a `berserkable` arena take a seat's
 //! `berserk` before its first move (`TableOptions::berserkable`); the finished game lists the
-//! berserk seats. A cluster does not run tournaments yet (they need a lease of their own):
-//! creating one there is refused.
+//! berserk seats.
+//!
+//! **On a cluster** a tournament is owned like a table: one node runs it, its saves fenced by
+//! the owner and epoch in its row and the node's lease (`migrations/0012`); every tick each
+//! node takes over those whose owner's lease lapsed ([`Tournaments::tick`]). Another node
+//! answers from the database and hands joins, withdrawals and the ends of games played on its
+//! tables to the owner through `tournament_requests`. The operator's schedules
+//! ([`Schedule`]) create their events once, whichever node comes first.
 
 mod sanguo;
 mod schedule;
@@ -655,7 +661,7 @@ impl Tournaments {
     ///
     /// # Errors
     /// [`ServerError::Unauthorized`] for a guest; [`ServerError::BadMessage`] for settings out
-    /// of bounds ([`check_new`]); [`ServerError::NotAllowed`] on a cluster; the daily limit
+    /// of bounds ([`check_new`]); the daily limit
     /// ([`crate::store::MAX_TOURNAMENTS_PER_DAY`]) and database failures from the store.
     pub async fn create(
         &self,
@@ -889,9 +895,10 @@ impl Tournaments {
     /// kept), with their rating in its variant.
     ///
     /// # Errors
-    /// [`ServerError::NotFound`] for a tournament not running here; [`ServerError::Unauthorized`]
-    /// for a guest; [`ServerError::NotAllowed`] once it is over, and in a Swiss event after half
-    /// its rounds (`more than half the rounds have started`); the store's failures.
+    /// [`ServerError::NotFound`] for a tournament not running here (on a cluster: an unknown
+    /// one; another node's is handed to it); [`ServerError::Unauthorized`] for a guest;
+    /// [`ServerError::NotAllowed`] once it is over, and in a Swiss event after half its rounds
+    /// (`more than half the rounds have started`); the store's failures.
     pub async fn join(
         &self,
         state: &AppState,
@@ -933,8 +940,9 @@ impl Tournaments {
     /// they are no longer paired and keep their score (a game in play goes on and counts).
     ///
     /// # Errors
-    /// [`ServerError::NotFound`] for a tournament not running here; [`ServerError::NotAllowed`]
-    /// for a player who did not join, or once it is over; the store's failures.
+    /// [`ServerError::NotFound`] for a tournament not running here (on a cluster: an unknown
+    /// one; another node's is handed to it); [`ServerError::NotAllowed`] for a player who did
+    /// not join, or once it is over; the store's failures.
     pub async fn withdraw(
         &self,
         state: &AppState,
