@@ -2,9 +2,10 @@
 //! `createdb`, the machine's NATS with JetStream, `CHUHE_TEST_NATS`; docs/cluster.md,
 //! docs/tournaments.md): the arena is created on node A, which owns it under a fenced lease;
 //! two players join through A and two through B (B hands their joins to the owner through the
-//! store), the first wave pairs all four, and B's pages show it. A is killed with SIGKILL: B
-//! takes the arena over from its stored state, the games of the first wave end (resigned
-//! through B, which takes their tables over too) and are scored, and B pairs the next wave.
+//! store), the first wave pairs all four, and B's pages and live stream show it. A is killed
+//! with SIGKILL: B takes the arena over from its stored state, the games of the first wave end
+//! (resigned through B, which takes their tables over too) and are scored, and B pairs the
+//! next wave.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -165,6 +166,23 @@ async fn a_node_takes_an_arena_over_when_its_owner_dies() {
     let (_, list) = call("GET", &format!("{}/api/tournament", b.url()), "", "").await;
     assert_eq!(list["created"][0]["id"], id.as_str(), "{list}");
 
+    // B's live stream of it: B does not run it, and reads its stored version every wave.
+    let (lines_tx, mut lines_rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    let stream_url = format!("{}/api/tournament/{id}/stream", b.url());
+    let watcher = tokio::spawn(async move {
+        let mut response = reqwest::get(&stream_url).await.unwrap();
+        let mut pending = Vec::new();
+        while let Ok(Some(chunk)) = response.chunk().await {
+            pending.extend_from_slice(&chunk);
+            while let Some(end) = pending.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = pending.drain(..=end).collect();
+                if let Ok(v) = serde_json::from_slice::<Value>(&line) {
+                    let _ = lines_tx.send(v);
+                }
+            }
+        }
+    });
+
     // Two join through A, two through B (handed to A through the store).
     for (k, token) in tokens.iter().enumerate() {
         let base = if k < 2 { a_url.clone() } else { b.url() };
@@ -180,6 +198,19 @@ async fn a_node_takes_an_arena_over_when_its_owner_dies() {
     let first = wait_view(&b, &id, 30, |v| duels(v).len() == 2).await;
     assert_eq!(first["nbPlayers"], 4);
     assert_eq!(first["isStarted"], true);
+    // The watcher on B saw the joins and the wave A made.
+    let seen = tokio::time::timeout(Duration::from_secs(20), async {
+        while let Some(v) = lines_rx.recv().await {
+            if v["nbPlayers"] == 4 && duels(&v).len() == 2 {
+                return v;
+            }
+        }
+        panic!("B's stream ended");
+    })
+    .await
+    .unwrap();
+    assert_eq!(seen["id"], id.as_str());
+    watcher.abort();
     let first_tables: Vec<String> = duels(&first)
         .iter()
         .map(|d| d["id"].as_str().unwrap().to_owned())
