@@ -499,6 +499,22 @@ async fn a_restart_in_the_middle_of_a_round(backend: Backend) {
     assert_eq!(line_of(&v, p[3])["points"], 1.5);
     assert_eq!(line_of(&v, p[0])["points"], 1.0);
     assert_eq!(line_of(&v, p[1])["points"], 0.0);
+    // The results so far: the withdrawn player is `absent`; a player without a result over
+    // the board (4: a late join and a bye) has no performance.
+    let (status, _, body) =
+        http(addr, "GET", &format!("/api/swiss/{id}/results"), None, None).await;
+    assert_eq!(status, 200, "{body}");
+    let lines: Vec<Value> = body
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4, "{body}");
+    let of = |name: &str| lines.iter().find(|l| l["username"] == name).unwrap();
+    assert_eq!(of(p[1])["absent"], true);
+    assert_eq!(of(p[1])["points"], 0.0);
+    assert_eq!(of(p[3])["performance"], Value::Null);
+    assert_eq!(of(p[3])["absent"], Value::Null);
+    assert_eq!(of(p[3])["points"], 1.5);
     server.stop().await;
 }
 
