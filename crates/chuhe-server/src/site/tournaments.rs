@@ -1322,7 +1322,7 @@ impl Tournaments {
         if let Some(t) = self.book.lock().await.map.get(id) {
             return Ok(Some(t.version));
         }
-        Ok(state.store().tournament(id).await?.map(|r| r.version))
+        Ok(state.store().tournament_version(id).await?)
     }
 
     /// A receiver of the version of the tournament `id`, changed at every save (for the live

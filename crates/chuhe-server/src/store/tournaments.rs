@@ -339,6 +339,23 @@ impl Store {
         row.as_ref().map(row_of).transpose()
     }
 
+    /// The stored version of the tournament `id` (one more at every save), if stored: what a
+    /// node that does not run it polls for its live streams.
+    ///
+    /// # Errors
+    /// A database failure.
+    pub async fn tournament_version(&self, id: &str) -> Result<Option<i64>, StoreError> {
+        let row = self
+            .timed(async {
+                Ok(sqlx::query("SELECT version FROM tournaments WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            })
+            .await?;
+        Ok(row.map(|r| r.try_get("version")).transpose()?)
+    }
+
     /// The tournaments not finished yet, by start time: the ones a server runs.
     ///
     /// # Errors
