@@ -2,7 +2,8 @@
 //! `createdb`, the machine's NATS with JetStream, `CHUHE_TEST_NATS`; docs/cluster.md,
 //! docs/tournaments.md): the arena is created on node A, which owns it under a fenced lease;
 //! two players join through A and two through B (B hands their joins to the owner through the
-//! store), the first wave pairs all four, and B's pages and live stream show it. A is killed
+//! store), the first wave pairs all four, and B's pages and live stream show it, and a
+//! player whose event stream is on B gets her `gameStart` (through NATS). A is killed
 //! with SIGKILL: B takes the arena over from its stored state, the games of the first wave end
 //! (resigned through B, which takes their tables over too) and are scored, and B pairs the
 //! next wave.
@@ -183,6 +184,29 @@ async fn a_node_takes_an_arena_over_when_its_owner_dies() {
         }
     });
 
+    // Ana's event stream is on B: her gameStart, paired on A, comes through NATS.
+    let (events_tx, mut events_rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    let events_url = format!("{}/api/stream/event", b.url());
+    let ana = tokens[0].clone();
+    let events = tokio::spawn(async move {
+        let mut response = reqwest::Client::new()
+            .get(&events_url)
+            .header("Authorization", format!("Bearer {ana}"))
+            .send()
+            .await
+            .unwrap();
+        let mut pending = Vec::new();
+        while let Ok(Some(chunk)) = response.chunk().await {
+            pending.extend_from_slice(&chunk);
+            while let Some(end) = pending.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = pending.drain(..=end).collect();
+                if let Ok(v) = serde_json::from_slice::<Value>(&line) {
+                    let _ = events_tx.send(v);
+                }
+            }
+        }
+    });
+
     // Two join through A, two through B (handed to A through the store).
     for (k, token) in tokens.iter().enumerate() {
         let base = if k < 2 { a_url.clone() } else { b.url() };
@@ -211,6 +235,22 @@ async fn a_node_takes_an_arena_over_when_its_owner_dies() {
     .unwrap();
     assert_eq!(seen["id"], id.as_str());
     watcher.abort();
+    let start = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(v) = events_rx.recv().await {
+            if v["type"] == "gameStart" {
+                return v;
+            }
+        }
+        panic!("Ana's event stream ended");
+    })
+    .await
+    .unwrap();
+    assert_eq!(start["game"]["tournamentId"], id.as_str());
+    assert!(
+        duels(&first).iter().any(|d| d["id"] == start["game"]["id"]),
+        "{start}"
+    );
+    events.abort();
     let first_tables: Vec<String> = duels(&first)
         .iter()
         .map(|d| d["id"].as_str().unwrap().to_owned())

@@ -255,6 +255,24 @@ impl Cluster {
         format!("{}.released", self.settings.prefix)
     }
 
+    fn events_subject(&self) -> String {
+        format!("{}.events", self.settings.prefix)
+    }
+
+    /// Sends `line` to the event streams (`GET /api/stream/event`) of `player` open on the other
+    /// nodes (a tournament's `gameStart`: the node that pairs the game is not always the one
+    /// the player's stream is on). Best effort: a line NATS does not take is lost.
+    pub(crate) async fn publish_event(&self, player: &str, line: &serde_json::Value) {
+        let payload = serde_json::json!({"from": self.key, "player": player, "line": line});
+        if let Err(e) = self
+            .nats
+            .publish(self.events_subject(), Bytes::from(payload.to_string()))
+            .await
+        {
+            tracing::warn!(error = %e, "a player's event not sent to the other nodes");
+        }
+    }
+
     /// Whether this node found its lease lapsed (and gave its store up).
     pub(crate) fn lapsed(&self) -> bool {
         self.lapsed.load(Ordering::Acquire)
@@ -307,6 +325,9 @@ pub(crate) trait Host: Clone + Send + Sync + 'static {
     fn store(&self) -> &crate::store::Store;
     /// Whether the server has begun to stop.
     fn is_shutting_down(&self) -> bool;
+    /// Pushes `line` to the event streams of `player` open on this node (a line another node
+    /// published with [`Cluster::publish_event`]).
+    fn push_event(&self, player: &str, line: &serde_json::Value);
 }
 
 /// A handle on a [`Host`] that does not keep it alive: the cluster's tasks hold one and end
@@ -316,6 +337,28 @@ pub(crate) trait WeakHost: Clone + Send + Sync + 'static {
     type Host: Host;
     /// The host, while it lives.
     fn upgrade(&self) -> Option<Self::Host>;
+}
+
+/// Pushes the player events other nodes publish ([`Cluster::publish_event`]) to the streams
+/// open here.
+async fn follow_events<W: WeakHost>(
+    host: W,
+    cluster: Arc<Cluster>,
+    mut sub: async_nats::Subscriber,
+) {
+    use futures_util::StreamExt;
+    while let Some(msg) = sub.next().await {
+        let Ok(event) = serde_json::from_slice::<serde_json::Value>(&msg.payload) else {
+            continue;
+        };
+        if event["from"] == cluster.key.as_str() {
+            continue;
+        }
+        let (Some(player), Some(host)) = (event["player"].as_str(), host.upgrade()) else {
+            continue;
+        };
+        host.push_event(player, &event["line"]);
+    }
 }
 
 /// Starts the node's tasks: the lease, the scan for tables nobody holds, the requests of other
@@ -342,6 +385,11 @@ pub(crate) async fn start<W: WeakHost>(
         .subscribe(cluster.released_subject())
         .await
         .map_err(|e| ServerError::Config(format!("NATS subscribe: {e}")))?;
+    let events = cluster
+        .nats
+        .subscribe(cluster.events_subject())
+        .await
+        .map_err(|e| ServerError::Config(format!("NATS subscribe: {e}")))?;
     // Every entry already in the bucket first (the tables listed before this node started),
     // then every change.
     let watch = cluster
@@ -354,6 +402,7 @@ pub(crate) async fn start<W: WeakHost>(
         tokio::spawn(serve_requests(weak.clone(), cluster.clone(), requests)),
         tokio::spawn(relay_conns(cluster.clone(), conns)),
         tokio::spawn(follow_released(cluster.clone(), released)),
+        tokio::spawn(follow_events(weak.clone(), cluster.clone(), events)),
         tokio::spawn(watch_lobby(cluster.clone(), watch)),
         tokio::spawn(publish_listings(cluster.clone(), listings)),
         tokio::spawn(keep_lease(weak, cluster.clone())),

@@ -639,6 +639,10 @@ impl cluster::Host for AppState {
     fn is_shutting_down(&self) -> bool {
         AppState::is_shutting_down(self)
     }
+
+    fn push_event(&self, player: &str, line: &serde_json::Value) {
+        self.player_events().push(player, line);
+    }
 }
 
 impl cluster::WeakHost for WeakState {

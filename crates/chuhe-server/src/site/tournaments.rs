@@ -1622,6 +1622,10 @@ async fn announce_start(state: &AppState, kind: Kind, tournament: &str, table: &
                 }
                 let line = json!({"type": "gameStart", "game": game});
                 state.player_events().push(id, &line);
+                // the player's stream may be on another node of a cluster
+                if let Some(cluster) = state.cluster() {
+                    cluster.publish_event(id, &line).await;
+                }
             }
         }
     }
