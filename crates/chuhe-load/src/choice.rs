@@ -52,6 +52,7 @@ mod tests {
             reconnect: false,
             computer_games: 0,
             computer_level: 1,
+            arena: None,
         }
     }
 

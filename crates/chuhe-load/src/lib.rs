@@ -46,6 +46,10 @@
 //! on the WebSockets, `GuestRequest` and `TableOptions` over HTTP); of the server's messages only
 //! the parts the load test reads are parsed (`wire` keeps both sides).
 //!
+//! **An arena.** `--arena-players N` runs N accounts in one arena instead of the games above
+//! (`arena`: the accounts, the arena created or `--arena-id`, joins, each player's event
+//! stream and games, and the pairing waves as the server reports them in the arena's `wave`).
+//!
 //! The same crate holds `chuhe bot` ([`bot`]), the bridge between a UCI engine and a bot
 //! account (lichess's Bot API, `docs/bots.md`): the other client of the server that the binary
 //! runs.
@@ -64,6 +68,7 @@
 //!   `run`: [`run`], which ties them together.
 #![deny(missing_docs)]
 
+mod arena;
 pub mod bot;
 mod check;
 mod choice;
@@ -80,6 +85,7 @@ mod socket;
 mod stats;
 mod wire;
 
+pub use arena::ArenaLoad;
 pub use error::LoadError;
 pub use run::run;
 pub use settings::{base_url, LoadSettings};

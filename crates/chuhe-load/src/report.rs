@@ -236,6 +236,7 @@ mod tests {
             reconnect: false,
             computer_games: 0,
             computer_level: 8,
+            arena: None,
         }
     }
 

@@ -53,6 +53,9 @@ async fn run_async(settings: LoadSettings, out: &mut impl Write) -> Result<(), L
             )));
         }
     }
+    if let Some(arena) = settings.arena.clone() {
+        return crate::arena::run_arena(settings, &arena, out).await;
+    }
     let rss_before_kib = match settings.server_pid {
         None => None,
         Some(pid) => Some(rss_kib(pid).ok_or_else(|| {

@@ -65,6 +65,9 @@ pub struct LoadSettings {
     pub computer_games: usize,
     /// The level (1–8) of the computer seats.
     pub computer_level: u8,
+    /// Instead of the games above: players in one arena ([`crate::ArenaLoad`]), their waves
+    /// as the server reports them.
+    pub arena: Option<crate::ArenaLoad>,
 }
 
 #[cfg(test)]

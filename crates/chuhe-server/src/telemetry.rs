@@ -33,6 +33,9 @@ pub const NATS_CONNECTED: &str = "chuhe_nats_connected";
 pub const COMPUTER_QUEUE: &str = "chuhe_computer_queue";
 /// Computer searches running, gauge.
 pub const COMPUTER_SEARCHES: &str = "chuhe_computer_searches";
+/// Time the rules took to pair one wave of an arena (or a round of a Swiss event), histogram in
+/// seconds (the tables are made after it: not counted).
+pub const TOURNAMENT_PAIRING_SECONDS: &str = "chuhe_tournament_pairing_seconds";
 
 /// Describes every metric to the installed recorder (its `# HELP` lines and units); call it
 /// once after installing one.
@@ -77,6 +80,16 @@ pub fn describe() {
         "computer searches waiting for a search thread"
     );
     describe_gauge!(COMPUTER_SEARCHES, "computer searches running");
+    describe_histogram!(
+        TOURNAMENT_PAIRING_SECONDS,
+        Unit::Seconds,
+        "time the rules took to pair one tournament wave or round"
+    );
+}
+
+/// Records a tournament wave (or round) paired in `elapsed`.
+pub(crate) fn wave_paired(elapsed: Duration) {
+    metrics::histogram!(TOURNAMENT_PAIRING_SECONDS).record(elapsed.as_secs_f64());
 }
 
 /// Records a move acknowledged `elapsed` after its message arrived.

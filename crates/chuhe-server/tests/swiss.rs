@@ -392,6 +392,39 @@ async fn a_swiss_event_runs_to_its_end(backend: Backend) {
     )
     .await;
     assert_eq!(status, 400, "{body}");
+    // lichess's results export: one NDJSON line a player, in the standings' order, with the
+    // performance (equal ratings r: two wins and a loss make r + 166, a win and two losses
+    // r − 167, rounded down).
+    let (status, head, body) =
+        http(addr, "GET", &format!("/api/swiss/{id}/results"), None, None).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(head.contains("application/x-ndjson"), "{head}");
+    let lines: Vec<Value> = body
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let r = lines[0]["rating"].as_i64().unwrap();
+    assert_eq!(
+        lines,
+        [
+            json!({"rank": 1, "points": 2.0, "tieBreak": 3.0, "rating": r, "username": p[3], "performance": r + 166}),
+            json!({"rank": 2, "points": 2.0, "tieBreak": 2.0, "rating": r, "username": p[0], "performance": r + 166}),
+            json!({"rank": 3, "points": 1.0, "tieBreak": 2.0, "rating": r, "username": p[2], "performance": r - 167}),
+            json!({"rank": 4, "points": 1.0, "tieBreak": 1.0, "rating": r, "username": p[1], "performance": r - 167}),
+        ]
+    );
+    let (status, _, body) = http(
+        addr,
+        "GET",
+        &format!("/api/swiss/{id}/results?nb=2"),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!((status, body.lines().count()), (200, 2), "{body}");
+    // An arena's id is not a Swiss event's.
+    let (status, _, _) = http(addr, "GET", "/api/swiss/nosuchid/results", None, None).await;
+    assert_eq!(status, 404);
     server.stop().await;
 }
 
@@ -466,6 +499,22 @@ async fn a_restart_in_the_middle_of_a_round(backend: Backend) {
     assert_eq!(line_of(&v, p[3])["points"], 1.5);
     assert_eq!(line_of(&v, p[0])["points"], 1.0);
     assert_eq!(line_of(&v, p[1])["points"], 0.0);
+    // The results so far: the withdrawn player is `absent`; a player without a result over
+    // the board (4: a late join and a bye) has no performance.
+    let (status, _, body) =
+        http(addr, "GET", &format!("/api/swiss/{id}/results"), None, None).await;
+    assert_eq!(status, 200, "{body}");
+    let lines: Vec<Value> = body
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4, "{body}");
+    let of = |name: &str| lines.iter().find(|l| l["username"] == name).unwrap();
+    assert_eq!(of(p[1])["absent"], true);
+    assert_eq!(of(p[1])["points"], 0.0);
+    assert_eq!(of(p[3])["performance"], Value::Null);
+    assert_eq!(of(p[3])["absent"], Value::Null);
+    assert_eq!(of(p[3])["points"], 1.5);
     server.stop().await;
 }
 

@@ -966,3 +966,135 @@ async fn a_sanguo_arena_seats_three(backend: Backend) {
 }
 
 on_both!(a_sanguo_arena_seats_three);
+
+/// The operator's schedules: an hourly xiangqi arena created two hours ahead and a daily
+/// banqi arena a day ahead.
+fn schedules() -> Vec<chuhe_server::site::tournaments::Schedule> {
+    use chuhe_server::site::tournaments::{Every, Schedule, ScheduleKind};
+    let hourly = Schedule {
+        name: "Hourly Blitz".to_owned(),
+        kind: ScheduleKind::Arena,
+        variant: "xiangqi".to_owned(),
+        clock_time: 3.0,
+        clock_increment: 2,
+        minutes: Some(57),
+        rounds: None,
+        round_interval: 60,
+        rated: true,
+        berserkable: true,
+        every: Every::Hourly,
+        minute: 0,
+        hour: 0,
+        weekday: None,
+        ahead_minutes: 120,
+    };
+    let daily = Schedule {
+        name: "Daily Banqi".to_owned(),
+        variant: "banqi".to_owned(),
+        clock_time: 5.0,
+        clock_increment: 0,
+        minutes: Some(60),
+        every: Every::Daily,
+        minute: 30,
+        hour: 20,
+        ahead_minutes: 24 * 60,
+        ..hourly.clone()
+    };
+    vec![hourly, daily]
+}
+
+/// The created tournaments of the list: (name, id, startsAt), by start.
+async fn created(addr: SocketAddr) -> Vec<(String, String, i64)> {
+    let (_, _, body) = http(addr, "GET", "/api/tournament", None, None).await;
+    let list: Value = serde_json::from_str(&body).unwrap();
+    list["created"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            assert_eq!(t["createdBy"], "chuhe", "{t}");
+            (
+                t["fullName"].as_str().unwrap().to_owned(),
+                t["id"].as_str().unwrap().to_owned(),
+                t["startsAt"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+async fn scheduled_tournaments_are_made_once(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let settings = Settings {
+        tournament_schedules: schedules(),
+        ..arena_settings(Duration::from_secs(60))
+    };
+    let server = Server::start(&db, settings.clone()).await;
+    let addr = server.addr;
+    let three = async {
+        loop {
+            let list = created(addr).await;
+            if list.len() >= 3 {
+                return list;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    let list = tokio::time::timeout(Duration::from_secs(20), three)
+        .await
+        .unwrap();
+    // Two hourly starts within two hours, on the hour; one daily start at 20:30 UTC.
+    let hour = 3_600_000;
+    let hourly: Vec<&(String, String, i64)> = list
+        .iter()
+        .filter(|t| t.0 == "Hourly Blitz Arena")
+        .collect();
+    assert_eq!(hourly.len(), 2, "{list:?}");
+    assert_eq!(hourly[1].2 - hourly[0].2, hour);
+    assert_eq!(hourly[0].2 % hour, 0);
+    let daily: Vec<&(String, String, i64)> =
+        list.iter().filter(|t| t.0 == "Daily Banqi Arena").collect();
+    assert_eq!(daily.len(), 1, "{list:?}");
+    assert_eq!(daily[0].2 % (24 * hour), 20 * hour + 30 * 60_000);
+    for (name, id, starts) in &list {
+        let schedule = name.trim_end_matches(" Arena");
+        assert_eq!(
+            *id,
+            chuhe_server::site::tournaments::scheduled_id(schedule, *starts)
+        );
+    }
+    // Its page counts down to the start; anyone may join before it.
+    let v = view(addr, &daily[0].1).await;
+    assert_eq!(v["variant"], "banqi");
+    assert_eq!(v["clock"]["limit"], 300);
+    assert_eq!(v["minutes"], 60);
+    assert!(v["secondsToStart"].as_i64().unwrap() > 0, "{v}");
+    let tokens = players(&db.url).await;
+    let (status, _) = call(
+        addr,
+        "POST",
+        &format!("/api/tournament/{}/join", daily[0].1),
+        &tokens[0],
+        "",
+    )
+    .await;
+    assert_eq!(status, 200);
+    server.stop().await;
+
+    // A restart finds them stored: nothing is made twice, the join is kept.
+    let server = Server::start(&db, settings).await;
+    let addr = server.addr;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let again = created(addr).await;
+    // (an hour turning meanwhile may add the next hourly start, never a second of one)
+    for t in &list {
+        assert_eq!(again.iter().filter(|a| *a == t).count(), 1, "{again:?}");
+    }
+    let mut starts: Vec<(&String, i64)> = again.iter().map(|t| (&t.0, t.2)).collect();
+    starts.sort();
+    starts.dedup();
+    assert_eq!(starts.len(), again.len(), "{again:?}");
+    assert_eq!(view(addr, &daily[0].1).await["nbPlayers"], 1);
+    server.stop().await;
+}
+
+on_both!(scheduled_tournaments_are_made_once);

@@ -251,6 +251,18 @@ pub enum Command {
         /// The level of the computer seats of --computer-games (1-8).
         #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=8))]
         computer_level: u8,
+        /// Instead of --games: this many accounts (made, or signed in when an earlier run made
+        /// them) join one arena and play its games with random legal moves; the pairing waves
+        /// are printed as the server reports them (docs/performance.md). 0: off.
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+        arena_players: u32,
+        /// The arena --arena-players join; without it the first player creates one (its
+        /// variant the first of --variants, its clock --time, default 60+0).
+        #[arg(long)]
+        arena_id: Option<String>,
+        /// The length of the arena created, minutes (10 to 180).
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(10..=180))]
+        arena_minutes: u32,
     },
 }
 
@@ -412,7 +424,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             &mut out,
         )?,
         Command::Serve {
-            config: _,
+            config,
             print_config: _,
             bind,
             database,
@@ -431,6 +443,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 computer_threads: usize::from(computer_threads),
                 tournament_minute: test_tournament_minute()
                     .unwrap_or(chuhe_server::Settings::default().tournament_minute),
+                tournament_schedules: crate::config::schedules(config.as_deref())?,
                 ..chuhe_server::Settings::default()
             },
             &ops,
@@ -456,6 +469,9 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             reconnect,
             computer_games,
             computer_level,
+            arena_players,
+            arena_id,
+            arena_minutes,
         } => {
             let settings = crate::loadtest_cmd::LoadSettings {
                 urls: url
@@ -474,6 +490,11 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 reconnect,
                 computer_games: computer_games as usize,
                 computer_level,
+                arena: (arena_players > 0).then_some(chuhe_load::ArenaLoad {
+                    players: arena_players as usize,
+                    id: arena_id,
+                    minutes: arena_minutes,
+                }),
             };
             crate::loadtest_cmd::run(settings, &mut out)?
         }

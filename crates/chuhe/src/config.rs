@@ -20,6 +20,10 @@ use std::path::{Path, PathBuf};
 /// Long flags of `chuhe serve` that are not settings, hence not keys of the file.
 const NOT_KEYS: [&str; 3] = ["config", "print-config", "help"];
 
+/// The file's one key that is no flag: the operator's scheduled tournaments, an array of
+/// tables (`[[schedule]]`, read by [`schedules`]).
+pub const SCHEDULE_KEY: &str = "schedule";
+
 /// What the command line asks for.
 #[derive(Debug)]
 pub enum Parsed {
@@ -124,7 +128,16 @@ pub fn parse(argv: Vec<OsString>) -> Result<Parsed, Failure> {
         (matches.subcommand(), command.find_subcommand("serve"))
     {
         if given.get_flag("print_config") {
-            return Ok(Parsed::Print(effective(serve, given)));
+            let mut text = effective(serve, given);
+            if let Some(path) = &config_path {
+                let schedules = schedule_tables(path)?;
+                if !schedules.is_empty() {
+                    let mut doc = toml::Table::new();
+                    doc.insert(SCHEDULE_KEY.to_owned(), toml::Value::Array(schedules));
+                    let _ = write!(text, "\n{doc}");
+                }
+            }
+            return Ok(Parsed::Print(text));
         }
     }
     Ok(Parsed::Run(Box::new(cli)))
@@ -160,6 +173,9 @@ fn file_args(
     })?;
     let mut out = Vec::new();
     for (key, value) in &table {
+        if key == SCHEDULE_KEY {
+            continue;
+        }
         let Some((long, arg)) = keys(serve).find(|(long, _)| long == key) else {
             let dashed = key.replace('_', "-");
             let hint = if keys(serve).any(|(long, _)| long == dashed) {
@@ -209,6 +225,56 @@ fn file_args(
             }
             out.push(format!("--{long}={value}").into());
         }
+    }
+    Ok(out)
+}
+
+/// The `[[schedule]]` tables of the configuration file at `path`, as written.
+fn schedule_tables(path: &Path) -> Result<Vec<toml::Value>, CliError> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::input(format!("cannot read the configuration file {shown}: {e}")))?;
+    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        let line = e.span().map_or(1, |s| line_of(&text, s.start));
+        CliError::input(format!("{shown} line {line}: {}", e.message().trim_end()))
+    })?;
+    match table.remove(SCHEDULE_KEY) {
+        None => Ok(Vec::new()),
+        Some(toml::Value::Array(items)) => Ok(items),
+        Some(_) => Err(CliError::input(format!(
+            "{shown}: schedule takes tables ([[schedule]])"
+        ))),
+    }
+}
+
+/// The operator's scheduled tournaments of the configuration file at `path` (none without a
+/// file), each checked ([`chuhe_server::site::tournaments::Schedule::check`]).
+///
+/// # Errors
+/// An input error naming the file: one that cannot be read or is not TOML, a schedule with an
+/// unknown key or a value out of bounds, two schedules of one name.
+pub fn schedules(
+    path: Option<&Path>,
+) -> Result<Vec<chuhe_server::site::tournaments::Schedule>, CliError> {
+    let Some(path) = path else {
+        return Ok(Vec::new());
+    };
+    let shown = path.display();
+    let mut out: Vec<chuhe_server::site::tournaments::Schedule> = Vec::new();
+    for item in schedule_tables(path)? {
+        let schedule: chuhe_server::site::tournaments::Schedule = item
+            .try_into()
+            .map_err(|e: toml::de::Error| CliError::input(format!("{shown}: schedule: {e}")))?;
+        schedule
+            .check()
+            .map_err(|why| CliError::input(format!("{shown}: {why}")))?;
+        if out.iter().any(|s| s.name == schedule.name) {
+            return Err(CliError::input(format!(
+                "{shown}: two schedules named {:?}",
+                schedule.name
+            )));
+        }
+        out.push(schedule);
     }
     Ok(out)
 }

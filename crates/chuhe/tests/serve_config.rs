@@ -253,3 +253,42 @@ fn serve_listens_where_the_file_says() {
     server.wait().unwrap();
     assert!(dir.0.join("served.db").exists());
 }
+
+/// The operator's `[[schedule]]` tables: printed after the settings by `--print-config`; one
+/// out of bounds stops `chuhe serve` with one line naming the file and the schedule.
+#[test]
+fn schedules_are_printed_and_checked() {
+    let dir = TempDir::new("config-schedules");
+    let hourly = "[[schedule]]\nname = \"Hourly Blitz\"\nclock-time = 3\nclock-increment = 2\n\
+                  minutes = 57\nevery = \"hourly\"\n";
+    std::fs::write(
+        dir.0.join("chuhe.toml"),
+        format!("db-timeout-ms = 700\n{hourly}"),
+    )
+    .unwrap();
+    let text = printed(&dir.0, &["--config", "chuhe.toml"], &[]);
+    assert_eq!(value(&text, "db-timeout-ms"), "700");
+    assert!(text.contains("[[schedule]]\n"), "{text}");
+    assert!(text.contains("name = \"Hourly Blitz\"\n"), "{text}");
+    assert!(text.contains("every = \"hourly\"\n"), "{text}");
+
+    std::fs::write(
+        dir.0.join("bad.toml"),
+        hourly.replace("minutes = 57", "minutes = 500"),
+    )
+    .unwrap();
+    let out = chuhe(&dir.0, &["serve", "--config", "bad.toml"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "chuhe: bad.toml: schedule \"Hourly Blitz\": minutes: 10 to 180\n"
+    );
+    std::fs::write(dir.0.join("typo.toml"), hourly.replace("every =", "evry =")).unwrap();
+    let out = chuhe(&dir.0, &["serve", "--config", "typo.toml"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("chuhe: typo.toml: schedule: unknown field `evry`"),
+        "{stderr}"
+    );
+}

@@ -101,6 +101,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/swiss/{id}/withdraw", post(tours::withdraw_swiss))
         .route("/api/swiss/{id}/stream", get(tours::stream_swiss))
         .route("/api/swiss/{id}/games", get(tours::games_swiss))
+        .route("/api/swiss/{id}/results", get(tours::results_swiss))
         .route("/api/tables/{id}/ws", get(crate::edge::ws::upgrade))
         // the web client's files (compressed, revalidated: see `web.rs`); 404 JSON for the rest
         .fallback_service(

@@ -82,6 +82,7 @@ use utoipa::{Modify, OpenApi};
         super::tournaments::withdraw_swiss,
         super::tournaments::stream_swiss,
         super::tournaments::games_swiss,
+        super::tournaments::results_swiss,
         super::puzzles::daily,
         super::puzzles::next,
         super::puzzles::count,

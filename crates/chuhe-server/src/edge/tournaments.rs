@@ -218,24 +218,67 @@ async fn live(state: AppState, id: String) -> Result<Response, LichessError> {
     let (tx, rx) = mpsc::channel::<Bytes>(16);
     let mut shutdown = state.shutdown_signal();
     let weak = state.downgrade();
+    let every = state
+        .settings_ref()
+        .tournament_wave
+        .max(std::time::Duration::from_millis(10));
     tokio::spawn(async move {
         if tx.send(line(&first)).await.is_err() {
             return;
         }
-        let Some(mut changed) = watching else {
+        if first["isFinished"] == json!(true) {
             return;
-        };
+        }
+        let mut watching = watching;
         let mut tick =
             tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
+        // Run by another node of a cluster (or moved there): the stored version is read every
+        // wave, and a new one sends the view as the owner saved it.
+        let mut poll = tokio::time::interval(every);
+        let mut seen = match weak.upgrade() {
+            Some(state) => state
+                .tournaments()
+                .stored_version(&state, &id)
+                .await
+                .ok()
+                .flatten(),
+            None => return,
+        };
         loop {
             let out = tokio::select! {
-                got = changed.changed() => {
+                got = async {
+                    match watching.as_mut() {
+                        Some(changed) => changed.changed().await.is_ok(),
+                        None => std::future::pending().await,
+                    }
+                } => {
                     let Some(state) = weak.upgrade() else { return };
                     let Ok(view) = state.tournaments().view(&state, &id).await else {
                         return;
                     };
-                    // The sender gone: the tournament left memory (finished).
-                    let over = got.is_err() || view["isFinished"] == json!(true);
+                    if !got {
+                        // The sender gone: finished, or taken over by another node.
+                        watching = None;
+                    }
+                    let over = view["isFinished"] == json!(true);
+                    if tx.send(line(&view)).await.is_err() || over {
+                        return;
+                    }
+                    continue;
+                }
+                _ = poll.tick(), if watching.is_none() => {
+                    let Some(state) = weak.upgrade() else { return };
+                    let version = state.tournaments().stored_version(&state, &id).await.ok().flatten();
+                    if version == seen {
+                        continue;
+                    }
+                    seen = version;
+                    // it may run here now (taken over): follow it from memory again
+                    watching = state.tournaments().watch(&id).await;
+                    let Ok(view) = state.tournaments().view(&state, &id).await else {
+                        return;
+                    };
+                    let over = view["isFinished"] == json!(true);
                     if tx.send(line(&view)).await.is_err() || over {
                         return;
                     }
@@ -463,6 +506,46 @@ pub(crate) async fn games_swiss(
             "application/x-chess-pgn; charset=utf-8",
         )],
         games.join("\n"),
+    )
+        .into_response())
+}
+
+/// The query of `GET /api/swiss/{id}/results`.
+#[derive(Debug, serde::Deserialize)]
+pub(crate) struct ResultsQuery {
+    nb: Option<usize>,
+}
+
+/// `GET /api/swiss/{id}/results[?nb=N]`: the standings as lichess exports them, one NDJSON line
+/// per player in rank order: `rank`, `points`, `tieBreak`, `rating`, `username`, `performance`
+/// (after a result over the board), `absent` (withdrawn); the first `nb` players only, if given.
+#[utoipa::path(
+    get,
+    path = "/api/swiss/{id}/results",
+    tag = "lichess",
+    params(
+        ("id" = String, Path, description = "The Swiss event's id"),
+        ("nb" = Option<usize>, Query, description = "How many players, from the first (default: all)"),
+    ),
+    responses(
+        (status = 200, description = "NDJSON lines (`application/x-ndjson`), one per player", body = String, content_type = "application/x-ndjson"),
+        (status = 404, description = "No such Swiss event"),
+    )
+)]
+pub(crate) async fn results_swiss(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<ResultsQuery>,
+) -> Result<Response, LichessError> {
+    expect(&state, &id, true).await?;
+    let lines = state
+        .tournaments()
+        .swiss_results(&state, &id, q.nb.unwrap_or(usize::MAX))
+        .await?;
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    Ok((
+        [(axum::http::header::CONTENT_TYPE, "application/x-ndjson")],
+        text,
     )
         .into_response())
 }

@@ -105,6 +105,8 @@ impl AppState {
             let (relay, lines) = mpsc::unbounded_channel();
             state.0.events.set_relay(relay);
             cluster::start(state.downgrade(), c, listings, lines).await?;
+            // The tournaments come the same way: each tick takes over those nobody runs.
+            tokio::spawn(tournaments::run(state.downgrade()));
             return Ok(state);
         }
         let ids = state.0.store.live_table_ids().await?;

@@ -86,6 +86,9 @@ pub struct Settings {
     /// How long one minute of a tournament's duration lasts (default 60 s; the tests shorten
     /// it so that an arena of `minutes=10` ends in seconds).
     pub tournament_minute: Duration,
+    /// The operator's scheduled tournaments (`[[schedule]]` of the configuration file): each
+    /// upcoming start within its lead is created by the system creator; default none.
+    pub tournament_schedules: Vec<crate::site::tournaments::Schedule>,
 }
 
 /// The descriptors kept free by default ([`Settings::descriptor_reserve`]): what the server may
@@ -123,6 +126,7 @@ impl Default for Settings {
             metrics_interval: None,
             tournament_wave: Duration::from_secs(2),
             tournament_minute: Duration::from_secs(60),
+            tournament_schedules: Vec::new(),
         }
     }
 }

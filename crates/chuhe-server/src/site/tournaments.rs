@@ -25,13 +25,21 @@
 //! both (sanguo: for all three). In a Swiss event the seat that did not play its first move
 //! loses the game (lichess's Swiss). Berserk: the tables of a `berserkable` arena take a seat's
 //! `berserk` before its first move (`TableOptions::berserkable`); the finished game lists the
-//! berserk seats. A cluster does not run tournaments yet (they need a lease of their own):
-//! creating one there is refused.
+//! berserk seats.
+//!
+//! **On a cluster** a tournament is owned like a table: one node runs it, its saves fenced by
+//! the owner and epoch in its row and the node's lease (`migrations/0012`); every tick each
+//! node takes over those whose owner's lease lapsed ([`Tournaments::tick`]). Another node
+//! answers from the database and hands joins, withdrawals and the ends of games played on its
+//! tables to the owner through `tournament_requests`. The operator's schedules
+//! ([`Schedule`]) create their events once, whichever node comes first.
 
 mod sanguo;
+mod schedule;
 mod swiss;
 
 pub use sanguo::{sanguo_end_of, SanguoRecord};
+pub use schedule::{scheduled_id, Every, Planned, Schedule, ScheduleKind, Weekday, SYSTEM_CREATOR};
 pub use swiss::{check_new_swiss, swiss_result_of, NewSwiss, SwissRecord};
 
 use crate::error::ServerError;
@@ -404,6 +412,30 @@ struct Running {
     unsaved_links: Vec<(i64, String)>,
     /// The version, for the live streams.
     changed: watch::Sender<i64>,
+    /// On a cluster, this node's fencing number of the tournament (its saves are checked
+    /// against it); `None` on a single server.
+    epoch: Option<i64>,
+    /// Set when a fenced save found another node owning it: dropped at the next tick.
+    lost: bool,
+    /// The pairing waves (or rounds) made here since it came to memory, and the last one.
+    waves: u64,
+    last_wave: Option<WaveTimes>,
+}
+
+/// What the last pairing wave took (in the full view's `wave`, chuhe's own field; not
+/// stored).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct WaveTimes {
+    /// When it was paired, milliseconds since the Unix epoch.
+    at_ms: i64,
+    /// The games it made.
+    games: usize,
+    /// The players it seated.
+    players: usize,
+    /// The rules' pairing, milliseconds.
+    pairing_ms: f64,
+    /// Making and starting the tables, and saving, milliseconds.
+    seating_ms: f64,
 }
 
 impl Running {
@@ -426,6 +458,10 @@ impl Running {
             version,
             unsaved_links: Vec::new(),
             changed: watch::channel(version).0,
+            epoch: None,
+            lost: false,
+            waves: 0,
+            last_wave: None,
         })
     }
 
@@ -433,16 +469,40 @@ impl Running {
     async fn save(&mut self, state: &AppState) -> Result<(), ServerError> {
         let text = self.rules.text()?;
         let version = self.version + 1;
-        state
-            .store()
-            .save_tournament(
-                &self.row.id,
-                self.status.as_str(),
-                text,
-                version,
-                self.unsaved_links.clone(),
-            )
-            .await?;
+        match (state.cluster(), self.epoch) {
+            (Some(cluster), Some(epoch)) => {
+                let written = state
+                    .store()
+                    .save_owned_tournament(
+                        &self.row.id,
+                        self.status.as_str(),
+                        text,
+                        version,
+                        self.unsaved_links.clone(),
+                        (cluster.key(), epoch),
+                    )
+                    .await?;
+                if !written {
+                    self.lost = true;
+                    tracing::warn!(tournament = %self.row.id, "another node owns the tournament now");
+                    return Err(ServerError::NotAllowed(
+                        "the tournament moved to another node: try again".to_owned(),
+                    ));
+                }
+            }
+            _ => {
+                state
+                    .store()
+                    .save_tournament(
+                        &self.row.id,
+                        self.status.as_str(),
+                        text,
+                        version,
+                        self.unsaved_links.clone(),
+                    )
+                    .await?
+            }
+        }
         self.version = version;
         self.unsaved_links.clear();
         self.changed.send_replace(version);
@@ -492,6 +552,8 @@ pub struct Tournaments {
     /// Wakes [`run`] when a tournament appears: without any it keeps no timer, so a test on
     /// paused time is not pushed forward by its ticks.
     wake: std::sync::Arc<tokio::sync::Notify>,
+    /// The ids of scheduled events already created or found stored (no second look).
+    scheduled_seen: Mutex<std::collections::HashSet<String>>,
 }
 
 /// How a finished game ends for the arena: the winner by seat (seat 0 is Red), its plies; an
@@ -599,7 +661,7 @@ impl Tournaments {
     ///
     /// # Errors
     /// [`ServerError::Unauthorized`] for a guest; [`ServerError::BadMessage`] for settings out
-    /// of bounds ([`check_new`]); [`ServerError::NotAllowed`] on a cluster; the daily limit
+    /// of bounds ([`check_new`]); the daily limit
     /// ([`crate::store::MAX_TOURNAMENTS_PER_DAY`]) and database failures from the store.
     pub async fn create(
         &self,
@@ -608,6 +670,56 @@ impl Tournaments {
         creator: &Person,
     ) -> Result<String, ServerError> {
         check_new(&spec, now_ms())?;
+        let (row, rules) = arena_parts(spec);
+        self.create_row(state, row, rules, creator).await
+    }
+
+    /// Creates a Swiss event by `creator` (an account holder) and answers its id.
+    ///
+    /// # Errors
+    /// As [`Tournaments::create`], with [`check_new_swiss`]'s bounds.
+    pub async fn create_swiss(
+        &self,
+        state: &AppState,
+        spec: NewSwiss,
+        creator: &Person,
+    ) -> Result<String, ServerError> {
+        check_new_swiss(&spec, now_ms())?;
+        let (row, rules) = swiss_parts(spec);
+        self.create_row(state, row, rules, creator).await
+    }
+}
+
+/// The stored row of a new tournament `id` by `created_by`.
+fn new_row(
+    spec: RowSpec,
+    rules: &Rules,
+    id: String,
+    created_by: &str,
+) -> Result<TournamentRow, ServerError> {
+    let now = now_ms();
+    Ok(TournamentRow {
+        id,
+        kind: spec.kind.as_str().to_owned(),
+        variant: spec.variant.as_str().to_owned(),
+        name: spec.name,
+        clock_limit_s: spec.clock_limit_s,
+        clock_increment_s: spec.clock_increment_s,
+        minutes: spec.minutes,
+        starts_ms: spec.starts_ms.max(now),
+        rated: spec.rated,
+        berserkable: spec.berserkable,
+        created_by: created_by.to_owned(),
+        status: Status::Created.as_str().to_owned(),
+        state: rules.text()?,
+        version: 1,
+        created_ms: now,
+    })
+}
+
+/// The row and record of a new arena (a sanguo arena for `variant` sanguo).
+fn arena_parts(spec: NewArena) -> (RowSpec, Rules) {
+    {
         let sanguo = spec.variant == Variant::Sanguo;
         let rules = if sanguo {
             Rules::Sanguo(SanguoRecord {
@@ -640,20 +752,13 @@ impl Tournaments {
             rated: spec.rated,
             berserkable: spec.berserkable && !sanguo,
         };
-        self.create_row(state, row, rules, creator).await
+        (row, rules)
     }
+}
 
-    /// Creates a Swiss event by `creator` (an account holder) and answers its id.
-    ///
-    /// # Errors
-    /// As [`Tournaments::create`], with [`check_new_swiss`]'s bounds.
-    pub async fn create_swiss(
-        &self,
-        state: &AppState,
-        spec: NewSwiss,
-        creator: &Person,
-    ) -> Result<String, ServerError> {
-        check_new_swiss(&spec, now_ms())?;
+/// The row and record of a new Swiss event.
+fn swiss_parts(spec: NewSwiss) -> (RowSpec, Rules) {
+    {
         let rules = Rules::Swiss(SwissRecord::new(&spec));
         let row = RowSpec {
             kind: Kind::Swiss,
@@ -666,9 +771,11 @@ impl Tournaments {
             rated: spec.rated,
             berserkable: false,
         };
-        self.create_row(state, row, rules, creator).await
+        (row, rules)
     }
+}
 
+impl Tournaments {
     async fn create_row(
         &self,
         state: &AppState,
@@ -681,35 +788,91 @@ impl Tournaments {
                 "tournaments are for account holders".to_owned(),
             ));
         }
-        if state.cluster().is_some() {
-            return Err(ServerError::NotAllowed(
-                "a cluster does not run tournaments yet".to_owned(),
-            ));
-        }
-        let now = now_ms();
-        let row = TournamentRow {
-            id: crate::ids::random_id(8),
-            kind: spec.kind.as_str().to_owned(),
-            variant: spec.variant.as_str().to_owned(),
-            name: spec.name,
-            clock_limit_s: spec.clock_limit_s,
-            clock_increment_s: spec.clock_increment_s,
-            minutes: spec.minutes,
-            starts_ms: spec.starts_ms.max(now),
-            rated: spec.rated,
-            berserkable: spec.berserkable,
-            created_by: creator.id.clone(),
-            status: Status::Created.as_str().to_owned(),
-            state: rules.text()?,
-            version: 1,
-            created_ms: now,
-        };
+        let row = new_row(spec, &rules, crate::ids::random_id(8), &creator.id)?;
         state.store().create_tournament(&row).await?;
         let id = row.id.clone();
-        let running = Running::of_row(row)?;
-        self.book.lock().await.map.insert(id.clone(), running);
-        self.wake.notify_one();
+        self.run_new(state, row).await?;
         Ok(id)
+    }
+
+    /// Runs the tournament of the new `row` here; on a cluster, once this node holds it (a
+    /// new row has no owner: the first to claim it runs it).
+    async fn run_new(&self, state: &AppState, row: TournamentRow) -> Result<(), ServerError> {
+        let mut running = Running::of_row(row)?;
+        if let Some(cluster) = state.cluster() {
+            match state
+                .store()
+                .claim_tournament(&running.row.id, (None, 0), cluster.key())
+                .await?
+            {
+                Some(epoch) => running.epoch = Some(epoch),
+                // another node's scan took it first: it runs there
+                None => return Ok(()),
+            }
+        }
+        let id = running.row.id.clone();
+        self.book.lock().await.map.insert(id, running);
+        self.wake.notify_one();
+        Ok(())
+    }
+
+    /// Creates the events of the operator's schedules that start within their lead
+    /// (`Settings::tournament_schedules`), each once: its id is the schedule's name and
+    /// start ([`scheduled_id`]), so one already stored (by an earlier run, or another node)
+    /// is left alone. Answers the ids created by this call.
+    pub async fn create_scheduled(&self, state: &AppState) -> Vec<String> {
+        let schedules = &state.settings_ref().tournament_schedules;
+        if schedules.is_empty() {
+            return Vec::new();
+        }
+        let now = now_ms();
+        let mut made = Vec::new();
+        for schedule in schedules {
+            for starts_ms in schedule.starts_within(now) {
+                let id = scheduled_id(&schedule.name, starts_ms);
+                if !self.scheduled_seen.lock().await.insert(id.clone()) {
+                    continue;
+                }
+                match self
+                    .create_one_scheduled(state, schedule, starts_ms, &id)
+                    .await
+                {
+                    Ok(true) => {
+                        tracing::info!(tournament = %id, schedule = %schedule.name, starts_ms, "scheduled tournament created");
+                        made.push(id);
+                    }
+                    Ok(false) => {}
+                    Err(e) => {
+                        // tried again at the next tick
+                        e.log();
+                        self.scheduled_seen.lock().await.remove(&id);
+                    }
+                }
+            }
+        }
+        made
+    }
+
+    /// Stores the event of `schedule` at `starts_ms` under `id` unless it is stored already;
+    /// answers whether this call stored it (then it runs here).
+    async fn create_one_scheduled(
+        &self,
+        state: &AppState,
+        schedule: &Schedule,
+        starts_ms: i64,
+        id: &str,
+    ) -> Result<bool, ServerError> {
+        let planned = schedule.event(starts_ms).map_err(ServerError::BadMessage)?;
+        let (spec, rules) = match planned {
+            Planned::Arena(spec) => arena_parts(spec),
+            Planned::Swiss(spec) => swiss_parts(spec),
+        };
+        let row = new_row(spec, &rules, id.to_owned(), SYSTEM_CREATOR)?;
+        if !state.store().create_scheduled_tournament(&row).await? {
+            return Ok(false);
+        }
+        self.run_new(state, row).await?;
+        Ok(true)
     }
 
     /// The kind of the tournament `id` running here, or stored.
@@ -732,9 +895,10 @@ impl Tournaments {
     /// kept), with their rating in its variant.
     ///
     /// # Errors
-    /// [`ServerError::NotFound`] for a tournament not running here; [`ServerError::Unauthorized`]
-    /// for a guest; [`ServerError::NotAllowed`] once it is over, and in a Swiss event after half
-    /// its rounds (`more than half the rounds have started`); the store's failures.
+    /// [`ServerError::NotFound`] for a tournament not running here (on a cluster: an unknown
+    /// one; another node's is handed to it); [`ServerError::Unauthorized`] for a guest;
+    /// [`ServerError::NotAllowed`] once it is over, and in a Swiss event after half its rounds
+    /// (`more than half the rounds have started`); the store's failures.
     pub async fn join(
         &self,
         state: &AppState,
@@ -747,7 +911,10 @@ impl Tournaments {
             ));
         }
         let mut book = self.book.lock().await;
-        let t = book.map.get_mut(id).ok_or_else(|| not_found(id))?;
+        let Some(t) = book.map.get_mut(id) else {
+            drop(book);
+            return self.ask_owner(state, id, person, Ask::Join).await;
+        };
         if t.status == Status::Finished {
             return Err(ServerError::NotAllowed("the tournament is over".to_owned()));
         }
@@ -773,8 +940,9 @@ impl Tournaments {
     /// they are no longer paired and keep their score (a game in play goes on and counts).
     ///
     /// # Errors
-    /// [`ServerError::NotFound`] for a tournament not running here; [`ServerError::NotAllowed`]
-    /// for a player who did not join, or once it is over; the store's failures.
+    /// [`ServerError::NotFound`] for a tournament not running here (on a cluster: an unknown
+    /// one; another node's is handed to it); [`ServerError::NotAllowed`] for a player who did
+    /// not join, or once it is over; the store's failures.
     pub async fn withdraw(
         &self,
         state: &AppState,
@@ -782,7 +950,10 @@ impl Tournaments {
         person: &Person,
     ) -> Result<(), ServerError> {
         let mut book = self.book.lock().await;
-        let t = book.map.get_mut(id).ok_or_else(|| not_found(id))?;
+        let Some(t) = book.map.get_mut(id) else {
+            drop(book);
+            return self.ask_owner(state, id, person, Ask::Withdraw).await;
+        };
         if t.status == Status::Finished {
             return Err(ServerError::NotAllowed("the tournament is over".to_owned()));
         }
@@ -804,11 +975,177 @@ impl Tournaments {
         Ok(())
     }
 
+    /// On a cluster, a join or withdrawal of a tournament another node runs: checked here
+    /// against its stored state (the same refusals as the owner's), then handed to the owner
+    /// through the store, which applies it at its next tick.
+    ///
+    /// # Errors
+    /// [`ServerError::NotFound`] for an unknown tournament, or on a single server one not
+    /// running; the refusals of [`Tournaments::join`] and [`Tournaments::withdraw`].
+    async fn ask_owner(
+        &self,
+        state: &AppState,
+        id: &str,
+        person: &Person,
+        ask: Ask,
+    ) -> Result<(), ServerError> {
+        if state.cluster().is_none() {
+            return Err(not_found(id));
+        }
+        let row = state
+            .store()
+            .tournament(id)
+            .await?
+            .ok_or_else(|| not_found(id))?;
+        let mut t = Running::of_row(row)?;
+        if t.status == Status::Finished {
+            return Err(ServerError::NotAllowed("the tournament is over".to_owned()));
+        }
+        let who = PlayerId(person.id.clone());
+        let (action, rating) = match ask {
+            Ask::Join => {
+                let rating = state
+                    .store()
+                    .rating(&person.id, t.variant().as_str())
+                    .await?
+                    .rating
+                    .rating
+                    .round() as i32;
+                t.rules.join(who, rating)?;
+                ("join", rating)
+            }
+            Ask::Withdraw => {
+                let joined = if t.status == Status::Created {
+                    t.rules.leave_before_start(&who)
+                } else {
+                    t.rules.withdraw(&who).is_ok()
+                };
+                if !joined {
+                    return Err(ServerError::NotAllowed(
+                        "you have not joined this tournament".to_owned(),
+                    ));
+                }
+                ("withdraw", 0)
+            }
+        };
+        state
+            .store()
+            .request_tournament(id, action, &person.id, &person.name, i64::from(rating))
+            .await?;
+        Ok(())
+    }
+
+    /// Applies what the other nodes asked of the tournaments this node runs (a cluster's
+    /// joins, withdrawals and games ended elsewhere), and saves each one changed.
+    async fn take_requests(&self, state: &AppState, book: &mut Book) {
+        let ids: Vec<String> = book.map.keys().cloned().collect();
+        for id in ids {
+            let asked = match state.store().take_tournament_requests(&id).await {
+                Ok(asked) => asked,
+                Err(e) => {
+                    ServerError::from(e).log();
+                    continue;
+                }
+            };
+            for (action, subject, name, rating) in asked {
+                match action.as_str() {
+                    "ended" => {
+                        book_game_ended(state, book, &subject).await;
+                        continue;
+                    }
+                    "join" | "withdraw" => {}
+                    _ => continue,
+                }
+                let Some(t) = book.map.get_mut(&id) else {
+                    break;
+                };
+                if t.status == Status::Finished {
+                    continue;
+                }
+                let before = t.rules.clone();
+                let who = PlayerId(subject);
+                let done = if action == "join" {
+                    let done = t
+                        .rules
+                        .join(who.clone(), i32::try_from(rating).unwrap_or(1500))
+                        .is_ok();
+                    t.rules.names_mut().insert(who, name);
+                    done
+                } else if t.status == Status::Created {
+                    t.rules.leave_before_start(&who)
+                } else {
+                    t.rules.withdraw(&who).is_ok()
+                };
+                if !done {
+                    t.rules = before;
+                    continue;
+                }
+                if let Err(e) = t.save(state).await {
+                    e.log();
+                    t.rules = before;
+                }
+            }
+        }
+    }
+
+    /// On a cluster, takes over the tournaments no live node runs (new ones nobody claimed,
+    /// and those of a node whose lease lapsed), from their stored state.
+    async fn adopt_orphans(&self, state: &AppState, book: &mut Book) {
+        let Some(cluster) = state.cluster() else {
+            return;
+        };
+        let orphans = match state.store().orphan_tournaments(16).await {
+            Ok(orphans) => orphans,
+            Err(e) => {
+                ServerError::from(e).log();
+                return;
+            }
+        };
+        for (row, owner, epoch) in orphans {
+            let id = row.id.clone();
+            if book.map.contains_key(&id) {
+                continue;
+            }
+            let claimed = state
+                .store()
+                .claim_tournament(&id, (owner.as_deref(), epoch), cluster.key())
+                .await;
+            let epoch = match claimed {
+                Ok(Some(epoch)) => epoch,
+                Ok(None) => continue,
+                Err(e) => {
+                    ServerError::from(e).log();
+                    continue;
+                }
+            };
+            // read again: the state may have moved between the scan and the claim
+            let row = match state.store().tournament(&id).await {
+                Ok(Some(row)) => row,
+                Ok(None) => continue,
+                Err(e) => {
+                    ServerError::from(e).log();
+                    continue;
+                }
+            };
+            match bring_back(state, book, row, Some(epoch)).await {
+                Ok(()) => {
+                    tracing::info!(tournament = %id, node = %cluster.key(), previous = ?owner, "tournament taken over");
+                }
+                Err(e) => e.log(),
+            }
+        }
+    }
+
     /// One tick of the clock: starts the tournaments due, pairs a wave in each running arena
     /// and the next round of each Swiss event that is due, and finishes those that are over.
     pub async fn tick(&self, state: &AppState) {
+        self.create_scheduled(state).await;
         let minute_ms = minute_ms(state);
         let mut book = self.book.lock().await;
+        if state.cluster().is_some() {
+            self.adopt_orphans(state, &mut book).await;
+            self.take_requests(state, &mut book).await;
+        }
         let Book { map, by_table } = &mut *book;
         let mut finished = Vec::new();
         for (id, t) in map.iter_mut() {
@@ -829,7 +1166,10 @@ impl Tournaments {
             // changes nothing but its status, and its state is not copied every tick)
             let before = matches!(t.rules, Rules::Swiss(_)).then(|| t.rules.clone());
             let ends_ms = t.ends_ms(minute_ms);
-            let games = match t.rules.next(now, t.row.starts_ms, ends_ms, minute_ms) {
+            let pairing = std::time::Instant::now();
+            let next = t.rules.next(now, t.row.starts_ms, ends_ms, minute_ms);
+            let pairing = pairing.elapsed();
+            let games = match next {
                 Next::Wait => continue,
                 Next::Finish => {
                     t.status = Status::Finished;
@@ -851,6 +1191,10 @@ impl Tournaments {
                 Next::Seat(games) if games.is_empty() => continue,
                 Next::Seat(games) => games,
             };
+            crate::telemetry::wave_paired(pairing);
+            let seating = std::time::Instant::now();
+            let (nb_games, nb_players): (usize, usize) =
+                (games.len(), games.iter().map(|g| g.1.len()).sum());
             let options = t.table_options();
             for (game, players) in games {
                 let mut seats = Vec::with_capacity(players.len());
@@ -890,9 +1234,32 @@ impl Tournaments {
             if let Err(e) = t.save(state).await {
                 e.log();
             }
+            let times = WaveTimes {
+                at_ms: now,
+                games: nb_games,
+                players: nb_players,
+                pairing_ms: pairing.as_secs_f64() * 1000.0,
+                seating_ms: seating.elapsed().as_secs_f64() * 1000.0,
+            };
+            t.waves += 1;
+            t.last_wave = Some(times);
+            tracing::info!(
+                tournament = %id,
+                games = times.games,
+                players = times.players,
+                pairing_ms = times.pairing_ms,
+                seating_ms = times.seating_ms,
+                "tournament wave paired"
+            );
+        }
+        for (id, t) in map.iter() {
+            if t.lost {
+                finished.push(id.clone());
+            }
         }
         for id in finished {
             map.remove(&id);
+            by_table.retain(|_, (t, _)| *t != id);
         }
     }
 
@@ -901,35 +1268,27 @@ impl Tournaments {
     /// or round.
     pub async fn game_ended(&self, state: &AppState, table_id: &str) {
         let mut book = self.book.lock().await;
-        let Some((id, game)) = book.by_table.get(table_id).cloned() else {
+        if book.by_table.contains_key(table_id) {
+            book_game_ended(state, &mut book, table_id).await;
             return;
-        };
-        let Some(kind) = book.map.get(&id).map(|t| t.kind) else {
-            book.by_table.remove(table_id);
+        }
+        drop(book);
+        // On a cluster the tournament may run on another node: tell it through the store.
+        if state.cluster().is_none() {
             return;
-        };
-        let end = match ending_at(state, kind, table_id).await {
-            Ok(Some(end)) => end,
-            Ok(None) => {
-                tracing::warn!(table = %table_id, "a tournament game ended without a finished game");
-                return;
-            }
-            Err(e) => {
-                e.log();
-                return;
-            }
-        };
-        book.by_table.remove(table_id);
-        let Some(t) = book.map.get_mut(&id) else {
-            return;
-        };
-        match t.rules.record(game, end) {
-            Ok(()) => {
-                if let Err(e) = t.save(state).await {
-                    e.log();
+        }
+        match state.store().tournament_of_table(table_id).await {
+            Ok(Some(id)) => {
+                if let Err(e) = state
+                    .store()
+                    .request_tournament(&id, "ended", table_id, "", 0)
+                    .await
+                {
+                    ServerError::from(e).log();
                 }
             }
-            Err(e) => tracing::warn!(tournament = %id, error = %e, "tournament result refused"),
+            Ok(None) => {}
+            Err(e) => ServerError::from(e).log(),
         }
     }
 
@@ -942,43 +1301,7 @@ impl Tournaments {
         let rows = state.store().live_tournaments().await?;
         let mut book = self.book.lock().await;
         for row in rows {
-            let mut t = match Running::of_row(row) {
-                Ok(t) => t,
-                Err(e) => {
-                    e.log();
-                    continue;
-                }
-            };
-            let id = t.row.id.clone();
-            for (game_no, table) in state.store().tournament_games(&id).await? {
-                t.rules
-                    .tables_mut()
-                    .insert(GameId(u64::try_from(game_no).unwrap_or(0)), table);
-            }
-            let mut scored = 0;
-            for game in t.rules.open_games() {
-                let end = match t.rules.tables().get(&game).cloned() {
-                    // Paired, but its table was never stored: void.
-                    None => Some(t.rules.void()),
-                    Some(table) => match ending_at(state, t.kind, &table).await? {
-                        Some(end) => Some(end),
-                        None => {
-                            book.by_table.insert(table, (id.clone(), game));
-                            None
-                        }
-                    },
-                };
-                if let Some(end) = end {
-                    if t.rules.record(game, end).is_ok() {
-                        scored += 1;
-                    }
-                }
-            }
-            if scored > 0 {
-                t.save(state).await?;
-            }
-            tracing::info!(tournament = %id, results = scored, "tournament brought back");
-            book.map.insert(id, t);
+            bring_back(state, &mut book, row, None).await?;
         }
         if !book.map.is_empty() {
             self.wake.notify_one();
@@ -986,8 +1309,24 @@ impl Tournaments {
         Ok(())
     }
 
+    /// The stored version of the tournament `id` (changed at every save), for a live stream
+    /// on a node that does not run it; `None` for an unknown id.
+    ///
+    /// # Errors
+    /// A database failure.
+    pub async fn stored_version(
+        &self,
+        state: &AppState,
+        id: &str,
+    ) -> Result<Option<i64>, ServerError> {
+        if let Some(t) = self.book.lock().await.map.get(id) {
+            return Ok(Some(t.version));
+        }
+        Ok(state.store().tournament_version(id).await?)
+    }
+
     /// A receiver of the version of the tournament `id`, changed at every save (for the live
-    /// stream); `None` when it is not running here (over, or unknown).
+    /// stream); `None` when it is not running here (over, unknown, or run by another node).
     pub async fn watch(&self, id: &str) -> Option<watch::Receiver<i64>> {
         self.book
             .lock()
@@ -1007,7 +1346,18 @@ impl Tournaments {
         {
             let book = self.book.lock().await;
             if let Some(t) = book.map.get(id) {
-                return Ok(full_view(&t.row, t.status, &t.rules, minute_ms));
+                let mut view = full_view(&t.row, t.status, &t.rules, minute_ms);
+                if let Some(w) = t.last_wave {
+                    view["wave"] = json!({
+                        "n": t.waves,
+                        "at": w.at_ms,
+                        "games": w.games,
+                        "players": w.players,
+                        "pairingMs": w.pairing_ms,
+                        "seatingMs": w.seating_ms,
+                    });
+                }
+                return Ok(view);
             }
         }
         let row = state
@@ -1062,6 +1412,37 @@ impl Tournaments {
         of(&t.rules).ok_or_else(|| not_found(id))
     }
 
+    /// The results of the Swiss event `id` in lichess's shape, the first `nb` players of its
+    /// standings (`GET /api/swiss/{id}/results`; [`SwissRecord`]'s lines).
+    ///
+    /// # Errors
+    /// [`ServerError::NotFound`] for an unknown id or one that is not a Swiss event's; a
+    /// database failure.
+    pub async fn swiss_results(
+        &self,
+        state: &AppState,
+        id: &str,
+        nb: usize,
+    ) -> Result<Vec<Value>, ServerError> {
+        let of = |rules: &Rules| match rules {
+            Rules::Swiss(r) => Some(r.results(nb)),
+            _ => None,
+        };
+        {
+            let book = self.book.lock().await;
+            if let Some(t) = book.map.get(id) {
+                return of(&t.rules).ok_or_else(|| not_found(id));
+            }
+        }
+        let row = state
+            .store()
+            .tournament(id)
+            .await?
+            .ok_or_else(|| not_found(id))?;
+        let t = Running::of_row(row)?;
+        of(&t.rules).ok_or_else(|| not_found(id))
+    }
+
     /// The tournaments by status in lichess's shape (`GET /api/tournament`: every kind;
     /// `GET /api/swiss` with `swiss_only`): `created`, `started` and the last finished ones.
     ///
@@ -1070,6 +1451,15 @@ impl Tournaments {
     pub async fn list(&self, state: &AppState, swiss_only: bool) -> Result<Value, ServerError> {
         let minute_ms = minute_ms(state);
         let (mut created, mut started) = (Vec::new(), Vec::new());
+        // on a cluster, those other nodes run too, as last saved
+        let mut elsewhere = Vec::new();
+        if state.cluster().is_some() {
+            for row in state.store().live_tournaments().await? {
+                if let Ok(t) = Running::of_row(row) {
+                    elsewhere.push(t);
+                }
+            }
+        }
         {
             let book = self.book.lock().await;
             let mut live: Vec<&Running> = book
@@ -1077,6 +1467,12 @@ impl Tournaments {
                 .values()
                 .filter(|t| !swiss_only || t.kind.is_swiss())
                 .collect();
+            live.extend(
+                elsewhere
+                    .iter()
+                    .filter(|t| !book.map.contains_key(&t.row.id))
+                    .filter(|t| !swiss_only || t.kind.is_swiss()),
+            );
             live.sort_by(|a, b| {
                 a.row
                     .starts_ms
@@ -1106,6 +1502,101 @@ impl Tournaments {
     }
 }
 
+/// What a node asks of a tournament's owner.
+#[derive(Debug, Clone, Copy)]
+enum Ask {
+    Join,
+    Withdraw,
+}
+
+/// The game at `table_id`, a game in play of a tournament in `book`, has ended: its result is
+/// recorded from the stored finished game and saved.
+async fn book_game_ended(state: &AppState, book: &mut Book, table_id: &str) {
+    let Some((id, game)) = book.by_table.get(table_id).cloned() else {
+        return;
+    };
+    let Some(kind) = book.map.get(&id).map(|t| t.kind) else {
+        book.by_table.remove(table_id);
+        return;
+    };
+    let end = match ending_at(state, kind, table_id).await {
+        Ok(Some(end)) => end,
+        Ok(None) => {
+            tracing::warn!(table = %table_id, "a tournament game ended without a finished game");
+            return;
+        }
+        Err(e) => {
+            e.log();
+            return;
+        }
+    };
+    book.by_table.remove(table_id);
+    let Some(t) = book.map.get_mut(&id) else {
+        return;
+    };
+    match t.rules.record(game, end) {
+        Ok(()) => {
+            if let Err(e) = t.save(state).await {
+                e.log();
+            }
+        }
+        Err(e) => tracing::warn!(tournament = %id, error = %e, "tournament result refused"),
+    }
+}
+
+/// Takes up the stored tournament `row` here (at start, or a takeover on a cluster with this
+/// node's `epoch`): the games in play keep their tables; those that ended meanwhile are scored
+/// from their finished games, and a pairing whose table was never stored is void.
+///
+/// # Errors
+/// A database failure (a stored tournament that does not read is logged and left out).
+async fn bring_back(
+    state: &AppState,
+    book: &mut Book,
+    row: TournamentRow,
+    epoch: Option<i64>,
+) -> Result<(), ServerError> {
+    let mut t = match Running::of_row(row) {
+        Ok(t) => t,
+        Err(e) => {
+            e.log();
+            return Ok(());
+        }
+    };
+    t.epoch = epoch;
+    let id = t.row.id.clone();
+    for (game_no, table) in state.store().tournament_games(&id).await? {
+        t.rules
+            .tables_mut()
+            .insert(GameId(u64::try_from(game_no).unwrap_or(0)), table);
+    }
+    let mut scored = 0;
+    for game in t.rules.open_games() {
+        let end = match t.rules.tables().get(&game).cloned() {
+            // Paired, but its table was never stored: void.
+            None => Some(t.rules.void()),
+            Some(table) => match ending_at(state, t.kind, &table).await? {
+                Some(end) => Some(end),
+                None => {
+                    book.by_table.insert(table, (id.clone(), game));
+                    None
+                }
+            },
+        };
+        if let Some(end) = end {
+            if t.rules.record(game, end).is_ok() {
+                scored += 1;
+            }
+        }
+    }
+    if scored > 0 {
+        t.save(state).await?;
+    }
+    tracing::info!(tournament = %id, results = scored, "tournament brought back");
+    book.map.insert(id, t);
+    Ok(())
+}
+
 fn minute_ms(state: &AppState) -> i64 {
     i64::try_from(state.settings_ref().tournament_minute.as_millis()).unwrap_or(60_000)
 }
@@ -1130,6 +1621,7 @@ async fn announce_start(state: &AppState, kind: Kind, tournament: &str, table: &
                     game["tournamentId"] = json!(tournament);
                 }
                 let line = json!({"type": "gameStart", "game": game});
+                // on a cluster, the line reaches the player's streams on every node
                 state.player_events().push(id, &line);
             }
         }
@@ -1325,7 +1817,9 @@ pub(crate) async fn run(state: WeakState) {
             let Some(s) = state.upgrade() else {
                 return;
             };
-            let idle = s.tournaments().book.lock().await.map.is_empty();
+            let idle = s.tournaments().book.lock().await.map.is_empty()
+                && s.settings_ref().tournament_schedules.is_empty()
+                && s.cluster().is_none();
             idle
         };
         // No strong reference while waiting; without arenas, no timer either. The shutdown

@@ -80,10 +80,30 @@ impl Store {
     pub async fn create_tournament(&self, row: &TournamentRow) -> Result<(), StoreError> {
         self.write_single(Single::CreateTournament {
             row: Box::new(row.clone()),
-            since_ms: now_ms() - 24 * 3600 * 1000,
+            since_ms: Some(now_ms() - 24 * 3600 * 1000),
         })
         .await?;
         Ok(())
+    }
+
+    /// Stores a tournament the operator scheduled, unless a row of its id is stored already
+    /// (its id names the schedule and the start: a restart or another node made it); its
+    /// creator (`row.created_by`, the system creator) gets a row of `players` the first time,
+    /// and no daily limit. Returns whether this call stored it.
+    ///
+    /// # Errors
+    /// A database failure.
+    pub async fn create_scheduled_tournament(
+        &self,
+        row: &TournamentRow,
+    ) -> Result<bool, StoreError> {
+        let stored = self
+            .write_single(Single::CreateTournament {
+                row: Box::new(row.clone()),
+                since_ms: None,
+            })
+            .await?;
+        Ok(stored == 1)
     }
 
     /// Saves a tournament's status and state at `version` (only over an older version), with
@@ -106,9 +126,200 @@ impl Store {
             version,
             games,
             now_ms: now_ms(),
+            fence: None,
         })
         .await?;
         Ok(())
+    }
+
+    /// As [`Store::save_tournament`] for the owner of a tournament on a cluster: written only
+    /// while the row names `node` at `epoch` and the node's lease runs (by the database's
+    /// clock). Returns `false` when the fence no longer holds (another node owns it).
+    ///
+    /// # Errors
+    /// A database failure.
+    pub async fn save_owned_tournament(
+        &self,
+        id: &str,
+        status: &str,
+        state: String,
+        version: i64,
+        games: Vec<(i64, String)>,
+        fence: (&str, i64),
+    ) -> Result<bool, StoreError> {
+        let written = self
+            .write_single(Single::SaveTournament {
+                id: id.to_owned(),
+                status: status.to_owned(),
+                state,
+                version,
+                games,
+                now_ms: now_ms(),
+                fence: Some((fence.0.to_owned(), fence.1)),
+            })
+            .await?;
+        Ok(written == 1)
+    }
+
+    /// The tournaments not finished that no live node owns (never owned, or owned by a node
+    /// whose lease lapsed), with the owner and epoch seen, for [`Store::claim_tournament`];
+    /// at most `limit`, in random order so that the nodes share them.
+    ///
+    /// # Errors
+    /// A database failure; [`StoreError::NotClustered`] on SQLite.
+    pub async fn orphan_tournaments(
+        &self,
+        limit: i64,
+    ) -> Result<Vec<(TournamentRow, Option<String>, i64)>, StoreError> {
+        if self.is_sqlite {
+            return Err(StoreError::NotClustered);
+        }
+        let sql = format!(
+            "SELECT {COLUMNS}, owner_node, owner_epoch FROM tournaments t \
+             WHERE status <> 'finished' AND (owner_node IS NULL OR NOT EXISTS \
+             (SELECT 1 FROM cluster_nodes n WHERE n.node = t.owner_node \
+             AND n.lease_until_ms > {})) ORDER BY random() LIMIT $1",
+            super::cluster::DB_NOW_MS
+        );
+        let rows = self
+            .timed(async {
+                Ok(sqlx::query(sqlx::AssertSqlSafe(sql.as_str()))
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?)
+            })
+            .await?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    row_of(r)?,
+                    r.try_get("owner_node")?,
+                    r.try_get("owner_epoch")?,
+                ))
+            })
+            .collect()
+    }
+
+    /// Takes the tournament `id` for `node` if its owner and epoch are still `seen`: the
+    /// epoch grows by one. Returns the new epoch, or `None` when another node changed the
+    /// owner first.
+    ///
+    /// # Errors
+    /// A database failure.
+    pub async fn claim_tournament(
+        &self,
+        id: &str,
+        seen: (Option<&str>, i64),
+        node: &str,
+    ) -> Result<Option<i64>, StoreError> {
+        self.timed(async {
+            let row = sqlx::query(
+                "UPDATE tournaments SET owner_node = $1, owner_epoch = owner_epoch + 1 \
+                 WHERE id = $2 AND owner_epoch = $3 AND owner_node IS NOT DISTINCT FROM $4 \
+                 RETURNING owner_epoch",
+            )
+            .bind(node)
+            .bind(id)
+            .bind(seen.1)
+            .bind(seen.0)
+            .fetch_optional(&self.pool)
+            .await?;
+            Ok(row
+                .map(|r| r.try_get::<i64, _>("owner_epoch"))
+                .transpose()?)
+        })
+        .await
+    }
+
+    /// Asks the owner of the tournament `id` (another node) for `action` on `subject`
+    /// (`join`/`withdraw` a player, with their name and rating; `ended`: a table whose game
+    /// ended). The owner takes it at its next tick ([`Store::take_tournament_requests`]).
+    ///
+    /// # Errors
+    /// A database failure.
+    pub async fn request_tournament(
+        &self,
+        id: &str,
+        action: &str,
+        subject: &str,
+        name: &str,
+        rating: i64,
+    ) -> Result<(), StoreError> {
+        let key = crate::ids::random_id(16);
+        self.timed(async {
+            sqlx::query(
+                "INSERT INTO tournament_requests (id, tournament_id, action, subject, name, \
+                 rating, made_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            )
+            .bind(key.as_str())
+            .bind(id)
+            .bind(action)
+            .bind(subject)
+            .bind(name)
+            .bind(rating)
+            .bind(now_ms())
+            .execute(&self.pool)
+            .await?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// The requests waiting for the tournament `id`, oldest first, removed from the store:
+    /// `(action, subject, name, rating)`.
+    ///
+    /// # Errors
+    /// A database failure.
+    pub async fn take_tournament_requests(
+        &self,
+        id: &str,
+    ) -> Result<Vec<(String, String, String, i64)>, StoreError> {
+        let rows = self
+            .timed(async {
+                Ok(sqlx::query(
+                    "DELETE FROM tournament_requests WHERE tournament_id = $1 \
+                     RETURNING action, subject, name, rating, made_ms, id",
+                )
+                .bind(id)
+                .fetch_all(&self.pool)
+                .await?)
+            })
+            .await?;
+        let mut out = rows
+            .iter()
+            .map(|r| {
+                Ok((
+                    r.try_get::<i64, _>("made_ms")?,
+                    r.try_get::<String, _>("id")?,
+                    (
+                        r.try_get("action")?,
+                        r.try_get("subject")?,
+                        r.try_get("name")?,
+                        r.try_get("rating")?,
+                    ),
+                ))
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        out.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        Ok(out.into_iter().map(|(_, _, r)| r).collect())
+    }
+
+    /// The tournament a table's game belongs to, if any.
+    ///
+    /// # Errors
+    /// A database failure.
+    pub async fn tournament_of_table(&self, table_id: &str) -> Result<Option<String>, StoreError> {
+        let row = self
+            .timed(async {
+                Ok(
+                    sqlx::query("SELECT tournament_id FROM tournament_games WHERE table_id = $1")
+                        .bind(table_id)
+                        .fetch_optional(&self.pool)
+                        .await?,
+                )
+            })
+            .await?;
+        Ok(row.map(|r| r.try_get("tournament_id")).transpose()?)
     }
 
     /// The tournament `id`, if stored.
@@ -126,6 +337,23 @@ impl Store {
             })
             .await?;
         row.as_ref().map(row_of).transpose()
+    }
+
+    /// The stored version of the tournament `id` (one more at every save), if stored: what a
+    /// node that does not run it polls for its live streams.
+    ///
+    /// # Errors
+    /// A database failure.
+    pub async fn tournament_version(&self, id: &str) -> Result<Option<i64>, StoreError> {
+        let row = self
+            .timed(async {
+                Ok(sqlx::query("SELECT version FROM tournaments WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            })
+            .await?;
+        Ok(row.map(|r| r.try_get("version")).transpose()?)
     }
 
     /// The tournaments not finished yet, by start time: the ones a server runs.

@@ -140,7 +140,9 @@ pub(super) enum Single {
     /// `super::tournaments::MAX_TOURNAMENTS_PER_DAY` since `since_ms`.
     CreateTournament {
         row: Box<super::tournaments::TournamentRow>,
-        since_ms: i64,
+        /// The start of the creator's day for the daily limit; `None`: no limit, and a row of
+        /// the same id already stored is kept (answers 0: a scheduled event made before).
+        since_ms: Option<i64>,
     },
     /// A tournament's status and state at `version` (over an older version only), and the
     /// tables of its new games (`(game number, table id)`, kept when already stored).
@@ -151,6 +153,9 @@ pub(super) enum Single {
         version: i64,
         games: Vec<(i64, String)>,
         now_ms: i64,
+        /// On a cluster, the owner's node key and epoch: nothing is written unless the row
+        /// still names them and the node's lease runs (answers 0).
+        fence: Option<(String, i64)>,
     },
     /// A new challenge (`created`); refused when its challenger has `most` challenges waiting.
     CreateChallenge {

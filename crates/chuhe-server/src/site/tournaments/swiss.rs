@@ -218,6 +218,60 @@ impl SwissRecord {
         self.names.get(p).cloned().unwrap_or_else(|| p.0.clone())
     }
 
+    /// lichess's results of a Swiss event (`GET /api/swiss/{id}/results`): one line per
+    /// player in the order of the standings, at most `nb` of them: `rank`, `points`,
+    /// `tieBreak` (Sonneborn-Berger), `rating`, `username`, `performance` (once the player has
+    /// a game with a result over the board), and `absent` for a player who withdrew.
+    pub(super) fn results(&self, nb: usize) -> Vec<Value> {
+        self.swiss
+            .standings()
+            .iter()
+            .take(nb)
+            .map(|s| {
+                let mut line = json!({
+                    "rank": s.rank,
+                    "points": s.points,
+                    "tieBreak": s.sonneborn_berger,
+                    "rating": s.rating,
+                    "username": self.name_of(&s.id),
+                });
+                if let Some(performance) = self.performance(&s.id) {
+                    line["performance"] = json!(performance);
+                }
+                if s.withdrawn {
+                    line["absent"] = json!(true);
+                }
+                line
+            })
+            .collect()
+    }
+
+    /// A player's performance rating: the mean over their games with a result of the
+    /// opponent's rating, + 500 for a win, − 500 for a loss (as the arena's), rounded down;
+    /// `None` before their first result over the board.
+    fn performance(&self, who: &PlayerId) -> Option<i64> {
+        let player = self.swiss.players.get(who)?;
+        let (mut sum, mut games) = (0i64, 0i64);
+        for e in &player.sheet {
+            if let RoundEntry::Game {
+                opponent,
+                half_points: Some(h),
+                ..
+            } = e
+            {
+                let rating = self.swiss.players.get(opponent).map_or(0, |o| o.rating);
+                sum += i64::from(rating)
+                    + match h {
+                        2 => 500,
+                        0 => -500,
+                        _ => 0,
+                    };
+                games += 1;
+            }
+        }
+        (games > 0).then(|| sum.div_euclid(games))
+    }
+
     /// The Swiss part of the full view (`docs/protocol.md`, "Swiss").
     pub(super) fn view(
         &self,

@@ -480,44 +480,63 @@ pub(super) async fn run_single(
             1
         }
         Single::CreateTournament { row, since_ms } => {
-            let made: i64 = sqlx::query(
-                "SELECT COUNT(*) AS n FROM tournaments WHERE created_by = $1 AND created_ms >= $2",
-            )
-            .bind(row.created_by.as_str())
-            .bind(*since_ms)
-            .fetch_one(&mut **tx)
-            .await?
-            .try_get("n")?;
-            let most = crate::store::tournaments::MAX_TOURNAMENTS_PER_DAY;
-            if made >= most {
-                return Err(StoreError::Refused(format!(
-                    "an account creates at most {most} tournaments a day"
-                )));
+            if let Some(since_ms) = since_ms {
+                let made: i64 = sqlx::query(
+                    "SELECT COUNT(*) AS n FROM tournaments WHERE created_by = $1 AND created_ms >= $2",
+                )
+                .bind(row.created_by.as_str())
+                .bind(*since_ms)
+                .fetch_one(&mut **tx)
+                .await?
+                .try_get("n")?;
+                let most = crate::store::tournaments::MAX_TOURNAMENTS_PER_DAY;
+                if made >= most {
+                    return Err(StoreError::Refused(format!(
+                        "an account creates at most {most} tournaments a day"
+                    )));
+                }
+            } else {
+                // the system creator of scheduled events: its row, made once
+                sqlx::query(
+                    "INSERT INTO players (id, name, password_hash, created_ms) \
+                     VALUES ($1, $1, NULL, $2) ON CONFLICT DO NOTHING",
+                )
+                .bind(row.created_by.as_str())
+                .bind(i64::MAX)
+                .execute(&mut **tx)
+                .await?;
             }
-            sqlx::query(
+            let sql = if since_ms.is_some() {
                 "INSERT INTO tournaments (id, kind, variant, name, clock_limit_s, \
                  clock_increment_s, minutes, starts_ms, rated, berserkable, created_by, status, \
                  state, version, created_ms, updated_ms) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)",
-            )
-            .bind(row.id.as_str())
-            .bind(row.kind.as_str())
-            .bind(row.variant.as_str())
-            .bind(row.name.as_str())
-            .bind(row.clock_limit_s)
-            .bind(row.clock_increment_s)
-            .bind(row.minutes)
-            .bind(row.starts_ms)
-            .bind(i64::from(row.rated))
-            .bind(i64::from(row.berserkable))
-            .bind(row.created_by.as_str())
-            .bind(row.status.as_str())
-            .bind(row.state.as_str())
-            .bind(row.version)
-            .bind(row.created_ms)
-            .execute(&mut **tx)
-            .await?
-            .rows_affected()
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)"
+            } else {
+                "INSERT INTO tournaments (id, kind, variant, name, clock_limit_s, \
+                 clock_increment_s, minutes, starts_ms, rated, berserkable, created_by, status, \
+                 state, version, created_ms, updated_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15) \
+                 ON CONFLICT DO NOTHING"
+            };
+            sqlx::query(sql)
+                .bind(row.id.as_str())
+                .bind(row.kind.as_str())
+                .bind(row.variant.as_str())
+                .bind(row.name.as_str())
+                .bind(row.clock_limit_s)
+                .bind(row.clock_increment_s)
+                .bind(row.minutes)
+                .bind(row.starts_ms)
+                .bind(i64::from(row.rated))
+                .bind(i64::from(row.berserkable))
+                .bind(row.created_by.as_str())
+                .bind(row.status.as_str())
+                .bind(row.state.as_str())
+                .bind(row.version)
+                .bind(row.created_ms)
+                .execute(&mut **tx)
+                .await?
+                .rows_affected()
         }
         Single::SaveTournament {
             id,
@@ -526,11 +545,55 @@ pub(super) async fn run_single(
             version,
             games,
             now_ms,
+            fence,
         } => {
+            let Some((node, epoch)) = fence else {
+                for (game_no, table_id) in games {
+                    sqlx::query(
+                        "INSERT INTO tournament_games (tournament_id, game_no, table_id) \
+                         VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                    )
+                    .bind(id.as_str())
+                    .bind(*game_no)
+                    .bind(table_id.as_str())
+                    .execute(&mut **tx)
+                    .await?;
+                }
+                return Ok(sqlx::query(
+                    "UPDATE tournaments SET status = $1, state = $2, version = $3, updated_ms = $4 \
+                     WHERE id = $5 AND version < $3",
+                )
+                .bind(status.as_str())
+                .bind(state.as_str())
+                .bind(*version)
+                .bind(*now_ms)
+                .bind(id.as_str())
+                .execute(&mut **tx)
+                .await?
+                .rows_affected());
+            };
+            // The owner's fence, checked first: a node that lost the tournament writes nothing
+            // (not even the links of its games, whose numbers the new owner hands out again).
+            let held = format!(
+                "SELECT t.id FROM tournaments t JOIN cluster_nodes n ON n.node = t.owner_node \
+                 WHERE t.id = $1 AND t.owner_node = $2 AND t.owner_epoch = $3 \
+                 AND n.lease_until_ms > {} FOR UPDATE OF t",
+                crate::store::cluster::DB_NOW_MS
+            );
+            let still = sqlx::query(sqlx::AssertSqlSafe(held.as_str()))
+                .bind(id.as_str())
+                .bind(node.as_str())
+                .bind(*epoch)
+                .fetch_optional(&mut **tx)
+                .await?;
+            if still.is_none() {
+                return Ok(0);
+            }
             for (game_no, table_id) in games {
                 sqlx::query(
                     "INSERT INTO tournament_games (tournament_id, game_no, table_id) \
-                     VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                     VALUES ($1, $2, $3) ON CONFLICT (tournament_id, game_no) \
+                     DO UPDATE SET table_id = $3",
                 )
                 .bind(id.as_str())
                 .bind(*game_no)
@@ -540,13 +603,15 @@ pub(super) async fn run_single(
             }
             sqlx::query(
                 "UPDATE tournaments SET status = $1, state = $2, version = $3, updated_ms = $4 \
-                 WHERE id = $5 AND version < $3",
+                 WHERE id = $5 AND owner_node = $6 AND owner_epoch = $7",
             )
             .bind(status.as_str())
             .bind(state.as_str())
             .bind(*version)
             .bind(*now_ms)
             .bind(id.as_str())
+            .bind(node.as_str())
+            .bind(*epoch)
             .execute(&mut **tx)
             .await?
             .rows_affected()
