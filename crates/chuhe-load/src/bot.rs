@@ -1,13 +1,21 @@
 //! `chuhe bot`: a bridge between a UCI engine and a bot account of a chuhe server, the way
 //! lichess-bot runs an engine on lichess (`docs/bots.md`, "chuhe bot").
 //!
-//! It reads the account's event stream (`GET /api/stream/event`), accepts the xiangqi
-//! challenges sent to it (and declines the others with lichess's reason `variant`), may send
-//! one challenge of its own (to an account, or to chuhe's computer), and for each xiangqi game
-//! that starts opens the game's stream and runs one engine process: at each of its turns it
+//! It reads the account's event stream (`GET /api/stream/event`), accepts the challenges of
+//! its variant ([`Game`]) sent to it (and declines the others with lichess's reason `variant`),
+//! may send one challenge of its own (to an account, or to chuhe's computer), and for each game
+//! of its variant that starts opens the game's stream and runs one engine process. A UCI
+//! engine (xiangqi): at each of its turns it
 //! sends `position startpos moves ...` (or `position fen FEN moves ...`) and `go wtime W btime
 //! B winc WI binc BI` (the clocks of the last `gameState`, milliseconds), or `go movetime M`
 //! for an untimed game or with `--movetime-ms`, and posts the engine's `bestmove`.
+//!
+//! **`chuhe play`** ([`Protocol::Play`], `docs/players.md`) plays xiangqi, banqi and sanguo:
+//! the bridge sends `position startpos moves ...` with the moves as the server records them
+//! (banqi: `c2=R`, `c2-c3`, `c2xc3`, from which it rebuilds the seat's view; sanguo
+//! `Re1-Re2`) and `go movetime MS` (the [`clock_share`] of the bot's clock), and posts the
+//! answer (banqi `flip c2` with its space encoded). Sanguo is played against chuhe's computer
+//! only, at the turns whose `toMove` is the bot's kingdom.
 //!
 //! **Ranks.** chuhe writes xiangqi moves in ICCS with ranks 0-9 (Pikafish's form);
 //! Fairy-Stockfish and the engines built on it count ranks 1-10. With [`RankBase::Auto`] an
