@@ -540,6 +540,62 @@ fn bad_input_is_refused_with_status_2() {
             "chuhe: the engine exited while chuhe waited for uciok".to_owned()
         )
     );
+    // A UCI engine plays xiangqi only; chuhe play is told apart by its answer to uci.
+    let uci = format!("{CHUHE} uci");
+    assert_eq!(
+        run(&[
+            "--token",
+            &token,
+            "--engine",
+            &uci,
+            "--server",
+            &url,
+            "--variant",
+            "banqi"
+        ]),
+        (
+            Some(2),
+            format!(
+                "chuhe: the engine speaks UCI, which plays xiangqi only: play banqi with chuhe \
+                 play (--engine \"chuhe play --variant banqi\")"
+            )
+        )
+    );
+    // Sanguo is played against the computer only; a kingdom is a sanguo colour.
+    assert_eq!(
+        run(&[
+            "--token",
+            "t",
+            "--engine",
+            "x",
+            "--variant",
+            "sanguo",
+            "--challenge",
+            "Bob"
+        ]),
+        (
+            Some(2),
+            "chuhe: sanguo has three seats: there are no sanguo challenges between accounts; \
+             play the computer with --ai LEVEL"
+                .to_owned()
+        )
+    );
+    assert_eq!(
+        run(&[
+            "--token",
+            "t",
+            "--engine",
+            "x",
+            "--variant",
+            "banqi",
+            "--color",
+            "wu"
+        ]),
+        (
+            Some(2),
+            "chuhe: --color wu: white, black or random (shu, wu and wei are sanguo's)".to_owned()
+        )
+    );
 }
 
 /// The server is killed (SIGKILL) while a bridge plays chuhe's computer and started again on the
