@@ -555,10 +555,9 @@ fn bad_input_is_refused_with_status_2() {
         ]),
         (
             Some(2),
-            format!(
-                "chuhe: the engine speaks UCI, which plays xiangqi only: play banqi with chuhe \
-                 play (--engine \"chuhe play --variant banqi\")"
-            )
+            "chuhe: the engine speaks UCI, which plays xiangqi only: play banqi with chuhe \
+             play (--engine \"chuhe play --variant banqi\")"
+                .to_owned()
         )
     );
     // Sanguo is played against the computer only; a kingdom is a sanguo colour.
