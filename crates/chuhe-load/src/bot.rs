@@ -1,13 +1,21 @@
 //! `chuhe bot`: a bridge between a UCI engine and a bot account of a chuhe server, the way
 //! lichess-bot runs an engine on lichess (`docs/bots.md`, "chuhe bot").
 //!
-//! It reads the account's event stream (`GET /api/stream/event`), accepts the xiangqi
-//! challenges sent to it (and declines the others with lichess's reason `variant`), may send
-//! one challenge of its own (to an account, or to chuhe's computer), and for each xiangqi game
-//! that starts opens the game's stream and runs one engine process: at each of its turns it
+//! It reads the account's event stream (`GET /api/stream/event`), accepts the challenges of
+//! its variant ([`Game`]) sent to it (and declines the others with lichess's reason `variant`),
+//! may send one challenge of its own (to an account, or to chuhe's computer), and for each game
+//! of its variant that starts opens the game's stream and runs one engine process. A UCI
+//! engine (xiangqi): at each of its turns it
 //! sends `position startpos moves ...` (or `position fen FEN moves ...`) and `go wtime W btime
 //! B winc WI binc BI` (the clocks of the last `gameState`, milliseconds), or `go movetime M`
 //! for an untimed game or with `--movetime-ms`, and posts the engine's `bestmove`.
+//!
+//! **`chuhe play`** ([`Protocol::Play`], `docs/players.md`) plays xiangqi, banqi and sanguo:
+//! the bridge sends `position startpos moves ...` with the moves as the server records them
+//! (banqi: `c2=R`, `c2-c3`, `c2xc3`, from which it rebuilds the seat's view; sanguo
+//! `Re1-Re2`) and `go movetime MS` (the [`clock_share`] of the bot's clock), and posts the
+//! answer (banqi `flip c2` with its space encoded). Sanguo is played against chuhe's computer
+//! only, at the turns whose `toMove` is the bot's kingdom.
 //!
 //! **Ranks.** chuhe writes xiangqi moves in ICCS with ranks 0-9 (Pikafish's form);
 //! Fairy-Stockfish and the engines built on it count ranks 1-10. With [`RankBase::Auto`] an
@@ -44,6 +52,41 @@ pub enum RankBase {
     One,
 }
 
+/// How the bridge speaks to its engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// Decided from the engine's answer to `uci`: `uciok` is UCI, an `info string error` line
+    /// (what `chuhe play` answers to a command it does not know) is `chuhe play`'s protocol.
+    Auto,
+    /// UCI (xiangqi only): `chuhe uci`, Pikafish, Fairy-Stockfish.
+    Uci,
+    /// The line protocol of `chuhe play` (`docs/players.md`): `position startpos moves ...`,
+    /// `go movetime MS`, `bestmove MOVE` in the game's own move text; xiangqi, banqi, sanguo.
+    Play,
+}
+
+/// The games a bridge plays: the variant key of the Bot API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Game {
+    /// Xiangqi (two seats, Red as `white`).
+    Xiangqi,
+    /// Banqi (two seats; the first to flip is `white`).
+    Banqi,
+    /// Sanguo (three kingdoms; against chuhe's computer only).
+    Sanguo,
+}
+
+impl Game {
+    /// The variant key: `xiangqi`, `banqi`, `sanguo`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Game::Xiangqi => "xiangqi",
+            Game::Banqi => "banqi",
+            Game::Sanguo => "sanguo",
+        }
+    }
+}
+
 /// What `chuhe bot` is given.
 #[derive(Debug, Clone)]
 pub struct BotSettings {
@@ -54,6 +97,10 @@ pub struct BotSettings {
     pub token: String,
     /// The engine's command line, run by `sh -c` (one process per game).
     pub engine: String,
+    /// How the engine is spoken to.
+    pub protocol: Protocol,
+    /// The game the bridge plays: it accepts challenges of this variant only and asks for it.
+    pub variant: Game,
     /// How the engine numbers ranks.
     pub ranks: RankBase,
     /// UCI options set after `uci` (`setoption name NAME value VALUE`), in order.
@@ -69,7 +116,8 @@ pub struct BotSettings {
     pub ai_level: Option<u8>,
     /// The clock of the challenges sent: `(limit, increment)` in seconds; untimed when `None`.
     pub clock: Option<(u64, u64)>,
-    /// The colour asked for in the challenges sent: `white` (Red), `black` or `random`.
+    /// The colour asked for in the challenges sent: `white` (Red), `black` or `random`;
+    /// sanguo: `shu`, `wu`, `wei` or `random`.
     pub color: String,
 }
 
@@ -250,12 +298,19 @@ async fn bridge(settings: Arc<BotSettings>, out: Output) -> Result<(), LoadError
             me.name
         )));
     }
-    // The engine must start before any game is taken.
-    Engine::start(&settings)
-        .await
-        .map_err(LoadError::Input)?
-        .quit()
-        .await;
+    // The engine must start (and speak a protocol that plays the variant) before any game is
+    // taken.
+    let engine = Engine::start(&settings).await.map_err(LoadError::Input)?;
+    let speaks_uci = !engine.play;
+    engine.quit().await;
+    if speaks_uci && settings.variant != Game::Xiangqi {
+        return Err(LoadError::Input(format!(
+            "the engine speaks UCI, which plays xiangqi only: play {} with chuhe play \
+             (--engine \"chuhe play --variant {}\")",
+            settings.variant.key(),
+            settings.variant.key()
+        )));
+    }
     say(&out, &format!("playing as {}", me.name));
     let mut events = api
         .stream("/api/stream/event")
@@ -327,7 +382,7 @@ async fn bridge(settings: Arc<BotSettings>, out: Output) -> Result<(), LoadError
 /// Sends the challenge of the settings, if any: to an account, or to chuhe's computer.
 async fn ask_for_game(ctx: &Context) -> Result<(), String> {
     let s = &ctx.settings;
-    let mut form = format!("variant=xiangqi&color={}", s.color);
+    let mut form = format!("variant={}&color={}", s.variant.key(), s.color);
     if let Some((limit, increment)) = s.clock {
         form.push_str(&format!("&clock.limit={limit}&clock.increment={increment}"));
     }
@@ -392,7 +447,7 @@ async fn on_event(
                 return Ok(());
             }
             let from = c["challenger"]["name"].as_str().unwrap_or("?");
-            let (path, what) = if c["variant"]["key"] == "xiangqi" {
+            let (path, what) = if c["variant"]["key"] == ctx.settings.variant.key() {
                 (format!("/api/challenge/{id}/accept"), "accepted")
             } else {
                 (format!("/api/challenge/{id}/decline"), "declined (variant)")
@@ -416,11 +471,12 @@ async fn on_event(
             let Some(id) = g["gameId"].as_str().map(str::to_owned) else {
                 return Ok(());
             };
-            if g["variant"]["key"] != "xiangqi" {
+            let variant = ctx.settings.variant.key();
+            if g["variant"]["key"] != variant {
                 if started.insert(id.clone()) {
                     say(
                         &ctx.out,
-                        &format!("game {id}: not xiangqi, left to another client"),
+                        &format!("game {id}: not {variant}, left to another client"),
                     );
                 }
                 return Ok(());
@@ -456,11 +512,22 @@ async fn play(ctx: &Context, id: &str) -> Result<String, String> {
 
 async fn play_with(ctx: &Context, id: &str, engine: &mut Engine) -> Result<String, String> {
     let (mut stream, full) = open_game(ctx, id).await?;
-    let white = full["white"]["id"].as_str() == Some(&ctx.me.id);
+    let variant = ctx.settings.variant;
+    // The seat read: 0 (`white`) or 1 (`black`); sanguo 0-2 (Shu, Wu, Wei) from `you`.
+    let seat = if variant == Game::Sanguo {
+        KINGDOMS
+            .iter()
+            .position(|k| full["you"].as_str() == Some(*k))
+            .ok_or_else(|| format!("gameFull names no kingdom of this bot: {}", full["you"]))?
+    } else {
+        usize::from(full["white"]["id"].as_str() != Some(&ctx.me.id))
+    };
     let fen = full["initialFen"].as_str().unwrap_or("startpos").to_owned();
     // Red moves first, unless the game starts from a FEN with Black to move.
     let black_first = fen.split_whitespace().nth(1) == Some("b");
-    engine.send("ucinewgame").await?;
+    if !engine.play {
+        engine.send("ucinewgame").await?;
+    }
     engine.ready().await?;
     let mut state = full["state"].clone();
     let mut answered: Option<usize> = None;
@@ -478,11 +545,23 @@ async fn play_with(ctx: &Context, id: &str, engine: &mut Engine) -> Result<Strin
                     .map_or("no winner".to_owned(), |w| format!("winner {w}"));
                 return Ok(format!("{status}, {winner}, {} moves", moves.len()));
             }
-            let white_to_move = moves.len().is_multiple_of(2) != black_first;
-            if status == "started" && white_to_move == white && answered != Some(moves.len()) {
+            let my_turn = match variant {
+                // a defeated kingdom is skipped: the server names who moves
+                Game::Sanguo => state["toMove"].as_str() == Some(KINGDOMS[seat]),
+                // seats alternate from the first (Red, or the first to flip in banqi)
+                Game::Xiangqi | Game::Banqi => {
+                    let white_to_move = moves.len().is_multiple_of(2) != black_first;
+                    white_to_move == (seat == 0)
+                }
+            };
+            if status == "started" && my_turn && answered != Some(moves.len()) {
                 answered = Some(moves.len());
-                let (path, mv) = match engine.best_move(&fen, &moves, &state).await? {
-                    Some(mv) => (format!("/api/bot/game/{id}/move/{mv}"), mv),
+                let (path, mv) = match engine.best_move(&fen, &moves, &state, seat).await? {
+                    // banqi's flip is `flip c2`: the space travels encoded
+                    Some(mv) => (
+                        format!("/api/bot/game/{id}/move/{}", mv.replace(' ', "%20")),
+                        mv,
+                    ),
                     None => (format!("/api/bot/game/{id}/resign"), "resign".to_owned()),
                 };
                 match ctx.api.post(&path, "").await {
@@ -619,13 +698,25 @@ pub fn shift_ranks(mv: &str, delta: i32) -> Option<String> {
     (i == bytes.len()).then_some(out)
 }
 
-/// One engine process, spoken to in UCI.
+/// The kingdoms of sanguo in turn order, as the Bot API names them.
+const KINGDOMS: [&str; 3] = ["shu", "wu", "wei"];
+
+/// The think time for `go movetime` of a `chuhe play` engine with `left_ms` on its clock and
+/// `inc_ms` increment: a twentieth of what is left plus three quarters of the increment, never
+/// more than half of what is left (the share chuhe's own computer takes), at least 1 ms.
+pub fn clock_share(left_ms: u64, inc_ms: u64) -> u64 {
+    (left_ms / 20 + inc_ms * 3 / 4).min(left_ms / 2).max(1)
+}
+
+/// One engine process, spoken to in UCI or in `chuhe play`'s protocol.
 struct Engine {
     child: tokio::process::Child,
     stdin: tokio::process::ChildStdin,
     lines: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
     /// Whether the engine counts ranks 1-10.
     one_based: bool,
+    /// Whether the engine speaks `chuhe play`'s protocol rather than UCI.
+    play: bool,
     movetime_ms: Option<u64>,
 }
 
@@ -653,8 +744,13 @@ impl Engine {
             stdin,
             lines: BufReader::new(stdout).lines(),
             one_based: false,
+            play: settings.protocol == Protocol::Play,
             movetime_ms: settings.movetime_ms,
         };
+        if engine.play {
+            engine.ready().await?;
+            return Ok(engine);
+        }
         // an engine that exits at once may close its input before or after this is written
         engine
             .send("uci")
@@ -663,6 +759,12 @@ impl Engine {
         let mut variant_option = false;
         loop {
             let line = engine.line(ENGINE_START, "uciok").await?;
+            // `chuhe play` knows no `uci`: it says so, and speaks its own protocol
+            if settings.protocol == Protocol::Auto && line.starts_with("info string error") {
+                engine.play = true;
+                engine.ready().await?;
+                return Ok(engine);
+            }
             if line.starts_with("option name UCI_Variant ") {
                 variant_option = true;
             }
@@ -721,13 +823,18 @@ impl Engine {
     }
 
     /// The engine's move in the position after `moves` from `fen` (`startpos` or a FEN), with
-    /// the clocks of `state`; `None` when it has none (`bestmove (none)`).
+    /// the clocks of `state` (the bot's seat is `seat`); `None` when it has none
+    /// (`bestmove (none)`).
     async fn best_move(
         &mut self,
         fen: &str,
         moves: &[&str],
         state: &Value,
+        seat: usize,
     ) -> Result<Option<String>, String> {
+        if self.play {
+            return self.play_move(fen, moves, state, seat).await;
+        }
         let mut position = if fen == "startpos" {
             "position startpos".to_owned()
         } else {
@@ -783,6 +890,50 @@ impl Engine {
         }
     }
 
+    /// [`Engine::best_move`] in `chuhe play`'s protocol: `position startpos moves ...` (or
+    /// `position FEN moves ...`) with the recorded moves as the server sends them, then `go
+    /// movetime MS`: the settings' think time, else the [`clock_share`] of the seat's clock,
+    /// else (untimed) 1000 ms.
+    async fn play_move(
+        &mut self,
+        fen: &str,
+        moves: &[&str],
+        state: &Value,
+        seat: usize,
+    ) -> Result<Option<String>, String> {
+        let mut position = format!("position {fen}");
+        if !moves.is_empty() {
+            position.push_str(" moves ");
+            position.push_str(&moves.join(" "));
+        }
+        let ms = |key: &str| state[key].as_u64().unwrap_or(UNTIMED_MS);
+        let left = match seat {
+            0 => ms("wtime"),
+            1 if state["times"].is_null() => ms("btime"),
+            _ => state["times"][seat].as_u64().unwrap_or(UNTIMED_MS),
+        };
+        let inc = ms(if seat == 1 { "binc" } else { "winc" }).min(UNTIMED_MS);
+        let think = match self.movetime_ms {
+            Some(m) => m,
+            None if left >= UNTIMED_MS => 1000,
+            None => clock_share(left, inc),
+        };
+        self.send(&position).await?;
+        self.send(&format!("go movetime {think}")).await?;
+        let wait = Duration::from_millis(think) + Duration::from_secs(30);
+        loop {
+            let line = self.line(wait, "bestmove").await?;
+            if let Some(why) = line.strip_prefix("info string error ") {
+                return Err(format!("the engine refused the position: {why}"));
+            }
+            let Some(mv) = line.strip_prefix("bestmove ") else {
+                continue;
+            };
+            let mv = mv.trim();
+            return Ok((mv != "(none)").then(|| mv.to_owned()));
+        }
+    }
+
     /// Asks the engine to quit, and ends it after a second if it does not.
     async fn quit(mut self) {
         let _ = self.send("quit").await;
@@ -813,5 +964,14 @@ mod tests {
         assert_eq!(shift_ranks("h2e", 1), None);
         assert_eq!(shift_ranks("h2e2x", 1), None);
         assert_eq!(shift_ranks("", 1), None);
+    }
+
+    #[test]
+    fn the_clock_share_keeps_time() {
+        // a twentieth of 60 s plus three quarters of a 2 s increment
+        assert_eq!(clock_share(60_000, 2_000), 4_500);
+        // never more than half of what is left
+        assert_eq!(clock_share(1_000, 10_000), 500);
+        assert_eq!(clock_share(0, 0), 1);
     }
 }

@@ -1233,3 +1233,106 @@ async fn an_unanswered_challenge_expires(backend: Backend) {
 }
 
 on_both!(an_unanswered_challenge_expires);
+
+/// `GET /api/challenge` with `token`: (status, JSON body).
+async fn get_challenges(server: &Server, token: &str) -> (u16, Value) {
+    let auth = format!("Bearer {token}");
+    let (status, _, body) = http_with(
+        server.addr,
+        "GET",
+        "/api/challenge",
+        &[("Authorization", &auth)],
+        None,
+    )
+    .await;
+    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+}
+
+/// The ids of a list of `GET /api/challenge`, each checked to carry `direction`.
+fn listed(list: &Value, direction: &str) -> Vec<String> {
+    list[direction]
+        .as_array()
+        .unwrap_or_else(|| panic!("{list}"))
+        .iter()
+        .map(|c| {
+            assert_eq!(c["direction"], direction, "{c}");
+            assert_eq!(c["status"], "created", "{c}");
+            c["id"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
+/// `GET /api/challenge` lists the account's waiting challenges, to it (`in`) and from it
+/// (`out`), from the stored challenges: answered ones leave the lists.
+async fn the_open_challenges_are_listed(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, fast_settings()).await;
+    let scopes = [Scope::ChallengeRead, Scope::ChallengeWrite, Scope::BotPlay];
+    let a = chuhe_server::store::issue_token(&db.url, "Alpha", true, &scopes, "t")
+        .await
+        .unwrap();
+    let b = chuhe_server::store::issue_token(&db.url, "Beta", true, &scopes, "t")
+        .await
+        .unwrap();
+    let writer =
+        chuhe_server::store::issue_token(&db.url, "Writer", false, &[Scope::TournamentWrite], "t")
+            .await
+            .unwrap();
+    // Nothing yet.
+    assert_eq!(
+        get_challenges(&server, &a.token).await,
+        (200, json!({"in": [], "out": []}))
+    );
+    // Untimed challenges (lichess's correspondence): they wait two weeks.
+    let mut ids = Vec::new();
+    for (from, to, form) in [
+        (&a.token, "Beta", "variant=banqi"),
+        (&a.token, "Beta", "color=black"),
+        (&b.token, "Alpha", ""),
+    ] {
+        let (status, made) = post_form(&server, &format!("/api/challenge/{to}"), from, form).await;
+        assert_eq!(status, 200, "{made}");
+        ids.push(made["id"].as_str().unwrap().to_owned());
+    }
+    let (status, alpha) = get_challenges(&server, &a.token).await;
+    assert_eq!(status, 200, "{alpha}");
+    assert_eq!(listed(&alpha, "out"), [ids[0].clone(), ids[1].clone()]);
+    assert_eq!(listed(&alpha, "in"), [ids[2].clone()]);
+    let first = &alpha["out"][0];
+    assert_eq!(first["challenger"]["name"], "Alpha", "{first}");
+    assert_eq!(first["destUser"]["name"], "Beta", "{first}");
+    assert_eq!(first["variant"]["key"], "banqi", "{first}");
+    assert_eq!(first["timeControl"]["type"], "unlimited", "{first}");
+    assert_eq!(alpha["out"][1]["color"], "black", "{alpha}");
+    let (_, beta) = get_challenges(&server, &b.token).await;
+    assert_eq!(listed(&beta, "in"), [ids[0].clone(), ids[1].clone()]);
+    assert_eq!(listed(&beta, "out"), [ids[2].clone()]);
+    // Declined, cancelled, accepted: no longer waiting.
+    let answers = [
+        (&b.token, format!("/api/challenge/{}/decline", ids[1])),
+        (&b.token, format!("/api/challenge/{}/cancel", ids[2])),
+        (&b.token, format!("/api/challenge/{}/accept", ids[0])),
+    ];
+    for (token, path) in &answers {
+        let (status, body) = post_form(&server, path, token, "").await;
+        assert_eq!(status, 200, "{path}: {body}");
+    }
+    assert_eq!(
+        get_challenges(&server, &a.token).await,
+        (200, json!({"in": [], "out": []}))
+    );
+    // A token without a challenge or play scope is refused as lichess refuses it.
+    assert_eq!(
+        get_challenges(&server, &writer.token).await,
+        (401, json!({"error": "Missing scope"}))
+    );
+    assert_eq!(
+        get_challenges(&server, "lip_nosuchtoken0000000000000")
+            .await
+            .0,
+        401
+    );
+    server.stop().await;
+}
+
+on_both!(the_open_challenges_are_listed);

@@ -71,7 +71,7 @@ async fn the_document_is_served_and_names_every_route() {
     assert_eq!(document["info"]["version"], env!("CARGO_PKG_VERSION"));
 
     let routes = router_routes();
-    assert_eq!(routes.len(), 67, "{routes:?}");
+    assert_eq!(routes.len(), 68, "{routes:?}");
     assert!(routes.contains(&("/api/tables".to_owned(), "post".to_owned())));
     let mut documented = BTreeSet::new();
     for (path, item) in document["paths"].as_object().unwrap() {

@@ -2,7 +2,7 @@
 //! one on lichess (`spec/cli.md`, `docs/bots.md`). The bridge itself is `chuhe_load::bot`.
 
 use crate::cli::CliError;
-use chuhe_load::bot::{BotSettings, RankBase};
+use chuhe_load::bot::{BotSettings, Game, Protocol, RankBase};
 
 /// The arguments of `chuhe bot`.
 #[derive(Debug, Clone, clap::Args)]
@@ -15,6 +15,16 @@ pub struct BotArgs {
     /// fairy-stockfish).
     #[arg(long, value_name = "CMD")]
     pub engine: String,
+    /// How the engine is spoken to: uci (xiangqi only), play (chuhe play's line protocol:
+    /// xiangqi, banqi, sanguo), or auto (play when the engine answers uci with an "info string
+    /// error" line, as chuhe play does; else uci).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "uci", "play"])]
+    pub protocol: String,
+    /// The game this bot plays: it accepts challenges of this variant only and asks for it
+    /// (sanguo: against chuhe's computer only, with --ai). The engine must play it
+    /// (e.g. "chuhe play --variant banqi").
+    #[arg(long, default_value = "xiangqi", value_parser = ["xiangqi", "banqi", "sanguo"])]
+    pub variant: String,
     /// The server's base URL.
     #[arg(long, default_value = "http://127.0.0.1:8080")]
     pub server: String,
@@ -45,8 +55,9 @@ pub struct BotArgs {
     /// The increment of that clock in seconds (0 to 600; default 0).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(0..=600))]
     pub clock_increment: Option<u64>,
-    /// The colour asked for: white (Red), black or random.
-    #[arg(long, default_value = "random", value_parser = ["white", "black", "random"])]
+    /// The colour asked for: white (Red; banqi: the first to flip), black or random; sanguo:
+    /// the kingdom, shu, wu, wei or random.
+    #[arg(long, default_value = "random", value_parser = ["white", "black", "shu", "wu", "wei", "random"])]
     pub color: String,
 }
 
@@ -77,10 +88,40 @@ pub fn run(args: BotArgs) -> Result<(), CliError> {
             "--clock-increment needs --clock-limit".to_owned(),
         ));
     }
+    let variant = match args.variant.as_str() {
+        "banqi" => Game::Banqi,
+        "sanguo" => Game::Sanguo,
+        _ => Game::Xiangqi,
+    };
+    if variant == Game::Sanguo && args.challenge.is_some() {
+        return Err(CliError::input(
+            "sanguo has three seats: there are no sanguo challenges between accounts; play the \
+             computer with --ai LEVEL"
+                .to_owned(),
+        ));
+    }
+    let kingdom = ["shu", "wu", "wei"].contains(&args.color.as_str());
+    if kingdom != (variant == Game::Sanguo) && args.color != "random" {
+        return Err(CliError::input(format!(
+            "--color {}: {}",
+            args.color,
+            if variant == Game::Sanguo {
+                "in sanguo shu, wu, wei or random"
+            } else {
+                "white, black or random (shu, wu and wei are sanguo's)"
+            }
+        )));
+    }
     let settings = BotSettings {
         url,
         token: args.token,
         engine: args.engine,
+        protocol: match args.protocol.as_str() {
+            "uci" => Protocol::Uci,
+            "play" => Protocol::Play,
+            _ => Protocol::Auto,
+        },
+        variant,
         ranks: match args.engine_ranks.as_str() {
             "0" => RankBase::Zero,
             "1" => RankBase::One,

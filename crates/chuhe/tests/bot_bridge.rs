@@ -300,6 +300,187 @@ fn a_bridge_plays_chuhes_computer_on_a_clock() {
     assert_eq!(words[2], format!("{} moves", moves.len()), "{report}");
 }
 
+/// The moves of the table `id` as its stored `moved` events give them.
+fn stored_moves(port: u16, id: &str) -> Vec<String> {
+    let events = get(port, &format!("/api/tables/{id}/events"));
+    events
+        .as_array()
+        .unwrap_or_else(|| panic!("{events}"))
+        .iter()
+        .filter(|e| e["event"]["kind"] == "moved")
+        .map(|e| e["event"]["move"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The words of a game's end line (`variantEnd, winner white, 143 moves`). A bridge that
+/// exits 0 had every move it posted taken (a refused move makes it resign and exit 1).
+fn end_words(end: &str) -> Vec<String> {
+    end.split(", ").map(str::to_owned).collect()
+}
+
+#[test]
+fn two_chuhe_play_bridges_play_banqi_to_the_end() {
+    let dir = TempDir::new("bot-bridge-banqi");
+    let database = format!("sqlite://{}", dir.0.join("chuhe.db").display());
+    let port = free_port();
+    let mut server = Running(serve(&database, port, &dir.0.join("serve.log")));
+    wait_healthy(port, &mut server.0);
+    let a_token = bot_token(&database, "FlipA");
+    let b_token = bot_token(&database, "FlipB");
+    let url = format!("http://127.0.0.1:{port}");
+    let engine = format!("{CHUHE} play --variant banqi --seed 7");
+    let waiting = bridge(&[
+        "--token",
+        &a_token,
+        "--engine",
+        &engine,
+        "--variant",
+        "banqi",
+        "--server",
+        &url,
+        "--games",
+        "1",
+        "--movetime-ms",
+        "30",
+    ]);
+    let challenger = bridge(&[
+        "--token",
+        &b_token,
+        "--engine",
+        &engine,
+        "--protocol",
+        "play",
+        "--variant",
+        "banqi",
+        "--server",
+        &url,
+        "--games",
+        "1",
+        "--movetime-ms",
+        "30",
+        "--challenge",
+        "FlipA",
+        "--color",
+        "white",
+    ]);
+    let a = finish(waiting, Duration::from_secs(600));
+    let b = finish(challenger, Duration::from_secs(60));
+    let (a_out, b_out) = (
+        String::from_utf8_lossy(&a.stdout).into_owned(),
+        String::from_utf8_lossy(&b.stdout).into_owned(),
+    );
+    let report = format!(
+        "FlipA:\n{a_out}{}\nFlipB:\n{b_out}{}",
+        String::from_utf8_lossy(&a.stderr),
+        String::from_utf8_lossy(&b.stderr)
+    );
+    // Exit 0: the server took every move either engine chose.
+    assert_eq!(
+        (a.status.code(), b.status.code()),
+        (Some(0), Some(0)),
+        "{report}"
+    );
+    let challenge = line_with(&b_out, "challenged FlipA: challenge ")
+        .rsplit(' ')
+        .next()
+        .unwrap();
+    assert_eq!(
+        line_with(&a_out, "challenge "),
+        format!("challenge {challenge} from FlipB: accepted")
+    );
+    let (id, end) = game_of(&a_out);
+    assert_eq!(game_of(&b_out), (id.clone(), end.clone()), "{report}");
+    assert_eq!(
+        line_with(&b_out, &format!("game {id}: started")),
+        format!("game {id}: started as white against FlipA")
+    );
+    // The stored records replay from the all-face-down start, each one legal in turn.
+    use chuhe_rules::banqi::{Record, View};
+    let moves = stored_moves(port, &id);
+    assert!(!moves.is_empty(), "{report}");
+    let mut view = View::start();
+    for m in &moves {
+        let record: Record = m.parse().unwrap_or_else(|e| panic!("{m}: {e:?}"));
+        view.play_recorded(record)
+            .unwrap_or_else(|e| panic!("{m} is not legal there: {e:?}\n{report}"));
+    }
+    // The first move of the first seat is a flip.
+    assert!(moves[0].contains('='), "{moves:?}");
+    let words = end_words(&end);
+    assert_eq!(words.len(), 3, "{end}");
+    assert!(
+        ["variantEnd", "draw", "resign"].contains(&words[0].as_str()),
+        "{report}"
+    );
+    assert_eq!(words[2], format!("{} moves", moves.len()), "{report}");
+    if words[0] == "variantEnd" {
+        // a side lost all its pieces or its last move: the rules agree that the game ended
+        assert!(view.verdict().is_some(), "{report}");
+    }
+    let summary = get(port, &format!("/api/tables/{id}"));
+    assert_eq!(summary["phase"], "ended", "{summary}");
+}
+
+#[test]
+fn a_chuhe_play_bridge_plays_sanguo_against_the_computer() {
+    let dir = TempDir::new("bot-bridge-sanguo");
+    let database = format!("sqlite://{}", dir.0.join("chuhe.db").display());
+    let port = free_port();
+    let mut server = Running(serve(&database, port, &dir.0.join("serve.log")));
+    wait_healthy(port, &mut server.0);
+    let token = bot_token(&database, "Kingdom");
+    let url = format!("http://127.0.0.1:{port}");
+    let engine = format!("{CHUHE} play --variant sanguo");
+    let running = bridge(&[
+        "--token",
+        &token,
+        "--engine",
+        &engine,
+        "--variant",
+        "sanguo",
+        "--server",
+        &url,
+        "--games",
+        "1",
+        "--ai",
+        "1",
+        "--color",
+        "wu",
+        "--movetime-ms",
+        "50",
+    ]);
+    let out = finish(running, Duration::from_secs(900));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let report = format!("{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    let (id, end) = game_of(&text);
+    assert_eq!(
+        line_with(&text, &format!("game {id}: started")),
+        format!("game {id}: started as wu against chuhe level 1")
+    );
+    // The stored moves replay from sanguo's start (flag bearers on, the table's default).
+    use chuhe_rules::sanguo::{Game, Position};
+    let moves = stored_moves(port, &id);
+    assert!(moves.len() >= 3, "{report}");
+    let mut game = Game::new(Position::start(true));
+    for m in &moves {
+        let mv = m.parse().unwrap_or_else(|e| panic!("{m}: {e:?}"));
+        game.play(mv)
+            .unwrap_or_else(|e| panic!("{m} is not legal there: {e:?}\n{report}"));
+    }
+    let words = end_words(&end);
+    assert_eq!(words.len(), 3, "{end}");
+    assert!(
+        ["variantEnd", "draw"].contains(&words[0].as_str()),
+        "{report}"
+    );
+    if words[0] == "variantEnd" {
+        // kingdoms fell until the rules say the game is over
+        assert!(!game.is_ongoing(), "{report}");
+    }
+    assert_eq!(words[2], format!("{} moves", moves.len()), "{report}");
+}
+
 #[test]
 fn bad_input_is_refused_with_status_2() {
     let run = |args: &[&str]| {
@@ -357,6 +538,61 @@ fn bad_input_is_refused_with_status_2() {
         (
             Some(2),
             "chuhe: the engine exited while chuhe waited for uciok".to_owned()
+        )
+    );
+    // A UCI engine plays xiangqi only; chuhe play is told apart by its answer to uci.
+    let uci = format!("{CHUHE} uci");
+    assert_eq!(
+        run(&[
+            "--token",
+            &token,
+            "--engine",
+            &uci,
+            "--server",
+            &url,
+            "--variant",
+            "banqi"
+        ]),
+        (
+            Some(2),
+            "chuhe: the engine speaks UCI, which plays xiangqi only: play banqi with chuhe \
+             play (--engine \"chuhe play --variant banqi\")"
+                .to_owned()
+        )
+    );
+    // Sanguo is played against the computer only; a kingdom is a sanguo colour.
+    assert_eq!(
+        run(&[
+            "--token",
+            "t",
+            "--engine",
+            "x",
+            "--variant",
+            "sanguo",
+            "--challenge",
+            "Bob"
+        ]),
+        (
+            Some(2),
+            "chuhe: sanguo has three seats: there are no sanguo challenges between accounts; \
+             play the computer with --ai LEVEL"
+                .to_owned()
+        )
+    );
+    assert_eq!(
+        run(&[
+            "--token",
+            "t",
+            "--engine",
+            "x",
+            "--variant",
+            "banqi",
+            "--color",
+            "wu"
+        ]),
+        (
+            Some(2),
+            "chuhe: --color wu: white, black or random (shu, wu and wei are sanguo's)".to_owned()
         )
     );
 }

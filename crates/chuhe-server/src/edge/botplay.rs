@@ -1238,6 +1238,44 @@ pub(crate) async fn cancel(
     Ok(Json(json!({"ok": true})).into_response())
 }
 
+/// `GET /api/challenge`: the account's challenges still waiting for an answer, as lichess
+/// lists them: `{"in": [...], "out": [...]}` (challenges to the account, and from it), each
+/// in lichess's challenge shape with `direction` (`in` or `out`), the oldest first; read from
+/// the stored challenges, so any node answers the same.
+#[utoipa::path(
+    get,
+    path = "/api/challenge",
+    tag = "lichess",
+    responses(
+        (status = 200, description = "`{\"in\": [challenge...], \"out\": [challenge...]}`", body = Object),
+        (status = 401, description = "No such token, or a missing scope"),
+    )
+)]
+pub(crate) async fn list_challenges(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    user: ApiUser,
+) -> Result<Response, LichessError> {
+    if ![Scope::ChallengeRead, Scope::BotPlay, Scope::BoardPlay]
+        .iter()
+        .any(|s| user.has(*s))
+    {
+        return Err(LichessError::new(StatusCode::UNAUTHORIZED, "Missing scope"));
+    }
+    let me = user.person.id.as_str();
+    let (mut incoming, mut outgoing) = (Vec::new(), Vec::new());
+    for c in state.store().open_challenges(me).await? {
+        let mut v = challenge_json(&c, "created");
+        if crate::site::challenges::person_id(&c.challenger) == me {
+            v["direction"] = json!("out");
+            outgoing.push(v);
+        } else {
+            v["direction"] = json!("in");
+            incoming.push(v);
+        }
+    }
+    Ok(Json(json!({"in": incoming, "out": outgoing})).into_response())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

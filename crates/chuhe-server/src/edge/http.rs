@@ -53,6 +53,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/account", get(bots::account))
         .route("/api/bot/account/upgrade", post(bots::upgrade_to_bot))
         .route("/api/stream/event", get(botplay::stream_event))
+        .route("/api/challenge", get(botplay::list_challenges))
         .route("/api/challenge/ai", post(botplay::challenge_ai))
         .route("/api/challenge/{id}", post(botplay::challenge))
         .route("/api/challenge/{id}/accept", post(botplay::accept))

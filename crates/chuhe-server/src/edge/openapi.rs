@@ -48,6 +48,7 @@ use utoipa::{Modify, OpenApi};
         super::bots::account,
         super::bots::upgrade_to_bot,
         super::botplay::stream_event,
+        super::botplay::list_challenges,
         super::botplay::challenge_ai,
         super::botplay::challenge,
         super::botplay::accept,
