@@ -16,8 +16,7 @@ use crate::site::AppState;
 use serde_json::{json, Value};
 use std::time::Duration;
 
-/// Most challenges one account may have waiting at once.
-pub const MAX_PENDING: usize = 20;
+pub use crate::store::{person_id, Challenge, MAX_PENDING};
 
 /// How long a challenge with a clock waits for an answer after it was made or after its
 /// challenger's event stream was last open (lichess: a challenge not kept alive expires after
@@ -29,35 +28,6 @@ pub const CORRESPONDENCE_WAIT: Duration = Duration::from_secs(14 * 24 * 3600);
 
 /// How often each node looks for challenges whose time has passed.
 pub const EXPIRY_SCAN: Duration = Duration::from_secs(2);
-
-/// A challenge waiting for its answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Challenge {
-    /// Its id (8 letters and digits).
-    pub id: String,
-    /// Who challenges (a person).
-    pub challenger: SeatPlayer,
-    /// Who is challenged (a person).
-    pub dest: SeatPlayer,
-    /// The table it makes once accepted.
-    pub options: TableOptions,
-    /// The colour asked for: `white`, `black` or `random`.
-    pub color: String,
-    /// The challenger's seat once accepted (0 = white = Red), drawn when it is made.
-    pub challenger_seat: usize,
-    /// When it was made, milliseconds since the Unix epoch.
-    pub created_ms: i64,
-    /// When it expires unanswered, milliseconds since the Unix epoch ([`expires_ms`]).
-    pub expires_ms: i64,
-}
-
-/// The id of a seat's person (empty for the computer).
-pub fn person_id(p: &SeatPlayer) -> &str {
-    match p {
-        SeatPlayer::Person { id, .. } => id,
-        SeatPlayer::Computer { .. } => "",
-    }
-}
 
 /// When a challenge for a table of `options` made at `now_ms` expires unanswered: after
 /// [`REALTIME_WAIT`] with a clock, [`CORRESPONDENCE_WAIT`] untimed (milliseconds since the

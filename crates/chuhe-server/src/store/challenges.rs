@@ -5,10 +5,41 @@
 
 use super::writer::Single;
 use super::{now_ms, Store, StoreError};
-use crate::protocol::SeatPlayer;
-use crate::site::challenges::{person_id, Challenge, MAX_PENDING};
+use crate::protocol::{SeatPlayer, TableOptions};
 use sqlx::any::AnyRow;
 use sqlx::Row;
+
+/// Most challenges one account may have waiting at once.
+pub const MAX_PENDING: usize = 20;
+
+/// A challenge waiting for its answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Challenge {
+    /// Its id (8 letters and digits).
+    pub id: String,
+    /// Who challenges (a person).
+    pub challenger: SeatPlayer,
+    /// Who is challenged (a person).
+    pub dest: SeatPlayer,
+    /// The table it makes once accepted.
+    pub options: TableOptions,
+    /// The colour asked for: `white`, `black` or `random`.
+    pub color: String,
+    /// The challenger's seat once accepted (0 = white = Red), drawn when it is made.
+    pub challenger_seat: usize,
+    /// When it was made, milliseconds since the Unix epoch.
+    pub created_ms: i64,
+    /// When it expires unanswered, milliseconds since the Unix epoch (`crate::site::challenges::expires_ms`).
+    pub expires_ms: i64,
+}
+
+/// The id of a seat's person (empty for the computer).
+pub fn person_id(p: &SeatPlayer) -> &str {
+    match p {
+        SeatPlayer::Person { id, .. } => id,
+        SeatPlayer::Computer { .. } => "",
+    }
+}
 
 /// Who may move a challenge out of `created`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
