@@ -637,6 +637,18 @@ impl cluster::Host for AppState {
     fn is_shutting_down(&self) -> bool {
         AppState::is_shutting_down(self)
     }
+
+    async fn listed_tables(&self) -> Vec<protocol::TableSummary> {
+        self.0
+            .tables
+            .lock()
+            .await
+            .map
+            .values()
+            .filter(|e| !e.handle.is_closed())
+            .map(|e| e.handle.listed())
+            .collect()
+    }
 }
 
 impl cluster::WeakHost for WeakState {
