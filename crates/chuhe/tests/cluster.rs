@@ -10,7 +10,9 @@
 //!   over, the player reconnects through another node, nothing acknowledged is lost, and the
 //!   computer answers again;
 //! - a node paused with SIGSTOP past its lease is replaced by another; resumed, its stale move
-//!   is refused (it stops with status 75 without writing) and the event log is intact.
+//!   is refused (it stops with status 75 without writing) and the event log is intact;
+//! - NATS loses the lobby bucket under two nodes: they make it again, fill it with their tables
+//!   and list every open table again.
 //!
 //! Nodes run with `--lease-ms 2000` to keep the test short (the default is 5 s).
 
