@@ -208,10 +208,14 @@ pub(super) async fn publish_listings<W: WeakHost>(
                 let Some(host) = host.upgrade() else { break };
                 let own = host.listed_tables().await;
                 drop(host);
+                // Of the listings not written, those of tables no longer here: a deletion still
+                // stands (the table ended); a summary does not (the table moved to another node,
+                // which lists it).
                 let mut earlier = std::mem::take(&mut unwritten);
                 for summary in &own {
                     earlier.remove(&summary.id);
                 }
+                earlier.retain(|_, s| s.phase == Phase::Ended);
                 let count = own.len();
                 for summary in earlier.into_values().chain(own) {
                     publish_one(&cluster, summary, &mut unwritten).await;
