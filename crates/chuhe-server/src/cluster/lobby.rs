@@ -41,6 +41,9 @@ pub(super) struct LobbyWatch {
     created: i128,
     /// Whether the bucket held no entry when the watch was opened.
     empty: bool,
+    /// The stream's last sequence when the watch was opened: the bucket's contents have been
+    /// read once the watch has read this revision (or one after it).
+    last: u64,
     /// Whether the bucket had to be made (it was missing).
     made: bool,
 }
@@ -129,13 +132,15 @@ impl Cluster {
         let bucket = self.lobby_bucket();
         let mut stream = bucket.stream.clone();
         let info = stream.info().await.map_err(|e| e.to_string())?;
-        let (created, empty) = (
+        let (created, empty, last) = (
             info.created.unix_timestamp_nanos(),
             info.state.messages == 0,
+            info.state.last_sequence,
         );
         tracing::debug!(
             created,
             messages = info.state.messages,
+            last,
             made,
             "lobby watch opened"
         );
@@ -147,6 +152,7 @@ impl Cluster {
             watch,
             created,
             empty,
+            last,
             made,
         })
     }
@@ -281,6 +287,7 @@ async fn follow(cluster: &Cluster, opened: LobbyWatch) -> String {
         mut watch,
         created,
         empty,
+        last,
         ..
     } = opened;
     // The bucket's contents as read so far, until they are all read.
@@ -304,14 +311,18 @@ async fn follow(cluster: &Cluster, opened: LobbyWatch) -> String {
                     Some(Err(e)) => return e.to_string(),
                     Some(Ok(e)) => e,
                 };
-                let caught_up = entry.delta == 0;
+                // What NATS counts as pending may stay above zero while other nodes write
+                // (seed 6022): the revision read tells too.
+                let caught_up = entry.delta == 0 || entry.revision >= last;
                 seen = seen.max(entry.revision);
+                let entry_revision = entry.revision;
                 tracing::debug!(key = %entry.key, operation = ?entry.operation, delta = entry.delta, rebuilding = fresh.is_some(), "lobby entry");
                 match &mut fresh {
                     Some(map) => {
                         apply(map, entry);
                         if caught_up {
                             *lock(&cluster.lobby) = fresh.take().unwrap_or_default();
+                            tracing::debug!(revision = entry_revision, "the lobby read again from the bucket");
                         }
                     }
                     None => apply(&mut lock(&cluster.lobby), entry),
