@@ -10,7 +10,9 @@
 //!   over, the player reconnects through another node, nothing acknowledged is lost, and the
 //!   computer answers again;
 //! - a node paused with SIGSTOP past its lease is replaced by another; resumed, its stale move
-//!   is refused (it stops with status 75 without writing) and the event log is intact.
+//!   is refused (it stops with status 75 without writing) and the event log is intact;
+//! - NATS loses the lobby bucket under two nodes: they make it again, fill it with their tables
+//!   and list every open table again.
 //!
 //! Nodes run with `--lease-ms 2000` to keep the test short (the default is 5 s).
 
@@ -832,4 +834,159 @@ fn check_banqi_secrecy(seen: &Recorded, events: &[Value]) {
         "too few banqi views went through NATS to tell ({views})"
     );
     eprintln!("banqi: {views} views on NATS, each hiding every face-down piece");
+}
+
+/// The ids of the tables `GET /api/tables` of `node` lists, sorted.
+async fn listed_ids(node: &Node) -> Vec<String> {
+    let listed = get_json(&format!("{}/api/tables", node.url())).await;
+    let mut ids: Vec<String> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap().to_owned())
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// Waits until every node lists exactly `expected` (sorted), at most `within`; panics with
+/// what each node listed last.
+async fn lobby_converges(nodes: &[&Node], expected: &[String], within: Duration, what: &str) {
+    let end = Instant::now() + within;
+    loop {
+        let mut seen = Vec::new();
+        for node in nodes {
+            seen.push(listed_ids(node).await);
+        }
+        if seen.iter().all(|s| s == expected) {
+            return;
+        }
+        assert!(
+            Instant::now() < end,
+            "{what}: the lobby did not converge to {expected:?} within {within:?}: {seen:?}\n{}",
+            nodes.iter().map(|n| n.log_text()).collect::<String>()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Waits until each node has opened its lobby watch again `times` times (its log says so).
+async fn reopened(nodes: &[&Node], times: usize, within: Duration) {
+    let end = Instant::now() + within;
+    for node in nodes {
+        while node
+            .log_text()
+            .matches("the lobby watch is open again")
+            .count()
+            < times
+        {
+            assert!(
+                Instant::now() < end,
+                "{} did not open its lobby watch again:\n{}",
+                node.name,
+                node.log_text()
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// The keys of the lobby bucket, sorted.
+async fn bucket_keys(jetstream: &async_nats::jetstream::Context, bucket: &str) -> Vec<String> {
+    let store = jetstream.get_key_value(bucket).await.unwrap();
+    let mut keys: Vec<String> = store
+        .keys()
+        .await
+        .unwrap()
+        .map(|k| k.unwrap())
+        .collect()
+        .await;
+    keys.sort();
+    keys
+}
+
+/// A table created through `node` with its creator at seat 0 (a seek, listed in the lobby).
+async fn seek(node: &Node, cookie: &str) -> String {
+    let response = reqwest::Client::new()
+        .post(format!("{}/api/tables?seat=0", node.url()))
+        .header(reqwest::header::COOKIE, cookie)
+        .json(&json!({"variant": "xiangqi"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 201);
+    let summary: Value = response.json().await.unwrap();
+    summary["id"].as_str().unwrap().to_owned()
+}
+
+/// The lobby converges again after NATS loses the lobby bucket (scripts/faults, seed 5003: a
+/// NATS restarted without its storage; the watches stopped, the puts found no stream, and the
+/// lobby stayed wrong until the nodes were restarted). Here the bucket's stream is deleted
+/// under two running nodes, then deleted and at once made again empty from outside (as another
+/// node would): each time both nodes open their watch again, the bucket holds every open
+/// table again, a table made afterwards reaches both lobbies, and a node started afterwards
+/// lists them all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_converges_after_nats_loses_its_bucket() {
+    let dir = TempDir::new("cluster-lobby-loss");
+    let db = PgDatabase::new("cluster_lobby_loss");
+    let prefix = format!("cb{}", std::process::id());
+    let n1 = Node::start("n1", &db.url(), &prefix, &dir.0);
+    let n2 = Node::start("n2", &db.url(), &prefix, &dir.0);
+    let host1 = guest(&n1.url(), "host1").await;
+    let host2 = guest(&n2.url(), "host2").await;
+    let mut tables = vec![
+        seek(&n1, &host1).await,
+        seek(&n1, &host1).await,
+        seek(&n2, &host2).await,
+    ];
+    tables.sort();
+    let bound = Duration::from_secs(15);
+    lobby_converges(&[&n1, &n2], &tables, bound, "at the start").await;
+
+    let jetstream = async_nats::jetstream::new(async_nats::connect(nats_url()).await.unwrap());
+    let bucket = format!("{prefix}-lobby");
+    // The storage lost: the stream and the watches' consumers are gone. Each node sees it,
+    // opens its watch again and lists its tables again; a table made meanwhile is listed too.
+    jetstream.delete_key_value(&bucket).await.unwrap();
+    assert!(jetstream.get_key_value(&bucket).await.is_err());
+    reopened(&[&n1, &n2], 1, bound).await;
+    tables.push(seek(&n2, &host2).await);
+    tables.sort();
+    lobby_converges(&[&n1, &n2], &tables, bound, "after the bucket was lost").await;
+    assert_eq!(bucket_keys(&jetstream, &bucket).await, tables);
+
+    // Lost and made again at once, empty: a watch that went on reading the new stream from the
+    // old one's sequence would miss every entry.
+    jetstream.delete_key_value(&bucket).await.unwrap();
+    jetstream
+        .create_key_value(async_nats::jetstream::kv::Config {
+            bucket: bucket.clone(),
+            history: 1,
+            description: "chuhe: the live tables as listed, by table id".to_owned(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    reopened(&[&n1, &n2], 2, bound).await;
+    tables.push(seek(&n1, &host1).await);
+    tables.sort();
+    lobby_converges(
+        &[&n1, &n2],
+        &tables,
+        bound,
+        "after the bucket was made again",
+    )
+    .await;
+    assert_eq!(bucket_keys(&jetstream, &bucket).await, tables);
+
+    let n3 = Node::start("n3", &db.url(), &prefix, &dir.0);
+    lobby_converges(
+        &[&n1, &n2, &n3],
+        &tables,
+        bound,
+        "from a node started later",
+    )
+    .await;
+    let _ = jetstream.delete_key_value(&bucket).await;
 }

@@ -47,7 +47,7 @@ use bytes::Bytes;
 use events::{follow_events, publish_events};
 use host::{serve_requests, Hosted};
 use lease::{follow_released, keep_lease};
-use lobby::{publish_listings, watch_lobby};
+use lobby::{first_watch, follow_lobby, publish_listings};
 use nats::{check_identity, connect};
 pub(crate) use remote::RemoteConn;
 use remote::{relay_conns, Proxy};
@@ -149,11 +149,21 @@ pub(crate) struct Cluster {
     settings: ClusterSettings,
     key: String,
     nats: async_nats::Client,
-    lobby_bucket: kv::Store,
+    jetstream: async_nats::jetstream::Context,
+    /// The lobby bucket's configuration: the bucket is made again with it when NATS lost it.
+    lobby_config: kv::Config,
+    /// The lobby bucket (replaced when it is made again).
+    lobby_bucket: Mutex<kv::Store>,
     next_proxy: AtomicU64,
     proxies: Mutex<HashMap<u64, Proxy>>,
     hosted: Mutex<HashMap<String, Hosted>>,
     lobby: Mutex<HashMap<String, TableSummary>>,
+    /// Woken when the lobby watch was opened again: list every table of this node again.
+    relist: Notify,
+    /// Woken when a write found the lobby bucket gone and made it again: look at it at once.
+    lobby_check: Notify,
+    /// Set when a listing was not written: they are all written again once NATS answers.
+    lobby_unwritten: std::sync::atomic::AtomicBool,
     /// Woken when another node released tables: scan for them at once.
     released: Notify,
     /// Set once the node has ended its lease (a clean stop): the lease is no longer renewed.
@@ -204,7 +214,7 @@ impl Cluster {
             ..Default::default()
         };
         // Several nodes may start at once: one creates the bucket, the others open it.
-        let lobby_bucket = match jetstream.create_key_value(config).await {
+        let lobby_bucket = match jetstream.create_key_value(config.clone()).await {
             Ok(b) => b,
             Err(created) => jetstream.get_key_value(&bucket).await.map_err(|e| {
                 ServerError::Config(format!(
@@ -226,11 +236,16 @@ impl Cluster {
             settings,
             key,
             nats,
-            lobby_bucket,
+            jetstream,
+            lobby_config: config,
+            lobby_bucket: Mutex::new(lobby_bucket),
             next_proxy: AtomicU64::new(1),
             proxies: Mutex::new(HashMap::new()),
             hosted: Mutex::new(HashMap::new()),
             lobby: Mutex::new(HashMap::new()),
+            relist: Notify::new(),
+            lobby_check: Notify::new(),
+            lobby_unwritten: std::sync::atomic::AtomicBool::new(false),
             released: Notify::new(),
             left: std::sync::atomic::AtomicBool::new(false),
             lapsed: std::sync::atomic::AtomicBool::new(false),
@@ -312,6 +327,10 @@ pub(crate) trait Host: Clone + Send + Sync + 'static {
     /// Hands a player's event line, published by any node, to this node's event streams of
     /// that player.
     fn deliver_event(&self, player_id: &str, line: &str);
+    /// The summaries of the tables this node serves, as listed
+    /// ([`crate::table::TableHandle::listed`]): what it puts in the lobby again when NATS lost
+    /// the bucket.
+    fn listed_tables(&self) -> impl std::future::Future<Output = Vec<TableSummary>> + Send;
 }
 
 /// A handle on a [`Host`] that does not keep it alive: the cluster's tasks hold one and end
@@ -356,18 +375,14 @@ pub(crate) async fn start<W: WeakHost>(
         .map_err(|e| ServerError::Config(format!("NATS subscribe: {e}")))?;
     // Every entry already in the bucket first (the tables listed before this node started),
     // then every change.
-    let watch = cluster
-        .lobby_bucket
-        .watch_with_history(">")
-        .await
-        .map_err(|e| ServerError::Config(format!("NATS watch of the lobby: {e}")))?;
+    let watch = first_watch(&cluster).await?;
     let weak = host;
     let tasks = vec![
         tokio::spawn(serve_requests(weak.clone(), cluster.clone(), requests)),
         tokio::spawn(relay_conns(cluster.clone(), conns)),
         tokio::spawn(follow_released(cluster.clone(), released)),
-        tokio::spawn(watch_lobby(cluster.clone(), watch)),
-        tokio::spawn(publish_listings(cluster.clone(), listings)),
+        tokio::spawn(follow_lobby(cluster.clone(), watch)),
+        tokio::spawn(publish_listings(weak.clone(), cluster.clone(), listings)),
         tokio::spawn(follow_events(weak.clone(), event_lines)),
         tokio::spawn(publish_events(cluster.clone(), events)),
         tokio::spawn(keep_lease(weak, cluster.clone())),

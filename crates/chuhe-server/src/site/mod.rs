@@ -639,6 +639,18 @@ impl cluster::Host for AppState {
     fn deliver_event(&self, player_id: &str, line: &str) {
         self.0.events.deliver(player_id, line);
     }
+
+    async fn listed_tables(&self) -> Vec<protocol::TableSummary> {
+        self.0
+            .tables
+            .lock()
+            .await
+            .map
+            .values()
+            .filter(|e| !e.handle.is_closed())
+            .map(|e| e.handle.listed())
+            .collect()
+    }
 }
 
 impl cluster::WeakHost for WeakState {
