@@ -13,6 +13,7 @@
 use crate::protocol::{SeatPlayer, TableOptions};
 use crate::site::events::{color_of, variant_name};
 use crate::site::AppState;
+use crate::store::now_ms;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -143,18 +144,55 @@ pub async fn expire_overdue(state: &AppState) -> usize {
     expired
 }
 
-/// Expires overdue challenges every [`EXPIRY_SCAN`] while the site lives.
+/// Expires overdue challenges while the site lives. It sleeps until the first waiting
+/// challenge's expiry, and at most [`EXPIRY_SCAN`] on a cluster (other nodes make challenges
+/// too); on a single node without a waiting challenge it sets no timer at all and waits for
+/// [`crate::store::CHALLENGE_MADE`], so that an idle site does not wake every few seconds (and tests with paused time
+/// are not pushed forward by it).
 pub(crate) async fn run(weak: super::WeakState) {
-    let mut tick = tokio::time::interval(EXPIRY_SCAN);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut shutdown = match weak.upgrade() {
+        Some(s) => s.shutdown_signal(),
+        None => return,
+    };
     loop {
-        tick.tick().await;
-        let Some(state) = weak.upgrade() else {
-            return;
+        let made = crate::store::CHALLENGE_MADE.notified();
+        tokio::pin!(made);
+        made.as_mut().enable();
+        let (first, cluster) = {
+            let Some(state) = weak.upgrade() else {
+                return;
+            };
+            if state.is_shutting_down() {
+                return;
+            }
+            expire_overdue(&state).await;
+            let first = match state.store().first_challenge_expiry().await {
+                Ok(first) => first.map(|ms| {
+                    Duration::from_millis(u64::try_from(ms - now_ms()).unwrap_or(0))
+                        .max(Duration::from_millis(50))
+                }),
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot look for the next challenge to expire");
+                    Some(EXPIRY_SCAN)
+                }
+            };
+            (first, state.cluster().is_some())
         };
-        if state.is_shutting_down() {
-            return;
+        let wait = match (first, cluster) {
+            (Some(w), true) => Some(w.min(EXPIRY_SCAN)),
+            (None, true) => Some(EXPIRY_SCAN),
+            (w, false) => w.map(|w| w.min(EXPIRY_SCAN * 30)),
+        };
+        match wait {
+            Some(w) => tokio::select! {
+                () = tokio::time::sleep(w) => {}
+                () = &mut made => {}
+                _ = shutdown.changed() => return,
+            },
+            None => tokio::select! {
+                () = &mut made => {}
+                _ = shutdown.changed() => return,
+            },
         }
-        expire_overdue(&state).await;
     }
 }

@@ -41,6 +41,11 @@ pub fn person_id(p: &SeatPlayer) -> &str {
     }
 }
 
+/// Notified (all waiters) each time a challenge is stored by this process: the site's expiry
+/// task waits on it when no challenge waits (`crate::site::challenges::run`).
+pub static CHALLENGE_MADE: std::sync::LazyLock<tokio::sync::Notify> =
+    std::sync::LazyLock::new(tokio::sync::Notify::new);
+
 /// Who may move a challenge out of `created`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Answerer<'a> {
@@ -107,6 +112,7 @@ impl Store {
             most: i64::try_from(MAX_PENDING).unwrap_or(i64::MAX),
         })
         .await?;
+        CHALLENGE_MADE.notify_waiters();
         Ok(())
     }
 
@@ -268,6 +274,24 @@ impl Store {
             })
             .await?;
         super::texts(&rows, "id")
+    }
+
+    /// When the first of the challenges still `created` expires (milliseconds since the Unix
+    /// epoch); `None` when none waits.
+    ///
+    /// # Errors
+    /// A database failure.
+    pub async fn first_challenge_expiry(&self) -> Result<Option<i64>, StoreError> {
+        let row = self
+            .timed(async {
+                Ok(sqlx::query(
+                    "SELECT MIN(expires_ms) AS first FROM challenges WHERE status = 'created'",
+                )
+                .fetch_one(&self.pool)
+                .await?)
+            })
+            .await?;
+        Ok(row.try_get::<Option<i64>, _>("first")?)
     }
 
     /// Keeps the waiting challenges of `challenger_id` that expire before `until_ms` (those

@@ -102,7 +102,7 @@ mod tournaments;
 mod writer;
 
 use accounts::{cleanup_job, index_name_skeletons};
-pub use challenges::{person_id, Answerer, Challenge, MAX_PENDING};
+pub use challenges::{person_id, Answerer, Challenge, CHALLENGE_MADE, MAX_PENDING};
 pub use error::StoreError;
 use guard::{claim_writer_epoch, superseded, take_advisory_lock, LockSlot, STARTUP_LOCK_KEY};
 pub use guard::{lock_sqlite, sqlite_file};
