@@ -112,12 +112,7 @@ pub(crate) async fn stream_event(
     axum::extract::State(state): axum::extract::State<AppState>,
     user: ApiUser,
 ) -> Result<Response, LichessError> {
-    if ![Scope::ChallengeRead, Scope::BotPlay, Scope::BoardPlay]
-        .iter()
-        .any(|s| user.has(*s))
-    {
-        return Err(LichessError::new(StatusCode::UNAUTHORIZED, "Missing scope"));
-    }
+    may_read_events(&user)?;
     let id = user.person.id.clone();
     // Subscribed first: a game that starts meanwhile is told twice rather than never.
     let mut pushed = state.player_events().subscribe(&id);
@@ -1255,12 +1250,7 @@ pub(crate) async fn list_challenges(
     axum::extract::State(state): axum::extract::State<AppState>,
     user: ApiUser,
 ) -> Result<Response, LichessError> {
-    if ![Scope::ChallengeRead, Scope::BotPlay, Scope::BoardPlay]
-        .iter()
-        .any(|s| user.has(*s))
-    {
-        return Err(LichessError::new(StatusCode::UNAUTHORIZED, "Missing scope"));
-    }
+    may_read_events(&user)?;
     let me = user.person.id.as_str();
     let (mut incoming, mut outgoing) = (Vec::new(), Vec::new());
     for c in state.store().open_challenges(me).await? {
@@ -1274,6 +1264,22 @@ pub(crate) async fn list_challenges(
         }
     }
     Ok(Json(json!({"in": incoming, "out": outgoing})).into_response())
+}
+
+/// Whether `user`'s token may read its events and challenges: one of `challenge:read`,
+/// `bot:play`, `board:play`.
+///
+/// # Errors
+/// 401 `Missing scope` otherwise.
+fn may_read_events(user: &ApiUser) -> Result<(), LichessError> {
+    if [Scope::ChallengeRead, Scope::BotPlay, Scope::BoardPlay]
+        .iter()
+        .any(|s| user.has(*s))
+    {
+        Ok(())
+    } else {
+        Err(LichessError::new(StatusCode::UNAUTHORIZED, "Missing scope"))
+    }
 }
 
 #[cfg(test)]

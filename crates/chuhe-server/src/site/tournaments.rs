@@ -1397,6 +1397,21 @@ impl Tournaments {
             }
             _ => None,
         };
+        self.read_rules(state, id, of).await
+    }
+
+    /// What `of` reads from the rules of tournament `id`: from the running book when it is
+    /// there, else from its stored row.
+    ///
+    /// # Errors
+    /// [`ServerError::NotFound`] for an unknown id or when `of` answers `None`; a database
+    /// failure.
+    async fn read_rules<T>(
+        &self,
+        state: &AppState,
+        id: &str,
+        of: impl Fn(&Rules) -> Option<T>,
+    ) -> Result<T, ServerError> {
         {
             let book = self.book.lock().await;
             if let Some(t) = book.map.get(id) {
@@ -1428,19 +1443,7 @@ impl Tournaments {
             Rules::Swiss(r) => Some(r.results(nb)),
             _ => None,
         };
-        {
-            let book = self.book.lock().await;
-            if let Some(t) = book.map.get(id) {
-                return of(&t.rules).ok_or_else(|| not_found(id));
-            }
-        }
-        let row = state
-            .store()
-            .tournament(id)
-            .await?
-            .ok_or_else(|| not_found(id))?;
-        let t = Running::of_row(row)?;
-        of(&t.rules).ok_or_else(|| not_found(id))
+        self.read_rules(state, id, of).await
     }
 
     /// The tournaments by status in lichess's shape (`GET /api/tournament`: every kind;
