@@ -140,6 +140,33 @@ async fn finished_games_listed(backend: Backend) {
     let after_last: FinishedPage = get_json(&server, &format!("/api/games?before={mated}")).await;
     assert!(after_last.games.is_empty());
 
+    // What `chuhe puzzles generate --database` reads: the finished xiangqi games, oldest
+    // first, with the lines they stand on (the aborted and the running game left out).
+    let logs = chuhe_server::store::finished_game_logs(&db.url, Variant::Xiangqi)
+        .await
+        .unwrap();
+    let lines: Vec<(&str, (Option<String>, Vec<String>))> = logs
+        .iter()
+        .map(|(id, events)| (id.as_str(), chuhe_server::table::pgn::xiangqi_line(events)))
+        .collect();
+    let mate_line: Vec<String> = MATE.split_whitespace().map(str::to_owned).collect();
+    assert_eq!(
+        lines,
+        [
+            (mated.as_str(), (None, mate_line)),
+            (
+                resigned.as_str(),
+                (None, vec!["h2e2".to_owned(), "h9g7".to_owned()])
+            )
+        ]
+    );
+    assert!(
+        chuhe_server::store::finished_game_logs(&db.url, Variant::Banqi)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
     // Filters: a player's games (by id), a variant's games, both, with a cursor.
     let person = |g: &chuhe_server::protocol::FinishedGame, seat: usize| match &g.seats[seat] {
         Some(SeatPlayer::Person { id, .. }) => id.clone(),

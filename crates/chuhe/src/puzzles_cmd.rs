@@ -32,6 +32,14 @@ pub struct GenerateArgs {
     /// columns are read; no quoting).
     #[arg(long, default_value = "data/games.tsv", value_name = "PATH")]
     pub games: PathBuf,
+    /// Mine the finished xiangqi games of a chuhe database instead of a games file: the URL
+    /// `chuhe serve --database` takes (`sqlite://...`, read-only, beside a running server;
+    /// `postgres://...`). The games are taken oldest first (by end time, then table id) and
+    /// numbered from 1 in that order; a puzzle's `game_id` is its table's id. Resumable like a
+    /// file: the games already mined (by id) are skipped, so a later run mines only the games
+    /// finished since.
+    #[arg(long, value_name = "URL", conflicts_with = "games")]
+    pub database: Option<String>,
     /// The puzzles file (TSV): made with its header, or appended to. The games finished are
     /// recorded beside it, in the same name with `.progress` added.
     #[arg(long, default_value = "data/puzzles.tsv", value_name = "PATH")]
@@ -146,6 +154,45 @@ fn read_games(path: &Path) -> Result<Vec<GameRow>, CliError> {
         });
     }
     Ok(games)
+}
+
+/// Reads the finished xiangqi games of the chuhe database at `url`, oldest first, numbered
+/// from 1 (`--database`).
+fn read_database(url: &str) -> Result<Vec<GameRow>, CliError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let logs = runtime
+        .block_on(chuhe_server::store::finished_game_logs(
+            url,
+            chuhe_server::variant::Variant::Xiangqi,
+        ))
+        .map_err(|e| match e {
+            chuhe_server::store::StoreError::UnsupportedUrl(_) => CliError::input(e.to_string()),
+            _ => CliError {
+                message: format!("--database {url}: cannot read the finished games: {e}"),
+                status: 1,
+            },
+        })?;
+    Ok(logs
+        .iter()
+        .enumerate()
+        .map(|(i, (id, events))| {
+            let (fen, moves) = chuhe_server::table::pgn::xiangqi_line(events);
+            GameRow {
+                row: i as u64 + 1,
+                id: id.clone(),
+                start: match fen {
+                    Some(fen) => Position::from_fen(&fen).map_err(|e| e.to_string()),
+                    None => Ok(Position::start()),
+                },
+                moves: moves
+                    .iter()
+                    .map(|m| m.parse::<Move>().map_err(|_| format!("bad move {m:?}")))
+                    .collect(),
+            }
+        })
+        .collect())
 }
 
 /// Opens `path` for appending whole lines: made with `header` when absent; an unfinished last
@@ -676,7 +723,10 @@ fn generate(args: &GenerateArgs, out: &mut impl Write) -> Result<(), CliError> {
         || std::thread::available_parallelism().map_or(1, usize::from),
         usize::from,
     );
-    let games = read_games(&args.games)?;
+    let games = match &args.database {
+        Some(url) => read_database(url)?,
+        None => read_games(&args.games)?,
+    };
     let (mut puzzles_file, puzzle_lines) = open_lines(&args.out, HEADER)?;
     let (mut progress_file, progress_lines) =
         open_lines(&progress_path(&args.out), PROGRESS_HEADER)?;
@@ -685,9 +735,11 @@ fn generate(args: &GenerateArgs, out: &mut impl Write) -> Result<(), CliError> {
         .filter_map(|l| l.split('\t').next())
         .map(str::to_owned)
         .collect();
-    let done: HashSet<u64> = progress_lines
+    // The games finished before, by id (the progress file's second column): a database's
+    // numbering moves when games are added, its ids do not.
+    let done: HashSet<&str> = progress_lines
         .iter()
-        .filter_map(|l| l.split('\t').next()?.parse().ok())
+        .filter_map(|l| l.split('\t').nth(1))
         .collect();
     let first = usize::try_from(args.from_row - 1).unwrap_or(usize::MAX);
     let chosen: Vec<&GameRow> = games
@@ -698,7 +750,7 @@ fn generate(args: &GenerateArgs, out: &mut impl Write) -> Result<(), CliError> {
     let todo: Vec<&GameRow> = chosen
         .iter()
         .copied()
-        .filter(|g| !done.contains(&g.row))
+        .filter(|g| !done.contains(g.id.as_str()))
         .collect();
 
     let mut workers = Vec::with_capacity(threads);

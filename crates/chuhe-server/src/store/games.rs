@@ -281,3 +281,65 @@ impl Store {
         Ok(lines.join("\n"))
     }
 }
+
+/// The events of every finished game (aborted ones left out) played in `variant`, oldest first
+/// (by end time, then table id), each as `(table_id, events in version order)`: what
+/// `chuhe puzzles generate --database` mines (`docs/puzzles.md`, "A site's own games").
+///
+/// Opens a connection of its own to `url` (a running server may keep using the database: on
+/// SQLite the WAL lets a reader beside the writer), read-only for SQLite (`mode=ro` unless the
+/// URL names a mode: a missing file is an error, not a new empty database), and runs no
+/// migration; the tables `finished_games` and `table_events` must exist.
+///
+/// # Errors
+/// [`StoreError::UnsupportedUrl`] for a URL of another database; [`StoreError::Open`] when it
+/// cannot connect; a database failure (no such table: not a chuhe database); a stored event
+/// that does not read.
+pub async fn finished_game_logs(
+    url: &str,
+    variant: crate::variant::Variant,
+) -> Result<Vec<(String, Vec<crate::protocol::Event>)>, StoreError> {
+    use crate::protocol::Event;
+    use sqlx::{AnyConnection, Connection};
+    sqlx::any::install_default_drivers();
+    let Some(backend) = super::Backend::of(url) else {
+        return Err(StoreError::UnsupportedUrl(url.to_owned()));
+    };
+    let target = if backend == super::Backend::Sqlite && !url.contains("mode=") {
+        let sep = if url.contains('?') { '&' } else { '?' };
+        format!("{url}{sep}mode=ro")
+    } else {
+        url.to_owned()
+    };
+    let mut conn = AnyConnection::connect(&target)
+        .await
+        .map_err(|source| StoreError::Open {
+            url: url.to_owned(),
+            source,
+        })?;
+    let rows = sqlx::query(
+        "SELECT f.table_id, e.body FROM finished_games f \
+         JOIN table_events e ON e.table_id = f.table_id \
+         WHERE f.reason <> 'aborted' \
+         ORDER BY f.ended_ms, f.table_id, e.version",
+    )
+    .fetch_all(&mut conn)
+    .await?;
+    let mut games: Vec<(String, Vec<Event>)> = Vec::new();
+    for row in &rows {
+        let id: String = row.try_get("table_id")?;
+        let body: String = row.try_get("body")?;
+        let event: Event = serde_json::from_str(&body)?;
+        match games.last_mut() {
+            Some((last, events)) if *last == id => events.push(event),
+            _ => games.push((id, vec![event])),
+        }
+    }
+    conn.close().await.ok();
+    games.retain(|(_, events)| {
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Created { options } if options.variant == variant))
+    });
+    Ok(games)
+}

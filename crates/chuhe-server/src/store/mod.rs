@@ -104,6 +104,7 @@ mod writer;
 use accounts::{cleanup_job, index_name_skeletons};
 pub use challenges::{person_id, Answerer, Challenge, CHALLENGE_MADE, MAX_PENDING};
 pub use error::StoreError;
+pub use games::finished_game_logs;
 use guard::{claim_writer_epoch, superseded, take_advisory_lock, LockSlot, STARTUP_LOCK_KEY};
 pub use guard::{lock_sqlite, sqlite_file};
 pub use rows::{ClockSnapshot, Fence, PlayerRow, RatedGame, RatingRow, TableRow, TableWrite};

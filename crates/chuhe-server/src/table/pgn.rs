@@ -62,6 +62,23 @@ pub fn export(
     }
 }
 
+/// A xiangqi table's line from its events: the start position's FEN when the table was
+/// created from one (`None`: the standard start) and the moves that stand, in ICCS, in order
+/// (a takeback removes its plies). What `chuhe puzzles generate --database` replays.
+pub fn xiangqi_line(events: &[Event]) -> (Option<String>, Vec<String>) {
+    let mut start_fen = None;
+    let mut moves: Vec<String> = Vec::new();
+    for event in events {
+        match event {
+            Event::Created { options } => start_fen.clone_from(&options.fen),
+            Event::Moved { mv, .. } => moves.push(mv.clone()),
+            Event::TakenBack { plies } => moves.truncate(moves.len().saturating_sub(*plies)),
+            _ => {}
+        }
+    }
+    (start_fen, moves)
+}
+
 /// A sanguo or banqi table as its PGN-style record.
 fn export_table_record(id: &str, created_ms: i64, events: &[Event]) -> Result<String, ServerError> {
     let mut variant = TableVariant::Banqi;
