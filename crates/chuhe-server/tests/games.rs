@@ -145,7 +145,7 @@ async fn finished_games_listed(backend: Backend) {
     let logs = chuhe_server::store::finished_game_logs(&db.url, Variant::Xiangqi)
         .await
         .unwrap();
-    let lines: Vec<(&str, (Option<String>, Vec<String>))> = logs
+    let lines: Vec<_> = logs
         .iter()
         .map(|(id, events)| (id.as_str(), chuhe_server::table::pgn::xiangqi_line(events)))
         .collect();
