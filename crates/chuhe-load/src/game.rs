@@ -176,7 +176,10 @@ async fn play_game(
     let creator = &players[0];
     let table = retrying(settings, totals, move |turn| {
         new_table(
-            &urls[url_index(n, number, 0, turn)],
+            settings
+                .table_url
+                .as_ref()
+                .unwrap_or(&urls[url_index(n, number, 0, turn)]),
             creator,
             variant,
             settings.time,

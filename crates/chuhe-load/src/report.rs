@@ -24,12 +24,15 @@ pub(crate) struct Measures {
 }
 
 /// Processor time over the window from the warm-up's end to the run's deadline.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct CpuWindow {
     /// The window's length, in seconds of wall time.
     pub(crate) seconds: f64,
-    /// The server's processor time in it, user and system, seconds (with `--server-pid`).
-    pub(crate) server: Option<f64>,
+    /// Each server's processor time in it, user and system, seconds, by process id (with
+    /// `--server-pid`, once per node).
+    pub(crate) servers: Vec<(u32, f64)>,
+    /// The database server's (its main process and its children), seconds (with `--db-pid`).
+    pub(crate) database: Option<f64>,
     /// The load test's own processor time in it, seconds.
     pub(crate) own: Option<f64>,
 }
@@ -119,7 +122,7 @@ pub(crate) fn write_report(
             measures.peak_kib.saturating_sub(before) / tables
         )?;
     }
-    write_costs(totals, measures.cpu, out)?;
+    write_costs(totals, measures.cpu.as_ref(), out)?;
     writeln!(
         out,
         "load average (1 min, every 5 s): {}",
@@ -141,7 +144,7 @@ pub(crate) fn write_report(
 /// (issue 32's goal: at most 100 µs of server time per move), and the bytes the server sent per
 /// move and connection (goal: at most 300). Only the games between people count: their moves,
 /// and the messages their connections read.
-fn write_costs(totals: &Totals, cpu: Option<CpuWindow>, out: &mut impl Write) -> io::Result<()> {
+fn write_costs(totals: &Totals, cpu: Option<&CpuWindow>, out: &mut impl Write) -> io::Result<()> {
     let moves = totals.measured_moves.load(Ordering::Relaxed);
     let per_move = |seconds: f64| {
         if moves == 0 {
@@ -152,13 +155,33 @@ fn write_costs(totals: &Totals, cpu: Option<CpuWindow>, out: &mut impl Write) ->
     };
     if let Some(cpu) = cpu {
         let share = |seconds: f64| 100.0 * seconds / cpu.seconds.max(f64::MIN_POSITIVE);
-        if let Some(server) = cpu.server {
+        if !cpu.servers.is_empty() {
+            let server: f64 = cpu.servers.iter().map(|(_, s)| s).sum();
             writeln!(
                 out,
                 "server cpu: {server:.2} s in {:.1} s ({:.0} % of a core), {moves} moves: {}",
                 cpu.seconds,
                 share(server),
                 per_move(server)
+            )?;
+        }
+        if cpu.servers.len() > 1 {
+            for (pid, seconds) in &cpu.servers {
+                writeln!(
+                    out,
+                    "  server {pid}: {seconds:.2} s ({:.0} % of a core): {}",
+                    share(*seconds),
+                    per_move(*seconds)
+                )?;
+            }
+        }
+        if let Some(db) = cpu.database {
+            writeln!(
+                out,
+                "database cpu: {db:.2} s in {:.1} s ({:.0} % of a core): {}",
+                cpu.seconds,
+                share(db),
+                per_move(db)
             )?;
         }
         if let Some(own) = cpu.own {
@@ -230,7 +253,9 @@ mod tests {
             variants: vec![Variant::Xiangqi],
             time: None,
             spread: true,
-            server_pid: None,
+            server_pids: Vec::new(),
+            db_pid: None,
+            table_url: None,
             seed: 1,
             warmup: Duration::ZERO,
             reconnect: false,
@@ -262,11 +287,12 @@ mod tests {
         totals.messages_in.store(5_100, Ordering::Relaxed);
         let cpu = CpuWindow {
             seconds: 20.0,
-            server: Some(0.4),
+            servers: vec![(41, 0.4)],
+            database: None,
             own: Some(1.0),
         };
         let mut out = Vec::new();
-        write_costs(&totals, Some(cpu), &mut out).unwrap();
+        write_costs(&totals, Some(&cpu), &mut out).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "server cpu: 0.40 s in 20.0 s (2 % of a core), 2000 moves: 200 µs per move\n\
@@ -274,14 +300,33 @@ mod tests {
              from the server: 250 B per move per connection (1250000 B in 5100 messages; 2000 \
              moves, 5000 move-connections)\n"
         );
+        // Two nodes and the database: the sum, each node, the database.
+        let cluster = CpuWindow {
+            servers: vec![(41, 0.3), (42, 0.1)],
+            database: Some(0.2),
+            ..cpu.clone()
+        };
+        let mut out = Vec::new();
+        write_costs(&totals, Some(&cluster), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().take(4).collect();
+        assert_eq!(
+            lines,
+            [
+                "server cpu: 0.40 s in 20.0 s (2 % of a core), 2000 moves: 200 µs per move",
+                "  server 41: 0.30 s (2 % of a core): 150 µs per move",
+                "  server 42: 0.10 s (0 % of a core): 50 µs per move",
+                "database cpu: 0.20 s in 20.0 s (1 % of a core): 100 µs per move",
+            ]
+        );
         // Without a server pid or moves: no server line, no division by zero.
         let idle = Totals::default();
         let mut out = Vec::new();
         let cpu = CpuWindow {
-            server: None,
+            servers: Vec::new(),
             ..cpu
         };
-        write_costs(&idle, Some(cpu), &mut out).unwrap();
+        write_costs(&idle, Some(&cpu), &mut out).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "loadtest cpu: 1.00 s in 20.0 s (5 % of a core): -\n"

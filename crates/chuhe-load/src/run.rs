@@ -5,7 +5,7 @@ use crate::check::check_stored;
 use crate::computer::computer_slot;
 use crate::error::LoadError;
 use crate::game::game_slot;
-use crate::machine::{cpu_seconds, load_average, own_cpu_seconds, rss_kib};
+use crate::machine::{cpu_seconds, load_average, own_cpu_seconds, rss_kib, tree_cpu_seconds};
 use crate::report::{write_report, CpuWindow, Measures};
 use crate::settings::LoadSettings;
 use crate::setup::http_client;
@@ -21,7 +21,8 @@ use tokio::time::Instant;
 ///
 /// # Errors
 /// - [`LoadError::Input`]: no URL, a server that does not answer `GET /api/health` with
-///   success, or a `--server-pid` with no process to measure (before any game starts);
+///   success, or a `--server-pid` (or `--db-pid`) with no process to measure (before any
+///   game starts);
 /// - [`LoadError::Failed`]: a table's stored events could not be read back, an acknowledged
 ///   move is not stored exactly once, or the games met errors (after the report);
 /// - [`LoadError::Io`]: the runtime could not start, or the report could not be written.
@@ -56,12 +57,20 @@ async fn run_async(settings: LoadSettings, out: &mut impl Write) -> Result<(), L
     if let Some(arena) = settings.arena.clone() {
         return crate::arena::run_arena(settings, &arena, out).await;
     }
-    let rss_before_kib = match settings.server_pid {
-        None => None,
-        Some(pid) => Some(rss_kib(pid).ok_or_else(|| {
+    let mut rss_before_kib = None;
+    for &pid in &settings.server_pids {
+        let kib = rss_kib(pid).ok_or_else(|| {
             LoadError::Input(format!("--server-pid {pid}: no such process to measure"))
-        })?),
-    };
+        })?;
+        rss_before_kib = Some(rss_before_kib.unwrap_or(0) + kib);
+    }
+    if let Some(pid) = settings.db_pid {
+        if tree_cpu_seconds(pid).is_none() {
+            return Err(LoadError::Input(format!(
+                "--db-pid {pid}: no such process to measure"
+            )));
+        }
+    }
     let begin = Instant::now();
     let deadline = begin + settings.duration;
     let _ = totals.measure_from.set(begin + settings.warmup);
@@ -94,7 +103,7 @@ async fn run_async(settings: LoadSettings, out: &mut impl Write) -> Result<(), L
     }
     // Sample the memory and the load while the games run.
     let sampler = {
-        let pid = settings.server_pid;
+        let pids = settings.server_pids.clone();
         tokio::spawn(async move {
             let mut peak = 0u64;
             let mut loads = Vec::new();
@@ -103,7 +112,9 @@ async fn run_async(settings: LoadSettings, out: &mut impl Write) -> Result<(), L
                 let wait =
                     Duration::from_secs(5).min(deadline.saturating_duration_since(Instant::now()));
                 tokio::time::sleep(wait).await;
-                if let Some(kib) = pid.and_then(rss_kib) {
+                // The nodes' memory at the same moment, summed.
+                let kib: Option<u64> = pids.iter().map(|&p| rss_kib(p)).sum();
+                if let Some(kib) = kib.filter(|_| !pids.is_empty()) {
                     peak = peak.max(kib);
                 }
                 loads.push(load_average());
@@ -117,17 +128,26 @@ async fn run_async(settings: LoadSettings, out: &mut impl Write) -> Result<(), L
     // The processor time of the server and of the load test from the warm-up's end to the
     // deadline (the window the latencies and the bytes are measured in).
     let cpu = {
-        let pid = settings.server_pid;
+        let pids = settings.server_pids.clone();
+        let db = settings.db_pid;
         let from = begin + settings.warmup.min(settings.duration);
         tokio::spawn(async move {
             tokio::time::sleep_until(from).await;
             let at = Instant::now();
-            let server = pid.and_then(cpu_seconds);
+            let servers: Vec<Option<f64>> = pids.iter().map(|&p| cpu_seconds(p)).collect();
+            let database = db.and_then(tree_cpu_seconds);
             let own = own_cpu_seconds();
             tokio::time::sleep_until(deadline).await;
             CpuWindow {
                 seconds: at.elapsed().as_secs_f64(),
-                server: server.zip(pid.and_then(cpu_seconds)).map(|(a, b)| b - a),
+                servers: pids
+                    .iter()
+                    .zip(servers)
+                    .filter_map(|(&p, a)| Some((p, cpu_seconds(p)? - a?)))
+                    .collect(),
+                database: database
+                    .zip(db.and_then(tree_cpu_seconds))
+                    .map(|(a, b)| b - a),
                 own: own.zip(own_cpu_seconds()).map(|(a, b)| b - a),
             }
         })

@@ -49,8 +49,15 @@ pub struct LoadSettings {
     pub time: Option<(u64, u64)>,
     /// Whether each player connects from its own loopback address.
     pub spread: bool,
-    /// The server's process id, to read its memory (`/proc/PID/status`, `VmRSS`).
-    pub server_pid: Option<u32>,
+    /// The server's process ids (the nodes of a cluster on this machine), to read their
+    /// memory (`/proc/PID/status`, `VmRSS`, summed) and processor time (each, and the sum).
+    pub server_pids: Vec<u32>,
+    /// The database server's main process (PostgreSQL's postmaster), whose processor time and
+    /// that of its children (the backends) is reported per move.
+    pub db_pid: Option<u32>,
+    /// The URL every table is created through (in a cluster, the node that creates a table
+    /// owns it: every table on one node, the seats still over `urls`); `None`: seat 0's.
+    pub table_url: Option<String>,
     /// Seed of the move choices and think times.
     pub seed: u64,
     /// Latencies of moves sent in the first `warmup` of the run (sessions, tables and

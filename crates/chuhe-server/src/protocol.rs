@@ -506,6 +506,26 @@ pub enum ServerMessage {
     },
     /// The answer to `ping`.
     Pong,
+    /// One of the messages above as the table's owner node in a cluster serialised it (its
+    /// JSON text, UTF-8), passed through to the socket by a forwarding node without being
+    /// parsed and serialised again. Never made by a table and not part of the wire's schema:
+    /// a reader that needs the message itself parses it ([`ServerMessage::parsed`]).
+    #[serde(skip)]
+    Relayed(bytes::Bytes),
+}
+
+impl ServerMessage {
+    /// The message itself: a [`ServerMessage::Relayed`] one parsed from its JSON text (kept
+    /// as it is when the text does not parse), any other as it is.
+    #[must_use]
+    pub fn parsed(self) -> ServerMessage {
+        match self {
+            ServerMessage::Relayed(bytes) => {
+                serde_json::from_slice(&bytes).unwrap_or(ServerMessage::Relayed(bytes))
+            }
+            other => other,
+        }
+    }
 }
 
 /// `POST /api/session` (guest) body.

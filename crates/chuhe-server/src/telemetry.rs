@@ -36,6 +36,16 @@ pub const COMPUTER_SEARCHES: &str = "chuhe_computer_searches";
 /// Time the rules took to pair one wave of an arena (or a round of a Swiss event), histogram in
 /// seconds (the tables are made after it: not counted).
 pub const TOURNAMENT_PAIRING_SECONDS: &str = "chuhe_tournament_pairing_seconds";
+/// Messages this node published to another node for the forwarded connections it hosts
+/// (the owner's side), counter; cluster nodes only.
+pub const CLUSTER_FORWARDED_MESSAGES: &str = "chuhe_cluster_forwarded_messages_total";
+/// Their payload bytes, counter.
+pub const CLUSTER_FORWARDED_BYTES: &str = "chuhe_cluster_forwarded_bytes_total";
+/// Messages this node received from an owner node and passed to a client's socket (the
+/// forwarding side), counter; cluster nodes only.
+pub const CLUSTER_RELAYED_MESSAGES: &str = "chuhe_cluster_relayed_messages_total";
+/// Their payload bytes, counter.
+pub const CLUSTER_RELAYED_BYTES: &str = "chuhe_cluster_relayed_bytes_total";
 
 /// Describes every metric to the installed recorder (its `# HELP` lines and units); call it
 /// once after installing one.
@@ -80,6 +90,24 @@ pub fn describe() {
         "computer searches waiting for a search thread"
     );
     describe_gauge!(COMPUTER_SEARCHES, "computer searches running");
+    describe_counter!(
+        CLUSTER_FORWARDED_MESSAGES,
+        "messages published to other nodes for the forwarded connections hosted here"
+    );
+    describe_counter!(
+        CLUSTER_FORWARDED_BYTES,
+        Unit::Bytes,
+        "payload bytes of the messages published for forwarded connections"
+    );
+    describe_counter!(
+        CLUSTER_RELAYED_MESSAGES,
+        "messages received from owner nodes and passed to this node's sockets"
+    );
+    describe_counter!(
+        CLUSTER_RELAYED_BYTES,
+        Unit::Bytes,
+        "payload bytes of the messages received from owner nodes"
+    );
     describe_histogram!(
         TOURNAMENT_PAIRING_SECONDS,
         Unit::Seconds,
@@ -96,6 +124,19 @@ pub(crate) fn wave_paired(elapsed: Duration) {
 pub(crate) fn move_acknowledged(elapsed: Duration) {
     metrics::counter!(MOVES_ACKNOWLEDGED).increment(1);
     metrics::histogram!(MOVE_ACK_SECONDS).record(elapsed.as_secs_f64());
+}
+
+/// Records a message of `bytes` bytes published for a forwarded connection hosted here.
+pub(crate) fn message_forwarded(bytes: usize) {
+    metrics::counter!(CLUSTER_FORWARDED_MESSAGES).increment(1);
+    metrics::counter!(CLUSTER_FORWARDED_BYTES).increment(bytes as u64);
+}
+
+/// Records a message of `bytes` bytes received from an owner node for one of this node's
+/// sockets.
+pub(crate) fn message_relayed(bytes: usize) {
+    metrics::counter!(CLUSTER_RELAYED_MESSAGES).increment(1);
+    metrics::counter!(CLUSTER_RELAYED_BYTES).increment(bytes as u64);
 }
 
 /// Records a group commit of `writes` writes whose transaction took `elapsed`.

@@ -228,9 +228,19 @@ pub enum Command {
         /// (127.1.x.y), which the server's per-address limits would then count together.
         #[arg(long)]
         no_spread: bool,
-        /// The server's process id, to report its memory per table (from /proc/PID/status).
+        /// The server's process id, to report its memory per table (from /proc/PID/status) and
+        /// its processor time per move; give it once per node of a cluster on this machine
+        /// (memory summed, time per node and summed).
         #[arg(long)]
-        server_pid: Option<u32>,
+        server_pid: Vec<u32>,
+        /// The database server's main process (PostgreSQL's postmaster), to report its
+        /// processor time and its backends' per move.
+        #[arg(long)]
+        db_pid: Option<u32>,
+        /// Create every table through this URL instead of its seat 0's (in a cluster the node
+        /// that creates a table owns it: all tables on one node, the seats still over --url).
+        #[arg(long)]
+        table_url: Option<String>,
         /// Seed of the random moves and think times.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -464,6 +474,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             time,
             no_spread,
             server_pid,
+            db_pid,
+            table_url,
             seed,
             warmup,
             reconnect,
@@ -484,7 +496,12 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 variants: parse_variants(&variants)?,
                 time: time.as_deref().map(parse_time).transpose()?,
                 spread: !no_spread,
-                server_pid,
+                server_pids: server_pid,
+                db_pid,
+                table_url: table_url
+                    .as_deref()
+                    .map(crate::loadtest_cmd::base_url)
+                    .transpose()?,
                 seed,
                 warmup: std::time::Duration::from_secs(warmup),
                 reconnect,

@@ -92,7 +92,9 @@ pub(super) async fn answer<H: Host>(
             let subject = back.clone();
             let task = tokio::spawn(async move {
                 while let Some(m) = rx.recv().await {
+                    // Serialised once here; the forwarding node passes these bytes through.
                     if let Ok(bytes) = serde_json::to_vec(&m) {
+                        crate::telemetry::message_forwarded(bytes.len());
                         if nats.publish(subject.clone(), bytes.into()).await.is_err() {
                             break;
                         }

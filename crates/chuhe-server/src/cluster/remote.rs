@@ -1,6 +1,7 @@
 //! The forwarding side: a client of this node whose table another node owns. Its connection is
 //! registered with the owner ([`Cluster::connect_remote`]), the owner's messages arrive on this
-//! node's subject and are relayed to the client, and a dead owner's proxies are closed.
+//! node's subject and are relayed to the client as the owner serialised them
+//! ([`ServerMessage::Relayed`]: never parsed here), and a dead owner's proxies are closed.
 
 use super::host::Hosted;
 use super::wire::{Reply, Request, WirePerson, CLOSED_HEADER};
@@ -235,10 +236,9 @@ pub(super) async fn relay_conns(cluster: Arc<Cluster>, mut sub: async_nats::Subs
             cluster.drop_proxy(proxy);
             continue;
         }
-        let Ok(message) = serde_json::from_slice::<ServerMessage>(&msg.payload) else {
-            tracing::warn!(subject = %msg.subject, "unreadable forwarded message");
-            continue;
-        };
+        // The owner's bytes go to the socket as they came: not parsed, not serialised again.
+        crate::telemetry::message_relayed(msg.payload.len());
+        let message = ServerMessage::Relayed(msg.payload);
         let sent = lock(&cluster.proxies)
             .get(&proxy)
             .map(|p| p.out.send(message).is_ok());

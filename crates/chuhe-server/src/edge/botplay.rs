@@ -600,7 +600,8 @@ async fn join(
     // goes away (its node died), the messages end and so does the stream.
     drop(tx);
     loop {
-        match rx.recv().await {
+        // From another node of a cluster, messages come as the owner's JSON text: parsed here.
+        match rx.recv().await.map(ServerMessage::parsed) {
             Some(ServerMessage::State(s)) => return Ok((link, *s, rx)),
             Some(_) => continue,
             None => {
@@ -631,7 +632,10 @@ async fn game_stream(
         // cluster it may come after the answer): in `gameFull` already.
         let until = tokio::time::Instant::now() + START_WAIT;
         while current.table.phase == Phase::Open {
-            match tokio::time::timeout_at(until, messages.recv()).await {
+            match tokio::time::timeout_at(until, messages.recv())
+                .await
+                .map(|m| m.map(ServerMessage::parsed))
+            {
                 Ok(Some(ServerMessage::Update(u))) => {
                     let _ = current.apply(&u);
                 }
@@ -653,7 +657,7 @@ async fn game_stream(
                 tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
             loop {
                 let out = tokio::select! {
-                    got = messages.recv() => match got {
+                    got = messages.recv() => match got.map(ServerMessage::parsed) {
                         Some(ServerMessage::Update(u)) => {
                             if current.apply(&u).is_err() {
                                 break;

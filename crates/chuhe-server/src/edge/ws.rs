@@ -7,7 +7,7 @@ use crate::error::ServerError;
 use crate::protocol::{ClientMessage, ErrorBody, ServerMessage, MAX_MESSAGE_BYTES};
 use crate::table::{is_closed_error, Person, TableHandle};
 use crate::{site::AppState, site::Heartbeat};
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
@@ -132,12 +132,22 @@ pub async fn upgrade(
         }))
 }
 
+/// What the socket says when a message cannot be written as JSON text.
+const INTERNAL_ERROR: &str = r#"{"type":"error","code":"internal","message":"internal error"}"#;
+
+/// The text frame of `msg`: serialised here, or, for a message the table's owner node
+/// serialised ([`ServerMessage::Relayed`]), its bytes as they came (checked to be UTF-8,
+/// not parsed).
 fn encode(msg: &ServerMessage) -> Message {
+    if let ServerMessage::Relayed(bytes) = msg {
+        return Message::Text(Utf8Bytes::try_from(bytes.clone()).unwrap_or_else(|_| {
+            tracing::warn!("a forwarded message is not UTF-8 text");
+            Utf8Bytes::from_static(INTERNAL_ERROR)
+        }));
+    }
     Message::Text(
         serde_json::to_string(msg)
-            .unwrap_or_else(|_| {
-                r#"{"type":"error","code":"internal","message":"internal error"}"#.to_owned()
-            })
+            .unwrap_or_else(|_| INTERNAL_ERROR.to_owned())
             .into(),
     )
 }
@@ -399,5 +409,29 @@ mod tests {
         // One second later: ten more.
         let t1 = t0 + Duration::from_secs(1);
         assert_eq!((0..30).filter(|_| r.allow(t1)).count(), 10);
+    }
+
+    #[test]
+    fn a_relayed_message_goes_out_as_the_owner_wrote_it() {
+        // The owner's text, spacing and field order included: not parsed and written again.
+        let text = r#"{"type":"presence","seat":1, "connected":false,"abandon_ms":null}"#;
+        let msg = ServerMessage::Relayed(bytes::Bytes::from_static(text.as_bytes()));
+        assert_eq!(encode(&msg), Message::Text(Utf8Bytes::from_static(text)));
+        // A reader that needs the message itself gets the same one the owner had.
+        assert_eq!(
+            msg.parsed(),
+            ServerMessage::Presence {
+                seat: crate::protocol::Seat::new(1),
+                connected: false,
+                abandon_ms: None,
+            }
+        );
+        // Bytes that are not text never reach the socket.
+        let broken = ServerMessage::Relayed(bytes::Bytes::from_static(&[0xff, 0xfe]));
+        assert_eq!(
+            encode(&broken),
+            Message::Text(Utf8Bytes::from_static(INTERNAL_ERROR))
+        );
+        assert_eq!(broken.clone().parsed(), broken);
     }
 }
