@@ -7,9 +7,10 @@
 //!
 //! Each statement sent through sqlx's SQLite connection is a trip to that connection's thread
 //! and back (two thread wake-ups, which cost more than the statements). A group of moves only
-//! (no new table, player or session, no finished game, no rating) therefore goes on SQLite as
-//! one text, `BEGIN` to `COMMIT`, in one trip ([`write_moves`]); every other group, and every
-//! group on PostgreSQL, goes statement by statement in a `sqlx` transaction.
+//! (no new table, player or session, no finished game, no rating) therefore goes on SQLite in
+//! two trips: `BEGIN IMMEDIATE`, then its statements and `COMMIT` as one text
+//! ([`write_moves`]); every other group, and every group on PostgreSQL, goes statement by
+//! statement in a `sqlx` transaction.
 //!
 //! A failed transaction may still have committed (the connection cut after `COMMIT` was sent,
 //! a time limit reached while the answer was on its way): before a write is tried again, and
@@ -846,9 +847,9 @@ fn only_moves(tables: &[PreparedTable]) -> bool {
         && tables.iter().map(|w| w.events.len()).sum::<usize>() <= MOST_MOVE_EVENTS
 }
 
-/// Writes a group of moves on SQLite ([`only_moves`]) in one trip to sqlx's SQLite thread
-/// instead of four (`BEGIN`, the events, the rows and `COMMIT` in one text, see
-/// [`sql::sqlite_moves`]): each trip is two thread wake-ups, which cost more than the
+/// Writes a group of moves on SQLite ([`only_moves`]) in two trips to sqlx's SQLite thread
+/// instead of four (`BEGIN IMMEDIATE`, which takes the write lock, then the events, the rows
+/// and `COMMIT` in one text, see [`sql::sqlite_moves`]): each trip is two thread wake-ups, which cost more than the
 /// statements. The same rows as [`write_group`]'s, in one transaction.
 ///
 /// The statements stop at the first that fails: the writer then rolls back. When that
@@ -889,6 +890,9 @@ async fn write_moves(
             .bind(w.clocks.as_deref())
             .bind(w.now_ms);
     }
+    // The write lock first, in a trip of its own: a database held by another writer fails
+    // the group here (or the time limit does), before anything of it is sent (`Doubt::Clear`).
+    conn.execute("BEGIN IMMEDIATE").await?;
     // `COMMIT` goes in the same trip: from here a failure may have committed, unless the
     // rollback below finds the transaction still open.
     *committing = true;
@@ -945,7 +949,7 @@ mod tests {
     fn a_group_of_moves_numbers_the_rows_after_the_events() {
         assert_eq!(
             super::sql::sqlite_moves(2, 1),
-            "BEGIN; INSERT INTO table_events (table_id, version, body, created_ms) VALUES \
+            "INSERT INTO table_events (table_id, version, body, created_ms) VALUES \
              ($1, $2, $3, $4), ($5, $6, $7, $8); UPDATE game_tables SET phase = v.column2, \
              version = v.column3, clocks = v.column4, updated_ms = v.column5 FROM (VALUES \
              ($9, $10, $11, $12, $13)) AS v WHERE game_tables.id = v.column1 \

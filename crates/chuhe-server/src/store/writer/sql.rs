@@ -7,13 +7,12 @@ use crate::store::StoreError;
 use sqlx::{Any, Row, Transaction};
 
 /// The statements of a group of moves on SQLite as one text, sent to sqlx's SQLite thread in
-/// one trip: `BEGIN`, the events in one multi-row insert (`events` rows, parameters `$1`...),
+/// one trip once the transaction has begun: the events in one multi-row insert (`events` rows, parameters `$1`...),
 /// the tables' rows in one multi-row update (`tables` rows, numbered on after the events'),
 /// `COMMIT` (no insert when there is no event). SQLite runs the statements in order and stops at the first that fails; its
 /// parameter numbers are absolute, so one argument list serves all of them.
 pub(super) fn sqlite_moves(events: usize, tables: usize) -> String {
     let mut sql = String::with_capacity(160 + (events * 4 + tables * 5) * 6);
-    sql.push_str("BEGIN; ");
     if events > 0 {
         sql.push_str("INSERT INTO table_events (table_id, version, body, created_ms) VALUES ");
         sql.push_str(&values_from(0, events, 4));
