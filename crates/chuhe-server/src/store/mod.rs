@@ -18,7 +18,9 @@
 //! acknowledged move is durable. While one group commits, the next one gathers; there is no
 //! timer and no wait for a group to fill. Sessions, players and new tables are written by the
 //! same writer, in the same transaction, before the table writes of the group (a taken account
-//! name is refused without failing the group). The writer owns its
+//! name is refused without failing the group). On SQLite a group of moves alone (the usual
+//! one) goes to sqlx's SQLite thread in two trips, `BEGIN IMMEDIATE` then its statements and
+//! `COMMIT` as one text, instead of one trip per statement (`writer::write_moves`). The writer owns its
 //! connection (no pool) and opens a new one after an error that may have broken it. A
 //! [`TableWrite`] names its table and its versions, so that idempotent retries by
 //! `(table, version)` and ownership fencing can be checked where it is committed.

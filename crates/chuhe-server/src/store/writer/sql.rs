@@ -6,8 +6,36 @@ use super::{FinishedRow, PreparedTable, Single, ROWS_PER_STATEMENT};
 use crate::store::StoreError;
 use sqlx::{Any, Row, Transaction};
 
+/// The statements of a group of moves on SQLite as one text, sent to sqlx's SQLite thread in
+/// one trip once the transaction has begun: the events in one multi-row insert (`events` rows, parameters `$1`...),
+/// the tables' rows in one multi-row update (`tables` rows, numbered on after the events'),
+/// `COMMIT` (no insert when there is no event). SQLite runs the statements in order and stops at the first that fails; its
+/// parameter numbers are absolute, so one argument list serves all of them.
+pub(super) fn sqlite_moves(events: usize, tables: usize) -> String {
+    let mut sql = String::with_capacity(160 + (events * 4 + tables * 5) * 6);
+    if events > 0 {
+        sql.push_str("INSERT INTO table_events (table_id, version, body, created_ms) VALUES ");
+        sql.push_str(&values_from(0, events, 4));
+        sql.push_str("; ");
+    }
+    sql.push_str(
+        "UPDATE game_tables SET phase = v.column2, version = v.column3, \
+         clocks = v.column4, updated_ms = v.column5 FROM (VALUES ",
+    );
+    sql.push_str(&values_from(events * 4, tables, 5));
+    sql.push_str(
+        ") AS v WHERE game_tables.id = v.column1 AND game_tables.version <= v.column3; COMMIT",
+    );
+    sql
+}
+
 /// `INSERT`'s `VALUES` list of `rows` rows of `columns` numbered parameters each.
 pub(super) fn values(rows: usize, columns: usize) -> String {
+    values_from(0, rows, columns)
+}
+
+/// [`values`] with the parameters numbered from `first + 1`.
+fn values_from(first: usize, rows: usize, columns: usize) -> String {
     let mut sql = String::with_capacity(rows * columns * 5);
     for r in 0..rows {
         sql.push_str(if r == 0 { "(" } else { ", (" });
@@ -16,7 +44,7 @@ pub(super) fn values(rows: usize, columns: usize) -> String {
                 sql.push_str(", ");
             }
             sql.push('$');
-            sql.push_str(&(r * columns + c + 1).to_string());
+            sql.push_str(&(first + r * columns + c + 1).to_string());
         }
         sql.push(')');
     }
