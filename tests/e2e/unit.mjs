@@ -66,10 +66,10 @@ test('protocol: the capture moves of updates and states are among their legal mo
   }
 });
 
-test('protocol: an update carries a board with a move and only then', () => {
+test('protocol: an update carries a board with a takeback or a defeat and only then (2026-12-05)', () => {
   for (const { name, msg } of serverFixtures) {
     if (msg.type === 'update') {
-      assert.equal(!!msg.board, msg.events.some((e) => e.event.kind === 'moved'), `${name}: board with a move`);
+      assert.equal(!!msg.board, msg.events.some((e) => e.event.kind === 'taken_back' || e.event.kind === 'defeated'), `${name}: board`);
     }
   }
 });
@@ -94,7 +94,8 @@ test('protocol: an update applies to the state it follows and leaves that state 
   assert.equal(after.version, 8);
   assert.equal(after.table.version, 8);
   assert.deepEqual(after.board.moves, ['h2e2', 'h9g7']);
-  assert.equal(after.board.fen, update.board.fen);
+  // the client played h9g7 on the FEN itself: Black's Horse on g7, Red to move, the counters on
+  assert.equal(after.board.fen, 'rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2');
   assert.equal(after.to_move, 0);
   assert.deepEqual(after.legal_moves, []);
   assert.deepEqual(after.check, []);
@@ -117,14 +118,57 @@ test('protocol: a banqi update applies its view and legal moves', () => {
   const banqi = applyUpdate(read('server.state.banqi.json'), readMsg('server.update.banqi.json'));
   assert.ok(banqi);
   assert.deepEqual(banqi.board.moves, ['c2=R', 'd3=c']);
-  assert.equal(banqi.board.view, read('server.update.banqi.json').board.view);
+  // the flip d3=c played by the client: the square face up, the piece out of the pool
+  assert.equal(banqi.board.view, '????????/???c????/??R?????/???????? r KAAEERHHCCPPPPPkaaeerrhhcppppp 0');
+  assert.deepEqual(banqi.board.colors, ['red', 'black']);
+  assert.equal(banqi.board.captured, '-');
   assert.deepEqual(banqi.legal_moves, ['c2-b2', 'c2-c1', 'c2-d2', 'flip a1', 'flip a2']);
   assert.deepEqual(banqi.capture_moves, []);
 });
 
-test('protocol: an update with a board of another variant gives null', () => {
-  assert.equal(applyUpdate(read('server.state.banqi.json'), readMsg('server.update.json')), null, 'a board of another variant');
+test('protocol: an update with a move that does not fit the board gives null', () => {
+  assert.equal(applyUpdate(read('server.state.banqi.json'), readMsg('server.update.json')), null, 'a xiangqi move on a banqi board');
 });
+
+// recorded games of the three variants (tests/data/wire-replays, written by the Rust test
+// `updates_build_the_states_of_sync_in_every_variant` of crates/chuhe-server/tests/wire.rs with
+// CHUHE_WRITE_WIRE_REPLAYS=1): a spectator's messages, the moves played on the board by the
+// client (2026-12-05), the states of `sync` between them
+/**
+ * A state with the fields the server leaves out when they have their usual value filled in.
+ * @param {any} s
+ */
+const withUsual = (s) => ({
+  ...s, takeback_offer: s.takeback_offer ?? null, rematch_offers: s.rematch_offers ?? [], rematch: s.rematch ?? null,
+  berserks: s.berserks ?? [], defeats: s.defeats ?? [], abandon_ms: s.abandon_ms ?? [],
+});
+
+for (const variant of ['xiangqi', 'sanguo', 'banqi']) {
+  test(`protocol: the updates of a recorded ${variant} game build the states the server sent`, () => {
+    const lines = readFileSync(join(root, `tests/data/wire-replays/${variant}.jsonl`), 'utf8').split('\n').filter((l) => l !== '');
+    /** @type {any} */
+    let current = null;
+    let compared = 0;
+    let moves = 0;
+    for (const line of lines) {
+      const msg = /** @type {any} */ (readServerMessage(line));
+      if (msg.type === 'state') {
+        if (current && current.version === msg.version) {
+          assert.deepEqual(withUsual(current), withUsual(msg), `${variant}: the state at version ${msg.version}`);
+          compared += 1;
+        }
+        current = msg;
+      } else if (msg.type === 'update') {
+        const next = applyUpdate(current, msg);
+        assert.ok(next, `${variant}: the update of version ${msg.version} applies`);
+        moves += msg.events.filter((/** @type {any} */ e) => e.event.kind === 'moved').length;
+        current = next;
+      }
+    }
+    assert.ok(compared >= 3, `${variant}: ${compared} states compared`);
+    assert.ok(moves >= 40, `${variant}: ${moves} moves played`);
+  });
+}
 
 test('protocol: packed moves unpack in their order, and a bad group is refused', () => {
   assert.deepEqual(unpackMoves('h2:e2h9;b0:c2'), ['h2e2', 'h2h9', 'b0c2']);

@@ -1,6 +1,7 @@
 // The wire types of docs/protocol.md as JSDoc typedefs, and the readers of the three board texts
-// (xiangqi FEN, banqi view, sanguo position). No rule lives here: these only read what the server
-// sends so that the board can be drawn; the legal moves always come from the server.
+// (xiangqi FEN, banqi view, sanguo position), and `playMove`, which plays a move the server
+// announced on those texts (no legality check: the server has checked it). The legal moves always
+// come from the server.
 
 /** @typedef {'xiangqi' | 'sanguo' | 'banqi'} Variant */
 /** @typedef {{initial_ms: number, increment_ms: number}} TimeControl */
@@ -61,14 +62,15 @@
  *   | {kind: 'ended', outcome: Outcome, result: string | null, winner_seats?: number[]}} TableEvent
  */
 /**
- * The board after a move without its move list (an update's `board`).
+ * The board after a takeback or a sanguo defeat without its move list (an update's `board`).
  * @typedef {{variant: 'xiangqi', fen: string}
  *   | {variant: 'banqi', view: string, colors: (string | null)[], captured: string}
  *   | {variant: 'sanguo', position: string}} BoardPosition
  */
 /**
  * What one change of the table changed, sent after every change instead of a full state: the
- * events with their versions and the fields of the state they change (`board` only with a move,
+ * events with their versions and the fields of the state they change (`board` only with a
+ * takeback or a sanguo defeat: the client plays any other move itself, see `playMove`;
  * `connected` only with `sat`/`stood`); the legal moves only to the seat to move.
  * On the wire the usual values are left out and the legal moves are packed (`moves`,
  * `captures`: see `unpackMoves`); `readServerMessage` gives the update back whole, in this shape.
@@ -208,9 +210,10 @@ function wholeUpdate(msg) {
 /**
  * The state that `update` leads to from `state` (neither is changed), or `null` when the update
  * does not follow the state (its first event is not the state's version + 1) or does not fit it:
- * the client then asks `sync` for a full state. No rule is applied: the events' seats, move and
- * ending are copied, the move appended to the move list, and the update's fields replace the
- * state's.
+ * the client then asks `sync` for a full state. The events' seats and ending are copied; a move
+ * is played on the board (`playMove`) and appended to the move list, unless the update carries the
+ * board after the change (a takeback, a sanguo defeat), which then replaces the position; the
+ * update's fields replace the state's.
  * @param {StateMessage} state
  * @param {UpdateMessage} update
  * @returns {StateMessage | null}
@@ -232,15 +235,17 @@ export function applyUpdate(state, update) {
       if (event.seat >= seats.length) return null;
       seats[event.seat] = event.kind === 'sat' ? event.player : null;
     } else if (event.kind === 'moved') {
-      if (!update.board || update.board.variant !== board.variant) return null;
-      board = /** @type {BoardView} */ ({ ...board, ...update.board, moves: [...board.moves, event.move] });
+      // the update's board, when it has one, is put in place below; else the move is played here
+      const next = update.board ? { ...board, moves: [...board.moves, event.move] } : playMove(board, event.seat, event.move);
+      if (!next) return null;
+      board = next;
     } else if (event.kind === 'ended') {
       outcome = event.outcome;
       winners = event.winner_seats ?? [];
     } else if (event.kind === 'taken_back') {
       // the board before the last moves comes with the update; the list loses them
-      if (!update.board || update.board.variant !== board.variant || event.plies > board.moves.length) return null;
-      board = /** @type {BoardView} */ ({ ...board, ...update.board, moves: board.moves.slice(0, board.moves.length - event.plies) });
+      if (!update.board || event.plies > board.moves.length) return null;
+      board = /** @type {BoardView} */ ({ ...board, moves: board.moves.slice(0, board.moves.length - event.plies) });
     } else if (event.kind === 'defeated') {
       defeats.push({ seat: event.seat, reason: event.reason, heir: event.heir, ply: event.ply });
     } else if (event.kind === 'rematched') {
@@ -249,6 +254,10 @@ export function applyUpdate(state, update) {
       if (!berserks.includes(event.seat)) berserks.push(event.seat);
       berserks.sort((a, b) => a - b);
     }
+  }
+  if (update.board) {
+    if (update.board.variant !== board.variant) return null;
+    board = /** @type {BoardView} */ ({ ...board, ...update.board, moves: board.moves });
   }
   return {
     ...state,
@@ -274,6 +283,197 @@ export function applyUpdate(state, update) {
 }
 
 /** @typedef {{color: 'r' | 'b', kind: string}} XiangqiPiece */
+
+/**
+ * The board after `move`, which `seat` played (a `moved` event that came without the board), or
+ * `null` when the move does not fit the board (the client then asks `sync`). The texts change as
+ * the server's rules change them (docs/protocol.md, "Updates, 2026-12-05"):
+ * - xiangqi: the piece moves, the side to move passes, the halfmove count is 0 after a capture
+ *   and one more otherwise, the move number grows after Black's move;
+ * - sanguo: the piece moves, the last mover is the mover, the turn passes to the next kingdom not
+ *   defeated, the quiet count is 0 after a capture and one more otherwise (at most 180); a defeat
+ *   always comes with the board, so it is not played here;
+ * - banqi: a flip (`c2=R`) turns the square face up and takes the piece from the pool; the first
+ *   flip gives the mover's seat that piece's colour and the other seat the other; the turn passes
+ *   and the quiet count is 0 after a flip or a capture, one more after a move (at most 180); a
+ *   capture adds the taken piece to `captured`.
+ * @param {BoardView} board
+ * @param {number} seat
+ * @param {string} move the event's move text (banqi: the record, `c2=R` for a flip)
+ * @returns {BoardView | null}
+ */
+export function playMove(board, seat, move) {
+  try {
+    const moves = [...board.moves, move];
+    if (board.variant === 'xiangqi') return { ...board, fen: playXiangqi(board.fen, move), moves };
+    if (board.variant === 'sanguo') return { ...board, position: playSanguo(board.position, move), moves };
+    if (board.variant === 'banqi') return { ...board, ...playBanqi(board, seat, move), moves };
+  } catch {
+    return null;
+  }
+  return null;
+}
+
+/**
+ * The rows of a board text (`/`-separated) as arrays of one token per point, empty points `''`.
+ * @param {string} placement
+ * @param {RegExp} token a piece token (global), tried after a digit
+ * @returns {string[][]}
+ */
+function expandRows(placement, token) {
+  return placement.split('/').map((row) => {
+    /** @type {string[]} */
+    const cells = [];
+    let at = 0;
+    for (const m of row.matchAll(token)) {
+      if (m.index !== at) throw new Error(`bad row ${row}`);
+      at += m[0].length;
+      if (/^[1-9]$/.test(m[0])) cells.push(...Array(Number(m[0])).fill(''));
+      else cells.push(m[0]);
+    }
+    if (at !== row.length) throw new Error(`bad row ${row}`);
+    return cells;
+  });
+}
+
+/**
+ * The text of rows made by `expandRows`: runs of empty points as their count.
+ * @param {string[][]} rows
+ */
+function packRows(rows) {
+  return rows.map((cells) => {
+    let out = '';
+    let empty = 0;
+    for (const c of cells) {
+      if (c === '') {
+        empty += 1;
+      } else {
+        if (empty > 0) out += String(empty);
+        empty = 0;
+        out += c;
+      }
+    }
+    return empty > 0 ? out + String(empty) : out;
+  }).join('/');
+}
+
+/**
+ * A xiangqi FEN after an ICCS move.
+ * @param {string} fen
+ * @param {string} move
+ */
+function playXiangqi(fen, move) {
+  const m = /^([a-i])([0-9])([a-i])([0-9])$/.exec(move);
+  const [placement, side, castle, ep, half, full] = fen.split(' ');
+  if (!m || full === undefined) throw new Error(`bad move ${move} on ${fen}`);
+  const rows = expandRows(placement, /[1-9]|[KAEBRHNCPkaebrhncp]/g);
+  const at = (/** @type {string} */ f, /** @type {string} */ r) => [9 - Number(r), 'abcdefghi'.indexOf(f)];
+  const [fr, ff] = at(m[1], m[2]);
+  const [tr, tf] = at(m[3], m[4]);
+  const piece = rows[fr][ff];
+  if (!piece) throw new Error(`no piece on ${m[1]}${m[2]}`);
+  const captured = rows[tr][tf] !== '';
+  rows[tr][tf] = piece;
+  rows[fr][ff] = '';
+  const black = side === 'b';
+  return [packRows(rows), black ? 'w' : 'b', castle, ep, captured ? 0 : Number(half) + 1,
+    black ? Number(full) + 1 : Number(full)].join(' ');
+}
+
+/**
+ * A sanguo position text after a move that defeats nobody (`Rh3-Rh4`, `Rh3xGb1`).
+ * @param {string} text
+ * @param {string} move
+ */
+function playSanguo(text, move) {
+  const m = /^([RGB])([a-i])([1-5])[-x]([RGB])([a-i])([1-5])$/.exec(move);
+  const [boardText, , , defeated, flags, quiet] = text.split(' ');
+  if (!m || quiet === undefined) throw new Error(`bad move ${move} on ${text}`);
+  const halves = boardText.split(',').map((half) => expandRows(half, /[1-9]|[rgb][KAEHRCPF](?:~[rgb])?/g));
+  const at = (/** @type {string} */ k, /** @type {string} */ f, /** @type {string} */ r) =>
+    [halves['RGB'.indexOf(k)], 5 - Number(r), 'abcdefghi'.indexOf(f)];
+  const [fh, fr, ff] = /** @type {[string[][], number, number]} */ (at(m[1], m[2], m[3]));
+  const [th, tr, tf] = /** @type {[string[][], number, number]} */ (at(m[4], m[5], m[6]));
+  const piece = fh[fr][ff];
+  if (!piece) throw new Error(`no piece on ${m[1]}${m[2]}${m[3]}`);
+  const captured = th[tr][tf] !== '';
+  th[tr][tf] = piece;
+  fh[fr][ff] = '';
+  const mover = 'rgb'.indexOf(piece[0]);
+  let next = (mover + 1) % 3;
+  while (defeated.includes('RGB'[next]) && next !== mover) next = (next + 1) % 3;
+  return [halves.map(packRows).join(','), 'RGB'[next], 'RGB'[mover], defeated, flags,
+    captured ? 0 : Math.min(Number(quiet) + 1, 180)].join(' ');
+}
+
+/** The banqi pieces in the order pool texts list them (`spec/banqi.md`). */
+const BANQI_ORDER = 'KAERHCPkaerhcp';
+
+/**
+ * A banqi pool text with one more (`add`) or one fewer `piece`.
+ * @param {string} pool
+ * @param {string} piece
+ * @param {boolean} add
+ */
+function changePool(pool, piece, add) {
+  const letters = pool === '-' ? [] : [...pool];
+  if (add) {
+    letters.push(piece);
+  } else {
+    const i = letters.indexOf(piece);
+    if (i < 0) throw new Error(`${piece} is not in the pool ${pool}`);
+    letters.splice(i, 1);
+  }
+  letters.sort((a, b) => BANQI_ORDER.indexOf(a) - BANQI_ORDER.indexOf(b));
+  return letters.length === 0 ? '-' : letters.join('');
+}
+
+/**
+ * A banqi board's `view`, `colors` and `captured` after a recorded turn (`c2=R`, `c2-c3`,
+ * `c2xc3`) of `seat`.
+ * @param {{view: string, colors: (string | null)[], captured: string}} board
+ * @param {number} seat
+ * @param {string} move
+ */
+function playBanqi(board, seat, move) {
+  const [placement, turn, pool, quiet] = board.view.split(' ');
+  if (quiet === undefined) throw new Error(`bad view ${board.view}`);
+  const rows = expandRows(placement, /[1-8]|\?|\([KAERHCPkaerhcp]\)|[KAERHCPkaerhcp]/g);
+  const at = (/** @type {string} */ f, /** @type {string} */ r) => [4 - Number(r), 'abcdefgh'.indexOf(f)];
+  let colors = board.colors;
+  let { captured } = board;
+  const flip = /^([a-h])([1-4])=([KAERHCPkaerhcp])$/.exec(move);
+  if (flip) {
+    const [r, f] = at(flip[1], flip[2]);
+    if (rows[r][f] !== '?') throw new Error(`${flip[1]}${flip[2]} is not face down`);
+    const piece = flip[3];
+    rows[r][f] = piece;
+    const red = piece === piece.toUpperCase();
+    const mover = turn === '-' ? (red ? 'r' : 'b') : turn;
+    if (colors.every((c) => c === null)) {
+      colors = colors.map((_, i) => ((i === seat) === red ? 'red' : 'black'));
+    }
+    return {
+      view: [packRows(rows), mover === 'r' ? 'b' : 'r', changePool(pool, piece, false), 0].join(' '),
+      colors,
+      captured,
+    };
+  }
+  const step = /^([a-h])([1-4])([-x])([a-h])([1-4])$/.exec(move);
+  if (!step || turn === '-') throw new Error(`bad move ${move} on ${board.view}`);
+  const [fr, ff] = at(step[1], step[2]);
+  const [tr, tf] = at(step[4], step[5]);
+  const taken = rows[tr][tf];
+  if (taken === '?' || (step[3] === 'x') !== (taken !== '')) throw new Error(`bad capture ${move}`);
+  if (taken !== '') captured = changePool(captured, taken, true);
+  rows[tr][tf] = rows[fr][ff];
+  rows[fr][ff] = '';
+  return {
+    view: [packRows(rows), turn === 'r' ? 'b' : 'r', pool, taken ? 0 : Math.min(Number(quiet) + 1, 180)].join(' '),
+    colors,
+    captured,
+  };
+}
 
 /**
  * Reads the board of a xiangqi FEN: `board[rank][file]`, rank 0 = Red's back rank (ICCS rank 0),

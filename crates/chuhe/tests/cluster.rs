@@ -829,8 +829,10 @@ fn check_banqi_secrecy(seen: &Recorded, events: &[Value]) {
         );
         views += 1;
     }
+    // Since 2026-12-05 an update carries no board after a move (the client plays it), so the
+    // views on NATS are those of the states sent to the players connecting through other nodes.
     assert!(
-        views > 10,
+        views >= 2,
         "too few banqi views went through NATS to tell ({views})"
     );
     eprintln!("banqi: {views} views on NATS, each hiding every face-down piece");

@@ -71,8 +71,8 @@ pub struct State {
 /// move. The receiver applies it to its last state ([`State::apply`]) when its first event is
 /// that state's version + 1, and asks `sync` otherwise.
 ///
-/// The fields every update has are the state's fields that any event may change; `board` and
-/// `connected` come only with the events that change them. To keep the bytes per move small
+/// The fields every update has are the state's fields that any event may change; `board` comes
+/// only with a takeback or a sanguo defeat, `connected` only with the events that change it. To keep the bytes per move small
 /// (issue 32; `docs/protocol.md`, "Updates"), a field whose value is the usual one is left out:
 /// `check` when empty, `draw_offer` when `null`, `clocks` when untimed or when the clocks are the
 /// last move's (see [`Update::clocks`]), `moves` and `captures` when empty; and the legal moves
@@ -108,8 +108,11 @@ pub struct Update {
     /// The seats that want a rematch after the change, ascending (left out when none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rematch_offers: Vec<Seat>,
-    /// With a `moved` event only: the board after it, without the move list (the move itself is
-    /// the event's `move`, appended to the list).
+    /// The board after the change, without the move list, only when the change holds a
+    /// `taken_back` or a `defeated` event (since 2026-12-05): the receiver puts it in place of its
+    /// board's position after applying the events to the move list. Any other `moved` event comes
+    /// without it, and the receiver plays the event's `move` on its board
+    /// ([`crate::variant::BoardView::play`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub board: Option<BoardPosition>,
     /// With a `sat` or `stood` event only: per seat, whether someone is connected for it.
@@ -262,8 +265,9 @@ pub enum UpdateError {
         /// The version of the update's first event (the update's own when it has none).
         got: u64,
     },
-    /// The update does not fit the state: no event, a move without its board or a board of
-    /// another variant, a seat that does not exist.
+    /// The update does not fit the state: no event, a move the rules refuse on the state's
+    /// board, a takeback without its board or a board of another variant, a seat that does not
+    /// exist.
     Mismatch(String),
 }
 
@@ -282,7 +286,9 @@ impl std::error::Error for UpdateError {}
 
 impl State {
     /// Applies `update` (what the next change of the table changed) in place, as the web
-    /// client does: the events' seats, move and ending, then the update's own fields. The result
+    /// client does: the events' seats, moves (played on the board by the rules, or, when the
+    /// update carries its `board`, put on the move list and the board taken as sent) and
+    /// ending, then the update's own fields. The result
     /// is the state the server would send at the update's version (the clocks as of the
     /// update's sending).
     ///
@@ -325,13 +331,12 @@ impl State {
                     *next.seat_mut(*seat)? = Some(player.clone());
                 }
                 Event::Stood { seat } => *next.seat_mut(*seat)? = None,
-                Event::Moved { mv, .. } => {
-                    let board = update.board.as_ref().ok_or_else(|| {
-                        UpdateError::Mismatch("a move without its board".to_owned())
-                    })?;
-                    next.board
-                        .advance(mv, board)
-                        .map_err(UpdateError::Mismatch)?;
+                Event::Moved { seat, mv, .. } => {
+                    if update.board.is_some() {
+                        next.board.moves_mut().push(mv.clone());
+                    } else {
+                        next.board.play(*seat, mv).map_err(UpdateError::Mismatch)?;
+                    }
                 }
                 Event::Ended {
                     outcome,
@@ -341,20 +346,15 @@ impl State {
                     next.outcome = Some(outcome.clone());
                     next.winner_seats.clone_from(winner_seats);
                 }
-                Event::TakenBack { plies } => match (&mut next.board, update.board.as_ref()) {
-                    (
-                        crate::variant::BoardView::Xiangqi { fen, moves },
-                        Some(BoardPosition::Xiangqi { fen: back }),
-                    ) if *plies <= moves.len() => {
-                        fen.clone_from(back);
-                        moves.truncate(moves.len() - plies);
-                    }
-                    _ => {
+                Event::TakenBack { plies } => {
+                    let moves = next.board.moves_mut();
+                    if update.board.is_none() || *plies > moves.len() {
                         return Err(UpdateError::Mismatch(
-                            "a takeback without its xiangqi board".to_owned(),
-                        ))
+                            "a takeback without its board".to_owned(),
+                        ));
                     }
-                },
+                    moves.truncate(moves.len() - plies);
+                }
                 Event::Defeated {
                     seat,
                     reason,
@@ -382,6 +382,11 @@ impl State {
                 | Event::TakebackOffered { .. }
                 | Event::TakebackDeclined { .. } => {}
             }
+        }
+        if let Some(board) = &update.board {
+            next.board
+                .set_position(board)
+                .map_err(UpdateError::Mismatch)?;
         }
         next.version = update.version;
         next.table.version = update.version;

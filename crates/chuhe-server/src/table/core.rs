@@ -381,16 +381,19 @@ impl TableState {
 
     /// The part of the update after `events` (just applied) that every connection shares, at
     /// `now`: no seat (`you` is `null`) and no legal moves, which [`TableState::update_for`]
-    /// adds per seat. The board comes only after a move, `connected` only after a seat changed.
+    /// adds per seat. The board comes only after a takeback or a sanguo defeat, `connected` only
+    /// after a seat changed.
     pub(crate) fn update(
         &self,
         events: Vec<VersionedEvent>,
         connected: Vec<bool>,
         now: Instant,
     ) -> Update {
-        let moved = events
+        // A move is played by the receiver on its own board; the board is sent only where that
+        // is not simple: a takeback, a sanguo defeat (docs/protocol.md, "Updates, 2026-12-05").
+        let with_board = events
             .iter()
-            .any(|e| matches!(e.event, Event::Moved { .. } | Event::TakenBack { .. }));
+            .any(|e| matches!(e.event, Event::TakenBack { .. } | Event::Defeated { .. }));
         let seated = events
             .iter()
             .any(|e| matches!(e.event, Event::Sat { .. } | Event::Stood { .. }));
@@ -412,7 +415,7 @@ impl TableState {
             draw_offer: self.draw_offer,
             takeback_offer: self.takeback_offer,
             rematch_offers: self.rematch_offers.clone(),
-            board: moved.then(|| self.game.position_view()),
+            board: with_board.then(|| self.game.position_view()),
             connected: seated.then_some(connected),
             legal_moves: Vec::new(),
             capture_moves: Vec::new(),

@@ -228,6 +228,7 @@ impl Server {
             last: None,
             queue: VecDeque::new(),
             received_bytes: 0,
+            log: None,
         }
     }
 }
@@ -327,6 +328,8 @@ pub struct Client {
     queue: VecDeque<ServerMessage>,
     /// Bytes of text frames received so far.
     pub received_bytes: usize,
+    /// When set, every text frame received (the spectator count excepted), raw, in order.
+    pub log: Option<Vec<String>>,
 }
 
 impl Client {
@@ -379,6 +382,9 @@ impl Client {
                     self.received_bytes += t.len();
                     let text = t.to_string();
                     self.track(&text);
+                    if let Some(log) = &mut self.log {
+                        log.push(text.clone());
+                    }
                     return text;
                 }
                 Some(Ok(Message::Close(_))) | None => panic!("socket closed"),
@@ -471,6 +477,15 @@ impl Client {
                 }
                 _ => continue,
             }
+        }
+    }
+
+    /// Reads until the state is at `version` or later (already there: nothing is read), and
+    /// drops what [`Client::next`] had not handed out yet, so the next message read is new.
+    pub async fn reach(&mut self, version: u64) {
+        self.queue.clear();
+        while self.last.as_ref().is_none_or(|s| s.version < version) {
+            self.next_text().await;
         }
     }
 
