@@ -66,7 +66,7 @@ test('protocol: the capture moves of updates and states are among their legal mo
   }
 });
 
-test('protocol: an update carries a board with a takeback or a defeat and only then (2026-12-05)', () => {
+test('protocol: an update carries a board with a takeback or a defeat and only then (2026-12-04)', () => {
   for (const { name, msg } of serverFixtures) {
     if (msg.type === 'update') {
       assert.equal(!!msg.board, msg.events.some((e) => e.event.kind === 'taken_back' || e.event.kind === 'defeated'), `${name}: board`);
@@ -133,7 +133,7 @@ test('protocol: an update with a move that does not fit the board gives null', (
 // recorded games of the three variants (tests/data/wire-replays, written by the Rust test
 // `updates_build_the_states_of_sync_in_every_variant` of crates/chuhe-server/tests/wire.rs with
 // CHUHE_WRITE_WIRE_REPLAYS=1): a spectator's messages, the moves played on the board by the
-// client (2026-12-05), the states of `sync` between them
+// client (2026-12-04), the states of `sync` between them
 /**
  * A state with the fields the server leaves out when they have their usual value filled in.
  * @param {any} s

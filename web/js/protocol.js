@@ -287,7 +287,7 @@ export function applyUpdate(state, update) {
 /**
  * The board after `move`, which `seat` played (a `moved` event that came without the board), or
  * `null` when the move does not fit the board (the client then asks `sync`). The texts change as
- * the server's rules change them (docs/protocol.md, "Updates, 2026-12-05"):
+ * the server's rules change them (docs/protocol.md, "Updates without the board, 2026-12-04"):
  * - xiangqi: the piece moves, the side to move passes, the halfmove count is 0 after a capture
  *   and one more otherwise, the move number grows after Black's move;
  * - sanguo: the piece moves, the last mover is the mover, the turn passes to the next kingdom not

@@ -55,6 +55,8 @@ mod tests {
             computer_games: 0,
             computer_level: 1,
             arena: None,
+            spectators: 0,
+            idle: 0,
         }
     }
 

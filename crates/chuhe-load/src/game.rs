@@ -186,6 +186,11 @@ async fn play_game(
         )
     })
     .await?;
+    if number == 0 {
+        // The run's first table: the spectators' (`--spectators`).
+        let url = settings.table_url.as_ref().unwrap_or(&urls[0]).clone();
+        let _ = totals.watched.set((url, table.clone()));
+    }
     let (inbox_tx, mut inbox) = mpsc::unbounded_channel();
     let mut writers = Vec::with_capacity(seats);
     let mut links = Vec::with_capacity(seats);

@@ -73,6 +73,7 @@ pub mod bot;
 mod check;
 mod choice;
 mod computer;
+mod crowd;
 mod error;
 mod game;
 mod link;

@@ -262,6 +262,8 @@ mod tests {
             computer_games: 0,
             computer_level: 8,
             arena: None,
+            spectators: 0,
+            idle: 0,
         }
     }
 

@@ -71,6 +71,18 @@ async fn run_async(settings: LoadSettings, out: &mut impl Write) -> Result<(), L
             )));
         }
     }
+    // The idle connections first (their memory measured before the games add theirs); they
+    // are held to the end of the run.
+    let idle = if settings.idle > 0 {
+        let held_until = Instant::now() + settings.duration;
+        Some(
+            crate::crowd::hold_idle(&settings, &addresses, held_until)
+                .await
+                .map_err(LoadError::Failed)?,
+        )
+    } else {
+        None
+    };
     let begin = Instant::now();
     let deadline = begin + settings.duration;
     let _ = totals.measure_from.set(begin + settings.warmup);
@@ -101,6 +113,14 @@ async fn run_async(settings: LoadSettings, out: &mut impl Write) -> Result<(), L
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
+    let spectators = (settings.spectators > 0).then(|| {
+        tokio::spawn(crate::crowd::spectate(
+            settings.clone(),
+            totals.clone(),
+            addresses.clone(),
+            deadline,
+        ))
+    });
     // Sample the memory and the load while the games run.
     let sampler = {
         let pids = settings.server_pids.clone();
@@ -171,6 +191,18 @@ async fn run_async(settings: LoadSettings, out: &mut impl Write) -> Result<(), L
         cpu,
     };
     let total_errors = write_report(&settings, &totals, &measures, out)?;
+    if let Some(idle) = &idle {
+        for line in crate::crowd::idle_lines(idle) {
+            writeln!(out, "{line}")?;
+        }
+    }
+    if let Some(task) = spectators {
+        if let Ok(mut seen) = task.await {
+            for line in crate::crowd::spectator_lines(&mut seen) {
+                writeln!(out, "{line}")?;
+            }
+        }
+    }
     if stored.missing > 0 || stored.doubled > 0 {
         return Err(LoadError::Failed(format!(
             "{} acknowledged moves missing and {} doubled in the store",

@@ -75,6 +75,12 @@ pub struct LoadSettings {
     /// Instead of the games above: players in one arena ([`crate::ArenaLoad`]), their waves
     /// as the server reports them.
     pub arena: Option<crate::ArenaLoad>,
+    /// Connections without a session that watch the table of the run's first game (the
+    /// fan-out spread is reported: `crowd.rs`).
+    pub spectators: usize,
+    /// Connections without a session opened before the games, watching an open table where
+    /// nothing happens, held to the end (the server's memory per connection is reported).
+    pub idle: usize,
 }
 
 #[cfg(test)]

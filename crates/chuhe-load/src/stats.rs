@@ -55,6 +55,9 @@ pub(crate) struct Totals {
     slow_by_second: Mutex<BTreeMap<u64, u64>>,
     /// When the run began (set once, before the games start).
     pub(crate) began: OnceLock<Instant>,
+    /// The URL and id of the run's first table (game slot 0's first), which the spectators
+    /// watch.
+    pub(crate) watched: OnceLock<(String, String)>,
     /// `--reconnect`: connections made again after a loss (counted at their first `state`).
     pub(crate) reconnects: AtomicU64,
     /// `--reconnect`: per reconnection, from the loss to the first `state` after it.

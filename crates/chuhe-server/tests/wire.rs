@@ -151,7 +151,7 @@ const MAX_PLIES: usize = 400;
 /// Two paths agree in every variant: over random games of xiangqi, sanguo and banqi (seeded,
 /// untimed, played to their end or [`MAX_PLIES`]), the state that each connection builds by
 /// applying every update (moves played on its own board, `docs/protocol.md`, "Updates,
-/// 2026-12-05") equals, field for field, the full `state` the server sends on `sync` at that
+/// 2026-12-04") equals, field for field, the full `state` the server sends on `sync` at that
 /// version: the spectator at every change, the seats every 7 changes and at the end. Every 25
 /// changes the spectator reconnects with `since` a few versions back and goes on from the
 /// state it gets. Sanguo's defeats and banqi's flips (the first one giving the colours) and

@@ -273,6 +273,17 @@ pub enum Command {
         /// The length of the arena created, minutes (10 to 180).
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(10..=180))]
         arena_minutes: u32,
+        /// Connections that watch the table of the run's first game, each from its own address
+        /// and without a session (0 to 100000): how much later the last of them sees each
+        /// update than the first (the fan-out spread) is reported.
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+        spectators: u32,
+        /// Connections opened before the games, each from its own address and without a
+        /// session, that watch an open table where nothing happens and stay until the end
+        /// (0 to 100000): the server's memory per held connection is reported (with
+        /// --server-pid).
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+        idle: u32,
     },
 }
 
@@ -484,6 +495,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             arena_players,
             arena_id,
             arena_minutes,
+            spectators,
+            idle,
         } => {
             let settings = crate::loadtest_cmd::LoadSettings {
                 urls: url
@@ -512,6 +525,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                     id: arena_id,
                     minutes: arena_minutes,
                 }),
+                spectators: spectators as usize,
+                idle: idle as usize,
             };
             crate::loadtest_cmd::run(settings, &mut out)?
         }

@@ -829,7 +829,7 @@ fn check_banqi_secrecy(seen: &Recorded, events: &[Value]) {
         );
         views += 1;
     }
-    // Since 2026-12-05 an update carries no board after a move (the client plays it), so the
+    // Since 2026-12-04 an update carries no board after a move (the client plays it), so the
     // views on NATS are those of the states sent to the players connecting through other nodes.
     assert!(
         views >= 2,

@@ -109,7 +109,7 @@ pub struct Update {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rematch_offers: Vec<Seat>,
     /// The board after the change, without the move list, only when the change holds a
-    /// `taken_back` or a `defeated` event (since 2026-12-05): the receiver puts it in place of its
+    /// `taken_back` or a `defeated` event (since 2026-12-04): the receiver puts it in place of its
     /// board's position after applying the events to the move list. Any other `moved` event comes
     /// without it, and the receiver plays the event's `move` on its board
     /// ([`crate::variant::BoardView::play`]).

@@ -390,7 +390,7 @@ impl TableState {
         now: Instant,
     ) -> Update {
         // A move is played by the receiver on its own board; the board is sent only where that
-        // is not simple: a takeback, a sanguo defeat (docs/protocol.md, "Updates, 2026-12-05").
+        // is not simple: a takeback, a sanguo defeat (docs/protocol.md, "Updates without the board, 2026-12-04").
         let with_board = events
             .iter()
             .any(|e| matches!(e.event, Event::TakenBack { .. } | Event::Defeated { .. }));

@@ -118,7 +118,7 @@ impl BoardView {
 impl BoardView {
     /// Plays `record`, the move `seat` just made (a `moved` event's `move`), on this view by the
     /// rules, as a client does with an update that carries no board (`docs/protocol.md`,
-    /// "Updates, 2026-12-05"): xiangqi moves the piece, passes the turn and advances the FEN's
+    /// "Updates without the board, 2026-12-04"): xiangqi moves the piece, passes the turn and advances the FEN's
     /// counters; sanguo moves the piece, passes the turn to the next active kingdom and counts
     /// the quiet moves, and a captured General or a kingdom left without a legal move hands its
     /// army to its heir as the rules say; banqi reveals a flip's piece (named by the record),
