@@ -67,13 +67,15 @@ pub struct State {
 
 /// What one change of a table changed, as one connection may see it: sent to every connection
 /// after every change instead of a full [`State`]. Its size does not grow with the game: no move
-/// list, only the new position text after a move, and the legal moves only for the seat to
-/// move. The receiver applies it to its last state ([`State::apply`]) when its first event is
-/// that state's version + 1, and asks `sync` otherwise.
+/// list, no board after a move (the receiver plays the event's move on its own board), and the
+/// legal moves only for the seat to move. The receiver applies it to its last state
+/// ([`State::apply`]) when its first event is that state's version + 1, and asks `sync`
+/// otherwise.
 ///
 /// The fields every update has are the state's fields that any event may change; `board` comes
-/// only with a takeback or a sanguo defeat, `connected` only with the events that change it. To keep the bytes per move small
-/// (issue 32; `docs/protocol.md`, "Updates"), a field whose value is the usual one is left out:
+/// only with a takeback or a sanguo defeat, `connected` only with the events that change it. To
+/// keep the bytes per move small (issue 32; `docs/protocol.md`, "Updates"), a field whose value
+/// is the usual one is left out:
 /// `check` when empty, `draw_offer` when `null`, `clocks` when untimed or when the clocks are the
 /// last move's (see [`Update::clocks`]), `moves` and `captures` when empty; and the legal moves
 /// travel packed ([`pack_moves`]). A receiver reads a missing field as that usual value.
