@@ -55,7 +55,7 @@ async fn puzzles_are_served(backend: Backend) {
     let (status, count) = get(&server, "/api/puzzle/count", None).await;
     assert_eq!(status, 200);
     assert_eq!(count["count"].as_u64(), Some(rows.len() as u64));
-    assert_eq!(rows.len(), 454);
+    assert_eq!(rows.len(), 614);
 
     // The first puzzle of the file, in lichess's shape: Black's chariot b3-b6 is played, then
     // Red's chariot f8-h8 wins.
@@ -123,6 +123,7 @@ async fn next_avoids_played_puzzles(backend: Backend) {
         .collect();
     assert!(with_theme.len() >= 3, "{with_theme:?}");
     let mut seen = BTreeSet::new();
+    let mut diffs = Vec::new();
     for _ in 0..with_theme.len() {
         let (status, p) = get(
             &server,
@@ -136,8 +137,13 @@ async fn next_avoids_played_puzzles(backend: Backend) {
         assert!(seen.insert(id.clone()), "{id} came twice");
         let (status, r) = post_result(&server, &id, &guest, false).await;
         assert_eq!(status, 200, "{r}");
+        diffs.push(r["player"]["ratingDiff"].as_i64().unwrap());
     }
     assert_eq!(seen, with_theme);
+    // Every loss costs the player points or, once its rating is far below the puzzles' and its
+    // deviation small, nothing in whole points; the first costs some.
+    assert!(diffs[0] < 0, "{diffs:?}");
+    assert!(diffs.iter().all(|d| *d <= 0), "{diffs:?}");
     // All played: the next one is one of them all the same.
     let (status, p) = get(
         &server,
@@ -158,7 +164,8 @@ async fn next_avoids_played_puzzles(backend: Backend) {
         .collect();
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["win"], false);
-    assert!(lines[0]["ratingDiff"].as_i64().unwrap() < 0);
+    // The latest result is the loop's last, with the change its answer gave.
+    assert_eq!(lines[0]["ratingDiff"].as_i64(), diffs.last().copied());
     let (status, _, _) = server.http("GET", "/api/puzzle/activity", None, None).await;
     assert_eq!(status, 401);
     server.stop().await;
@@ -255,7 +262,7 @@ async fn a_win_rates_the_player_and_the_puzzle(backend: Backend) {
         conn.close().await.unwrap();
     }
     let store = Store::connect(&db.url).await.unwrap();
-    assert_eq!(store.puzzle_count().await.unwrap(), 454);
+    assert_eq!(store.puzzle_count().await.unwrap(), 614);
     let row = store.puzzle(id).await.unwrap().unwrap();
     assert_eq!(row.rating.rating, puzzle_after.rating);
     assert_eq!(row.plays, 1);
