@@ -96,6 +96,8 @@ struct Table {
     idle_since: Option<Instant>,
     /// Whether [`TableNotice::Idle`] was sent for the current `idle_since`.
     idle_reported: bool,
+    /// When the spectator count goes to a crowd's connections ([`CROWD`]), if a change waits.
+    spectators_due: Option<Instant>,
     /// Shared with the handles: set once the table has ended.
     ended: Arc<AtomicBool>,
     /// Shared with the handles: the table as listed, after its last stored change (the lobby
@@ -136,6 +138,15 @@ struct Table {
 /// The wait before a timer whose write failed is tried again.
 const TIMER_RETRY: Duration = Duration::from_secs(1);
 
+/// Above this many connections a table sends its spectator count at most once every
+/// [`CROWD_EVERY`] (the first change arms a one-shot timer; none runs while the count does not
+/// change): otherwise N watchers joining one table would cost N²/2 messages
+/// (`docs/performance.md`, "Watchers, and 10,000 games on two nodes").
+const CROWD: usize = 64;
+
+/// How often, at most, a crowd's connections get the spectator count.
+const CROWD_EVERY: Duration = Duration::from_secs(1);
+
 pub(crate) fn spawn(
     state: TableState,
     log: Vec<Event>,
@@ -171,6 +182,7 @@ pub(crate) fn spawn(
         absent_since,
         idle_since: None,
         idle_reported: false,
+        spectators_due: None,
         ended,
         listed,
         thinking: None,
@@ -223,6 +235,13 @@ impl Table {
                     None => std::future::pending().await,
                 }
             };
+            let crowd_at = self.spectators_due;
+            let crowd = async {
+                match crowd_at {
+                    Some(at) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 cmd = rx.recv() => match cmd {
                     None => break,
@@ -253,6 +272,11 @@ impl Table {
                     if let Some((_, what)) = due {
                         self.on_due(what).await;
                     }
+                }
+                () = crowd => {
+                    self.spectators_due = None;
+                    let count = self.spectators();
+                    self.send_all(&ServerMessage::Spectators { count });
                 }
             }
         }

@@ -144,7 +144,16 @@ impl Table {
     }
 
     /// Tells everybody how many watch (after a connection came or went, or a seat changed).
+    /// Tells every connection the spectator count: at once, or for a crowd (more than
+    /// [`super::CROWD`] connections) at most once every [`super::CROWD_EVERY`].
     pub(super) fn send_spectators(&mut self) {
+        if self.conns.len() > super::CROWD {
+            if self.spectators_due.is_none() {
+                self.spectators_due = Some(Instant::now() + super::CROWD_EVERY);
+            }
+            return;
+        }
+        self.spectators_due = None;
         let count = self.spectators();
         self.send_all(&ServerMessage::Spectators { count });
     }
