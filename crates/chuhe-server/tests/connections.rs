@@ -142,3 +142,51 @@ async fn a_slow_body_is_answered_408_and_its_connection_closed() {
     dribble.abort();
     server.stop().await;
 }
+
+/// A crowd of watchers on one table (over 64 connections) gets the spectator count at most
+/// once a second, not once per joining connection: 80 spectators join, and each sees only a
+/// few count messages, the last one saying 80 (docs/performance.md, "Watchers").
+#[tokio::test]
+async fn a_crowd_gets_the_spectator_count_coalesced() {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let db = fresh_db(Backend::Sqlite).await;
+    let settings = Settings {
+        max_connections_per_address: 200,
+        ..fast_settings()
+    };
+    let server = Server::start(&db, settings).await;
+    let cookie = server.guest("host").await;
+    let table = server.create_table(&cookie, UNTIMED).await;
+    let url = format!("ws://{}/api/tables/{table}/ws", server.addr);
+    let mut crowd = Vec::new();
+    for _ in 0..80 {
+        let (ws, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .unwrap();
+        crowd.push(ws);
+    }
+    for ws in &mut crowd {
+        let mut counts: Vec<u64> = Vec::new();
+        while counts.last() != Some(&80) {
+            let frame = tokio::time::timeout(Duration::from_secs(5), ws.next())
+                .await
+                .unwrap_or_else(|_| panic!("no count of 80 within 5 s: {counts:?}"))
+                .expect("open")
+                .unwrap();
+            let Message::Text(text) = frame else { continue };
+            let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+            if value["type"] == "spectators" {
+                counts.push(value["count"].as_u64().unwrap());
+            }
+        }
+        // Up to 64 connections each join is told at once; above, one count a second.
+        assert!(
+            counts.len() <= 64 + 3,
+            "{} counts: {counts:?}",
+            counts.len()
+        );
+        assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
+    }
+    server.stop().await;
+}
