@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::play::{create_table, start_and_play, Seat};
+use common::play::{create_table, guest, start_and_play, Seat};
 use common::{free_port, http, wait_healthy, PgDatabase, Running, TempDir, CHUHE};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
@@ -65,29 +65,6 @@ impl Node {
             .find_map(|l| l.strip_prefix(&format!("{name} ")))
             .map_or(0, |v| v.trim().parse().unwrap())
     }
-}
-
-async fn guest(url: &str, name: &str) -> String {
-    let response = reqwest::Client::new()
-        .post(format!("{url}/api/session"))
-        .json(&json!({ "name": name }))
-        .send()
-        .await
-        .unwrap();
-    assert!(
-        response.status().is_success(),
-        "session: {}",
-        response.status()
-    );
-    response
-        .headers()
-        .get_all(reqwest::header::SET_COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .filter_map(|v| v.split(';').next())
-        .find(|pair| pair.starts_with("chuhe_session="))
-        .unwrap()
-        .to_owned()
 }
 
 /// The text frames read by a connection to `table` through `url`, as they came.

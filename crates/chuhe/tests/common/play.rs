@@ -32,6 +32,18 @@ pub async fn account(base: &str, name: &str, password: &str) -> String {
     session_cookie(&response)
 }
 
+/// A new guest session named `name` (`POST /api/session`): its cookie.
+pub async fn guest(base: &str, name: &str) -> String {
+    let response = reqwest::Client::new()
+        .post(format!("{base}/api/session"))
+        .json(&json!({ "name": name }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200, "guest {name}");
+    session_cookie(&response)
+}
+
 /// A new session of an existing account (`POST /api/login`).
 pub async fn login(base: &str, name: &str, password: &str) -> String {
     let response = reqwest::Client::new()
