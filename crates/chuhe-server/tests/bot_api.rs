@@ -1178,6 +1178,18 @@ async fn an_unanswered_challenge_expires(backend: Backend) {
         created_ms: now - 30_000,
         expires_ms: expires,
     };
+    // With nothing waiting the answer is a read: 0, even while another connection holds the
+    // database's write lock (a write would wait for it, and time out).
+    {
+        let _lock = hold_write_lock(backend, &db.url).await;
+        assert_eq!(
+            store
+                .keep_challenges(&a.player_id, now + 20_000)
+                .await
+                .unwrap(),
+            0
+        );
+    }
     // Kept alive: only the one with a clock that expires before the new time.
     store
         .create_challenge(&made("keepmeup", &timed, now + 5_000))

@@ -631,7 +631,18 @@ impl Store {
             slot.closed = true;
             slot.conn.take()
         };
-        if let Some(conn) = conn {
+        if let Some(mut conn) = conn {
+            // Released before the connection closes: PostgreSQL releases a closed session's
+            // locks only as its backend exits, after the client has gone, and a server started
+            // at once on the same database would find the lock still held (CI met it in
+            // `bot_api`'s restart test).
+            let _ = within(self.options.statement_timeout, async {
+                sqlx::query("SELECT pg_advisory_unlock_all()")
+                    .execute(&mut conn)
+                    .await?;
+                Ok(())
+            })
+            .await;
             let _ = conn.close().await;
         }
         let (answer, answered) = oneshot::channel();
