@@ -144,6 +144,11 @@ pub(crate) fn write_report(
 /// (issue 32's goal: at most 100 µs of server time per move), and the bytes the server sent per
 /// move and connection (goal: at most 300). Only the games between people count: their moves,
 /// and the messages their connections read.
+///
+/// Every figure per move divides by this load test's moves, which the `server cpu` line says:
+/// when several load tests play against the same server at once, each sees the server's whole
+/// processor time but only its own moves, so its figure is too high by the share of the others'
+/// moves (`scripts/loadtest-combine` divides the time by the moves of all of them).
 fn write_costs(totals: &Totals, cpu: Option<&CpuWindow>, out: &mut impl Write) -> io::Result<()> {
     let moves = totals.measured_moves.load(Ordering::Relaxed);
     let per_move = |seconds: f64| {
@@ -159,7 +164,8 @@ fn write_costs(totals: &Totals, cpu: Option<&CpuWindow>, out: &mut impl Write) -
             let server: f64 = cpu.servers.iter().map(|(_, s)| s).sum();
             writeln!(
                 out,
-                "server cpu: {server:.2} s in {:.1} s ({:.0} % of a core), {moves} moves: {}",
+                "server cpu: {server:.2} s in {:.1} s ({:.0} % of a core), {moves} moves of this \
+                 loadtest: {}",
                 cpu.seconds,
                 share(server),
                 per_move(server)
@@ -297,7 +303,8 @@ mod tests {
         write_costs(&totals, Some(&cpu), &mut out).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "server cpu: 0.40 s in 20.0 s (2 % of a core), 2000 moves: 200 µs per move\n\
+            "server cpu: 0.40 s in 20.0 s (2 % of a core), 2000 moves of this loadtest: 200 µs \
+             per move\n\
              loadtest cpu: 1.00 s in 20.0 s (5 % of a core): 500 µs per move\n\
              from the server: 250 B per move per connection (1250000 B in 5100 messages; 2000 \
              moves, 5000 move-connections)\n"
@@ -315,7 +322,8 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "server cpu: 0.40 s in 20.0 s (2 % of a core), 2000 moves: 200 µs per move",
+                "server cpu: 0.40 s in 20.0 s (2 % of a core), 2000 moves of this loadtest: \
+                 200 µs per move",
                 "  server 41: 0.30 s (2 % of a core): 150 µs per move",
                 "  server 42: 0.10 s (0 % of a core): 50 µs per move",
                 "database cpu: 0.20 s in 20.0 s (1 % of a core): 100 µs per move",

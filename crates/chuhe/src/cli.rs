@@ -230,11 +230,13 @@ pub enum Command {
         no_spread: bool,
         /// The server's process id, to report its memory per table (from /proc/PID/status) and
         /// its processor time per move; give it once per node of a cluster on this machine
-        /// (memory summed, time per node and summed).
+        /// (memory summed, time per node and summed). Per move means per move of this load
+        /// test: with several load tests against the same server, each reports the server's
+        /// whole time over its own moves (scripts/loadtest-combine divides by all of theirs).
         #[arg(long)]
         server_pid: Vec<u32>,
         /// The database server's main process (PostgreSQL's postmaster), to report its
-        /// processor time and its backends' per move.
+        /// processor time and its backends' per move (of this load test, as --server-pid).
         #[arg(long)]
         db_pid: Option<u32>,
         /// Create every table through this URL instead of its seat 0's (in a cluster the node

@@ -6,8 +6,8 @@
 
 mod common;
 
-use common::{first_number, free_port, line, serve, wait_healthy, TempDir, CHUHE};
-use std::process::Command;
+use common::loadtest::{loadtest, LoadServer};
+use common::{first_number, line};
 
 /// `p50 502.0 ms, ...`: the milliseconds of the percentile named `name`.
 fn percentile(summary: &str, name: &str) -> f64 {
@@ -21,27 +21,15 @@ fn percentile(summary: &str, name: &str) -> f64 {
 
 #[test]
 fn games_against_the_computer_are_reported_apart() {
-    let dir = TempDir::new("loadtest-computer");
-    let database = format!("sqlite://{}", dir.0.join("chuhe.db").display());
-    let log = dir.0.join("serve.log");
-    let port = free_port();
-    let url = format!("http://127.0.0.1:{port}");
-    let mut server = serve(&database, port, &log);
-    wait_healthy(port, &mut server);
-    let out = Command::new(CHUHE)
-        .args(["loadtest", "--url", &url, "--games", "2", "--duration", "8"])
+    let mut server = LoadServer::start("loadtest-computer");
+    let out = loadtest(&[&server.url])
+        .args(["--games", "2", "--duration", "8"])
         .args(["--computer-games", "3", "--computer-level", "1"])
         .args(["--think-ms", "50-100", "--variants", "xiangqi,sanguo,banqi"])
         .output()
         .unwrap();
-    server.kill().unwrap();
-    server.wait().unwrap();
-    let report = String::from_utf8_lossy(&out.stdout);
-    let context = format!(
-        "{report}\n{}\nserver log:\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        std::fs::read_to_string(&log).unwrap_or_default()
-    );
+    server.kill();
+    let (report, context) = server.report(&out);
     assert!(out.status.success(), "loadtest failed:\n{context}");
     assert_eq!(line(&report, "errors: "), "0", "{context}");
     let games = line(&report, "against the computer (level 1): ");

@@ -5,33 +5,21 @@
 
 mod common;
 
-use common::{first_number, free_port, line, serve, wait_healthy, TempDir, CHUHE};
-use std::process::Command;
+use common::loadtest::{loadtest, LoadServer};
+use common::{first_number, line};
 
 #[test]
 fn idle_connections_and_spectators_are_measured() {
-    let dir = TempDir::new("loadtest-crowd");
-    let database = format!("sqlite://{}", dir.0.join("chuhe.db").display());
-    let log = dir.0.join("serve.log");
-    let port = free_port();
-    let url = format!("http://127.0.0.1:{port}");
-    let mut server = serve(&database, port, &log);
-    wait_healthy(port, &mut server);
-    let pid = server.id().to_string();
-    let out = Command::new(CHUHE)
-        .args(["loadtest", "--url", &url, "--games", "2", "--duration", "8"])
+    let mut server = LoadServer::start("loadtest-crowd");
+    let pid = server.pid();
+    let out = loadtest(&[&server.url])
+        .args(["--games", "2", "--duration", "8"])
         .args(["--think-ms", "100-200", "--variants", "xiangqi"])
         .args(["--idle", "60", "--spectators", "40", "--server-pid", &pid])
         .output()
         .unwrap();
-    server.kill().unwrap();
-    server.wait().unwrap();
-    let report = String::from_utf8_lossy(&out.stdout);
-    let context = format!(
-        "{report}\n{}\nserver log:\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        std::fs::read_to_string(&log).unwrap_or_default()
-    );
+    server.kill();
+    let (report, context) = server.report(&out);
     assert!(out.status.success(), "loadtest failed:\n{context}");
     assert_eq!(line(&report, "errors: "), "0", "{context}");
     let idle = line(&report, "idle connections: ");

@@ -8,21 +8,16 @@
 
 mod common;
 
-use common::{first_number, free_port, line, serve, wait_healthy, TempDir, CHUHE};
-use std::process::{Command, Stdio};
+use common::loadtest::{loadtest, LoadServer};
+use common::{first_number, line};
+use std::process::Stdio;
 use std::time::Duration;
 
 #[test]
 fn games_go_on_across_kill_9_with_reconnect() {
-    let dir = TempDir::new("loadtest-reconnect");
-    let database = format!("sqlite://{}", dir.0.join("chuhe.db").display());
-    let log = dir.0.join("serve.log");
-    let port = free_port();
-    let url = format!("http://127.0.0.1:{port}");
-    let mut server = serve(&database, port, &log);
-    wait_healthy(port, &mut server);
-    let load = Command::new(CHUHE)
-        .args(["loadtest", "--url", &url, "--url", &url, "--reconnect"])
+    let mut server = LoadServer::start("loadtest-reconnect");
+    let load = loadtest(&[&server.url, &server.url])
+        .arg("--reconnect")
         .args(["--games", "6", "--duration", "10", "--think-ms", "0"])
         .args(["--variants", "xiangqi,sanguo,banqi"])
         .stdout(Stdio::piped())
@@ -32,21 +27,13 @@ fn games_go_on_across_kill_9_with_reconnect() {
     std::thread::sleep(Duration::from_secs(3));
     // `Child::kill` is SIGKILL on Unix. The port stays closed for a moment, so the first tries
     // to reconnect are refused.
-    server.kill().unwrap();
-    server.wait().unwrap();
+    server.kill();
     std::thread::sleep(Duration::from_millis(500));
-    let mut server = serve(&database, port, &log);
-    wait_healthy(port, &mut server);
+    server.restart();
     let out = load.wait_with_output().unwrap();
-    server.kill().unwrap();
-    server.wait().unwrap();
-    let report = String::from_utf8_lossy(&out.stdout);
+    server.kill();
+    let (report, context) = server.report(&out);
     eprintln!("{report}");
-    let context = format!(
-        "{report}\n{}\nserver log:\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        std::fs::read_to_string(&log).unwrap_or_default()
-    );
     assert!(out.status.success(), "loadtest failed:\n{context}");
     assert_eq!(line(&report, "errors: "), "0", "{context}");
     let reconnects = first_number(line(&report, "reconnects: "));
@@ -86,26 +73,15 @@ fn games_go_on_across_kill_9_with_reconnect() {
 /// without `--reconnect` the report is the one it always was (no reconnection lines).
 #[test]
 fn two_urls_of_one_server() {
-    let dir = TempDir::new("loadtest-two-urls");
-    let database = format!("sqlite://{}", dir.0.join("chuhe.db").display());
-    let log = dir.0.join("serve.log");
-    let port = free_port();
-    let url = format!("http://127.0.0.1:{port}");
-    let mut server = serve(&database, port, &log);
-    wait_healthy(port, &mut server);
-    let out = Command::new(CHUHE)
-        .args(["loadtest", "--url", &url, "--url", &format!("{url}/")])
+    let mut server = LoadServer::start("loadtest-two-urls");
+    let slash = format!("{}/", server.url);
+    let out = loadtest(&[&server.url, &slash])
         .args(["--games", "3", "--duration", "3", "--think-ms", "0"])
         .output()
         .unwrap();
-    server.kill().unwrap();
-    server.wait().unwrap();
-    let report = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{report}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    server.kill();
+    let (report, context) = server.report(&out);
+    assert!(out.status.success(), "{context}");
     assert_eq!(line(&report, "errors: "), "0", "{report}");
     assert!(!report.contains("reconnects: "), "{report}");
     assert!(!report.contains("failed tries: "), "{report}");
@@ -117,14 +93,7 @@ fn two_urls_of_one_server() {
 /// Every `--url` is checked: one bad one is refused before anything is played.
 #[test]
 fn every_url_is_checked() {
-    let out = Command::new(CHUHE)
-        .args([
-            "loadtest",
-            "--url",
-            "http://127.0.0.1:1",
-            "--url",
-            "ftp://x",
-        ])
+    let out = loadtest(&["http://127.0.0.1:1", "ftp://x"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

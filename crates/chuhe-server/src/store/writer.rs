@@ -875,20 +875,11 @@ async fn write_moves(
     let mut query = sqlx::query(sqlx::AssertSqlSafe(sql)).persistent(keep);
     for w in tables {
         for (version, body) in &w.events {
-            query = query
-                .bind(w.id.as_str())
-                .bind(*version)
-                .bind(body.as_str())
-                .bind(w.now_ms);
+            query = sql::bind_event(query, w, *version, body);
         }
     }
     for w in tables {
-        query = query
-            .bind(w.id.as_str())
-            .bind(w.phase.as_str())
-            .bind(w.version)
-            .bind(w.clocks.as_deref())
-            .bind(w.now_ms);
+        query = sql::bind_row(query, w);
     }
     // The write lock first, in a trip of its own: a database held by another writer fails
     // the group here (or the time limit does), before anything of it is sent (`Doubt::Clear`).

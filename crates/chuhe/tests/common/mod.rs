@@ -1,8 +1,10 @@
 //! What the tests that run a real `chuhe serve` share: a free port, the server process, waiting
-//! for its health, a temporary folder, the lines of a load test's report.
+//! for its health, a temporary folder, the lines of a load test's report (and in `loadtest`, the
+//! server a load test runs against).
 
 #![allow(dead_code)]
 
+pub mod loadtest;
 pub mod play;
 
 use std::io::{Read, Write};

@@ -4,7 +4,57 @@
 
 use super::{FinishedRow, PreparedTable, Single, ROWS_PER_STATEMENT};
 use crate::store::StoreError;
+use sqlx::any::AnyArguments;
 use sqlx::{Any, Row, Transaction};
+
+/// A statement on the `Any` driver, its arguments bound one by one.
+pub(super) type AnyQuery<'q> = sqlx::query::Query<'q, Any, AnyArguments>;
+
+/// The columns of a table's event as [`bind_event`] binds them, in the order of the
+/// `INSERT INTO table_events` statements' column list ([`INSERT_EVENTS`]).
+const EVENT_COLUMNS: usize = 4;
+
+/// The start of the multi-row insert of table events; a `VALUES` list of [`EVENT_COLUMNS`]
+/// parameters a row follows, each row bound by [`bind_event`].
+const INSERT_EVENTS: &str =
+    "INSERT INTO table_events (table_id, version, body, created_ms) VALUES ";
+
+/// Binds one event of table `w` in the order of [`INSERT_EVENTS`]'s columns: the table's id,
+/// the event's `version`, its JSON `body` and the write's time (`created_ms`, milliseconds
+/// since the Unix epoch).
+pub(super) fn bind_event<'q>(
+    query: AnyQuery<'q>,
+    w: &PreparedTable,
+    version: i64,
+    body: &str,
+) -> AnyQuery<'q> {
+    query
+        .bind(w.id.as_str())
+        .bind(version)
+        .bind(body)
+        .bind(w.now_ms)
+}
+
+/// The columns of a table's row as [`bind_row`] binds them: the `v.column1`..`v.column5` of
+/// the `VALUES` list the row updates read ([`ROW_SET`]).
+const ROW_COLUMNS: usize = 5;
+
+/// What a row update sets from its `VALUES` row `v` (bound by [`bind_row`]); `v.column1` is
+/// the table's id and `v.column3` its version, which the updates also compare.
+const ROW_SET: &str =
+    "phase = v.column2, version = v.column3, clocks = v.column4, updated_ms = v.column5";
+
+/// Binds table `w`'s row in the order of [`ROW_SET`]'s `VALUES` columns: id, phase, version,
+/// clocks (JSON, or `NULL`) and the write's time (milliseconds since the Unix epoch). The
+/// fenced update binds the fence's two columns after these.
+pub(super) fn bind_row<'q>(query: AnyQuery<'q>, w: &PreparedTable) -> AnyQuery<'q> {
+    query
+        .bind(w.id.as_str())
+        .bind(w.phase.as_str())
+        .bind(w.version)
+        .bind(w.clocks.as_deref())
+        .bind(w.now_ms)
+}
 
 /// The statements of a group of moves on SQLite as one text, sent to sqlx's SQLite thread in
 /// one trip once the transaction has begun: the events in one multi-row insert (`events` rows, parameters `$1`...),
@@ -12,17 +62,16 @@ use sqlx::{Any, Row, Transaction};
 /// `COMMIT` (no insert when there is no event). SQLite runs the statements in order and stops at the first that fails; its
 /// parameter numbers are absolute, so one argument list serves all of them.
 pub(super) fn sqlite_moves(events: usize, tables: usize) -> String {
-    let mut sql = String::with_capacity(160 + (events * 4 + tables * 5) * 6);
+    let mut sql = String::with_capacity(160 + (events * EVENT_COLUMNS + tables * ROW_COLUMNS) * 6);
     if events > 0 {
-        sql.push_str("INSERT INTO table_events (table_id, version, body, created_ms) VALUES ");
-        sql.push_str(&values_from(0, events, 4));
+        sql.push_str(INSERT_EVENTS);
+        sql.push_str(&values_from(0, events, EVENT_COLUMNS));
         sql.push_str("; ");
     }
-    sql.push_str(
-        "UPDATE game_tables SET phase = v.column2, version = v.column3, \
-         clocks = v.column4, updated_ms = v.column5 FROM (VALUES ",
-    );
-    sql.push_str(&values_from(events * 4, tables, 5));
+    sql.push_str("UPDATE game_tables SET ");
+    sql.push_str(ROW_SET);
+    sql.push_str(" FROM (VALUES ");
+    sql.push_str(&values_from(events * EVENT_COLUMNS, tables, ROW_COLUMNS));
     sql.push_str(
         ") AS v WHERE game_tables.id = v.column1 AND game_tables.version <= v.column3; COMMIT",
     );
@@ -57,22 +106,15 @@ pub(super) async fn write_tables(
     tx: &mut Transaction<'_, Any>,
     writes: &[PreparedTable],
 ) -> Result<(), StoreError> {
-    let events: Vec<(&str, i64, &str, i64)> = writes
+    let events: Vec<(&PreparedTable, i64, &str)> = writes
         .iter()
-        .flat_map(|w| {
-            w.events
-                .iter()
-                .map(move |(v, body)| (w.id.as_str(), *v, body.as_str(), w.now_ms))
-        })
+        .flat_map(|w| w.events.iter().map(move |(v, body)| (w, *v, body.as_str())))
         .collect();
     for chunk in events.chunks(ROWS_PER_STATEMENT) {
-        let sql = format!(
-            "INSERT INTO table_events (table_id, version, body, created_ms) VALUES {}",
-            values(chunk.len(), 4)
-        );
+        let sql = format!("{INSERT_EVENTS}{}", values(chunk.len(), EVENT_COLUMNS));
         let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.as_str())).persistent(false);
-        for &(id, version, body, now) in chunk {
-            query = query.bind(id).bind(version).bind(body).bind(now);
+        for &(w, version, body) in chunk {
+            query = bind_event(query, w, version, body);
         }
         query.execute(&mut **tx).await?;
     }
@@ -81,20 +123,14 @@ pub(super) async fn write_tables(
     for chunk in free.chunks(ROWS_PER_STATEMENT) {
         // `VALUES` columns are `column1`, `column2`... in both SQLite and PostgreSQL.
         let sql = format!(
-            "UPDATE game_tables SET phase = v.column2, version = v.column3, \
-             clocks = v.column4, updated_ms = v.column5 \
+            "UPDATE game_tables SET {ROW_SET} \
              FROM (VALUES {}) AS v WHERE game_tables.id = v.column1 \
              AND game_tables.version <= v.column3",
-            values(chunk.len(), 5)
+            values(chunk.len(), ROW_COLUMNS)
         );
         let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.as_str())).persistent(false);
         for w in chunk {
-            query = query
-                .bind(w.id.as_str())
-                .bind(w.phase.as_str())
-                .bind(w.version)
-                .bind(w.clocks.as_deref())
-                .bind(w.now_ms);
+            query = bind_row(query, w);
         }
         query.execute(&mut **tx).await?;
     }
@@ -118,18 +154,13 @@ pub(super) async fn write_tables(
              AND game_tables.owner_epoch = v.column7::bigint \
              AND n.lease_until_ms > {}",
             crate::store::cluster::DB_NOW_MS,
-            values(chunk.len(), 7),
+            values(chunk.len(), ROW_COLUMNS + 2),
             crate::store::cluster::DB_NOW_MS,
         );
         let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.as_str())).persistent(false);
         for w in chunk {
             let Some(fence) = &w.fence else { continue };
-            query = query
-                .bind(w.id.as_str())
-                .bind(w.phase.as_str())
-                .bind(w.version)
-                .bind(w.clocks.as_deref())
-                .bind(w.now_ms)
+            query = bind_row(query, w)
                 .bind(fence.node.as_str())
                 .bind(fence.epoch);
         }
