@@ -301,8 +301,13 @@ async fn connection(socket: WebSocket, id: String, route: Route, ctx: Context) {
     let mut ping = tokio::time::interval_at(Instant::now() + every, every);
     ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut heard = Instant::now();
+    // One timer for the silence limit, armed at the last frame heard plus the limit only when
+    // it fires (not at every frame: a timer made and dropped per message costs two trips to
+    // tokio's timer wheel, for every message of every connection). When it fires before the
+    // limit (a frame came since it was armed), it is armed again at the new limit.
+    let silent = tokio::time::sleep_until(heard + silence);
+    tokio::pin!(silent);
     loop {
-        let silent_at = heard + silence;
         tokio::select! {
             msg = outbox.recv() => match msg {
                 Some(m) => {
@@ -326,7 +331,12 @@ async fn connection(socket: WebSocket, id: String, route: Route, ctx: Context) {
                     break;
                 }
             }
-            () = tokio::time::sleep_until(silent_at), if heartbeat.is_some() => {
+            () = &mut silent, if heartbeat.is_some() => {
+                let silent_at = heard + silence;
+                if Instant::now() < silent_at {
+                    silent.as_mut().reset(silent_at);
+                    continue;
+                }
                 tracing::debug!("closing a silent websocket");
                 let _ = tokio::time::timeout(Duration::from_secs(1), sink.send(Message::Close(None))).await;
                 break;
