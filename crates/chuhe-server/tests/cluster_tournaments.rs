@@ -24,18 +24,19 @@ fn nats_url() -> String {
     std::env::var("CHUHE_TEST_NATS").unwrap_or_else(|_| "nats://127.0.0.1:4222".to_owned())
 }
 
-/// A node of the cluster `prefix` over `db`: a tick a minute long, a statement limit of 1 s.
+/// A node of the cluster `prefix` over `db`: a tick a minute long, a statement limit of 3 s
+/// (a loaded machine needs that much for its migrations) and a lease of 30 s.
 async fn node(db: &Db, name: &str, prefix: &str) -> Server {
     let options = StoreOptions {
         cluster: true,
-        statement_timeout: Duration::from_secs(1),
+        statement_timeout: Duration::from_secs(3),
         ..StoreOptions::default()
     };
     let store = Store::connect_with(&db.url, options).await.unwrap();
     let mut cluster = ClusterSettings::new(&nats_url(), name);
     cluster.prefix = prefix.to_owned();
     // long enough that a loaded machine, or a writer held up by the locked row, keeps it
-    cluster.lease = Duration::from_secs(20);
+    cluster.lease = Duration::from_secs(30);
     let settings = Settings {
         cluster: Some(cluster),
         tournament_wave: Duration::from_secs(60),
@@ -178,7 +179,7 @@ async fn a_join_through_another_node_shows_on_the_owner_at_once() {
 }
 
 /// A save that fails keeps the request: with the arena's row locked by another connection
-/// (past the 1 s statement limit), the owner's try of B's join fails, the join is not shown
+/// (past the 3 s statement limit), the owner's try of B's join fails, the join is not shown
 /// and the request is still stored; once the lock is gone, the next try (a tick) applies it
 /// once: one more version, one more player, no request left.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
