@@ -1,8 +1,8 @@
 //! An arena on a cluster of two `chuhe serve` nodes (one PostgreSQL database made with
 //! `createdb`, the machine's NATS with JetStream, `CHUHE_TEST_NATS`; docs/cluster.md,
 //! docs/tournaments.md): the arena is created on node A, which owns it under a fenced lease;
-//! two players join through A and two through B (B hands their joins to the owner through the
-//! store), the first wave pairs all four, and B's pages and live stream show it, and a
+//! two players join through A and two through B (B stores their joins for the owner and tells
+//! it over NATS), the first wave pairs all four, and B's pages and live stream show it, and a
 //! player whose event stream is on B gets her `gameStart` (through NATS). A is killed
 //! with SIGKILL: B takes the arena over from its stored state, the games of the first wave end
 //! (resigned through B, which takes their tables over too) and are scored, and B pairs the
@@ -207,7 +207,7 @@ async fn a_node_takes_an_arena_over_when_its_owner_dies() {
         }
     });
 
-    // Two join through A, two through B (handed to A through the store).
+    // Two join through A, two through B (stored for A, which B tells over NATS).
     for (k, token) in tokens.iter().enumerate() {
         let base = if k < 2 { a_url.clone() } else { b.url() };
         let (status, ok) = call(

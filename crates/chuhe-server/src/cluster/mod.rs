@@ -26,9 +26,13 @@
 //! - **Lobby.** The owner puts each table's summary in a JetStream key-value bucket
 //!   (`{p}-lobby`) when its phase or seats change and deletes it when the table ends; every
 //!   node watches the bucket, so the lobby is the same from every node.
+//! - **Tournaments.** A node that stored a request for a tournament another node runs
+//!   publishes its id on `{p}.tournaments`; the owner applies the stored requests at once
+//!   (its periodic tick stays the safety net when the message is lost).
 //! - **Stop.** On SIGTERM a node saves its tables' clocks, releases them, ends its lease and
 //!   tells the others (`{p}.released`), which take the tables over at once.
 
+mod asks;
 mod events;
 mod host;
 mod lease;
@@ -42,6 +46,7 @@ use self::nats_auth::{redact_url, NatsAuth, NatsTls};
 use crate::error::ServerError;
 use crate::protocol::TableSummary;
 use crate::table::TableHandle;
+use asks::follow_tournaments;
 use async_nats::jetstream::kv;
 use bytes::Bytes;
 use events::{follow_events, publish_events};
@@ -331,6 +336,9 @@ pub(crate) trait Host: Clone + Send + Sync + 'static {
     /// ([`crate::table::TableHandle::listed`]): what it puts in the lobby again when NATS lost
     /// the bucket.
     fn listed_tables(&self) -> impl std::future::Future<Output = Vec<TableSummary>> + Send;
+    /// Another node stored a request for the tournament `id`: if this node runs it, its
+    /// stored requests are applied now (nothing else of a tick is done).
+    fn tournament_asked(&self, id: &str) -> impl std::future::Future<Output = ()> + Send;
 }
 
 /// A handle on a [`Host`] that does not keep it alive: the cluster's tasks hold one and end
@@ -344,8 +352,8 @@ pub(crate) trait WeakHost: Clone + Send + Sync + 'static {
 
 /// Starts the node's tasks: the lease, the scan for tables nobody holds, the requests of other
 /// nodes, the forwarded connections' messages, the lobby (the bucket watched, the local
-/// tables' listings published) and the players' event lines (this node's `events` published,
-/// every node's delivered here).
+/// tables' listings published), the players' event lines (this node's `events` published,
+/// every node's delivered here) and the announcements of tournament requests.
 pub(crate) async fn start<W: WeakHost>(
     host: W,
     cluster: Arc<Cluster>,
@@ -373,6 +381,11 @@ pub(crate) async fn start<W: WeakHost>(
         .subscribe(cluster.events_subject())
         .await
         .map_err(|e| ServerError::Config(format!("NATS subscribe: {e}")))?;
+    let tournaments = cluster
+        .nats
+        .subscribe(cluster.tournaments_subject())
+        .await
+        .map_err(|e| ServerError::Config(format!("NATS subscribe: {e}")))?;
     // Every entry already in the bucket first (the tables listed before this node started),
     // then every change.
     let watch = first_watch(&cluster).await?;
@@ -385,6 +398,7 @@ pub(crate) async fn start<W: WeakHost>(
         tokio::spawn(publish_listings(weak.clone(), cluster.clone(), listings)),
         tokio::spawn(follow_events(weak.clone(), event_lines)),
         tokio::spawn(publish_events(cluster.clone(), events)),
+        tokio::spawn(follow_tournaments(weak.clone(), tournaments)),
         tokio::spawn(keep_lease(weak, cluster.clone())),
     ];
     lock(&cluster.tasks).extend(tasks);

@@ -651,6 +651,10 @@ impl cluster::Host for AppState {
             .map(|e| e.handle.listed())
             .collect()
     }
+
+    async fn tournament_asked(&self, id: &str) {
+        self.0.tournaments.apply_requests_of(self, id).await;
+    }
 }
 
 impl cluster::WeakHost for WeakState {

@@ -31,7 +31,11 @@
 //! the owner and epoch in its row and the node's lease (`migrations/0012`); every tick each
 //! node takes over those whose owner's lease lapsed ([`Tournaments::tick`]). Another node
 //! answers from the database and hands joins, withdrawals and the ends of games played on its
-//! tables to the owner through `tournament_requests`. The operator's schedules
+//! tables to the owner through `tournament_requests`, and tells the owner over NATS
+//! (`{prefix}.tournaments`, [`crate::cluster`]): the owner applies that tournament's requests
+//! at once (only them: no wave is paired early), and its tick takes any left (a message lost,
+//! a save that failed). A request is removed in the transaction that saves its effect, so a
+//! failed save loses none. The operator's schedules
 //! ([`Schedule`]) create their events once, whichever node comes first.
 
 mod sanguo;
@@ -45,7 +49,7 @@ pub use swiss::{check_new_swiss, swiss_result_of, NewSwiss, SwissRecord};
 use crate::error::ServerError;
 use crate::protocol::{FinishedGame, SeatPlayer, TableOptions, TableSummary, TimeControl};
 use crate::site::{events, AppState, WeakState};
-use crate::store::{now_ms, TournamentRow};
+use crate::store::{now_ms, TournamentRequest, TournamentRow};
 use crate::table::Person;
 use crate::variant::Variant;
 use chuhe_rules::outcome::EndReason;
@@ -410,6 +414,9 @@ struct Running {
     version: i64,
     /// Game links not yet stored (a save that failed keeps them for the next).
     unsaved_links: Vec<(i64, String)>,
+    /// On a cluster, the stored requests of other nodes whose effect the next save holds:
+    /// removed in its transaction (see [`apply_requests`]).
+    settled: Vec<String>,
     /// The version, for the live streams.
     changed: watch::Sender<i64>,
     /// On a cluster, this node's fencing number of the tournament (its saves are checked
@@ -457,6 +464,7 @@ impl Running {
             rules,
             version,
             unsaved_links: Vec::new(),
+            settled: Vec::new(),
             changed: watch::channel(version).0,
             epoch: None,
             lost: false,
@@ -479,6 +487,7 @@ impl Running {
                         text,
                         version,
                         self.unsaved_links.clone(),
+                        self.settled.clone(),
                         (cluster.key(), epoch),
                     )
                     .await?;
@@ -505,6 +514,7 @@ impl Running {
         }
         self.version = version;
         self.unsaved_links.clear();
+        self.settled.clear();
         self.changed.send_replace(version);
         Ok(())
     }
@@ -977,7 +987,8 @@ impl Tournaments {
 
     /// On a cluster, a join or withdrawal of a tournament another node runs: checked here
     /// against its stored state (the same refusals as the owner's), then handed to the owner
-    /// through the store, which applies it at its next tick.
+    /// through the store (`tournament_requests`), and the owner told at once over NATS: it
+    /// applies the request within moments, or at its next tick when the message is lost.
     ///
     /// # Errors
     /// [`ServerError::NotFound`] for an unknown tournament, or on a single server one not
@@ -1032,60 +1043,29 @@ impl Tournaments {
             .store()
             .request_tournament(id, action, &person.id, &person.name, i64::from(rating))
             .await?;
+        if let Some(cluster) = state.cluster() {
+            cluster.tell_tournament_owner(id).await;
+        }
         Ok(())
     }
 
     /// Applies what the other nodes asked of the tournaments this node runs (a cluster's
-    /// joins, withdrawals and games ended elsewhere), and saves each one changed.
+    /// joins, withdrawals and games ended elsewhere), and saves each one changed: the
+    /// periodic safety net behind [`Tournaments::apply_requests_of`].
     async fn take_requests(&self, state: &AppState, book: &mut Book) {
         let ids: Vec<String> = book.map.keys().cloned().collect();
         for id in ids {
-            let asked = match state.store().take_tournament_requests(&id).await {
-                Ok(asked) => asked,
-                Err(e) => {
-                    ServerError::from(e).log();
-                    continue;
-                }
-            };
-            for (action, subject, name, rating) in asked {
-                match action.as_str() {
-                    "ended" => {
-                        book_game_ended(state, book, &subject).await;
-                        continue;
-                    }
-                    "join" | "withdraw" => {}
-                    _ => continue,
-                }
-                let Some(t) = book.map.get_mut(&id) else {
-                    break;
-                };
-                if t.status == Status::Finished {
-                    continue;
-                }
-                let before = t.rules.clone();
-                let who = PlayerId(subject);
-                let done = if action == "join" {
-                    let done = t
-                        .rules
-                        .join(who.clone(), i32::try_from(rating).unwrap_or(1500))
-                        .is_ok();
-                    t.rules.names_mut().insert(who, name);
-                    done
-                } else if t.status == Status::Created {
-                    t.rules.leave_before_start(&who)
-                } else {
-                    t.rules.withdraw(&who).is_ok()
-                };
-                if !done {
-                    t.rules = before;
-                    continue;
-                }
-                if let Err(e) = t.save(state).await {
-                    e.log();
-                    t.rules = before;
-                }
-            }
+            apply_requests(state, book, &id).await;
         }
+    }
+
+    /// On a cluster, another node stored a request for the tournament `id` and said so over
+    /// NATS: when this node runs it, its stored requests are applied and saved now, without
+    /// the rest of a tick (no start, wave or end). Nothing happens for a tournament run
+    /// elsewhere.
+    pub(crate) async fn apply_requests_of(&self, state: &AppState, id: &str) {
+        let mut book = self.book.lock().await;
+        apply_requests(state, &mut book, id).await;
     }
 
     /// On a cluster, takes over the tournaments no live node runs (new ones nobody claimed,
@@ -1273,18 +1253,24 @@ impl Tournaments {
             return;
         }
         drop(book);
-        // On a cluster the tournament may run on another node: tell it through the store.
+        // On a cluster the tournament may run on another node: tell it through the store (and
+        // NATS, so that it looks at once).
         if state.cluster().is_none() {
             return;
         }
         match state.store().tournament_of_table(table_id).await {
             Ok(Some(id)) => {
-                if let Err(e) = state
+                match state
                     .store()
                     .request_tournament(&id, "ended", table_id, "", 0)
                     .await
                 {
-                    ServerError::from(e).log();
+                    Ok(()) => {
+                        if let Some(cluster) = state.cluster() {
+                            cluster.tell_tournament_owner(&id).await;
+                        }
+                    }
+                    Err(e) => ServerError::from(e).log(),
                 }
             }
             Ok(None) => {}
@@ -1513,37 +1499,168 @@ enum Ask {
 }
 
 /// The game at `table_id`, a game in play of a tournament in `book`, has ended: its result is
-/// recorded from the stored finished game and saved.
+/// recorded from the stored finished game and saved. A failed save keeps the result in memory
+/// (the next save stores it; a node taking the tournament over scores it from the finished
+/// game).
 async fn book_game_ended(state: &AppState, book: &mut Book, table_id: &str) {
-    let Some((id, game)) = book.by_table.get(table_id).cloned() else {
-        return;
-    };
-    let Some(kind) = book.map.get(&id).map(|t| t.kind) else {
-        book.by_table.remove(table_id);
-        return;
-    };
-    let end = match ending_at(state, kind, table_id).await {
-        Ok(Some(end)) => end,
-        Ok(None) => {
-            tracing::warn!(table = %table_id, "a tournament game ended without a finished game");
-            return;
-        }
+    let recorded = match record_end(state, book, table_id).await {
+        Ok(Some((id, _))) => id,
+        Ok(None) => return,
         Err(e) => {
             e.log();
             return;
         }
     };
+    if let Some(t) = book.map.get_mut(&recorded) {
+        if let Err(e) = t.save(state).await {
+            e.log();
+        }
+    }
+}
+
+/// Records in memory the result of the game at `table_id`, a game in play of a tournament in
+/// `book`, from its stored finished game, without saving. Answers the entry of `by_table` it
+/// took (the tournament and the game), or `None` when nothing changed: no game in play there
+/// (already recorded: recording an end twice changes nothing), no finished game stored, or
+/// a result the rules refuse.
+///
+/// # Errors
+/// The finished game could not be read.
+async fn record_end(
+    state: &AppState,
+    book: &mut Book,
+    table_id: &str,
+) -> Result<Option<(String, GameId)>, ServerError> {
+    let Some((id, game)) = book.by_table.get(table_id).cloned() else {
+        return Ok(None);
+    };
+    let Some(kind) = book.map.get(&id).map(|t| t.kind) else {
+        book.by_table.remove(table_id);
+        return Ok(None);
+    };
+    let Some(end) = ending_at(state, kind, table_id).await? else {
+        tracing::warn!(table = %table_id, "a tournament game ended without a finished game");
+        return Ok(None);
+    };
     book.by_table.remove(table_id);
     let Some(t) = book.map.get_mut(&id) else {
-        return;
+        return Ok(None);
     };
     match t.rules.record(game, end) {
-        Ok(()) => {
-            if let Err(e) = t.save(state).await {
-                e.log();
-            }
+        Ok(()) => Ok(Some((id, game))),
+        Err(e) => {
+            tracing::warn!(tournament = %id, error = %e, "tournament result refused");
+            Ok(None)
         }
-        Err(e) => tracing::warn!(tournament = %id, error = %e, "tournament result refused"),
+    }
+}
+
+/// Applies the requests other nodes stored for the tournament `id` (`tournament_requests`),
+/// when it runs here, oldest first, and saves their effect in one save that also removes
+/// them: a request is removed exactly when its effect is stored. When the save fails (the
+/// database away, the fence lost) the tournament is put back as it was and every request
+/// stays for the next try (the next announcement, or the next tick); the same when a finished
+/// game cannot be read (that request and the later ones wait). Requests that change nothing
+/// (refused, e.g. a withdrawal of a player who is not in, or after the end) are removed with
+/// the others, or alone when nothing changed.
+///
+/// Applying a request again would do no harm, should it ever happen: a join of a player
+/// already in only makes them active again (their score kept, as a join after a
+/// withdrawal), a withdrawal of a withdrawn player is refused, and the end of a game already
+/// recorded is found without a game in play and ignored.
+async fn apply_requests(state: &AppState, book: &mut Book, id: &str) {
+    let Some(t) = book.map.get(id) else {
+        return;
+    };
+    if t.lost {
+        return;
+    }
+    let asked = match state.store().tournament_requests(id).await {
+        Ok(asked) => asked,
+        Err(e) => {
+            ServerError::from(e).log();
+            return;
+        }
+    };
+    if asked.is_empty() {
+        return;
+    }
+    let Some(before) = book.map.get(id).map(|t| t.rules.clone()) else {
+        return;
+    };
+    let mut seen = Vec::with_capacity(asked.len());
+    let mut changed = false;
+    let mut taken = Vec::new();
+    for request in asked {
+        let ours = book
+            .by_table
+            .get(&request.subject)
+            .is_some_and(|(t, _)| t == id);
+        let done = match request.action.as_str() {
+            // a table of another tournament (or none in play) is not this one's to record
+            "ended" if !ours => false,
+            "ended" => match record_end(state, book, &request.subject).await {
+                Ok(Some(entry)) => {
+                    taken.push((request.subject.clone(), entry));
+                    true
+                }
+                Ok(None) => false,
+                Err(e) => {
+                    // this one and the later ones wait for the next try
+                    e.log();
+                    break;
+                }
+            },
+            "join" | "withdraw" => match book.map.get_mut(id) {
+                Some(t) => apply_player(t, &request),
+                None => break,
+            },
+            _ => false,
+        };
+        changed |= done;
+        seen.push(request.id);
+    }
+    if seen.is_empty() {
+        return;
+    }
+    if !changed {
+        if let Err(e) = state.store().drop_tournament_requests(id, &seen).await {
+            ServerError::from(e).log();
+        }
+        return;
+    }
+    let Some(t) = book.map.get_mut(id) else {
+        return;
+    };
+    t.settled = seen;
+    if let Err(e) = t.save(state).await {
+        e.log();
+        t.rules = before;
+        t.settled.clear();
+        for (table, entry) in taken {
+            book.by_table.insert(table, entry);
+        }
+    }
+}
+
+/// Applies another node's join or withdrawal to `t` (in memory); `false` when the rules
+/// refuse it (nothing changed).
+fn apply_player(t: &mut Running, request: &TournamentRequest) -> bool {
+    if t.status == Status::Finished {
+        return false;
+    }
+    let who = PlayerId(request.subject.clone());
+    if request.action == "join" {
+        let rating = i32::try_from(request.rating).unwrap_or(1500);
+        if t.rules.join(who.clone(), rating).is_err() {
+            return false;
+        }
+        t.rules.names_mut().insert(who, request.name.clone());
+        true
+    } else if t.status == Status::Created {
+        t.rules.leave_before_start(&who)
+    } else {
+        t.rules.withdraw(&who).is_ok()
     }
 }
 

@@ -111,7 +111,7 @@ use guard::{claim_writer_epoch, superseded, take_advisory_lock, LockSlot, STARTU
 pub use guard::{lock_sqlite, sqlite_file};
 pub use rows::{ClockSnapshot, Fence, PlayerRow, RatedGame, RatingRow, TableRow, TableWrite};
 pub use tokens::{issue_token, IssuedToken, TokenOwner, TokenRow};
-pub use tournaments::{TournamentRow, MAX_TOURNAMENTS_PER_DAY};
+pub use tournaments::{TournamentRequest, TournamentRow, MAX_TOURNAMENTS_PER_DAY};
 
 #[cfg(feature = "fault-injection")]
 pub use faults::Fault;

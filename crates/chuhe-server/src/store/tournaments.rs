@@ -47,6 +47,21 @@ pub struct TournamentRow {
     pub created_ms: i64,
 }
 
+/// What another node of a cluster asked of a tournament's owner (`tournament_requests`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TournamentRequest {
+    /// The request's own id (random), to remove it once settled.
+    pub id: String,
+    /// `join`, `withdraw`, or `ended` (a game of the tournament ended on another node).
+    pub action: String,
+    /// The player (`join`, `withdraw`) or the table whose game ended (`ended`).
+    pub subject: String,
+    /// The player's name (`join`; empty otherwise).
+    pub name: String,
+    /// The player's rating in the tournament's variant (`join`; 0 otherwise).
+    pub rating: i64,
+}
+
 /// The columns of [`TournamentRow`], in the order of its fields.
 const COLUMNS: &str = "id, kind, variant, name, clock_limit_s, clock_increment_s, minutes, \
                        starts_ms, rated, berserkable, created_by, status, state, version, created_ms";
@@ -125,6 +140,7 @@ impl Store {
             state,
             version,
             games,
+            settled: Vec::new(),
             now_ms: now_ms(),
             fence: None,
         })
@@ -134,10 +150,14 @@ impl Store {
 
     /// As [`Store::save_tournament`] for the owner of a tournament on a cluster: written only
     /// while the row names `node` at `epoch` and the node's lease runs (by the database's
-    /// clock). Returns `false` when the fence no longer holds (another node owns it).
+    /// clock). The requests `settled` (ids of `tournament_requests`, whose effect this state
+    /// holds) are removed in the same transaction: a request is gone exactly when its effect
+    /// is stored. Returns `false` when the fence no longer holds (another node owns it):
+    /// nothing is written and the requests stay.
     ///
     /// # Errors
     /// A database failure.
+    #[allow(clippy::too_many_arguments)]
     pub async fn save_owned_tournament(
         &self,
         id: &str,
@@ -145,6 +165,7 @@ impl Store {
         state: String,
         version: i64,
         games: Vec<(i64, String)>,
+        settled: Vec<String>,
         fence: (&str, i64),
     ) -> Result<bool, StoreError> {
         let written = self
@@ -154,6 +175,7 @@ impl Store {
                 state,
                 version,
                 games,
+                settled,
                 now_ms: now_ms(),
                 fence: Some((fence.0.to_owned(), fence.1)),
             })
@@ -233,7 +255,8 @@ impl Store {
 
     /// Asks the owner of the tournament `id` (another node) for `action` on `subject`
     /// (`join`/`withdraw` a player, with their name and rating; `ended`: a table whose game
-    /// ended). The owner takes it at its next tick ([`Store::take_tournament_requests`]).
+    /// ended). The owner reads it ([`Store::tournament_requests`]) when the asking node tells it
+    /// over NATS, or at its next tick, and removes it once its effect is saved.
     ///
     /// # Errors
     /// A database failure.
@@ -265,43 +288,60 @@ impl Store {
         .await
     }
 
-    /// The requests waiting for the tournament `id`, oldest first, removed from the store:
-    /// `(action, subject, name, rating)`.
+    /// The requests waiting for the tournament `id`, oldest first (by the time they were made,
+    /// then by id). They stay stored: the owner removes those it settled with the save of
+    /// their effect ([`Store::save_owned_tournament`]'s `settled`), or those it refused with
+    /// [`Store::drop_tournament_requests`], so a request whose effect was not saved is read
+    /// again at the next try.
     ///
     /// # Errors
     /// A database failure.
-    pub async fn take_tournament_requests(
+    pub async fn tournament_requests(
         &self,
         id: &str,
-    ) -> Result<Vec<(String, String, String, i64)>, StoreError> {
+    ) -> Result<Vec<TournamentRequest>, StoreError> {
         let rows = self
             .timed(async {
                 Ok(sqlx::query(
-                    "DELETE FROM tournament_requests WHERE tournament_id = $1 \
-                     RETURNING action, subject, name, rating, made_ms, id",
+                    "SELECT id, action, subject, name, rating FROM tournament_requests \
+                     WHERE tournament_id = $1 ORDER BY made_ms, id",
                 )
                 .bind(id)
                 .fetch_all(&self.pool)
                 .await?)
             })
             .await?;
-        let mut out = rows
-            .iter()
+        rows.iter()
             .map(|r| {
-                Ok((
-                    r.try_get::<i64, _>("made_ms")?,
-                    r.try_get::<String, _>("id")?,
-                    (
-                        r.try_get("action")?,
-                        r.try_get("subject")?,
-                        r.try_get("name")?,
-                        r.try_get("rating")?,
-                    ),
-                ))
+                Ok(TournamentRequest {
+                    id: r.try_get("id")?,
+                    action: r.try_get("action")?,
+                    subject: r.try_get("subject")?,
+                    name: r.try_get("name")?,
+                    rating: r.try_get("rating")?,
+                })
             })
-            .collect::<Result<Vec<_>, StoreError>>()?;
-        out.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-        Ok(out.into_iter().map(|(_, _, r)| r).collect())
+            .collect()
+    }
+
+    /// Removes the requests `ids` of the tournament `id` that changed nothing (refused, or
+    /// already in effect): what they ask needs no save. Answers how many were removed.
+    ///
+    /// # Errors
+    /// A database failure.
+    pub async fn drop_tournament_requests(
+        &self,
+        id: &str,
+        ids: &[String],
+    ) -> Result<u64, StoreError> {
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        self.write_single(Single::DropTournamentRequests {
+            id: id.to_owned(),
+            requests: ids.to_vec(),
+        })
+        .await
     }
 
     /// The tournament a table's game belongs to, if any.

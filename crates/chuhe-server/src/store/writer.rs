@@ -159,11 +159,17 @@ pub(super) enum Single {
         state: String,
         version: i64,
         games: Vec<(i64, String)>,
+        /// The ids of `tournament_requests` whose effect this state holds: removed in the
+        /// same transaction (nothing is removed when the fence refuses the save).
+        settled: Vec<String>,
         now_ms: i64,
         /// On a cluster, the owner's node key and epoch: nothing is written unless the row
         /// still names them and the node's lease runs (answers 0).
         fence: Option<(String, i64)>,
     },
+    /// Removes requests of `tournament_requests` of the tournament `id` that changed nothing
+    /// (refused, or already in effect); answers how many were removed.
+    DropTournamentRequests { id: String, requests: Vec<String> },
     /// A new challenge (`created`); refused when its challenger has `most` challenges waiting.
     CreateChallenge {
         id: String,
@@ -542,8 +548,18 @@ impl Writer {
                 0,
                 None,
             ),
+            // A tournament's save landed when its row holds this state at this version (only
+            // its owner saves it; the settled requests went in the same transaction).
+            Pending::Single(Single::SaveTournament {
+                id, state, version, ..
+            }) => (
+                "SELECT state AS v FROM tournaments WHERE id = $1 AND version = $2",
+                id.as_str(),
+                *version,
+                Some(state.as_str()),
+            ),
             Pending::Single(
-                Single::SaveTournament { .. }
+                Single::DropTournamentRequests { .. }
                 | Single::PuzzleResult { .. }
                 | Single::MoveChallenge { .. }
                 | Single::KeepChallenges { .. }

@@ -318,6 +318,26 @@ pub(super) async fn insert_players(
     Ok(())
 }
 
+/// Removes the requests `ids` of the tournament `tournament` from `tournament_requests`;
+/// answers how many were there.
+async fn drop_requests(
+    tx: &mut Transaction<'_, Any>,
+    tournament: &str,
+    ids: &[String],
+) -> Result<u64, StoreError> {
+    let mut removed = 0;
+    for id in ids {
+        removed +=
+            sqlx::query("DELETE FROM tournament_requests WHERE id = $1 AND tournament_id = $2")
+                .bind(id.as_str())
+                .bind(tournament)
+                .execute(&mut **tx)
+                .await?
+                .rows_affected();
+    }
+    Ok(removed)
+}
+
 /// Runs one ungrouped write in its own transaction.
 pub(super) async fn run_single(
     tx: &mut Transaction<'_, Any>,
@@ -603,10 +623,12 @@ pub(super) async fn run_single(
             state,
             version,
             games,
+            settled,
             now_ms,
             fence,
         } => {
             let Some((node, epoch)) = fence else {
+                drop_requests(tx, id, settled).await?;
                 for (game_no, table_id) in games {
                     sqlx::query(
                         "INSERT INTO tournament_games (tournament_id, game_no, table_id) \
@@ -648,6 +670,7 @@ pub(super) async fn run_single(
             if still.is_none() {
                 return Ok(0);
             }
+            drop_requests(tx, id, settled).await?;
             for (game_no, table_id) in games {
                 sqlx::query(
                     "INSERT INTO tournament_games (tournament_id, game_no, table_id) \
@@ -675,6 +698,7 @@ pub(super) async fn run_single(
             .await?
             .rows_affected()
         }
+        Single::DropTournamentRequests { id, requests } => drop_requests(tx, id, requests).await?,
         Single::CreateChallenge {
             id,
             challenger_id,
