@@ -83,19 +83,7 @@ impl Lines {
 
 /// A POST with `Authorization: Bearer` and a form body: (status, JSON body).
 async fn post_form(server: &Server, path: &str, token: &str, form: &str) -> (u16, Value) {
-    let auth = format!("Bearer {token}");
-    let (status, _, body) = http_with(
-        server.addr,
-        "POST",
-        path,
-        &[
-            ("Authorization", &auth),
-            ("Content-Type", "application/x-www-form-urlencoded"),
-        ],
-        Some(form),
-    )
-    .await;
-    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+    bearer_call(server.addr, "POST", path, token, form).await
 }
 
 /// The move a test bot plays: a capture when there is one (the game ends sooner), else the

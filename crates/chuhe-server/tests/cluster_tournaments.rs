@@ -54,29 +54,6 @@ fn prefix(test: &str) -> String {
     )
 }
 
-/// A request with `Authorization: Bearer` and a form body: (status, JSON body).
-async fn call(addr: SocketAddr, method: &str, path: &str, token: &str, form: &str) -> (u16, Value) {
-    let auth = format!("Bearer {token}");
-    let (status, _, body) = http_with(
-        addr,
-        method,
-        path,
-        &[
-            ("Authorization", &auth),
-            ("Content-Type", "application/x-www-form-urlencoded"),
-        ],
-        Some(form),
-    )
-    .await;
-    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
-}
-
-async fn view(addr: SocketAddr, id: &str) -> Value {
-    let (status, _, body) = http(addr, "GET", &format!("/api/tournament/{id}"), None, None).await;
-    assert_eq!(status, 200, "{body}");
-    serde_json::from_str(&body).unwrap()
-}
-
 /// The names in the standings of a view, in their order.
 fn names(v: &Value) -> Vec<String> {
     let mut names: Vec<String> = v["standing"]["players"]
@@ -109,11 +86,11 @@ async fn arena_on(a: &Server, tokens: &[String]) -> String {
     let form = format!(
         "name=Requests&variant=xiangqi&clockTime=1&minutes=10&startDate={start}&rated=false"
     );
-    let (status, created) = call(a.addr, "POST", "/api/tournament", &tokens[0], &form).await;
+    let (status, created) = bearer_call(a.addr, "POST", "/api/tournament", &tokens[0], &form).await;
     assert_eq!(status, 200, "{created}");
     let id = created["id"].as_str().unwrap().to_owned();
     let path = format!("/api/tournament/{id}/join");
-    let (status, body) = call(a.addr, "POST", &path, &tokens[0], "").await;
+    let (status, body) = bearer_call(a.addr, "POST", &path, &tokens[0], "").await;
     assert_eq!(status, 200, "{body}");
     id
 }
@@ -122,7 +99,7 @@ async fn arena_on(a: &Server, tokens: &[String]) -> String {
 async fn wait_view(addr: SocketAddr, id: &str, secs: u64, done: impl Fn(&Value) -> bool) -> Value {
     let end = Instant::now() + Duration::from_secs(secs);
     loop {
-        let v = view(addr, id).await;
+        let v = tournament_view(addr, id).await;
         if done(&v) {
             return v;
         }
@@ -153,7 +130,7 @@ async fn a_join_through_another_node_shows_on_the_owner_at_once() {
 
     for token in &tokens[1..] {
         let path = format!("/api/tournament/{id}/join");
-        let (status, body) = call(b.addr, "POST", &path, token, "").await;
+        let (status, body) = bearer_call(b.addr, "POST", &path, token, "").await;
         assert_eq!(status, 200, "{body}");
     }
     let seen = wait_view(a.addr, &id, 20, |v| v["nbPlayers"] == 3).await;
@@ -164,7 +141,7 @@ async fn a_join_through_another_node_shows_on_the_owner_at_once() {
 
     // Bo withdraws through B before the start: he leaves the arena on A.
     let path = format!("/api/tournament/{id}/withdraw");
-    let (status, body) = call(b.addr, "POST", &path, &tokens[1], "").await;
+    let (status, body) = bearer_call(b.addr, "POST", &path, &tokens[1], "").await;
     assert_eq!(status, 200, "{body}");
     let left = wait_view(a.addr, &id, 20, |v| v["nbPlayers"] == 2).await;
     assert_eq!(names(&left), ["Ana", "Cai"]);
@@ -205,7 +182,7 @@ async fn a_failed_save_keeps_the_request_for_the_next_try() {
         .await
         .unwrap();
     let path = format!("/api/tournament/{id}/join");
-    let (status, body) = call(b.addr, "POST", &path, &tokens[1], "").await;
+    let (status, body) = bearer_call(b.addr, "POST", &path, &tokens[1], "").await;
     assert_eq!(status, 200, "{body}");
     // A tick now fails to save as the message's try did (or does, after it).
     a.state.tournaments().tick(&a.state).await;
@@ -215,20 +192,20 @@ async fn a_failed_save_keeps_the_request_for_the_next_try() {
         (asked[0].action.as_str(), asked[0].name.as_str()),
         ("join", "Bo")
     );
-    let before = view(a.addr, &id).await;
+    let before = tournament_view(a.addr, &id).await;
     assert_eq!(before["nbPlayers"], 1, "{before}");
     assert_eq!(store.tournament_version(&id).await.unwrap(), Some(2));
 
     sqlx::query("ROLLBACK").execute(&mut lock).await.unwrap();
     a.state.tournaments().tick(&a.state).await;
-    let after = view(a.addr, &id).await;
+    let after = tournament_view(a.addr, &id).await;
     assert_eq!(after["nbPlayers"], 2, "{after}");
     assert_eq!(names(&after), ["Ana", "Bo"]);
     assert_eq!(store.tournament_version(&id).await.unwrap(), Some(3));
     assert_eq!(store.tournament_requests(&id).await.unwrap(), Vec::new());
     // A second tick finds nothing to do: still one Bo, still version 3.
     a.state.tournaments().tick(&a.state).await;
-    assert_eq!(names(&view(a.addr, &id).await), ["Ana", "Bo"]);
+    assert_eq!(names(&tournament_view(a.addr, &id).await), ["Ana", "Bo"]);
     assert_eq!(store.tournament_version(&id).await.unwrap(), Some(3));
     b.stop().await;
     a.stop().await;

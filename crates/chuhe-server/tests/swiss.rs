@@ -30,23 +30,6 @@ fn swiss_settings(minute: Duration) -> Settings {
     }
 }
 
-/// A request with `Authorization: Bearer` and a form body: (status, JSON body).
-async fn call(addr: SocketAddr, method: &str, path: &str, token: &str, form: &str) -> (u16, Value) {
-    let auth = format!("Bearer {token}");
-    let (status, _, body) = http_with(
-        addr,
-        method,
-        path,
-        &[
-            ("Authorization", &auth),
-            ("Content-Type", "application/x-www-form-urlencoded"),
-        ],
-        Some(form),
-    )
-    .await;
-    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
-}
-
 async fn view(addr: SocketAddr, id: &str) -> Value {
     let (status, _, body) = http(addr, "GET", &format!("/api/swiss/{id}"), None, None).await;
     assert_eq!(status, 200, "{body}");
@@ -114,7 +97,7 @@ async fn paired(addr: SocketAddr, id: &str, round: u64) -> Value {
 
 /// Black resigns at `table` (Red wins).
 async fn black_resigns(addr: SocketAddr, table: &str, token: &str) {
-    let (status, body) = call(
+    let (status, body) = bearer_call(
         addr,
         "POST",
         &format!("/api/board/game/{table}/resign"),
@@ -192,7 +175,7 @@ async fn a_swiss_event_runs_to_its_end(backend: Backend) {
             "roundInterval: 0 to 604800 seconds",
         ),
     ] {
-        let (status, err) = call(addr, "POST", "/api/swiss/new", &token, form).await;
+        let (status, err) = bearer_call(addr, "POST", "/api/swiss/new", &token, form).await;
         assert_eq!((status, err["error"].as_str()), (400, Some(why)), "{form}");
     }
 
@@ -200,7 +183,7 @@ async fn a_swiss_event_runs_to_its_end(backend: Backend) {
     let form = format!(
         "name=Test+Swiss&variant=xiangqi&clock.limit=180&clock.increment=2&nbRounds=3&startsAt={start}&roundInterval=10&rated=false"
     );
-    let (status, created) = call(addr, "POST", "/api/swiss/new", &token, &form).await;
+    let (status, created) = bearer_call(addr, "POST", "/api/swiss/new", &token, &form).await;
     assert_eq!(status, 200, "{created}");
     let id = created["id"].as_str().unwrap().to_owned();
     assert_eq!(created["system"], "swiss");
@@ -223,10 +206,10 @@ async fn a_swiss_event_runs_to_its_end(backend: Backend) {
 
     let mut first_events = Lines::open(addr, "/api/stream/event", &four[0].2).await;
     for (_, _, t) in four {
-        let (status, ok) = call(addr, "POST", &format!("/api/swiss/{id}/join"), t, "").await;
+        let (status, ok) = bearer_call(addr, "POST", &format!("/api/swiss/{id}/join"), t, "").await;
         assert_eq!((status, ok), (200, json!({"ok": true})));
     }
-    let (status, err) = call(
+    let (status, err) = bearer_call(
         addr,
         "POST",
         &format!("/api/swiss/{id}/withdraw"),
@@ -284,7 +267,7 @@ async fn a_swiss_event_runs_to_its_end(backend: Backend) {
         // Two of three rounds paired: more than half, no late join any more.
         if round == 2 {
             let (status, err) =
-                call(addr, "POST", &format!("/api/swiss/{id}/join"), &late.2, "").await;
+                bearer_call(addr, "POST", &format!("/api/swiss/{id}/join"), &late.2, "").await;
             assert_eq!(
                 (status, err["error"].as_str()),
                 (409, Some("more than half the rounds have started"))
@@ -365,7 +348,8 @@ async fn a_swiss_event_runs_to_its_end(backend: Backend) {
     let list: Value = serde_json::from_str(&list).unwrap();
     assert_eq!(list["finished"][0]["id"], id.as_str());
     assert_eq!(list["finished"][0]["winner"]["name"], p[3]);
-    let (status, _) = call(addr, "POST", &format!("/api/swiss/{id}/join"), &late.2, "").await;
+    let (status, _) =
+        bearer_call(addr, "POST", &format!("/api/swiss/{id}/join"), &late.2, "").await;
     assert_eq!(status, 404);
     // The six games as PGN, round by round: Red won each (Black resigned).
     let (status, _, pgn) = http(
@@ -441,11 +425,11 @@ async fn a_restart_in_the_middle_of_a_round(backend: Backend) {
     let p: Vec<&str> = players.iter().map(|x| x.1).collect();
     let (late, token) = (players[3].2.clone(), players[0].2.clone());
     let form = "name=Restart&variant=banqi&clock.limit=120&nbRounds=4&roundInterval=20&rated=false";
-    let (status, created) = call(addr, "POST", "/api/swiss/new", &token, form).await;
+    let (status, created) = bearer_call(addr, "POST", "/api/swiss/new", &token, form).await;
     assert_eq!(status, 200, "{created}");
     let id = created["id"].as_str().unwrap().to_owned();
     for (_, _, t) in &players[..3] {
-        call(addr, "POST", &format!("/api/swiss/{id}/join"), t, "").await;
+        bearer_call(addr, "POST", &format!("/api/swiss/{id}/join"), t, "").await;
     }
     // Round 1 of three: 1–2, and the bye to the lowest ranked, 3 (1 point).
     let v = paired(addr, &id, 1).await;
@@ -470,9 +454,9 @@ async fn a_restart_in_the_middle_of_a_round(backend: Backend) {
     let (status, _, _) = http(addr, "GET", &format!("/api/tables/{}", r1[0].2), None, None).await;
     assert_eq!(status, 200);
     // A late join (½ for round 1), and a withdrawal (the game in play still counts).
-    let (status, _) = call(addr, "POST", &format!("/api/swiss/{id}/join"), &late, "").await;
+    let (status, _) = bearer_call(addr, "POST", &format!("/api/swiss/{id}/join"), &late, "").await;
     assert_eq!(status, 200);
-    let (status, _) = call(
+    let (status, _) = bearer_call(
         addr,
         "POST",
         &format!("/api/swiss/{id}/withdraw"),

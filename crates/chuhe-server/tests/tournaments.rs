@@ -30,29 +30,6 @@ fn arena_settings(minute: Duration) -> Settings {
     }
 }
 
-/// A request with `Authorization: Bearer` and a form body: (status, JSON body).
-async fn call(addr: SocketAddr, method: &str, path: &str, token: &str, form: &str) -> (u16, Value) {
-    let auth = format!("Bearer {token}");
-    let (status, _, body) = http_with(
-        addr,
-        method,
-        path,
-        &[
-            ("Authorization", &auth),
-            ("Content-Type", "application/x-www-form-urlencoded"),
-        ],
-        Some(form),
-    )
-    .await;
-    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
-}
-
-async fn view(addr: SocketAddr, id: &str) -> Value {
-    let (status, _, body) = http(addr, "GET", &format!("/api/tournament/{id}"), None, None).await;
-    assert_eq!(status, 200, "{body}");
-    serde_json::from_str(&body).unwrap()
-}
-
 /// The tokens of the four players (`board:play`, `challenge:read`, `tournament:write`).
 async fn players(url: &str) -> Vec<String> {
     let scopes = [
@@ -80,7 +57,7 @@ async fn resign_duels(addr: SocketAddr, v: &Value, tokens: &[String]) -> usize {
         };
         let loser = index(0).max(index(1));
         let path = format!("/api/board/game/{}/resign", duel["id"].as_str().unwrap());
-        let _ = call(addr, "POST", &path, &tokens[loser], "").await;
+        let _ = bearer_call(addr, "POST", &path, &tokens[loser], "").await;
         n += 1;
     }
     n
@@ -162,7 +139,7 @@ async fn an_arena_runs_to_its_end(backend: Backend) {
         .token;
 
     // Refusals: out of bounds, a missing scope, a guest.
-    let (status, err) = call(
+    let (status, err) = bearer_call(
         addr,
         "POST",
         "/api/tournament",
@@ -174,7 +151,7 @@ async fn an_arena_runs_to_its_end(backend: Backend) {
         (status, err["error"].as_str()),
         (400, Some("minutes: 10 to 180"))
     );
-    let (status, err) = call(
+    let (status, err) = bearer_call(
         addr,
         "POST",
         "/api/tournament",
@@ -191,7 +168,7 @@ async fn an_arena_runs_to_its_end(backend: Backend) {
     let form = format!(
         "name=Test&variant=xiangqi&clockTime=3&clockIncrement=2&minutes=10&startDate={start}&rated=false"
     );
-    let (status, created) = call(addr, "POST", "/api/tournament", &tokens[0], &form).await;
+    let (status, created) = bearer_call(addr, "POST", "/api/tournament", &tokens[0], &form).await;
     assert_eq!(status, 200, "{created}");
     let id = created["id"].as_str().unwrap().to_owned();
     assert_eq!(created["fullName"], "Test Arena");
@@ -204,7 +181,7 @@ async fn an_arena_runs_to_its_end(backend: Backend) {
     assert_eq!(created["nbPlayers"], 0);
     assert!(created["secondsToStart"].as_i64().unwrap() <= 2);
 
-    let (status, _) = call(
+    let (status, _) = bearer_call(
         addr,
         "POST",
         &format!("/api/tournament/{id}/join"),
@@ -214,7 +191,7 @@ async fn an_arena_runs_to_its_end(backend: Backend) {
     .await;
     assert_eq!(status, 401);
     for token in &tokens {
-        let (status, ok) = call(
+        let (status, ok) = bearer_call(
             addr,
             "POST",
             &format!("/api/tournament/{id}/join"),
@@ -225,7 +202,7 @@ async fn an_arena_runs_to_its_end(backend: Backend) {
         assert_eq!((status, ok), (200, serde_json::json!({"ok": true})));
     }
     // Withdrawing before the start leaves; joining again comes back.
-    let (status, _) = call(
+    let (status, _) = bearer_call(
         addr,
         "POST",
         &format!("/api/tournament/{id}/withdraw"),
@@ -234,8 +211,8 @@ async fn an_arena_runs_to_its_end(backend: Backend) {
     )
     .await;
     assert_eq!(status, 200);
-    assert_eq!(view(addr, &id).await["nbPlayers"], 3);
-    call(
+    assert_eq!(tournament_view(addr, &id).await["nbPlayers"], 3);
+    bearer_call(
         addr,
         "POST",
         &format!("/api/tournament/{id}/join"),
@@ -243,7 +220,7 @@ async fn an_arena_runs_to_its_end(backend: Backend) {
         "",
     )
     .await;
-    assert_eq!(view(addr, &id).await["nbPlayers"], 4);
+    assert_eq!(tournament_view(addr, &id).await["nbPlayers"], 4);
     let (_, _, list) = http(addr, "GET", "/api/tournament", None, None).await;
     let list: Value = serde_json::from_str(&list).unwrap();
     assert_eq!(list["created"][0]["id"], id.as_str());
@@ -262,7 +239,7 @@ async fn an_arena_runs_to_its_end(backend: Backend) {
             began.elapsed() < Duration::from_secs(60),
             "the arena never ended"
         );
-        let v = view(addr, &id).await;
+        let v = tournament_view(addr, &id).await;
         if v["isFinished"] == true {
             break v;
         }
@@ -283,7 +260,7 @@ async fn an_arena_runs_to_its_end(backend: Backend) {
         let cai_games = sheet(&v, "Cai").len();
         match cai_out {
             None if cai_games >= 1 => {
-                let (status, _) = call(
+                let (status, _) = bearer_call(
                     addr,
                     "POST",
                     &format!("/api/tournament/{id}/withdraw"),
@@ -295,12 +272,12 @@ async fn an_arena_runs_to_its_end(backend: Backend) {
                 cai_out = Some(Instant::now());
             }
             Some(at) if !cai_back => {
-                let v = view(addr, &id).await;
+                let v = tournament_view(addr, &id).await;
                 assert_eq!(line_of(&v, "Cai")["withdraw"], true);
                 if at.elapsed() > Duration::from_millis(300) && !in_duel(&v, "Cai") {
                     // No pairing while withdrawn (the game in play at the time has ended).
-                    assert!(!in_duel(&view(addr, &id).await, "Cai"));
-                    call(
+                    assert!(!in_duel(&tournament_view(addr, &id).await, "Cai"));
+                    bearer_call(
                         addr,
                         "POST",
                         &format!("/api/tournament/{id}/join"),
@@ -368,7 +345,7 @@ async fn an_arena_runs_to_its_end(backend: Backend) {
     assert_eq!(list["finished"][0]["status"], 30);
     assert_eq!(list["finished"][0]["winner"]["name"], "Ana");
     // Over: nobody joins any more.
-    let (status, _) = call(
+    let (status, _) = bearer_call(
         addr,
         "POST",
         &format!("/api/tournament/{id}/join"),
@@ -392,11 +369,11 @@ async fn a_restart_keeps_the_arena(backend: Backend) {
     let start = chuhe_server::store::now_ms() + 300;
     let form =
         format!("name=Restart&variant=banqi&clockTime=1&minutes=10&startDate={start}&rated=false");
-    let (status, created) = call(addr, "POST", "/api/tournament", &tokens[0], &form).await;
+    let (status, created) = bearer_call(addr, "POST", "/api/tournament", &tokens[0], &form).await;
     assert_eq!(status, 200, "{created}");
     let id = created["id"].as_str().unwrap().to_owned();
     for token in &tokens {
-        call(
+        bearer_call(
             addr,
             "POST",
             &format!("/api/tournament/{id}/join"),
@@ -407,7 +384,7 @@ async fn a_restart_keeps_the_arena(backend: Backend) {
     }
     let wave = async {
         loop {
-            let v = view(addr, &id).await;
+            let v = tournament_view(addr, &id).await;
             if v["duels"].as_array().unwrap().len() == 2 {
                 return v;
             }
@@ -424,7 +401,7 @@ async fn a_restart_keeps_the_arena(backend: Backend) {
     resign_duels(addr, &one, &tokens).await;
     let scored = async {
         loop {
-            let v = view(addr, &id).await;
+            let v = tournament_view(addr, &id).await;
             let name = duels[0]["p"][0]["n"].as_str().unwrap();
             if !sheet(&v, name).is_empty() {
                 return v;
@@ -441,7 +418,7 @@ async fn a_restart_keeps_the_arena(backend: Backend) {
 
     let server = Server::start(&db, settings).await;
     let addr = server.addr;
-    let after = view(addr, &id).await;
+    let after = tournament_view(addr, &id).await;
     assert_eq!(after["isStarted"], true);
     assert_eq!(after["nbPlayers"], 4);
     // Every player has one game: the one scored before, and the one that ended at the stop.
@@ -475,7 +452,7 @@ async fn a_restart_keeps_the_arena(backend: Backend) {
         .iter()
         .filter(|d| d["id"] != duels[1]["id"])
         .collect();
-    let now = view(addr, &id).await;
+    let now = tournament_view(addr, &id).await;
     for duel in kept {
         assert!(
             now["duels"]
@@ -489,7 +466,7 @@ async fn a_restart_keeps_the_arena(backend: Backend) {
     // Pairing goes on after the restart: the four are paired again.
     let again = async {
         loop {
-            let v = view(addr, &id).await;
+            let v = tournament_view(addr, &id).await;
             if v["duels"].as_array().unwrap().len() == 2 {
                 return v;
             }
@@ -545,7 +522,7 @@ async fn bot_plays(addr: SocketAddr, token: String) {
             let moves = state["moves"].as_str().unwrap().to_owned();
             if (moves.split_whitespace().count() % 2 == 0) == red {
                 let path = format!("/api/bot/game/{id}/move/{}", pick_move(&moves));
-                call(addr, "POST", &path, &token, "").await;
+                bearer_call(addr, "POST", &path, &token, "").await;
             }
             loop {
                 let line = stream.next().await;
@@ -572,12 +549,12 @@ async fn bots_play_an_arena_to_its_end(backend: Backend) {
         tokens.push(issued.token);
     }
     let form = "name=Bots&variant=xiangqi&clockTime=5&minutes=10&rated=true";
-    let (status, created) = call(addr, "POST", "/api/tournament", &tokens[0], form).await;
+    let (status, created) = bearer_call(addr, "POST", "/api/tournament", &tokens[0], form).await;
     assert_eq!(status, 200, "{created}");
     let id = created["id"].as_str().unwrap().to_owned();
     let mut bots = Vec::new();
     for token in &tokens {
-        call(
+        bearer_call(
             addr,
             "POST",
             &format!("/api/tournament/{id}/join"),
@@ -593,7 +570,7 @@ async fn bots_play_an_arena_to_its_end(backend: Backend) {
             began.elapsed() < Duration::from_secs(120),
             "the arena never ended"
         );
-        let v = view(addr, &id).await;
+        let v = tournament_view(addr, &id).await;
         if v["isFinished"] == true {
             break v;
         }
@@ -657,12 +634,12 @@ async fn a_berserk_win_scores_one_more(backend: Backend) {
     let addr = server.addr;
     let tokens = players(&db.url).await;
     let form = "name=Mad&variant=xiangqi&clockTime=3&clockIncrement=2&minutes=10&rated=false&berserkable=true";
-    let (status, created) = call(addr, "POST", "/api/tournament", &tokens[0], form).await;
+    let (status, created) = bearer_call(addr, "POST", "/api/tournament", &tokens[0], form).await;
     assert_eq!(status, 200, "{created}");
     assert_eq!(created["berserkable"], true);
     let id = created["id"].as_str().unwrap().to_owned();
     for token in &tokens[..2] {
-        let (status, _) = call(
+        let (status, _) = bearer_call(
             addr,
             "POST",
             &format!("/api/tournament/{id}/join"),
@@ -674,7 +651,7 @@ async fn a_berserk_win_scores_one_more(backend: Backend) {
     }
     let paired = async {
         loop {
-            let v = view(addr, &id).await;
+            let v = tournament_view(addr, &id).await;
             if let Some(duel) = v["duels"].as_array().unwrap().first() {
                 return duel.clone();
             }
@@ -701,7 +678,7 @@ async fn a_berserk_win_scores_one_more(backend: Backend) {
 
     // Black goes berserk: exactly half its time, no increment, and everyone is told.
     let berserk = format!("/api/board/game/{table}/berserk");
-    let (status, body) = call(addr, "POST", &berserk, &black, "").await;
+    let (status, body) = bearer_call(addr, "POST", &berserk, &black, "").await;
     assert_eq!((status, &body), (200, &serde_json::json!({"ok": true})));
     let state = next_state(&mut stream).await;
     assert_eq!(state["btime"], 90_000, "{state}");
@@ -709,7 +686,7 @@ async fn a_berserk_win_scores_one_more(backend: Backend) {
     assert_eq!(state["winc"], 2_000);
     assert_eq!(state["bberserk"], true);
     assert!(state.get("wberserk").is_none());
-    let (status, body) = call(addr, "POST", &berserk, &black, "").await;
+    let (status, body) = bearer_call(addr, "POST", &berserk, &black, "").await;
     assert_eq!(
         (status, body["error"].as_str()),
         (400, Some("you have already gone berserk"))
@@ -718,7 +695,7 @@ async fn a_berserk_win_scores_one_more(backend: Backend) {
     // Fourteen plies; Red may not go berserk after its first move.
     for (ply, mv) in FOURTEEN_PLIES.iter().enumerate() {
         let token = if ply % 2 == 0 { &red } else { &black };
-        let (status, body) = call(
+        let (status, body) = bearer_call(
             addr,
             "POST",
             &format!("/api/board/game/{table}/move/{mv}"),
@@ -728,7 +705,7 @@ async fn a_berserk_win_scores_one_more(backend: Backend) {
         .await;
         assert_eq!(status, 200, "{mv}: {body}");
         if ply == 0 {
-            let (status, body) = call(
+            let (status, body) = bearer_call(
                 addr,
                 "POST",
                 &format!("/api/bot/game/{table}/berserk"),
@@ -738,14 +715,14 @@ async fn a_berserk_win_scores_one_more(backend: Backend) {
             .await;
             // a board token has no bot:play scope
             assert_eq!(status, 401, "{body}");
-            let (status, body) = call(addr, "POST", &berserk, &red, "").await;
+            let (status, body) = bearer_call(addr, "POST", &berserk, &red, "").await;
             assert_eq!(
                 (status, body["error"].as_str()),
                 (400, Some("berserk is only before your first move"))
             );
         }
     }
-    let (status, _) = call(
+    let (status, _) = bearer_call(
         addr,
         "POST",
         &format!("/api/board/game/{table}/resign"),
@@ -756,7 +733,7 @@ async fn a_berserk_win_scores_one_more(backend: Backend) {
     assert_eq!(status, 200);
     let scored = async {
         loop {
-            let v = view(addr, &id).await;
+            let v = tournament_view(addr, &id).await;
             if !sheet(&v, black_name).is_empty() {
                 return v;
             }
@@ -854,7 +831,7 @@ async fn a_sanguo_arena_seats_three(backend: Backend) {
     // by id: the first three, seated Shu, Wu, Wei (each has played no kingdom yet).
     let paired = async {
         loop {
-            let v = view(addr, &id).await;
+            let v = tournament_view(addr, &id).await;
             if !v["duels"].as_array().unwrap().is_empty() {
                 return v;
             }
@@ -902,7 +879,7 @@ async fn a_sanguo_arena_seats_three(backend: Backend) {
         .await;
     let scored = async {
         loop {
-            let v = view(addr, &id).await;
+            let v = tournament_view(addr, &id).await;
             if !sheet(&v, seated[1]).is_empty() {
                 return v;
             }
@@ -949,7 +926,7 @@ async fn a_sanguo_arena_seats_three(backend: Backend) {
     // The next wave seats three again, at a new table.
     let again = async {
         loop {
-            let v = view(addr, &id).await;
+            let v = tournament_view(addr, &id).await;
             if let Some(d) = v["duels"].as_array().unwrap().first() {
                 if d["id"] != table.as_str() {
                     return v;
@@ -1063,13 +1040,13 @@ async fn scheduled_tournaments_are_made_once(backend: Backend) {
         );
     }
     // Its page counts down to the start; anyone may join before it.
-    let v = view(addr, &daily[0].1).await;
+    let v = tournament_view(addr, &daily[0].1).await;
     assert_eq!(v["variant"], "banqi");
     assert_eq!(v["clock"]["limit"], 300);
     assert_eq!(v["minutes"], 60);
     assert!(v["secondsToStart"].as_i64().unwrap() > 0, "{v}");
     let tokens = players(&db.url).await;
-    let (status, _) = call(
+    let (status, _) = bearer_call(
         addr,
         "POST",
         &format!("/api/tournament/{}/join", daily[0].1),
@@ -1093,7 +1070,7 @@ async fn scheduled_tournaments_are_made_once(backend: Backend) {
     starts.sort();
     starts.dedup();
     assert_eq!(starts.len(), again.len(), "{again:?}");
-    assert_eq!(view(addr, &daily[0].1).await["nbPlayers"], 1);
+    assert_eq!(tournament_view(addr, &daily[0].1).await["nbPlayers"], 1);
     server.stop().await;
 }
 

@@ -28,7 +28,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 mod common;
 
-use common::play::create_table;
+use common::play::{create_table, guest};
 use common::{free_port, wait_healthy, PgDatabase, TempDir, CHUHE};
 
 const LEASE_MS: u64 = 2000;
@@ -136,30 +136,6 @@ impl Node {
             .status()
             .map(|_| ())
     }
-}
-
-/// A guest session's cookie pair.
-async fn guest(url: &str, name: &str) -> String {
-    let response = reqwest::Client::new()
-        .post(format!("{url}/api/session"))
-        .json(&json!({ "name": name }))
-        .send()
-        .await
-        .unwrap();
-    assert!(
-        response.status().is_success(),
-        "session: {}",
-        response.status()
-    );
-    response
-        .headers()
-        .get_all(reqwest::header::SET_COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .filter_map(|v| v.split(';').next())
-        .find(|pair| pair.starts_with("chuhe_session="))
-        .unwrap()
-        .to_owned()
 }
 
 async fn get_json(url: &str) -> Value {

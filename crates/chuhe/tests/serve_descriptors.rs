@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::play::{create_table, start_and_play, version_of, Seat};
+use common::play::{create_table, guest, start_and_play, version_of, Seat};
 use common::{free_port, wait_healthy, Running, TempDir, CHUHE};
 use serde_json::{json, Value};
 use std::process::{Command, Stdio};
@@ -23,26 +23,6 @@ const RESERVE: u64 = 64;
 const FULL: &str = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n\
 Retry-After: 60\r\nConnection: close\r\nContent-Length: 78\r\n\r\n\
 {\"error\":\"rate_limited\",\"message\":\"the server is full, try again in a minute\"}";
-
-/// A guest session's cookie.
-async fn guest(base: &str, name: &str) -> String {
-    let response = reqwest::Client::new()
-        .post(format!("{base}/api/session"))
-        .json(&json!({ "name": name }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status().as_u16(), 200, "session {name}");
-    response
-        .headers()
-        .get_all(reqwest::header::SET_COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .filter_map(|v| v.split(';').next())
-        .find(|pair| pair.starts_with("chuhe_session="))
-        .unwrap()
-        .to_owned()
-}
 
 /// Opens a connection and asks `GET /api/health` on it (HTTP/1.1: it stays open when served):
 /// the connection and the answer's head and body, up to the end of the body or of the

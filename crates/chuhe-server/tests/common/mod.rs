@@ -257,6 +257,41 @@ pub async fn http(
     http_with(addr, method, path, cookie.as_slice(), body).await
 }
 
+/// A request with `Authorization: Bearer token` and a form body (`form`,
+/// `application/x-www-form-urlencoded`, as lichess's clients send it): the status and the body
+/// as JSON (`Value::Null` when it is not JSON).
+pub async fn bearer_call(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: &str,
+    form: &str,
+) -> (u16, serde_json::Value) {
+    let auth = format!("Bearer {token}");
+    let (status, _, body) = http_with(
+        addr,
+        method,
+        path,
+        &[
+            ("Authorization", &auth),
+            ("Content-Type", "application/x-www-form-urlencoded"),
+        ],
+        Some(form),
+    )
+    .await;
+    (
+        status,
+        serde_json::from_str(&body).unwrap_or(serde_json::Value::Null),
+    )
+}
+
+/// `GET /api/tournament/{id}` (an arena), which must answer 200: its JSON body.
+pub async fn tournament_view(addr: SocketAddr, id: &str) -> serde_json::Value {
+    let (status, _, body) = http(addr, "GET", &format!("/api/tournament/{id}"), None, None).await;
+    assert_eq!(status, 200, "{body}");
+    serde_json::from_str(&body).unwrap()
+}
+
 /// [`http`] with any extra header lines (`name`, `value`); `Content-Type: application/json`
 /// unless they name a content type.
 pub async fn http_with(
