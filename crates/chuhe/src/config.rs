@@ -279,37 +279,9 @@ pub fn schedules(
     Ok(out)
 }
 
-/// `text` with the credentials of a URL (`scheme://USER:PASSWORD@host`, `?password=...`)
-/// replaced by `***`.
+/// `text` with the credentials of a URL replaced by `***`: [`chuhe_server::store::redact_url`].
 pub fn mask(text: &str) -> String {
-    let Some((scheme, rest)) = text.split_once("://") else {
-        return text.to_owned();
-    };
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(end);
-    let authority = match authority.rfind('@') {
-        Some(at) => format!("***{}", &authority[at..]),
-        None => authority.to_owned(),
-    };
-    let tail = match tail.split_once('?') {
-        Some((path, query)) => {
-            let query: Vec<String> = query
-                .split('&')
-                .map(|pair| match pair.split_once('=') {
-                    Some((k, _))
-                        if ["password", "sslpassword", "token"]
-                            .contains(&k.to_ascii_lowercase().as_str()) =>
-                    {
-                        format!("{k}=***")
-                    }
-                    _ => pair.to_owned(),
-                })
-                .collect();
-            format!("{path}?{}", query.join("&"))
-        }
-        None => tail.to_owned(),
-    };
-    format!("{scheme}://{authority}{tail}")
+    chuhe_server::store::redact_url(text)
 }
 
 /// The configuration in effect (`matches` of `serve`) as TOML: one `KEY = VALUE` line per

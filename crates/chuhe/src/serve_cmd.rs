@@ -13,6 +13,12 @@ pub struct Limits {
     /// connection. A move that waits longer is answered "the database did not answer in time".
     #[arg(long, env = "CHUHE_DB_TIMEOUT_MS", default_value_t = 5000, value_parser = clap::value_parser!(u64).range(100..=600_000))]
     pub db_timeout_ms: u64,
+    /// Longest wait of a group commit for more writes to join it, in milliseconds (0: none).
+    /// Only while writes come faster than one per this wait: larger groups, fewer fsyncs and
+    /// less processor time per move, for up to this much more before each answer
+    /// (docs/performance.md, "Waiting for a group to fill").
+    #[arg(long, env = "CHUHE_COMMIT_DELAY_MS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=50))]
+    pub commit_delay_ms: u64,
     /// Most connections open at once from one client address (an IPv6 client by its /64);
     /// beyond, a connection is answered 429 and closed.
     #[arg(long, env = "CHUHE_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
@@ -402,6 +408,7 @@ impl Limits {
         let db = Duration::from_millis(self.db_timeout_ms);
         settings.store.statement_timeout = db;
         settings.store.acquire_timeout = db;
+        settings.store.commit_delay = Duration::from_millis(self.commit_delay_ms);
         settings.store.session_lifetime = Duration::from_secs(self.session_days * 24 * 3600);
         settings.max_connections_per_address =
             usize::try_from(self.max_connections_per_address).unwrap_or(usize::MAX);

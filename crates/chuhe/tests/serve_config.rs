@@ -104,6 +104,7 @@ computer-threads = 2
 log-format = \"text\"
 # metrics-bind is not set
 db-timeout-ms = 5000
+commit-delay-ms = 0
 max-connections-per-address = 64
 descriptor-reserve = 256
 request-timeout-secs = 10
@@ -291,4 +292,51 @@ fn schedules_are_printed_and_checked() {
         stderr.starts_with("chuhe: typo.toml: schedule: unknown field `evry`"),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_database_that_does_not_answer_at_start_is_a_bad_setting_with_one_line() {
+    // A "PostgreSQL" that takes connections and never says a word: as a server cut off by a
+    // partition, or not up yet behind a proxy. The start fails within --db-timeout-ms with
+    // status 2 (restarted by systemd like any setting that cannot be opened now), not with
+    // status 1 and "internal error" (seen in `scripts/faults --seed 7035`: a node restarted
+    // while a partition cut it from PostgreSQL).
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let held = std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        for conn in silent.incoming().take(4) {
+            kept.push(conn);
+        }
+        std::thread::sleep(std::time::Duration::from_secs(30));
+    });
+    let dir = TempDir::new("config-silent-db");
+    // With a password in the URL: the line names the database without it.
+    let database = format!("postgres://postgres:s3cret@127.0.0.1:{port}/test");
+    let shown = format!("postgres://***@127.0.0.1:{port}/test");
+    let bind = format!("127.0.0.1:{}", free_port());
+    let began = std::time::Instant::now();
+    let out = chuhe(
+        &dir.0,
+        &[
+            "serve",
+            "--bind",
+            &bind,
+            "--database",
+            &database,
+            "--db-timeout-ms",
+            "400",
+        ],
+        &[("RUST_LOG", "off")],
+    );
+    assert!(began.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "chuhe: cannot open database \"{shown}\": error communicating with database: \
+             the database did not answer within 400 ms\n"
+        )
+    );
+    drop(held);
 }

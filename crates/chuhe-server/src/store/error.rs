@@ -69,10 +69,11 @@ impl fmt::Display for StoreError {
         match self {
             StoreError::UnsupportedUrl(url) => write!(
                 f,
-                "unsupported database url {url:?}: use sqlite://FILE or postgres://..."
+                "unsupported database url {:?}: use sqlite://FILE or postgres://...",
+                redact_url(url)
             ),
             StoreError::Open { url, source } => {
-                write!(f, "cannot open database {url:?}: {source}")
+                write!(f, "cannot open database {:?}: {source}", redact_url(url))
             }
             StoreError::Migration(e) => write!(f, "migration: {e}"),
             StoreError::Database(e) => write!(f, "database: {e}"),
@@ -187,4 +188,48 @@ impl From<serde_json::Error> for StoreError {
     fn from(e: serde_json::Error) -> Self {
         StoreError::Json(e)
     }
+}
+
+/// `text` with the credentials of a URL (`scheme://USER:PASSWORD@host`, and the values of
+/// `password`, `sslpassword` and `token` in its query) replaced by `***`, for error messages,
+/// logs and `--print-config`; a text without `://` is returned as it is.
+///
+/// ```
+/// use chuhe_server::store::redact_url;
+/// assert_eq!(
+///     redact_url("postgres://u:p@db/chuhe?sslmode=require&password=x"),
+///     "postgres://***@db/chuhe?sslmode=require&password=***"
+/// );
+/// assert_eq!(redact_url("nats://chuhe:s3cret@nats:4222"), "nats://***@nats:4222");
+/// assert_eq!(redact_url("sqlite://chuhe.db"), "sqlite://chuhe.db");
+/// ```
+pub fn redact_url(text: &str) -> String {
+    let Some((scheme, rest)) = text.split_once("://") else {
+        return text.to_owned();
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let authority = match authority.rfind('@') {
+        Some(at) => format!("***{}", &authority[at..]),
+        None => authority.to_owned(),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let query: Vec<String> = query
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((k, _))
+                        if ["password", "sslpassword", "token"]
+                            .contains(&k.to_ascii_lowercase().as_str()) =>
+                    {
+                        format!("{k}=***")
+                    }
+                    _ => pair.to_owned(),
+                })
+                .collect();
+            format!("{path}?{}", query.join("&"))
+        }
+        None => tail.to_owned(),
+    };
+    format!("{scheme}://{authority}{tail}")
 }

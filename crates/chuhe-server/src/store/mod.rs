@@ -15,8 +15,8 @@
 //! the rated games that end, read and written in the transaction: [`RatedGame`]): the commit, and
 //! its fsync, is shared
 //! by every table in the group, and a table's answer comes only after that commit, so an
-//! acknowledged move is durable. While one group commits, the next one gathers; there is no
-//! timer and no wait for a group to fill. Sessions, players and new tables are written by the
+//! acknowledged move is durable. While one group commits, the next one gathers; by default
+//! there is no timer and no wait for a group to fill ([`StoreOptions::commit_delay`] sets one). Sessions, players and new tables are written by the
 //! same writer, in the same transaction, before the table writes of the group (a taken account
 //! name is refused without failing the group). On SQLite a group of moves alone (the usual
 //! one) goes to sqlx's SQLite thread in two trips, `BEGIN IMMEDIATE` then its statements and
@@ -105,7 +105,7 @@ mod writer;
 
 use accounts::{cleanup_job, index_name_skeletons};
 pub use challenges::{person_id, Answerer, Challenge, CHALLENGE_MADE, MAX_PENDING};
-pub use error::StoreError;
+pub use error::{redact_url, StoreError};
 pub use games::finished_game_logs;
 use guard::{claim_writer_epoch, superseded, take_advisory_lock, LockSlot, STARTUP_LOCK_KEY};
 pub use guard::{lock_sqlite, sqlite_file};
@@ -210,6 +210,13 @@ pub struct StoreOptions {
     /// is refused while any node runs and the other way round), and leaves `alive_ms` to the
     /// node leases ([`cluster`]).
     pub cluster: bool,
+    /// Longest wait of a group commit for more writes to join it before it commits (default
+    /// 0: none). Each group pays one transaction and, on SQLite, one `fsync`; when writes come
+    /// faster than one per `commit_delay`, waiting makes the groups larger and the processor
+    /// time per write smaller, at the price of up to `commit_delay` more before each answer.
+    /// A slower pace never waits (the writer counts its writes of the last second), as
+    /// PostgreSQL's `commit_delay` waits only when `commit_siblings` others are active.
+    pub commit_delay: Duration,
 }
 
 impl Default for StoreOptions {
@@ -219,6 +226,7 @@ impl Default for StoreOptions {
             acquire_timeout: Duration::from_secs(5),
             session_lifetime: Duration::from_secs(30 * 24 * 3600),
             cluster: false,
+            commit_delay: Duration::ZERO,
         }
     }
 }
@@ -364,8 +372,37 @@ impl Store {
     ///
     /// # Errors
     /// A URL of another kind, a failed connection or a failed migration;
-    /// [`StoreError::InUse`] when another server holds the PostgreSQL database.
+    /// [`StoreError::InUse`] when another server holds the PostgreSQL database. A database
+    /// that does not answer within the limits, or whose connection breaks, while the store
+    /// opens is [`StoreError::Open`] (the database cannot be opened now, as when it refuses
+    /// the connection), never a bare [`StoreError::Timeout`].
     pub async fn connect_with(url: &str, options: StoreOptions) -> Result<Store, StoreError> {
+        Store::open(url, options).await.map_err(|e| match e {
+            StoreError::Timeout(limit) => StoreError::Open {
+                url: url.to_owned(),
+                source: sqlx::Error::Io(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!(
+                        "the database did not answer within {} ms",
+                        limit.as_millis()
+                    ),
+                )),
+            },
+            StoreError::Database(
+                source @ (sqlx::Error::Io(_)
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::PoolTimedOut
+                | sqlx::Error::WorkerCrashed),
+            ) => StoreError::Open {
+                url: url.to_owned(),
+                source,
+            },
+            e => e,
+        })
+    }
+
+    /// [`Store::connect_with`] without its sorting of the errors.
+    async fn open(url: &str, options: StoreOptions) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         let Some(backend) = Backend::of(url) else {
             return Err(StoreError::UnsupportedUrl(url.to_owned()));
@@ -492,7 +529,7 @@ impl Store {
         let lost = Arc::new(lost);
         writer.fence(epoch, lost.clone());
         let (jobs, received) = mpsc::channel(writer::MAX_GROUP * 4);
-        tokio::spawn(writer::run(writer, received));
+        tokio::spawn(writer::run(writer, received, options.commit_delay));
         let store = Store {
             pool,
             jobs,

@@ -699,8 +699,69 @@ fn may_still_commit(e: &StoreError) -> bool {
     }
 }
 
-/// The writer's loop: runs until every sender of `jobs` is dropped or a [`Job::Close`].
-pub(super) async fn run(mut writer: Writer, mut jobs: mpsc::Receiver<Job>) {
+/// The writer's estimate of its own pace: the writes it took in the last whole second, to
+/// decide whether waiting [`super::StoreOptions::commit_delay`] for a group to fill is worth it.
+/// It reads the monotonic clock of the process, not tokio's (a test's paused clock does not
+/// stop it).
+struct Pace {
+    since: std::time::Instant,
+    this_second: u64,
+    last_second: u64,
+}
+
+impl Pace {
+    fn new() -> Pace {
+        Pace {
+            since: std::time::Instant::now(),
+            this_second: 0,
+            last_second: 0,
+        }
+    }
+
+    /// Counts `writes` taken now.
+    fn note(&mut self, writes: usize) {
+        let elapsed = self.since.elapsed();
+        if elapsed >= Duration::from_secs(2) {
+            // a quiet second in between: the pace is what this second brings
+            self.last_second = 0;
+            self.this_second = 0;
+            self.since = std::time::Instant::now();
+        } else if elapsed >= Duration::from_secs(1) {
+            self.last_second = self.this_second;
+            self.this_second = 0;
+            self.since += Duration::from_secs(1);
+        }
+        self.this_second += writes as u64;
+    }
+
+    /// Whether at least one more write is expected within `delay` at the last second's pace
+    /// (PostgreSQL's `commit_delay` waits likewise only when `commit_siblings` others are
+    /// active), so a quiet server never waits.
+    fn expects_more_within(&self, delay: Duration) -> bool {
+        !delay.is_zero()
+            && self.last_second.max(self.this_second) as f64 * delay.as_secs_f64() >= 1.0
+    }
+}
+
+/// Waits up to `delay` for more jobs to join those `pending` (up to [`MAX_GROUP`]); ends at
+/// once when a [`Job::Close`] is among them or every sender is gone.
+async fn gather(jobs: &mut mpsc::Receiver<Job>, pending: &mut Vec<Job>, delay: Duration) {
+    let until = tokio::time::Instant::now() + delay;
+    while pending.len() < MAX_GROUP && !pending.iter().any(|j| matches!(j, Job::Close(_))) {
+        let room = MAX_GROUP - pending.len();
+        match tokio::time::timeout_at(until, jobs.recv_many(pending, room)).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+    }
+}
+
+/// The writer's loop: runs until every sender of `jobs` is dropped or a [`Job::Close`]. With a
+/// `commit_delay` above zero, a group whose first job comes while writes arrive faster than
+/// one per `commit_delay` waits up to that long for more ([`gather`]); otherwise it takes what
+/// is pending and commits at once.
+pub(super) async fn run(mut writer: Writer, mut jobs: mpsc::Receiver<Job>, commit_delay: Duration) {
+    let mut pace = Pace::new();
     let mut pending: Vec<Job> = Vec::with_capacity(MAX_GROUP);
     // A table's second write in one group waits for the next one (one row per table in a
     // multi-row update); an actor never has two writes pending, so this stays empty in practice.
@@ -711,6 +772,9 @@ pub(super) async fn run(mut writer: Writer, mut jobs: mpsc::Receiver<Job>) {
             if jobs.recv_many(&mut pending, MAX_GROUP).await == 0 {
                 break;
             }
+            if pace.expects_more_within(commit_delay) {
+                gather(&mut jobs, &mut pending, commit_delay).await;
+            }
         } else {
             while pending.len() < MAX_GROUP {
                 match jobs.try_recv() {
@@ -719,6 +783,7 @@ pub(super) async fn run(mut writer: Writer, mut jobs: mpsc::Receiver<Job>) {
                 }
             }
         }
+        pace.note(pending.len());
         let mut round = Round::default();
         let mut ids = HashSet::new();
         let mut closed = None;
