@@ -1031,6 +1031,62 @@ mod tests {
     }
 
     #[test]
+    fn the_pace_decides_whether_a_group_waits() {
+        use super::Pace;
+        use std::time::Duration;
+        let mut pace = Pace::new();
+        assert!(
+            !pace.expects_more_within(Duration::from_millis(5)),
+            "no write yet"
+        );
+        pace.note(150);
+        // 150 a second: one more expected within 6.7 ms, not within 5 ms
+        assert!(!pace.expects_more_within(Duration::from_millis(5)));
+        assert!(pace.expects_more_within(Duration::from_millis(7)));
+        pace.note(150);
+        assert!(
+            pace.expects_more_within(Duration::from_millis(5)),
+            "300 a second"
+        );
+        assert!(
+            !pace.expects_more_within(Duration::ZERO),
+            "no delay: never waits"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_group_waits_until_its_delay_or_a_close() {
+        use super::{gather, Job};
+        use std::time::Duration;
+        use tokio::sync::{mpsc, oneshot};
+        use tokio::time::{sleep, Instant};
+        // Nothing comes: the whole delay, then nothing more.
+        let (jobs, mut received) = mpsc::channel::<Job>(8);
+        let mut pending = Vec::new();
+        let began = Instant::now();
+        gather(&mut received, &mut pending, Duration::from_millis(10)).await;
+        assert_eq!(began.elapsed(), Duration::from_millis(10));
+        assert!(pending.is_empty());
+        // A close 3 ms in: taken, and the wait ends there.
+        let sender = jobs.clone();
+        tokio::spawn(async move {
+            sleep(Duration::from_millis(3)).await;
+            let (answer, _) = oneshot::channel();
+            let _ = sender.send(Job::Close(answer)).await;
+        });
+        let began = Instant::now();
+        gather(&mut received, &mut pending, Duration::from_millis(10)).await;
+        assert_eq!(began.elapsed(), Duration::from_millis(3));
+        assert_eq!(pending.len(), 1);
+        // Every sender gone: no wait at all.
+        pending.clear();
+        drop(jobs);
+        let began = Instant::now();
+        gather(&mut received, &mut pending, Duration::from_millis(10)).await;
+        assert_eq!(began.elapsed(), Duration::ZERO);
+    }
+
+    #[test]
     fn values_number_the_parameters_row_by_row() {
         assert_eq!(values(1, 2), "($1, $2)");
         assert_eq!(values(2, 3), "($1, $2, $3), ($4, $5, $6)");
