@@ -104,7 +104,7 @@ computer-threads = 2
 log-format = \"text\"
 # metrics-bind is not set
 db-timeout-ms = 5000
-commit-delay-ms = 0
+commit-delay-ms = 5
 max-connections-per-address = 64
 descriptor-reserve = 256
 request-timeout-secs = 10

@@ -15,8 +15,9 @@
 //! the rated games that end, read and written in the transaction: [`RatedGame`]): the commit, and
 //! its fsync, is shared
 //! by every table in the group, and a table's answer comes only after that commit, so an
-//! acknowledged move is durable. While one group commits, the next one gathers; by default
-//! there is no timer and no wait for a group to fill ([`StoreOptions::commit_delay`] sets one). Sessions, players and new tables are written by the
+//! acknowledged move is durable. While one group commits, the next one gathers; a group may
+//! also wait a few milliseconds to fill while writes come fast ([`StoreOptions::commit_delay`]:
+//! none by default, 5 ms in `chuhe serve`). Sessions, players and new tables are written by the
 //! same writer, in the same transaction, before the table writes of the group (a taken account
 //! name is refused without failing the group). On SQLite a group of moves alone (the usual
 //! one) goes to sqlx's SQLite thread in two trips, `BEGIN IMMEDIATE` then its statements and
@@ -211,7 +212,7 @@ pub struct StoreOptions {
     /// node leases ([`cluster`]).
     pub cluster: bool,
     /// Longest wait of a group commit for more writes to join it before it commits (default
-    /// 0: none). Each group pays one transaction and, on SQLite, one `fsync`; when writes come
+    /// 0: none; `chuhe serve` sets 5 ms, `--commit-delay-ms`). Each group pays one transaction and, on SQLite, one `fsync`; when writes come
     /// faster than one per `commit_delay`, waiting makes the groups larger and the processor
     /// time per write smaller, at the price of up to `commit_delay` more before each answer.
     /// A slower pace never waits (the writer counts its writes of the last second), as
