@@ -61,7 +61,7 @@ fn source(url: &str) -> Result<Source, CliError> {
     else {
         return Err(CliError::input(format!(
             "--database {:?}: expected sqlite://FILE or postgres://...",
-            crate::config::mask(url)
+            chuhe_server::store::redact_url(url)
         )));
     };
     let path = rest.split('?').next().unwrap_or("");
@@ -114,7 +114,7 @@ pub(crate) fn database_url(
 /// The advice for a PostgreSQL database: the `pg_dump` command to run (the URL's credentials
 /// shown as `***`).
 fn postgres_advice(url: &str) -> String {
-    let shown = crate::config::mask(url);
+    let shown = chuhe_server::store::redact_url(url);
     let credentials = if shown == url {
         ""
     } else {

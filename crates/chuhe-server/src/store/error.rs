@@ -202,6 +202,8 @@ impl From<serde_json::Error> for StoreError {
 /// );
 /// assert_eq!(redact_url("nats://chuhe:s3cret@nats:4222"), "nats://***@nats:4222");
 /// assert_eq!(redact_url("sqlite://chuhe.db"), "sqlite://chuhe.db");
+/// assert_eq!(redact_url("nats://127.0.0.1:4222"), "nats://127.0.0.1:4222");
+/// assert_eq!(redact_url("127.0.0.1:8080"), "127.0.0.1:8080");
 /// ```
 pub fn redact_url(text: &str) -> String {
     let Some((scheme, rest)) = text.split_once("://") else {

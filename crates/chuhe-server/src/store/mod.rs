@@ -212,9 +212,10 @@ pub struct StoreOptions {
     /// node leases ([`cluster`]).
     pub cluster: bool,
     /// Longest wait of a group commit for more writes to join it before it commits (default
-    /// 0: none; `chuhe serve` sets 5 ms, `--commit-delay-ms`). Each group pays one transaction and, on SQLite, one `fsync`; when writes come
-    /// faster than one per `commit_delay`, waiting makes the groups larger and the processor
-    /// time per write smaller, at the price of up to `commit_delay` more before each answer.
+    /// 0: none; `chuhe serve` sets 5 ms, `--commit-delay-ms`). Each group pays one transaction
+    /// and, on SQLite, one `fsync`; when writes come faster than one per `commit_delay`,
+    /// waiting makes the groups larger and the processor time per write smaller, at the price
+    /// of up to `commit_delay` more before each answer.
     /// A slower pace never waits (the writer counts its writes of the last second), as
     /// PostgreSQL's `commit_delay` waits only when `commit_siblings` others are active.
     pub commit_delay: Duration,
