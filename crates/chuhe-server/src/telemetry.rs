@@ -23,6 +23,10 @@ pub const MOVE_ACK_SECONDS: &str = "chuhe_move_ack_seconds";
 pub const STORE_GROUP_SIZE: &str = "chuhe_store_group_size";
 /// Time of one group's transaction (statements and commit), histogram in seconds.
 pub const STORE_COMMIT_SECONDS: &str = "chuhe_store_commit_seconds";
+/// Frames in SQLite's write-ahead log at its last checkpoint, gauge; SQLite stores only.
+pub const STORE_WAL_FRAMES: &str = "chuhe_store_wal_frames";
+/// Checkpoints that started SQLite's write-ahead log over (`RESTART`), counter.
+pub const STORE_WAL_RESTARTS: &str = "chuhe_store_wal_restarts_total";
 /// Connections of the store's read pool, gauge.
 pub const DB_POOL_CONNECTIONS: &str = "chuhe_db_pool_connections";
 /// Idle connections of the store's read pool, gauge.
@@ -73,6 +77,14 @@ pub fn describe() {
         STORE_GROUP_SIZE,
         Unit::Count,
         "writes committed together in one transaction"
+    );
+    describe_gauge!(
+        STORE_WAL_FRAMES,
+        "frames in SQLite's write-ahead log at its last checkpoint"
+    );
+    describe_counter!(
+        STORE_WAL_RESTARTS,
+        "checkpoints that started SQLite's write-ahead log over"
     );
     describe_histogram!(
         STORE_COMMIT_SECONDS,
@@ -143,6 +155,16 @@ pub(crate) fn message_relayed(bytes: usize) {
 pub(crate) fn group_committed(writes: usize, elapsed: Duration) {
     metrics::histogram!(STORE_GROUP_SIZE).record(writes as f64);
     metrics::histogram!(STORE_COMMIT_SECONDS).record(elapsed.as_secs_f64());
+}
+
+/// Records the frames in SQLite's write-ahead log at a checkpoint.
+pub(crate) fn wal_frames(frames: i64) {
+    metrics::gauge!(STORE_WAL_FRAMES).set(frames as f64);
+}
+
+/// Records a checkpoint that started SQLite's write-ahead log over.
+pub(crate) fn wal_restarted() {
+    metrics::counter!(STORE_WAL_RESTARTS).increment(1);
 }
 
 /// One more of the gauge `name` while this lives (a connection, a search waiting): dropped,

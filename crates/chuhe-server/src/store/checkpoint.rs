@@ -13,10 +13,27 @@
 //! the writer goes on appending, and SQLite starts the log over from its beginning once a
 //! checkpoint has copied all of it. `journal_size_limit` truncates the file left behind after a
 //! burst back to [`JOURNAL_SIZE_LIMIT`] bytes.
+//!
+//! Under a steady load a passive checkpoint never copies all of the log: the writer appends
+//! while it copies, so the log is never started over and the `-wal` file grows without end.
+//! Measured with `chuhe loadtest --games 5000` (mixed variants, human pace, 2,233 moves/s) on
+//! the 2-core development machine: the log reached about 430,000 frames (1.7 GB, read off the
+//! size of the `-shm` index) in 60 s, and the kernel's zeroing of the new file blocks that each
+//! appended frame lands in (`zero_user_segments` under `pwrite`) took 14 % of the server's
+//! processor time in `perf`. So when a passive checkpoint leaves more than [`RESTART_FRAMES`]
+//! frames in the log, the thread follows it with a `RESTART` checkpoint: it waits for the
+//! writer's transaction in progress, holds the write lock while it copies the few frames the
+//! passive one missed and while the readers leave the log (each wait at most
+//! [`RESTART_WAIT_MS`]), and the writer's next transaction then writes the log from its
+//! beginning again, over file blocks that already exist. The writer begins its transactions
+//! with `BEGIN IMMEDIATE` (`writer.rs`), so a restart between its read and its write cannot
+//! fail it.
 
 use sqlx::any::AnyConnectOptions;
-use sqlx::{ConnectOptions, Connection, Executor};
-use std::sync::mpsc;
+use sqlx::AnyConnection;
+use sqlx::{ConnectOptions, Connection, Row};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 /// How often the checkpointer runs.
@@ -25,6 +42,11 @@ pub(super) const EVERY: Duration = Duration::from_secs(1);
 /// The `-wal` file is truncated to this many bytes (64 MiB) after a checkpoint that emptied
 /// it (SQLite's `journal_size_limit`).
 pub(super) const JOURNAL_SIZE_LIMIT: u64 = 64 * 1024 * 1024;
+
+/// A passive checkpoint that leaves the log with at least this many frames (32 MiB at SQLite's
+/// 4 KiB pages, half of [`JOURNAL_SIZE_LIMIT`], so that a log started over is not truncated and
+/// grown again) is followed by a `RESTART` checkpoint.
+pub(super) const RESTART_FRAMES: u32 = 8_192;
 
 /// The statements the writer connection runs when it opens, after `journal_mode = WAL`: no
 /// checkpoint inside a commit, and a bounded log file.
@@ -38,27 +60,38 @@ pub(super) fn writer_pragmas() -> [String; 2] {
 /// The checkpoint thread; stops when this is dropped (and on [`Checkpointer::stop`]).
 #[derive(Debug)]
 pub(super) struct Checkpointer {
+    /// `RESTART` checkpoints that finished.
+    restarts: Arc<AtomicU64>,
     stop: Option<mpsc::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Checkpointer {
-    /// Starts the thread for the SQLite database at `url` (`mode=rwc` already added).
+    /// Starts the thread for the SQLite database at `url` (`mode=rwc` already added), which
+    /// starts the log over once a checkpoint leaves `restart_frames` frames in it.
     ///
     /// # Errors
     /// A URL that does not parse, or a thread that cannot be made.
-    pub(super) fn start(url: &str) -> Result<Checkpointer, std::io::Error> {
+    pub(super) fn start(url: &str, restart_frames: u32) -> Result<Checkpointer, std::io::Error> {
         let options: AnyConnectOptions = url
             .parse()
             .map_err(|e: sqlx::Error| std::io::Error::other(e.to_string()))?;
         let (stop, stopped) = mpsc::channel::<()>();
+        let restarts = Arc::new(AtomicU64::new(0));
+        let counted = restarts.clone();
         let thread = std::thread::Builder::new()
             .name("chuhe-checkpoint".to_owned())
-            .spawn(move || run(options, stopped))?;
+            .spawn(move || run(options, restart_frames, &counted, stopped))?;
         Ok(Checkpointer {
+            restarts,
             stop: Some(stop),
             thread: Some(thread),
         })
+    }
+
+    /// The `RESTART` checkpoints that finished so far.
+    pub(super) fn restarts(&self) -> u64 {
+        self.restarts.load(Ordering::Relaxed)
     }
 
     /// Stops the thread and waits for it (at most the checkpoint in progress).
@@ -66,6 +99,10 @@ impl Checkpointer {
         self.stop.take();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
+            tracing::debug!(
+                restarts = self.restarts(),
+                "the WAL checkpoint thread stopped"
+            );
         }
     }
 }
@@ -78,7 +115,12 @@ impl Drop for Checkpointer {
 }
 
 /// The thread: a checkpoint every [`EVERY`] until `stopped` says so or its sender is gone.
-fn run(options: AnyConnectOptions, stopped: mpsc::Receiver<()>) {
+fn run(
+    options: AnyConnectOptions,
+    restart_frames: u32,
+    restarts: &AtomicU64,
+    stopped: mpsc::Receiver<()>,
+) {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -94,7 +136,7 @@ fn run(options: AnyConnectOptions, stopped: mpsc::Receiver<()>) {
     while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(EVERY) {
         runtime.block_on(async {
             if conn.is_none() {
-                match options.connect().await {
+                match connect(&options).await {
                     Ok(c) => conn = Some(c),
                     Err(e) => {
                         tracing::warn!(error = %e, "WAL checkpoint: no connection");
@@ -103,7 +145,7 @@ fn run(options: AnyConnectOptions, stopped: mpsc::Receiver<()>) {
                 }
             }
             if let Some(c) = conn.as_mut() {
-                if let Err(e) = c.execute("PRAGMA wal_checkpoint(PASSIVE)").await {
+                if let Err(e) = checkpoint(c, restart_frames, restarts).await {
                     tracing::warn!(error = %e, "WAL checkpoint failed");
                     conn = None;
                 }
@@ -113,4 +155,53 @@ fn run(options: AnyConnectOptions, stopped: mpsc::Receiver<()>) {
     if let Some(c) = conn.take() {
         let _ = runtime.block_on(c.close());
     }
+}
+
+/// The longest a `RESTART` checkpoint waits for the writer's transaction to end, and then,
+/// holding the write lock, for the readers to leave the log (the busy timeout of the thread's
+/// connection, in milliseconds). A checkpoint that cannot finish within it gives up until the
+/// next second: a long read (a backup, say) must not hold the writer up.
+const RESTART_WAIT_MS: u32 = 20;
+
+/// The thread's connection.
+async fn connect(options: &AnyConnectOptions) -> Result<AnyConnection, sqlx::Error> {
+    let mut c = options.connect().await?;
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "PRAGMA busy_timeout = {RESTART_WAIT_MS}"
+    )))
+    .execute(&mut c)
+    .await?;
+    Ok(c)
+}
+
+/// A passive checkpoint, and a `RESTART` one when the passive one left `restart_frames` frames
+/// or more in the log (the module's comment says why); counts the `RESTART`s that finished in
+/// `restarts`. Records the frames left in the log.
+///
+/// # Errors
+/// The connection's: the caller makes a new one.
+async fn checkpoint(
+    c: &mut AnyConnection,
+    restart_frames: u32,
+    restarts: &AtomicU64,
+) -> Result<(), sqlx::Error> {
+    let (_, mut log) = frames(c, "PRAGMA wal_checkpoint(PASSIVE)").await?;
+    if log >= i64::from(restart_frames) {
+        let busy;
+        (busy, log) = frames(c, "PRAGMA wal_checkpoint(RESTART)").await?;
+        if !busy {
+            restarts.fetch_add(1, Ordering::Relaxed);
+            crate::telemetry::wal_restarted();
+        }
+    }
+    crate::telemetry::wal_frames(log);
+    Ok(())
+}
+
+/// Runs the checkpoint `pragma` and answers whether it could not finish (its first column,
+/// `busy`: not an error, the next one goes on) and the frames in the log before it started
+/// over (its second column; -1 when the database is not in WAL mode).
+async fn frames(c: &mut AnyConnection, pragma: &'static str) -> Result<(bool, i64), sqlx::Error> {
+    let row = sqlx::query(pragma).fetch_one(&mut *c).await?;
+    Ok((row.try_get::<i64, _>(0)? != 0, row.try_get::<i64, _>(1)?))
 }

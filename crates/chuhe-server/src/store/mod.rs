@@ -219,6 +219,10 @@ pub struct StoreOptions {
     /// A slower pace never waits (the writer counts its writes of the last second), as
     /// PostgreSQL's `commit_delay` waits only when `commit_siblings` others are active.
     pub commit_delay: Duration,
+    /// SQLite: a checkpoint that leaves at least this many frames (pages) in the write-ahead
+    /// log starts the log over (default 8,192, 32 MiB of 4 KiB pages; the checkpoint thread
+    /// of `checkpoint.rs` says why). Ignored on PostgreSQL.
+    pub wal_restart_frames: u32,
 }
 
 impl Default for StoreOptions {
@@ -229,6 +233,7 @@ impl Default for StoreOptions {
             session_lifetime: Duration::from_secs(30 * 24 * 3600),
             cluster: false,
             commit_delay: Duration::ZERO,
+            wal_restart_frames: checkpoint::RESTART_FRAMES,
         }
     }
 }
@@ -521,7 +526,7 @@ impl Store {
             .map_err(open_error)?;
         let checkpointer = if is_sqlite && !url.contains(":memory:") {
             Some(
-                checkpoint::Checkpointer::start(&normalize_url(url))
+                checkpoint::Checkpointer::start(&normalize_url(url), options.wal_restart_frames)
                     .map_err(|e| open_error(sqlx::Error::Io(e)))?,
             )
         } else {

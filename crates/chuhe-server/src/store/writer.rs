@@ -439,6 +439,7 @@ impl Writer {
         let limit = self.limit;
         let faults = self.faults.clone();
         let epoch = self.epoch;
+        let sqlite = self.is_sqlite;
         let began = std::time::Instant::now();
         // Set once `COMMIT` is sent: from then on a failure may have committed.
         let mut committing = false;
@@ -451,7 +452,8 @@ impl Writer {
                     write_moves(conn, tables, &faults, &mut committing, &mut broken).await
                 }
                 Ok(conn) => {
-                    write_group(conn, epoch, singles, tables, &faults, &mut committing).await
+                    let (faults, committing) = (&faults, &mut committing);
+                    write_group(conn, sqlite, epoch, singles, tables, faults, committing).await
                 }
                 Err(e) => Err(e.into()),
             }
@@ -866,15 +868,25 @@ async fn commit_round(writer: &mut Writer, round: Round) {
 /// sets `committing` once `COMMIT` is sent. A failed transaction is rolled back at once: its
 /// row locks (a fenced table's row, say) must not wait for the writer's next job while other
 /// nodes want those rows.
+///
+/// On SQLite the transaction takes the write lock at its start (`BEGIN IMMEDIATE`), waiting
+/// for it as long as the busy timeout lets. A deferred transaction that read first could not
+/// wait for the lock when it wrote: once the checkpoint thread has started the log over
+/// (`checkpoint.rs`), its first write would fail at once with `SQLITE_BUSY_SNAPSHOT`.
 async fn write_group(
     conn: &mut AnyConnection,
+    sqlite: bool,
     epoch: Option<i64>,
     singles: &[Single],
     tables: &[PreparedTable],
     faults: &Faults,
     committing: &mut bool,
 ) -> Result<Vec<Result<u64, StoreError>>, StoreError> {
-    let mut tx = conn.begin().await?;
+    let mut tx = if sqlite {
+        conn.begin_with("BEGIN IMMEDIATE").await?
+    } else {
+        conn.begin().await?
+    };
     if let Some(mine) = epoch {
         // Shared: writers of one epoch never wait for each other, and a newcomer's raise of
         // the epoch waits for this transaction (it then sees what this one wrote).
