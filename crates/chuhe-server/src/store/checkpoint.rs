@@ -16,11 +16,11 @@
 //!
 //! Under a steady load a passive checkpoint never copies all of the log: the writer appends
 //! while it copies, so the log is never started over and the `-wal` file grows without end.
-//! Measured with `chuhe loadtest --games 5000` (mixed variants, human pace, 2,233 moves/s) on
-//! the 2-core development machine: the log reached about 430,000 frames (1.7 GB, read off the
-//! size of the `-shm` index) in 60 s, and the kernel's zeroing of the new file blocks that each
-//! appended frame lands in (`zero_user_segments` under `pwrite`) took 14 % of the server's
-//! processor time in `perf`. So when a passive checkpoint leaves more than [`RESTART_FRAMES`]
+//! Measured with `chuhe loadtest --games 5000` (mixed variants, human pace, 2,236 moves/s) on
+//! the 2-core development machine: the `-wal` file reached 1.63 GB in 64 s, and the kernel's
+//! zeroing of the new file blocks that each appended frame lands in (`zero_user_segments`
+//! under `pwrite`) took 14 % of the server's processor time in `perf` (`docs/performance.md`,
+//! "A log that never started over"). So when a passive checkpoint leaves more than [`RESTART_FRAMES`]
 //! frames in the log, the thread follows it with a `RESTART` checkpoint: it waits for the
 //! writer's transaction in progress, holds the write lock while it copies the few frames the
 //! passive one missed and while the readers leave the log (each wait at most
