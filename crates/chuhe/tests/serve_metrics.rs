@@ -130,6 +130,9 @@ fn metrics_are_served_on_their_own_address() {
         value(&text, "chuhe_store_commit_seconds_count") >= 1.0,
         "{text}"
     );
+    // SQLite's log, read by the checkpoint thread once a second: the run wrote frames.
+    assert!(value(&text, "chuhe_store_wal_frames") >= 1.0, "{text}");
+    assert!(text.contains("# TYPE chuhe_store_wal_frames gauge"));
     assert!(value(&text, "chuhe_tables_in_play") >= 3.0, "{text}");
     // The load test's games run on after it left (until their players are given up for gone;
     // one may have ended, a new one started).
