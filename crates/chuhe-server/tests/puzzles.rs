@@ -55,7 +55,7 @@ async fn puzzles_are_served(backend: Backend) {
     let (status, count) = get(&server, "/api/puzzle/count", None).await;
     assert_eq!(status, 200);
     assert_eq!(count["count"].as_u64(), Some(rows.len() as u64));
-    assert_eq!(rows.len(), 1718);
+    assert_eq!(rows.len(), 1979);
 
     // The first puzzle of the file, in lichess's shape: Black's chariot b3-b6 is played, then
     // Red's chariot f8-h8 wins.
@@ -262,7 +262,7 @@ async fn a_win_rates_the_player_and_the_puzzle(backend: Backend) {
         conn.close().await.unwrap();
     }
     let store = Store::connect(&db.url).await.unwrap();
-    assert_eq!(store.puzzle_count().await.unwrap(), 1718);
+    assert_eq!(store.puzzle_count().await.unwrap(), 1979);
     let row = store.puzzle(id).await.unwrap().unwrap();
     assert_eq!(row.rating.rating, puzzle_after.rating);
     assert_eq!(row.plays, 1);
