@@ -20,18 +20,17 @@
 //! the 2-core development machine: the `-wal` file reached 1.63 GB in 64 s, and the kernel's
 //! zeroing of the new file blocks that each appended frame lands in (`zero_user_segments`
 //! under `pwrite`) took 14 % of the server's processor time in `perf` (`docs/performance.md`,
-//! "A log that never started over"). So when a passive checkpoint leaves more than [`RESTART_FRAMES`]
-//! frames in the log, the thread follows it with a `RESTART` checkpoint: it waits for the
-//! writer's transaction in progress, holds the write lock while it copies the few frames the
-//! passive one missed and while the readers leave the log (each wait at most
+//! "A log that never started over"). So when a passive checkpoint leaves at least
+//! [`RESTART_FRAMES`] frames in the log, the thread follows it with a `RESTART` checkpoint: it
+//! waits for the writer's transaction in progress, holds the write lock while it copies the few
+//! frames the passive one missed and while the readers leave the log (each wait at most
 //! [`RESTART_WAIT_MS`]), and the writer's next transaction then writes the log from its
 //! beginning again, over file blocks that already exist. The writer begins its transactions
 //! with `BEGIN IMMEDIATE` (`writer.rs`), so a restart between its read and its write cannot
 //! fail it.
 
 use sqlx::any::AnyConnectOptions;
-use sqlx::AnyConnection;
-use sqlx::{ConnectOptions, Connection, Row};
+use sqlx::{AnyConnection, ConnectOptions, Connection, Row};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
