@@ -204,3 +204,55 @@ async fn frames(c: &mut AnyConnection, pragma: &'static str) -> Result<(bool, i6
     let row = sqlx::query(pragma).fetch_one(&mut *c).await?;
     Ok((row.try_get::<i64, _>(0)? != 0, row.try_get::<i64, _>(1)?))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{checkpoint, connect};
+    use sqlx::{AnyConnection, Connection, Executor};
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    /// Appends `rows` rows of 4,000 random bytes, each in its own transaction (a frame or
+    /// two each).
+    async fn append(w: &mut AnyConnection, rows: usize) {
+        for _ in 0..rows {
+            w.execute("INSERT INTO t (x) VALUES (randomblob(4000))")
+                .await
+                .unwrap();
+        }
+    }
+
+    /// The frames a checkpoint finds in the log decide whether it starts the log over: fewer
+    /// than `restart_frames`, a passive checkpoint alone; as many or more, a `RESTART` too,
+    /// counted once it finished.
+    #[tokio::test]
+    async fn the_frames_in_the_log_decide_a_restart() {
+        sqlx::any::install_default_drivers();
+        let path = std::env::temp_dir().join(format!(
+            "chuhe-checkpoint-restart-{}-{}.db",
+            std::process::id(),
+            super::super::now_ms()
+        ));
+        let url = format!("sqlite://{}?mode=rwc", path.display());
+        let mut w = AnyConnection::connect(&url).await.unwrap();
+        for sql in [
+            "PRAGMA journal_mode = WAL",
+            "PRAGMA wal_autocheckpoint = 0",
+            "CREATE TABLE t (x BLOB)",
+        ] {
+            w.execute(sql).await.unwrap();
+        }
+        append(&mut w, 20).await;
+        let mut c = connect(&url.parse().unwrap()).await.unwrap();
+        let restarts = AtomicU64::new(0);
+        checkpoint(&mut c, 1_000, &restarts).await.unwrap();
+        assert_eq!(restarts.load(Ordering::Relaxed), 0);
+        append(&mut w, 20).await;
+        checkpoint(&mut c, 10, &restarts).await.unwrap();
+        assert_eq!(restarts.load(Ordering::Relaxed), 1);
+        c.close().await.unwrap();
+        w.close().await.unwrap();
+        for end in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{end}", path.display()));
+        }
+    }
+}
