@@ -26,8 +26,8 @@
 //! frames the passive one missed and while the readers leave the log (each wait at most
 //! [`RESTART_WAIT_MS`]), and the writer's next transaction then writes the log from its
 //! beginning again, over file blocks that already exist. The writer begins its transactions
-//! with `BEGIN IMMEDIATE` (`writer.rs`), so a restart between its read and its write cannot
-//! fail it.
+//! with `BEGIN IMMEDIATE` ([`super::begin_write`]), so a restart between its read and its
+//! write cannot fail it.
 
 use sqlx::any::AnyConnectOptions;
 use sqlx::{AnyConnection, ConnectOptions, Connection, Row};
@@ -184,10 +184,10 @@ async fn checkpoint(
     restart_frames: u32,
     restarts: &AtomicU64,
 ) -> Result<(), sqlx::Error> {
-    let (_, mut log) = frames(c, "PRAGMA wal_checkpoint(PASSIVE)").await?;
+    let (_, mut log) = pragma_checkpoint(c, "PRAGMA wal_checkpoint(PASSIVE)").await?;
     if log >= i64::from(restart_frames) {
         let busy;
-        (busy, log) = frames(c, "PRAGMA wal_checkpoint(RESTART)").await?;
+        (busy, log) = pragma_checkpoint(c, "PRAGMA wal_checkpoint(RESTART)").await?;
         if !busy {
             restarts.fetch_add(1, Ordering::Relaxed);
             crate::telemetry::wal_restarted();
@@ -200,7 +200,10 @@ async fn checkpoint(
 /// Runs the checkpoint `pragma` and answers whether it could not finish (its first column,
 /// `busy`: not an error, the next one goes on) and the frames in the log before it started
 /// over (its second column; -1 when the database is not in WAL mode).
-async fn frames(c: &mut AnyConnection, pragma: &'static str) -> Result<(bool, i64), sqlx::Error> {
+async fn pragma_checkpoint(
+    c: &mut AnyConnection,
+    pragma: &'static str,
+) -> Result<(bool, i64), sqlx::Error> {
     let row = sqlx::query(pragma).fetch_one(&mut *c).await?;
     Ok((row.try_get::<i64, _>(0)? != 0, row.try_get::<i64, _>(1)?))
 }

@@ -121,7 +121,7 @@ pub(crate) use faults::Fault;
 use faults::{injected, Faults};
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::Migrator;
-use sqlx::{AnyPool, Connection, Executor, Row};
+use sqlx::{AnyConnection, AnyPool, Connection, Executor, Row};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::{mpsc, oneshot};
@@ -338,6 +338,25 @@ fn normalize_url(url: &str) -> String {
 }
 
 /// The statements that set a new connection's time limit: PostgreSQL's `statement_timeout`,
+/// Begins a transaction that will write. On SQLite it takes the write lock at once (`BEGIN
+/// IMMEDIATE`), waiting for it as long as the busy timeout lets: a deferred transaction that
+/// has read cannot wait for the lock when it first writes, and fails at once
+/// (`SQLITE_BUSY_SNAPSHOT`) when another connection wrote, or the checkpoint thread started
+/// the log over (`checkpoint.rs`), since its read.
+///
+/// # Errors
+/// The database's.
+pub(super) async fn begin_write(
+    conn: &mut AnyConnection,
+    is_sqlite: bool,
+) -> Result<sqlx::Transaction<'_, sqlx::Any>, sqlx::Error> {
+    if is_sqlite {
+        conn.begin_with("BEGIN IMMEDIATE").await
+    } else {
+        conn.begin().await
+    }
+}
+
 /// SQLite's `busy_timeout`, in milliseconds.
 ///
 /// On PostgreSQL the same limit is the connection's `idle_in_transaction_session_timeout`:

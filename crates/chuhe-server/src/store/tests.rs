@@ -68,10 +68,12 @@ async fn the_checkpoint_thread_copies_the_log_into_the_database_file() {
 /// endian): SQLite adds one each time the log is started over (sqlite.org, "Database File
 /// Format", "WAL File Format"). 0 when the file is shorter than a header.
 fn wal_restarts(wal: &std::path::Path) -> u32 {
-    let bytes = std::fs::read(wal).unwrap_or_default();
-    bytes
-        .get(12..16)
-        .map_or(0, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    use std::io::Read;
+    let mut header = [0u8; 16];
+    match std::fs::File::open(wal).and_then(|mut f| f.read_exact(&mut header)) {
+        Ok(()) => u32::from_be_bytes([header[12], header[13], header[14], header[15]]),
+        Err(_) => 0,
+    }
 }
 
 /// Under writes that never pause, the checkpoint thread starts the log over once it holds

@@ -251,14 +251,8 @@ pub async fn issue_token(
     let token = new_token();
     let token_id = crate::ids::random_id(12);
     let now = now_ms();
-    // SQLite: the write lock from the start, so that a write of the server's between this
-    // transaction's read and its write cannot refuse it (a deferred transaction cannot wait
-    // for the lock once it has read).
-    let mut tx = if is_sqlite {
-        conn.begin_with("BEGIN IMMEDIATE").await?
-    } else {
-        conn.begin().await?
-    };
+    // A write of the server's between this transaction's read and its write cannot refuse it.
+    let mut tx = super::begin_write(&mut conn, is_sqlite).await?;
     let existing = sqlx::query(
         "SELECT id, bot FROM players WHERE password_hash IS NOT NULL \
          AND (skeleton = $1 OR name = $2) ORDER BY created_ms LIMIT 1",

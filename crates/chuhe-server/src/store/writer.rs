@@ -452,8 +452,8 @@ impl Writer {
                     write_moves(conn, tables, &faults, &mut committing, &mut broken).await
                 }
                 Ok(conn) => {
-                    let (faults, committing) = (&faults, &mut committing);
-                    write_group(conn, sqlite, epoch, singles, tables, faults, committing).await
+                    let tx = super::begin_write(conn, sqlite).await?;
+                    write_group(tx, epoch, singles, tables, &faults, &mut committing).await
                 }
                 Err(e) => Err(e.into()),
             }
@@ -864,29 +864,18 @@ async fn commit_round(writer: &mut Writer, round: Round) {
     }
 }
 
-/// Writes singles, then table writes, in one transaction; returns each single's result, and
-/// sets `committing` once `COMMIT` is sent. A failed transaction is rolled back at once: its
-/// row locks (a fenced table's row, say) must not wait for the writer's next job while other
-/// nodes want those rows.
-///
-/// On SQLite the transaction takes the write lock at its start (`BEGIN IMMEDIATE`), waiting
-/// for it as long as the busy timeout lets. A deferred transaction that read first could not
-/// wait for the lock when it wrote: once the checkpoint thread has started the log over
-/// (`checkpoint.rs`), its first write would fail at once with `SQLITE_BUSY_SNAPSHOT`.
+/// Writes singles, then table writes, in the transaction `tx` (begun by [`super::begin_write`]);
+/// returns each single's result, and sets `committing` once `COMMIT` is sent. A failed
+/// transaction is rolled back at once: its row locks (a fenced table's row, say) must not wait
+/// for the writer's next job while other nodes want those rows.
 async fn write_group(
-    conn: &mut AnyConnection,
-    sqlite: bool,
+    mut tx: Transaction<'_, Any>,
     epoch: Option<i64>,
     singles: &[Single],
     tables: &[PreparedTable],
     faults: &Faults,
     committing: &mut bool,
 ) -> Result<Vec<Result<u64, StoreError>>, StoreError> {
-    let mut tx = if sqlite {
-        conn.begin_with("BEGIN IMMEDIATE").await?
-    } else {
-        conn.begin().await?
-    };
     if let Some(mine) = epoch {
         // Shared: writers of one epoch never wait for each other, and a newcomer's raise of
         // the epoch waits for this transaction (it then sees what this one wrote).
