@@ -14,7 +14,9 @@ The tokens: two bot accounts (`chuhe token create --bot`) and one person
 2. the two bots against each other (untimed): `client.challenges.create` by one,
    `client.bots.accept_challenge` by the other when its event stream says `challenge`;
 3. the person through the Board API against the computer: `client.board.stream_game_state`,
-   `client.board.make_move` for six moves, then `client.board.resign_game`.
+   `client.board.make_move` for two moves, then `client.board.resign_game` (two: the level-1
+   computer has been mated by `chuhe uci` within six moves, which ends the game before the
+   resignation; no side can mate in two from the start).
 
 Moves come from `chuhe uci` (go movetime 20). The server refuses an illegal move (berserk
 raises ResponseError): any refusal, stream error or game that does not end fails the script
@@ -188,10 +190,10 @@ def main():
     report(game_id, state, n)
     engine2.quit()
 
-    # 3. A person through the Board API: six moves, then resigns.
+    # 3. A person through the Board API: two moves, then resigns (five moves in the game).
     game = person.challenges.create_ai(level=1, color="black", variant="xiangqi")
     game_id = game["id"]
-    state, n = play(person.board, game_id, someone["id"], engine, stop_after=6,
+    state, n = play(person.board, game_id, someone["id"], engine, stop_after=2,
                     resign=person.board.resign_game)
     assert state["status"] == "resign" and state["winner"] == "white", state
     report(game_id, state, n)
