@@ -348,34 +348,39 @@ impl AnyGame {
         if self.outcome().is_some() {
             return (Vec::new(), Vec::new());
         }
-        let mut moves: Vec<(String, bool)> = match &self.inner {
+        // The texts are written into one buffer without the formatting machinery and sorted
+        // there, then copied out once: a table does this after every move, and the texts
+        // made one by one (`to_string`, then sorted as strings) were 8 % of a loaded server's
+        // processor time (docs/performance.md, "The statement journal").
+        let mut texts = MoveTexts::default();
+        match &self.inner {
             Inner::Xiangqi(g) => {
                 let p = g.position();
-                g.legal_moves()
-                    .into_iter()
-                    .map(|m| (m.to_string(), p.is_capture(m)))
-                    .collect()
+                let moves = g.legal_moves();
+                texts.reserve(moves.len(), 4);
+                for m in moves {
+                    texts.push(p.is_capture(m), |out| m.push_iccs(out));
+                }
             }
             Inner::Sanguo(g) => {
                 let p = g.position();
-                g.legal_moves()
-                    .into_iter()
-                    .map(|m| (p.move_text(m), p.piece_at(m.to).is_some()))
-                    .collect()
+                let moves = g.legal_moves();
+                texts.reserve(moves.len(), 7);
+                for m in moves {
+                    let capture = p.piece_at(m.to).is_some();
+                    texts.push(capture, |out| m.push_text(capture, out));
+                }
             }
-            Inner::Banqi(g) => g
-                .legal_moves()
-                .into_iter()
-                .map(|a| (a.to_string(), matches!(a, banqi::Action::Capture { .. })))
-                .collect(),
-        };
-        moves.sort_unstable();
-        let captures = moves
-            .iter()
-            .filter(|(_, capture)| *capture)
-            .map(|(m, _)| m.clone())
-            .collect();
-        (moves.into_iter().map(|(m, _)| m).collect(), captures)
+            Inner::Banqi(g) => {
+                let actions = g.legal_moves();
+                texts.reserve(actions.len(), 7);
+                for a in actions {
+                    let capture = matches!(a, banqi::Action::Capture { .. });
+                    texts.push(capture, |out| a.push_text(out));
+                }
+            }
+        }
+        texts.sorted()
     }
 
     /// How the game ended, or `None` while it goes on.
@@ -620,6 +625,49 @@ impl AnyGame {
             Inner::Banqi(g) => Some(g.view()),
             _ => None,
         }
+    }
+}
+
+/// Move texts written one after another into one buffer, each with whether it captures
+/// ([`AnyGame::moves_and_captures`]).
+#[derive(Default)]
+struct MoveTexts {
+    buffer: String,
+    /// Each text's start and end in `buffer`, and whether it captures (12 bytes: the list of a
+    /// position stays below the 1 KiB from which glibc's allocator tidies its free lists).
+    spans: Vec<(u32, u32, bool)>,
+}
+
+impl MoveTexts {
+    /// Room for `count` more texts of about `length` bytes each.
+    fn reserve(&mut self, count: usize, length: usize) {
+        self.buffer.reserve(count * length);
+        self.spans.reserve(count);
+    }
+
+    /// Adds the text that `write` appends.
+    fn push(&mut self, capture: bool, write: impl FnOnce(&mut String)) {
+        let at = |buffer: &String| u32::try_from(buffer.len()).unwrap_or(u32::MAX);
+        let start = at(&self.buffer);
+        write(&mut self.buffer);
+        self.spans.push((start, at(&self.buffer), capture));
+    }
+
+    /// All texts sorted bytewise, and the captures among them in the same order.
+    fn sorted(mut self) -> (Vec<String>, Vec<String>) {
+        let buffer = &self.buffer;
+        let text = |&(start, end, _): &(u32, u32, bool)| {
+            buffer.get(start as usize..end as usize).unwrap_or_default()
+        };
+        self.spans.sort_unstable_by(|a, b| text(a).cmp(text(b)));
+        let all = self.spans.iter().map(|s| text(s).to_owned()).collect();
+        let captures = self
+            .spans
+            .iter()
+            .filter(|s| s.2)
+            .map(|s| text(s).to_owned())
+            .collect();
+        (all, captures)
     }
 }
 

@@ -57,7 +57,47 @@ impl Action {
 
     /// Sorts actions bytewise by their text, the order `chuhe moves` prints them in.
     pub fn sort_by_text(actions: &mut [Action]) {
-        actions.sort_by_cached_key(|a| a.to_string());
+        actions.sort_unstable_by_key(|a| a.text_bytes());
+    }
+
+    /// The text's bytes (`flip c2`, `c2-c3`, `c2xc3`), padded with zero bytes to seven: they
+    /// compare as the texts do, a text before any longer one it begins.
+    pub const fn text_bytes(self) -> [u8; 7] {
+        match self {
+            Action::Flip(sq) => {
+                let [f, r] = sq.name();
+                [b'f', b'l', b'i', b'p', b' ', f, r]
+            }
+            Action::Move { from, to } | Action::Capture { from, to } => {
+                let ([f1, r1], [f2, r2]) = (from.name(), to.name());
+                let sep = if matches!(self, Action::Move { .. }) {
+                    b'-'
+                } else {
+                    b'x'
+                };
+                [f1, r1, sep, f2, r2, 0, 0]
+            }
+        }
+    }
+
+    /// Appends the text (`flip c2`, `c2-c3`, `c2xc3`) to `out`, as `Display` writes it.
+    ///
+    /// ```
+    /// use chuhe_rules::banqi::Action;
+    /// let mut out = String::new();
+    /// for text in ["flip c2", "c2-c3", "a1xe1"] {
+    ///     text.parse::<Action>().unwrap().push_text(&mut out);
+    ///     out.push(' ');
+    /// }
+    /// assert_eq!(out, "flip c2 c2-c3 a1xe1 ");
+    /// ```
+    pub fn push_text(self, out: &mut String) {
+        for b in self.text_bytes() {
+            if b != 0 {
+                // Letters, digits, space, `-` and `x`: ASCII.
+                out.push(char::from(b));
+            }
+        }
     }
 }
 

@@ -60,6 +60,11 @@ impl Square {
         self.0 / FILES
     }
 
+    /// The name's two bytes (file letter, rank digit, e.g. `c2`), as `Display` writes them.
+    pub const fn name(self) -> [u8; 2] {
+        [b'a' + self.file(), b'1' + self.rank()]
+    }
+
     /// The neighbour one square away in `dir`, or `None` off the board.
     pub const fn step(self, dir: Direction) -> Option<Square> {
         let (df, dr) = dir.delta();

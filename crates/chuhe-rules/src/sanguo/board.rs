@@ -170,6 +170,14 @@ impl Point {
         (self.0 % 45) / 9 + 1
     }
 
+    /// Appends the point's name (e.g. `Re1`) to `out`, as `Display` writes it.
+    pub fn push_name(self, out: &mut String) {
+        out.push(self.half().letter());
+        // file < 9 and rank 1…5: both ASCII.
+        out.push(char::from(b'a' + self.file()));
+        out.push(char::from(b'0' + self.rank()));
+    }
+
     /// The same file and rank in the next kingdom's half: the rotation of `spec/sanguo.md` §2.4.
     pub const fn rotated(self) -> Point {
         Point((self.0 + 45) % 135)

@@ -26,12 +26,24 @@ impl Move {
 
     /// The move text with `x` when `capture`, else `-`, e.g. `Ra1xRd1`, `Re1-Re2`.
     pub fn text(self, capture: bool) -> String {
-        format!(
-            "{}{}{}",
-            self.from,
-            if capture { 'x' } else { '-' },
-            self.to
-        )
+        let mut out = String::with_capacity(7);
+        self.push_text(capture, &mut out);
+        out
+    }
+
+    /// Appends [`Move::text`] to `out`.
+    ///
+    /// ```
+    /// use chuhe_rules::sanguo::Move;
+    /// let m: Move = "Ra1-Rd1".parse().unwrap();
+    /// let mut out = String::new();
+    /// m.push_text(true, &mut out);
+    /// assert_eq!(out, "Ra1xRd1");
+    /// ```
+    pub fn push_text(self, capture: bool, out: &mut String) {
+        self.from.push_name(out);
+        out.push(if capture { 'x' } else { '-' });
+        self.to.push_name(out);
     }
 
     /// The same move one kingdom on (§2.4).

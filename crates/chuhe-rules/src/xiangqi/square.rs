@@ -54,6 +54,15 @@ impl Square {
         (self.0 / 9) as i32
     }
 
+    /// Appends the ICCS name (file letter, rank digit, e.g. `e0`) to `out`, as `Display`
+    /// writes it, without the formatting machinery: a table writes the names of every legal
+    /// move after each move.
+    pub fn push_iccs(self, out: &mut String) {
+        // file < 9 and rank < 10: both ASCII.
+        out.push(char::from(b'a' + (self.0 % 9)));
+        out.push(char::from(b'0' + (self.0 / 9)));
+    }
+
     /// The square `df` files and `dr` ranks away, or `None` off the board.
     pub const fn offset(self, df: i32, dr: i32) -> Option<Square> {
         Square::from_coords(self.file() + df, self.rank() + dr)
