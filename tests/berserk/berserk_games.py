@@ -14,9 +14,9 @@ The tokens: two bot accounts (`chuhe token create --bot`) and one person
 2. the two bots against each other (untimed): `client.challenges.create` by one,
    `client.bots.accept_challenge` by the other when its event stream says `challenge`;
 3. the person through the Board API against the computer: `client.board.stream_game_state`,
-   `client.board.make_move` for two moves, then `client.board.resign_game` (two: the level-1
-   computer has been mated by `chuhe uci` within six moves, which ends the game before the
-   resignation; no side can mate in two from the start).
+   `client.board.make_move` for two moves, then `client.board.resign_game` (two, not six: in
+   CI `chuhe uci` once mated the level-1 computer with its sixth move, which ended the game
+   before the resignation).
 
 Moves come from `chuhe uci` (go movetime 20). The server refuses an illegal move (berserk
 raises ResponseError): any refusal, stream error or game that does not end fails the script
