@@ -5,7 +5,7 @@
 
 use super::piece::{Piece, Square};
 use crate::xiangqi::Kind;
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
 /// A turn as a seat requests it: flip a face-down piece, or move a face-up piece from one square
@@ -92,22 +92,22 @@ impl Action {
     /// assert_eq!(out, "flip c2 c2-c3 a1xe1 ");
     /// ```
     pub fn push_text(self, out: &mut String) {
-        for b in self.text_bytes() {
-            if b != 0 {
-                // Letters, digits, space, `-` and `x`: ASCII.
-                out.push(char::from(b));
-            }
-        }
+        out.extend(self.text_chars());
+    }
+
+    /// The text's characters: [`Action::text_bytes`] without the padding (letters, digits,
+    /// space, `-` and `x`: ASCII).
+    fn text_chars(self) -> impl Iterator<Item = char> {
+        self.text_bytes()
+            .into_iter()
+            .take_while(|&b| b != 0)
+            .map(char::from)
     }
 }
 
 impl fmt::Display for Action {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Action::Flip(sq) => write!(f, "flip {sq}"),
-            Action::Move { from, to } => write!(f, "{from}-{to}"),
-            Action::Capture { from, to } => write!(f, "{from}x{to}"),
-        }
+        self.text_chars().try_for_each(|c| f.write_char(c))
     }
 }
 

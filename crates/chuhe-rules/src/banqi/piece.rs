@@ -2,7 +2,7 @@
 
 use crate::xiangqi::{Color, Kind};
 use rand::{CryptoRng, Rng, RngExt};
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
 /// Files on the banqi board (`a` … `h`).
@@ -85,7 +85,9 @@ impl Square {
 
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", (b'a' + self.file()) as char, self.rank() + 1)
+        self.name()
+            .into_iter()
+            .try_for_each(|b| f.write_char(char::from(b)))
     }
 }
 

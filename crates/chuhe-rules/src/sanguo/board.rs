@@ -1,7 +1,7 @@
 //! The joined board of `spec/sanguo.md` §2–§4 as a graph: kingdoms, points, lines, cells, and the
 //! per-point move tables every piece uses, built once on first use ([`graph`]).
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::str::FromStr;
 use std::sync::LazyLock;
 
@@ -170,12 +170,20 @@ impl Point {
         (self.0 % 45) / 9 + 1
     }
 
-    /// Appends the point's name (e.g. `Re1`) to `out`, as `Display` writes it.
+    /// The point name's three ASCII bytes: the half's letter, file letter and rank digit,
+    /// e.g. `Re1`.
+    pub const fn name(self) -> [u8; 3] {
+        // `R`, `G` or `B`; file < 9 and rank 1…5.
+        [
+            self.half().letter() as u8,
+            b'a' + self.file(),
+            b'0' + self.rank(),
+        ]
+    }
+
+    /// Appends the point's name ([`Point::name`], as `Display` writes it) to `out`.
     pub fn push_name(self, out: &mut String) {
-        out.push(self.half().letter());
-        // file < 9 and rank 1…5: both ASCII.
-        out.push(char::from(b'a' + self.file()));
-        out.push(char::from(b'0' + self.rank()));
+        out.extend(self.name().map(char::from));
     }
 
     /// The same file and rank in the next kingdom's half: the rotation of `spec/sanguo.md` §2.4.
@@ -209,13 +217,9 @@ impl Point {
 impl fmt::Display for Point {
     /// The point name, e.g. `Re1`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}{}{}",
-            self.half().letter(),
-            (b'a' + self.file()) as char,
-            self.rank()
-        )
+        self.name()
+            .into_iter()
+            .try_for_each(|b| f.write_char(char::from(b)))
     }
 }
 

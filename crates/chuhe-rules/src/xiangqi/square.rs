@@ -3,7 +3,7 @@
 //! Squares are the 90 points of the 9 × 10 board, indexed `rank * 9 + file` with file `a` = 0 and
 //! rank 0 = Red's back rank (`spec/xiangqi.md` §1), written in ICCS as file letter + rank digit.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
 /// One of the 90 points, `rank * 9 + file`: `a0` = 0, `e0` = 4, `i0` = 8, `a1` = 9, `e9` = 85,
@@ -54,13 +54,16 @@ impl Square {
         (self.0 / 9) as i32
     }
 
-    /// Appends the ICCS name (file letter, rank digit, e.g. `e0`) to `out`, as `Display`
-    /// writes it, without the formatting machinery: a table writes the names of every legal
-    /// move after each move.
+    /// The ICCS name's two ASCII bytes: file letter and rank digit, e.g. `e0`.
+    pub const fn iccs(self) -> [u8; 2] {
+        // file < 9 and rank < 10.
+        [b'a' + self.0 % 9, b'0' + self.0 / 9]
+    }
+
+    /// Appends the ICCS name ([`Square::iccs`], as `Display` writes it) to `out`, without the
+    /// formatting machinery: a table writes the names of every legal move after each move.
     pub fn push_iccs(self, out: &mut String) {
-        // file < 9 and rank < 10: both ASCII.
-        out.push(char::from(b'a' + (self.0 % 9)));
-        out.push(char::from(b'0' + (self.0 / 9)));
+        out.extend(self.iccs().map(char::from));
     }
 
     /// The square `df` files and `dr` ranks away, or `None` off the board.
@@ -112,7 +115,9 @@ impl Square {
 impl fmt::Display for Square {
     /// ICCS: file letter and rank digit, e.g. `e0`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", (b'a' + self.file() as u8) as char, self.rank())
+        self.iccs()
+            .into_iter()
+            .try_for_each(|b| f.write_char(char::from(b)))
     }
 }
 

@@ -337,7 +337,6 @@ fn normalize_url(url: &str) -> String {
     }
 }
 
-/// The statements that set a new connection's time limit: PostgreSQL's `statement_timeout`,
 /// Begins a transaction that will write. On SQLite it takes the write lock at once (`BEGIN
 /// IMMEDIATE`), waiting for it as long as the busy timeout lets: a deferred transaction that
 /// has read cannot wait for the lock when it first writes, and fails at once
@@ -357,6 +356,7 @@ pub(super) async fn begin_write(
     }
 }
 
+/// The statements that set a new connection's time limit: PostgreSQL's `statement_timeout`,
 /// SQLite's `busy_timeout`, in milliseconds.
 ///
 /// On PostgreSQL the same limit is the connection's `idle_in_transaction_session_timeout`:
