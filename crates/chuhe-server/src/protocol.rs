@@ -11,7 +11,7 @@ mod state;
 use crate::variant::Variant;
 use chuhe_rules::outcome::{EndReason, Outcome};
 use serde::{Deserialize, Serialize};
-pub use state::{pack_moves, unpack_moves, State, Update, UpdateError};
+pub use state::{pack_moves, unpack_moves, PackedMoves, State, Update, UpdateError};
 use std::sync::Arc;
 
 /// Longest accepted WebSocket text message, in bytes; a longer one is refused with `too_large`.

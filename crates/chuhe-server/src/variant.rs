@@ -345,42 +345,60 @@ impl AnyGame {
     /// decide what captures: a xiangqi or sanguo move whose to-point holds a piece, a banqi
     /// capture action.
     pub fn moves_and_captures(&self) -> (Vec<String>, Vec<String>) {
+        let keys = self.move_keys();
+        let all = keys.iter().map(|k| (*k.text()).to_owned()).collect();
+        let captures = keys
+            .iter()
+            .filter(|k| k.is_capture())
+            .map(|k| (*k.text()).to_owned())
+            .collect();
+        (all, captures)
+    }
+
+    /// The legal moves of the seat to move as [`MoveKey`]s, sorted (so in the bytewise order
+    /// of their texts); empty once over. A table packs them for the seat to move after every
+    /// move: the keys are made from the rules' fixed-size names and sorted as integers, with
+    /// no text written until the packing (the texts made as strings and sorted as strings
+    /// were 8 % of a loaded server's processor time: docs/performance.md, "The statement
+    /// journal" and "Legal moves as sort keys").
+    pub fn move_keys(&self) -> Vec<MoveKey> {
         if self.outcome().is_some() {
-            return (Vec::new(), Vec::new());
+            return Vec::new();
         }
-        // The texts are written into one buffer without the formatting machinery and sorted
-        // there, then copied out once: a table does this after every move, and the texts
-        // made one by one (`to_string`, then sorted as strings) were 8 % of a loaded server's
-        // processor time (docs/performance.md, "The statement journal").
-        let mut texts = MoveTexts::default();
-        match &self.inner {
+        let mut keys = match &self.inner {
             Inner::Xiangqi(g) => {
                 let p = g.position();
-                let moves = g.legal_moves();
-                texts.reserve(moves.len(), 4);
-                for m in moves {
-                    texts.push(p.is_capture(m), |out| m.push_iccs(out));
-                }
+                g.legal_moves()
+                    .into_iter()
+                    .map(|m| {
+                        let ([a, b], [c, d]) = (m.from.iccs(), m.to.iccs());
+                        MoveKey::new([a, b, c, d, 0, 0, 0], p.is_capture(m))
+                    })
+                    .collect::<Vec<_>>()
             }
             Inner::Sanguo(g) => {
                 let p = g.position();
-                let moves = g.legal_moves();
-                texts.reserve(moves.len(), 7);
-                for m in moves {
-                    let capture = p.piece_at(m.to).is_some();
-                    texts.push(capture, |out| m.push_text(capture, out));
-                }
+                g.legal_moves()
+                    .into_iter()
+                    .map(|m| {
+                        let capture = p.piece_at(m.to).is_some();
+                        let ([a, b, c], [d, e, f]) = (m.from.name(), m.to.name());
+                        let sep = if capture { b'x' } else { b'-' };
+                        MoveKey::new([a, b, c, sep, d, e, f], capture)
+                    })
+                    .collect()
             }
-            Inner::Banqi(g) => {
-                let actions = g.legal_moves();
-                texts.reserve(actions.len(), 7);
-                for a in actions {
+            Inner::Banqi(g) => g
+                .legal_moves()
+                .into_iter()
+                .map(|a| {
                     let capture = matches!(a, banqi::Action::Capture { .. });
-                    texts.push(capture, |out| a.push_text(out));
-                }
-            }
-        }
-        texts.sorted()
+                    MoveKey::new(a.text_bytes(), capture)
+                })
+                .collect(),
+        };
+        keys.sort_unstable();
+        keys
     }
 
     /// How the game ended, or `None` while it goes on.
@@ -628,46 +646,55 @@ impl AnyGame {
     }
 }
 
-/// Move texts written one after another into one buffer, each with whether it captures
-/// ([`AnyGame::moves_and_captures`]).
-#[derive(Default)]
-struct MoveTexts {
-    buffer: String,
-    /// Each text's start and end in `buffer`, and whether it captures (12 bytes: the list of a
-    /// position stays below the 1 KiB from which glibc's allocator tidies its free lists).
-    spans: Vec<(u32, u32, bool)>,
+/// One legal move as a sort key ([`AnyGame::move_keys`]): the move's wire text in the seven
+/// high bytes of a `u64`, big-endian and padded with zero bytes, and whether it captures in the
+/// lowest byte. Every variant's text fits: xiangqi's ICCS is 4 bytes (`h2e2`), sanguo's 7
+/// (`Re1-Re2`), banqi's 5 or 7 (`c2-c3`, `flip c2`), all ASCII letters, digits, `-`, `x` and
+/// space, never a zero byte. Keys therefore compare as their texts do bytewise (a text before
+/// any longer one it begins), and sorting the keys sorts the texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct MoveKey(u64);
+
+impl MoveKey {
+    /// The key of the text `text` (its bytes, padded with zero bytes to seven) and whether the
+    /// move captures.
+    fn new(text: [u8; 7], capture: bool) -> MoveKey {
+        let [a, b, c, d, e, f, g] = text;
+        MoveKey(u64::from_be_bytes([a, b, c, d, e, f, g, u8::from(capture)]))
+    }
+
+    /// The move's wire text.
+    pub fn text(&self) -> MoveText {
+        // The seven high bytes, big-endian, are the text; the zero bytes after it are cut.
+        let [a, b, c, d, e, f, g, _] = self.0.to_be_bytes();
+        let text = self.0 >> 8;
+        let len = 7 - (text.trailing_zeros() / 8).min(7);
+        MoveText {
+            bytes: [a, b, c, d, e, f, g],
+            len: len as u8,
+        }
+    }
+
+    /// Whether the move captures a piece.
+    pub fn is_capture(&self) -> bool {
+        self.0 & 0xff != 0
+    }
 }
 
-impl MoveTexts {
-    /// Room for `count` more texts of about `length` bytes each.
-    fn reserve(&mut self, count: usize, length: usize) {
-        self.buffer.reserve(count * length);
-        self.spans.reserve(count);
-    }
+/// A move's wire text as [`MoveKey::text`] gives it, on the stack; it reads as a `str`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MoveText {
+    bytes: [u8; 7],
+    len: u8,
+}
 
-    /// Adds the text that `write` appends.
-    fn push(&mut self, capture: bool, write: impl FnOnce(&mut String)) {
-        let at = |buffer: &String| u32::try_from(buffer.len()).unwrap_or(u32::MAX);
-        let start = at(&self.buffer);
-        write(&mut self.buffer);
-        self.spans.push((start, at(&self.buffer), capture));
-    }
+impl std::ops::Deref for MoveText {
+    type Target = str;
 
-    /// All texts sorted bytewise, and the captures among them in the same order.
-    fn sorted(mut self) -> (Vec<String>, Vec<String>) {
-        let buffer = &self.buffer;
-        let text = |&(start, end, _): &(u32, u32, bool)| {
-            buffer.get(start as usize..end as usize).unwrap_or_default()
-        };
-        self.spans.sort_unstable_by(|a, b| text(a).cmp(text(b)));
-        let all = self.spans.iter().map(|s| text(s).to_owned()).collect();
-        let captures = self
-            .spans
-            .iter()
-            .filter(|s| s.2)
-            .map(|s| text(s).to_owned())
-            .collect();
-        (all, captures)
+    fn deref(&self) -> &str {
+        // The rules write ASCII only ([`MoveKey`]), so the bytes are always UTF-8.
+        let bytes = self.bytes.get(..usize::from(self.len)).unwrap_or_default();
+        std::str::from_utf8(bytes).unwrap_or_default()
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::{ClockView, Defeat, Event, Phase, SeatPlayer, TableSummary, VersionedEvent};
 use crate::variant::Seat;
-use crate::variant::{BoardPosition, BoardView};
+use crate::variant::{BoardPosition, BoardView, MoveKey, MoveText};
 use chuhe_rules::outcome::Outcome;
 use serde::{Deserialize, Serialize};
 
@@ -125,23 +125,19 @@ pub struct Update {
     #[serde(
         rename = "moves",
         default,
-        skip_serializing_if = "Vec::is_empty",
-        serialize_with = "serialize_packed",
-        deserialize_with = "deserialize_packed"
+        skip_serializing_if = "PackedMoves::is_empty"
     )]
     #[schema(value_type = String)]
-    pub legal_moves: Vec<String>,
+    pub legal_moves: PackedMoves,
     /// The moves of `legal_moves` that capture a piece, sorted bytewise; on the wire as
     /// `captures`, packed as `moves` is, left out when empty.
     #[serde(
         rename = "captures",
         default,
-        skip_serializing_if = "Vec::is_empty",
-        serialize_with = "serialize_packed",
-        deserialize_with = "deserialize_packed"
+        skip_serializing_if = "PackedMoves::is_empty"
     )]
     #[schema(value_type = String)]
-    pub capture_moves: Vec<String>,
+    pub capture_moves: PackedMoves,
 }
 
 impl Update {
@@ -205,19 +201,30 @@ pub fn pack_moves(moves: &[String]) -> String {
     let mut out = String::with_capacity(moves.len() * 3 + 16);
     let mut group: Option<&str> = None;
     for m in moves {
-        let cut = m.char_indices().rev().nth(1).map_or(0, |(i, _)| i);
-        let (head, tail) = m.split_at(cut);
-        if group != Some(head) {
-            if group.is_some() {
-                out.push(GROUP_SEPARATOR);
-            }
-            out.push_str(head);
-            out.push(HEAD_SEPARATOR);
-            group = Some(head);
-        }
-        out.push_str(tail);
+        let (head, tail) = split_move(m);
+        push_packed(&mut out, group != Some(head), head, tail);
+        group = Some(head);
     }
     out
+}
+
+/// A move text's head (all but its last two characters) and tail (those two).
+fn split_move(text: &str) -> (&str, &str) {
+    let cut = text.char_indices().rev().nth(1).map_or(0, |(i, _)| i);
+    text.split_at(cut)
+}
+
+/// Appends one move, as its head and tail, to the packed text `out`: in a new group (its head
+/// written first) or in the last one.
+fn push_packed(out: &mut String, new_group: bool, head: &str, tail: &str) {
+    if new_group {
+        if !out.is_empty() {
+            out.push(GROUP_SEPARATOR);
+        }
+        out.push_str(head);
+        out.push(HEAD_SEPARATOR);
+    }
+    out.push_str(tail);
 }
 
 /// The moves of a text packed by [`pack_moves`]; the empty text is no move.
@@ -250,13 +257,70 @@ pub fn unpack_moves(packed: &str) -> Result<Vec<String>, String> {
     Ok(moves)
 }
 
-fn serialize_packed<S: serde::Serializer>(moves: &[String], s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&pack_moves(moves))
+/// Moves packed as [`pack_moves`] packs them: an [`Update`]'s `moves` and `captures`, held in
+/// their wire form so that the table packs them once, straight from the rules' sort keys
+/// ([`PackedMoves::from_keys`]), and every connection of the seat sends the same text.
+/// Serialised as the packed text; read back only when it unpacks ([`unpack_moves`]).
+///
+/// ```
+/// use chuhe_server::protocol::PackedMoves;
+///
+/// let moves = ["b0a2", "b0c2", "h2e2"].map(String::from).to_vec();
+/// let packed = PackedMoves::pack(&moves);
+/// assert_eq!(packed.as_str(), "b0:a2c2;h2:e2");
+/// assert_eq!(packed.unpack(), moves);
+/// assert_eq!(serde_json::to_string(&packed).unwrap(), r#""b0:a2c2;h2:e2""#);
+/// assert!(serde_json::from_str::<PackedMoves>(r#""b0a2""#).is_err());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct PackedMoves(String);
+
+impl PackedMoves {
+    /// `moves` packed ([`pack_moves`]).
+    pub fn pack(moves: &[String]) -> PackedMoves {
+        PackedMoves(pack_moves(moves))
+    }
+
+    /// The moves of `keys`, in their order, packed as [`pack_moves`] packs their texts.
+    pub fn from_keys(keys: impl IntoIterator<Item = MoveKey>) -> PackedMoves {
+        let mut out = String::new();
+        let mut group: Option<MoveText> = None;
+        for key in keys {
+            let text = key.text();
+            let (head, tail) = split_move(&text);
+            let same = group.as_ref().is_some_and(|g| split_move(g).0 == head);
+            push_packed(&mut out, !same, head, tail);
+            if !same {
+                group = Some(text);
+            }
+        }
+        PackedMoves(out)
+    }
+
+    /// The packed text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether it holds no move.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The moves, in their packed order. Every `PackedMoves` unpacks: it is made by packing,
+    /// or read only when it unpacks.
+    pub fn unpack(&self) -> Vec<String> {
+        unpack_moves(&self.0).unwrap_or_default()
+    }
 }
 
-fn deserialize_packed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    let packed = String::deserialize(d)?;
-    unpack_moves(&packed).map_err(serde::de::Error::custom)
+impl<'de> Deserialize<'de> for PackedMoves {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PackedMoves, D::Error> {
+        let packed = String::deserialize(d)?;
+        unpack_moves(&packed).map_err(serde::de::Error::custom)?;
+        Ok(PackedMoves(packed))
+    }
 }
 
 /// Why an [`Update`] does not apply to a [`State`]; the receiver asks `sync` for a new state.
@@ -405,8 +469,8 @@ impl State {
         if let Some(connected) = &update.connected {
             next.connected.clone_from(connected);
         }
-        next.legal_moves.clone_from(&update.legal_moves);
-        next.capture_moves.clone_from(&update.capture_moves);
+        next.legal_moves = update.legal_moves.unpack();
+        next.capture_moves = update.capture_moves.unpack();
         *self = next;
         Ok(())
     }

@@ -14,10 +14,11 @@ mod decide;
 use super::Person;
 use crate::error::ServerError;
 use crate::protocol::{
-    Event, Phase, Seat, SeatPlayer, State, TableOptions, TableSummary, Update, VersionedEvent,
+    Event, PackedMoves, Phase, Seat, SeatPlayer, State, TableOptions, TableSummary, Update,
+    VersionedEvent,
 };
 use crate::table::clock::Clocks;
-use crate::variant::{AnyGame, AnyMove};
+use crate::variant::{AnyGame, AnyMove, MoveKey};
 use chuhe_rules::outcome::Outcome;
 use decide::defeat_of;
 pub(crate) use decide::{
@@ -417,8 +418,8 @@ impl TableState {
             rematch_offers: self.rematch_offers.clone(),
             board: with_board.then(|| self.game.position_view()),
             connected: seated.then_some(connected),
-            legal_moves: Vec::new(),
-            capture_moves: Vec::new(),
+            legal_moves: PackedMoves::default(),
+            capture_moves: PackedMoves::default(),
         }
     }
 
@@ -430,7 +431,10 @@ impl TableState {
             ..shared.clone()
         };
         if self.to_move() == Some(you) {
-            (update.legal_moves, update.capture_moves) = self.game.moves_and_captures();
+            let keys = self.game.move_keys();
+            update.legal_moves = PackedMoves::from_keys(keys.iter().copied());
+            update.capture_moves =
+                PackedMoves::from_keys(keys.iter().copied().filter(MoveKey::is_capture));
         }
         update
     }

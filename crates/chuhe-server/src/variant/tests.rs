@@ -184,3 +184,74 @@ fn replay_gives_one_snapshot_per_ply_and_refuses_bad_records() {
         "move 2 (h2e2) does not replay: no piece on the from-square"
     );
 }
+
+/// The rules' own texts of the legal moves, sorted as strings, and those that capture: what
+/// [`AnyGame::move_keys`] must give, found without the keys.
+fn texts_by_the_rules(game: &AnyGame) -> (Vec<String>, Vec<String>) {
+    let mut texts: Vec<(String, bool)> = match &game.inner {
+        Inner::Xiangqi(g) => g
+            .legal_moves()
+            .into_iter()
+            .map(|m| (m.to_string(), g.position().piece_at(m.to).is_some()))
+            .collect(),
+        Inner::Sanguo(g) => g
+            .legal_moves()
+            .into_iter()
+            .map(|m| {
+                let capture = g.position().piece_at(m.to).is_some();
+                (m.text(capture), capture)
+            })
+            .collect(),
+        Inner::Banqi(g) => g
+            .legal_moves()
+            .into_iter()
+            .map(|a| (a.to_string(), matches!(a, banqi::Action::Capture { .. })))
+            .collect(),
+    };
+    texts.sort();
+    let captures = texts.iter().filter(|t| t.1).map(|t| t.0.clone()).collect();
+    (texts.into_iter().map(|t| t.0).collect(), captures)
+}
+
+#[test]
+fn move_keys_sort_and_pack_as_the_rules_texts_do() {
+    use crate::protocol::{pack_moves, PackedMoves};
+    let options = RuleOptions {
+        no_capture_limit: 0,
+        flag_bearers: false,
+    };
+    for variant in [Variant::Xiangqi, Variant::Sanguo, Variant::Banqi] {
+        let mut game = AnyGame::new(variant, options);
+        let (mut positions, mut with_captures) = (0, 0);
+        for ply in 0..300_usize {
+            let keys = game.move_keys();
+            let (texts, captures) = texts_by_the_rules(&game);
+            let from_keys: Vec<String> = keys.iter().map(|k| (*k.text()).to_owned()).collect();
+            assert_eq!(from_keys, texts, "{variant:?} ply {ply}");
+            assert_eq!(game.moves_and_captures(), (texts.clone(), captures.clone()));
+            assert_eq!(
+                PackedMoves::from_keys(keys.iter().copied()).as_str(),
+                pack_moves(&texts),
+                "{variant:?} ply {ply}"
+            );
+            assert_eq!(
+                PackedMoves::from_keys(keys.iter().copied().filter(MoveKey::is_capture)).as_str(),
+                pack_moves(&captures)
+            );
+            if texts.is_empty() {
+                break;
+            }
+            positions += 1;
+            with_captures += usize::from(!captures.is_empty());
+            // A fixed walk through the game: every position's moves differ, no randomness.
+            let pick = &texts[(ply * 7919 + 13) % texts.len()];
+            let mv = game.parse_move(pick).unwrap();
+            game.play(mv).unwrap();
+        }
+        assert!(positions > 40, "{variant:?}: {positions} positions");
+        assert!(
+            with_captures > 5,
+            "{variant:?}: {with_captures} with captures"
+        );
+    }
+}
