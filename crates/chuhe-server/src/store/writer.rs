@@ -959,16 +959,25 @@ async fn write_moves(
     }
     let events: usize = tables.iter().map(|w| w.events.len()).sum();
     let sql = sql::sqlite_moves(events, tables.len());
-    // The usual small groups are prepared once and kept (sqlx's statement cache, 100 texts).
-    let keep = events <= 8 && tables.len() <= 8;
+    // The groups' texts come in a few sizes (`sql::padded_rows`), each prepared once and kept
+    // (sqlx's statement cache, 100 texts), up to 64 rows a list; the rare larger ones are not
+    // kept.
+    let (padded_events, padded_tables) = (sql::padded_rows(events), sql::padded_rows(tables.len()));
+    let keep = padded_events <= 64 && padded_tables <= 64;
     let mut query = sqlx::query(sqlx::AssertSqlSafe(sql)).persistent(keep);
     for w in tables {
         for (version, body) in &w.events {
             query = sql::bind_event(query, w, *version, body);
         }
     }
+    for _ in events..padded_events {
+        query = sql::bind_null_event(query);
+    }
     for w in tables {
         query = sql::bind_row(query, w);
+    }
+    for _ in tables.len()..padded_tables {
+        query = sql::bind_null_row(query);
     }
     // The write lock first, in a trip of its own: a database held by another writer fails
     // the group here (or the time limit does), before anything of it is sent (`Doubt::Clear`).
@@ -1041,6 +1050,21 @@ mod tests {
              clocks = v.column4, updated_ms = v.column5 FROM (VALUES (?, ?, ?, ?, ?), \
              (?, ?, ?, ?, ?)) AS v WHERE game_tables.id = v.column1 \
              AND game_tables.version <= v.column3; COMMIT"
+        );
+        // Past eight rows, the lists are padded to a few sizes.
+        let sizes = [1, 8, 9, 12, 13, 17, 25, 33, 49, 1000].map(super::sql::padded_rows);
+        assert_eq!(sizes, [1, 8, 12, 12, 16, 24, 32, 48, 64, 1024]);
+        assert_eq!(
+            super::sql::sqlite_moves(9, 1),
+            format!(
+                "INSERT INTO table_events (table_id, version, body, created_ms) SELECT \
+                 column1, column2, column3, column4 FROM (VALUES (?, ?, ?, ?){}) WHERE \
+                 column1 IS NOT NULL; UPDATE game_tables SET phase = v.column2, \
+                 version = v.column3, clocks = v.column4, updated_ms = v.column5 FROM (VALUES \
+                 (?, ?, ?, ?, ?)) AS v WHERE game_tables.id = v.column1 \
+                 AND game_tables.version <= v.column3; COMMIT",
+                ", (?, ?, ?, ?)".repeat(11)
+            )
         );
     }
 

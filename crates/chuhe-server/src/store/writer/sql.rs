@@ -66,9 +66,21 @@ pub(super) fn bind_row<'q>(query: AnyQuery<'q>, w: &PreparedTable) -> AnyQuery<'
 /// the same, but SQLite's parser looks each name up in a list of those seen before, a string
 /// compare per earlier parameter: with the 200-300 parameters of a group of 25 moves that was
 /// 1 % of the server's processor time (docs/performance.md, "The statement journal").
+///
+/// Past eight rows a list is written for [`padded_rows`] rows, the rows after the group's own
+/// bound to `NULL` ([`bind_null_event`], [`bind_null_row`]): the insert then reads its rows
+/// through `SELECT ... WHERE column1 IS NOT NULL`, and a `NULL` id updates no table. A loaded
+/// server's groups thus use a few texts, which sqlx keeps prepared, instead of a text per size
+/// that SQLite parses and compiles again each time (4.4 % of a loaded server's processor time:
+/// docs/performance.md, "Groups of moves in a few sizes").
 pub(super) fn sqlite_moves(events: usize, tables: usize) -> String {
-    let mut sql = String::with_capacity(200 + (events * EVENT_COLUMNS + tables * ROW_COLUMNS) * 3);
-    if events > 0 {
+    let (events, tables) = (padded_rows(events), padded_rows(tables));
+    let mut sql = String::with_capacity(260 + (events * EVENT_COLUMNS + tables * ROW_COLUMNS) * 3);
+    if events > PLAIN_ROWS {
+        sql.push_str(INSERT_EVENTS_PADDED);
+        push_anonymous(&mut sql, events, EVENT_COLUMNS);
+        sql.push_str(") WHERE column1 IS NOT NULL; ");
+    } else if events > 0 {
         sql.push_str(INSERT_EVENTS);
         push_anonymous(&mut sql, events, EVENT_COLUMNS);
         sql.push_str("; ");
@@ -81,6 +93,52 @@ pub(super) fn sqlite_moves(events: usize, tables: usize) -> String {
         ") AS v WHERE game_tables.id = v.column1 AND game_tables.version <= v.column3; COMMIT",
     );
     sql
+}
+
+/// Up to this many rows, a list of [`sqlite_moves`] has exactly the group's rows.
+const PLAIN_ROWS: usize = 8;
+
+/// The start of the insert of [`sqlite_moves`] whose rows are padded with `NULL` rows: the
+/// `VALUES` list and then `) WHERE column1 IS NOT NULL` follow.
+const INSERT_EVENTS_PADDED: &str =
+    "INSERT INTO table_events (table_id, version, body, created_ms) \
+     SELECT column1, column2, column3, column4 FROM (VALUES ";
+
+/// The number of rows [`sqlite_moves`] writes a list of `rows` rows for: `rows` itself up to
+/// eight, else the next of 12, 16, 24, 32, 48, 64, ... (a power of two or three quarters of
+/// one), so at most a third of a list is padding: 9 rows are written as 12, 13 as 16, 17 as 24.
+pub(super) fn padded_rows(rows: usize) -> usize {
+    if rows <= PLAIN_ROWS {
+        return rows;
+    }
+    let power = rows.next_power_of_two();
+    let three_quarters = power / 4 * 3;
+    if rows <= three_quarters {
+        three_quarters
+    } else {
+        power
+    }
+}
+
+/// Binds one padding row of the events' list of [`sqlite_moves`]: every column `NULL`, which
+/// the insert leaves out.
+pub(super) fn bind_null_event(query: AnyQuery<'_>) -> AnyQuery<'_> {
+    query
+        .bind(None::<&str>)
+        .bind(None::<i64>)
+        .bind(None::<&str>)
+        .bind(None::<i64>)
+}
+
+/// Binds one padding row of the tables' list of [`sqlite_moves`]: every column `NULL`; a
+/// `NULL` id updates no table.
+pub(super) fn bind_null_row(query: AnyQuery<'_>) -> AnyQuery<'_> {
+    query
+        .bind(None::<&str>)
+        .bind(None::<&str>)
+        .bind(None::<i64>)
+        .bind(None::<&str>)
+        .bind(None::<i64>)
 }
 
 /// Appends a `VALUES` list of `rows` rows of `columns` anonymous parameters (`?`) to `sql`.
