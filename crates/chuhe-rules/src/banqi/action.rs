@@ -80,21 +80,6 @@ impl Action {
         }
     }
 
-    /// Appends the text (`flip c2`, `c2-c3`, `c2xc3`) to `out`, as `Display` writes it.
-    ///
-    /// ```
-    /// use chuhe_rules::banqi::Action;
-    /// let mut out = String::new();
-    /// for text in ["flip c2", "c2-c3", "a1xe1"] {
-    ///     text.parse::<Action>().unwrap().push_text(&mut out);
-    ///     out.push(' ');
-    /// }
-    /// assert_eq!(out, "flip c2 c2-c3 a1xe1 ");
-    /// ```
-    pub fn push_text(self, out: &mut String) {
-        out.extend(self.text_chars());
-    }
-
     /// The text's characters: [`Action::text_bytes`] without the padding (letters, digits,
     /// space, `-` and `x`: ASCII).
     fn text_chars(self) -> impl Iterator<Item = char> {

@@ -20,20 +20,6 @@ impl Move {
     pub const fn new(from: Square, to: Square) -> Move {
         Move { from, to }
     }
-
-    /// Appends the ICCS text (e.g. `h2e2`) to `out`, as `Display` writes it.
-    ///
-    /// ```
-    /// use chuhe_rules::xiangqi::Move;
-    /// let m: Move = "h2e2".parse().unwrap();
-    /// let mut out = String::from("x ");
-    /// m.push_iccs(&mut out);
-    /// assert_eq!(out, "x h2e2");
-    /// ```
-    pub fn push_iccs(self, out: &mut String) {
-        self.from.push_iccs(out);
-        self.to.push_iccs(out);
-    }
 }
 
 impl fmt::Display for Move {

@@ -60,12 +60,6 @@ impl Square {
         [b'a' + self.0 % 9, b'0' + self.0 / 9]
     }
 
-    /// Appends the ICCS name ([`Square::iccs`], as `Display` writes it) to `out`, without the
-    /// formatting machinery: a table writes the names of every legal move after each move.
-    pub fn push_iccs(self, out: &mut String) {
-        out.extend(self.iccs().map(char::from));
-    }
-
     /// The square `df` files and `dr` ranks away, or `None` off the board.
     pub const fn offset(self, df: i32, dr: i32) -> Option<Square> {
         Square::from_coords(self.file() + df, self.rank() + dr)
