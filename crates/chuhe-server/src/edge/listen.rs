@@ -262,34 +262,43 @@ fn raise_open_file_limit() {
     }
 }
 
-/// Resolves on SIGINT, SIGTERM or SIGHUP.
-pub async fn shutdown_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// A future that resolves on SIGINT, SIGTERM or SIGHUP. The handlers are installed when this
+/// is called, not when the future is first polled: a signal that comes once the server
+/// answers (a supervisor's stop right after its health check passed) is always the graceful
+/// stop, never the default action that kills the process. Call it inside the runtime.
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send {
     #[cfg(unix)]
-    let unix = |kind: tokio::signal::unix::SignalKind| async move {
-        match tokio::signal::unix::signal(kind) {
-            Ok(mut s) => {
-                s.recv().await;
+    let (interrupt, terminate, hangup) = {
+        use tokio::signal::unix::{signal, SignalKind};
+        // A hang-up (the terminal closed, a supervisor's reload signal) stops cleanly too: the
+        // clocks are saved and, in a cluster, the tables handed over.
+        (
+            signal(SignalKind::interrupt()).ok(),
+            signal(SignalKind::terminate()).ok(),
+            signal(SignalKind::hangup()).ok(),
+        )
+    };
+    async move {
+        #[cfg(unix)]
+        {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(interrupt) => {},
+                () = wait(terminate) => {},
+                () = wait(hangup) => {},
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
-    #[cfg(unix)]
-    let terminate = unix(tokio::signal::unix::SignalKind::terminate());
-    // A hang-up (the terminal closed, a supervisor's reload signal) stops cleanly too: the
-    // clocks are saved and, in a cluster, the tables handed over.
-    #[cfg(unix)]
-    let hangup = unix(tokio::signal::unix::SignalKind::hangup());
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    #[cfg(not(unix))]
-    let hangup = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => {},
-        () = terminate => {},
-        () = hangup => {},
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 
