@@ -14,10 +14,17 @@ pub(super) type AnyQuery<'q> = sqlx::query::Query<'q, Any, AnyArguments>;
 /// `INSERT INTO table_events` statements' column list ([`INSERT_EVENTS`]).
 const EVENT_COLUMNS: usize = 4;
 
+/// `INSERT INTO table_events` with its column list, which [`INSERT_EVENTS`] and
+/// [`INSERT_EVENTS_PADDED`] both begin with.
+macro_rules! insert_into_events {
+    () => {
+        "INSERT INTO table_events (table_id, version, body, created_ms) "
+    };
+}
+
 /// The start of the multi-row insert of table events; a `VALUES` list of [`EVENT_COLUMNS`]
 /// parameters a row follows, each row bound by [`bind_event`].
-const INSERT_EVENTS: &str =
-    "INSERT INTO table_events (table_id, version, body, created_ms) VALUES ";
+const INSERT_EVENTS: &str = concat!(insert_into_events!(), "VALUES ");
 
 /// Binds one event of table `w` in the order of [`INSERT_EVENTS`]'s columns: the table's id,
 /// the event's `version`, its JSON `body` and the write's time (`created_ms`, milliseconds
@@ -100,9 +107,10 @@ const PLAIN_ROWS: usize = 8;
 
 /// The start of the insert of [`sqlite_moves`] whose rows are padded with `NULL` rows: the
 /// `VALUES` list and then `) WHERE column1 IS NOT NULL` follow.
-const INSERT_EVENTS_PADDED: &str =
-    "INSERT INTO table_events (table_id, version, body, created_ms) \
-     SELECT column1, column2, column3, column4 FROM (VALUES ";
+const INSERT_EVENTS_PADDED: &str = concat!(
+    insert_into_events!(),
+    "SELECT column1, column2, column3, column4 FROM (VALUES "
+);
 
 /// The number of rows [`sqlite_moves`] writes a list of `rows` rows for: `rows` itself up to
 /// eight, else the next of 12, 16, 24, 32, 48, 64, ... (a power of two or three quarters of
