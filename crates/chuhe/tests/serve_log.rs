@@ -19,6 +19,7 @@ fn json_logs_carry_the_request_id() {
         .args(["--database", "sqlite://log.db"])
         .env_remove("CHUHE_LOG_FORMAT")
         .env_remove("CHUHE_CONFIG")
+        .env_remove("TOKIO_WORKER_THREADS")
         // The request spans' own lines are tower-http's, at the debug level, and so are a
         // refused message's and a table's start.
         .env("RUST_LOG", "info,tower_http=debug,chuhe_server=debug")
@@ -68,9 +69,20 @@ fn json_logs_carry_the_request_id() {
         .iter()
         .filter_map(|l| l["fields"]["message"].as_str())
         .collect();
-    assert!(
-        messages.iter().any(|m| m.starts_with("listening on")),
-        "{text}"
+    let listening = lines
+        .iter()
+        .find(|l| {
+            l["fields"]["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("listening on"))
+        })
+        .unwrap_or_else(|| panic!("no listening line:\n{text}"));
+    // One worker thread less than the processors, at least one (serve_cmd.rs).
+    let processors = std::thread::available_parallelism().unwrap().get();
+    assert_eq!(
+        listening["fields"]["worker_threads"],
+        (processors - 1).max(1),
+        "{listening}"
     );
     assert!(messages.contains(&"stopped"), "{text}");
     let request = lines
@@ -106,6 +118,38 @@ fn json_logs_carry_the_request_id() {
         .find(|l| l["span"]["name"] == "table" && l["fields"]["message"] == "table started")
         .unwrap_or_else(|| panic!("no line in a table's span:\n{text}"));
     assert_eq!(started["span"]["id"], table.as_str(), "{started}");
+}
+
+/// `TOKIO_WORKER_THREADS`, tokio's own variable, sets the runtime's worker threads instead of
+/// the default, and the start's log line says how many there are.
+#[test]
+fn tokio_worker_threads_sets_the_workers() {
+    let dir = TempDir::new("log-workers");
+    let port = free_port();
+    let log = dir.0.join("serve.log");
+    let mut server = Command::new(CHUHE)
+        .args(["serve", "--log-format", "json"])
+        .args(["--bind", &format!("127.0.0.1:{port}")])
+        .args(["--database", "sqlite://workers.db"])
+        .env_remove("CHUHE_LOG_FORMAT")
+        .env_remove("CHUHE_CONFIG")
+        .env("TOKIO_WORKER_THREADS", "3")
+        .env("RUST_LOG", "info")
+        .current_dir(&dir.0)
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    wait_healthy(port, &mut server);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    let listening: serde_json::Value = text
+        .lines()
+        .find(|l| l.contains("listening on"))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .unwrap_or_else(|| panic!("no listening line:\n{text}"));
+    assert_eq!(listening["fields"]["worker_threads"], 3, "{listening}");
 }
 
 /// Sends a move to `table` from a WebSocket without a seat, and waits for its refusal.

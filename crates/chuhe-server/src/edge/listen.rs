@@ -326,7 +326,10 @@ pub async fn run(bind: &str, database: &str, settings: Settings) -> Result<(), S
     let addr = listener
         .local_addr()
         .map_err(|e| ServerError::Internal(e.to_string()))?;
-    tracing::info!("listening on http://{addr}");
+    tracing::info!(
+        worker_threads = tokio::runtime::Handle::current().metrics().num_workers(),
+        "listening on http://{addr}"
+    );
     let store = state.store().clone();
     let cluster = state.cluster().cloned();
     serve(listener, state, shutdown_signal())

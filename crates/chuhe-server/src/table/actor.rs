@@ -283,15 +283,31 @@ impl Table {
         tracing::debug!(version = self.state.version, "table stopped");
     }
 
+    /// Publishes the table as listed to its handles after a stored change. A move changes the
+    /// version alone, which is set in place: a new summary (the id, the options and the seats
+    /// copied) only when the phase or the seats changed.
+    fn update_listed(&mut self) {
+        let state = &self.state;
+        self.listed.send_modify(|listed| {
+            if listed.phase == state.phase && listed.seats == state.seats {
+                listed.version = state.version;
+            } else {
+                *listed = state.summary();
+            }
+        });
+    }
+
     /// Sends the table as listed to the cluster's lobby when its phase or seats changed.
     fn publish_listing(&mut self) {
         let Some(listing) = &self.settings.listing else {
             return;
         };
-        let now = (self.state.phase, self.state.seats.clone());
-        if self.listed_last.as_ref() != Some(&now) {
+        let changed = self.listed_last.as_ref().is_none_or(|(phase, seats)| {
+            *phase != self.state.phase || *seats != self.state.seats
+        });
+        if changed {
             let _ = listing.send(self.state.summary());
-            self.listed_last = Some(now);
+            self.listed_last = Some((self.state.phase, self.state.seats.clone()));
         }
     }
 

@@ -120,7 +120,7 @@ impl Table {
             }
         }
         self.log.extend(versioned.iter().map(|v| v.event.clone()));
-        self.listed.send_replace(self.state.summary());
+        self.update_listed();
         self.publish_listing();
         self.send_update(versioned);
         self.maybe_think();
