@@ -116,6 +116,76 @@ async fn many_tables_at_once_are_stored_exactly_once(backend: Backend) {
 }
 on_both!(many_tables_at_once_are_stored_exactly_once);
 
+/// A table's row as stored (its `version` and `clocks` columns), and the `clocks` column of
+/// each of its events in version order.
+async fn stored_columns(url: &str, id: &str) -> ((i64, Option<String>), Vec<Option<String>>) {
+    use sqlx::{Connection, Row};
+    let mut conn = sqlx::AnyConnection::connect(url).await.unwrap();
+    let row = sqlx::query("SELECT version, clocks FROM game_tables WHERE id = $1")
+        .bind(id)
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    let events = sqlx::query("SELECT clocks FROM table_events WHERE table_id = $1 ORDER BY version")
+        .bind(id)
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    conn.close().await.unwrap();
+    (
+        (row.get("version"), row.get("clocks")),
+        events.iter().map(|e| e.get("clocks")).collect(),
+    )
+}
+
+/// On SQLite a group of moves writes the table rows whose phase changes and no other: the
+/// last event of each write holds the table's clocks, and `Store::table` reads the newer of
+/// the row and the last event. On PostgreSQL every row is written. A row saved alone (the
+/// clocks at a stop) is written on both.
+async fn a_row_whose_phase_stays_is_read_from_its_last_event(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let store = Store::connect(&db.url).await.unwrap();
+    create_tables(&store, 1).await;
+    let clocks = |red: u64, black: u64| -> chuhe_server::store::ClockSnapshot {
+        serde_json::from_str(&format!(
+            r#"{{"remaining_ms":[{red},{black}],"quota_ms":[0,0]}}"#
+        ))
+        .unwrap()
+    };
+    let text = |c: &chuhe_server::store::ClockSnapshot| serde_json::to_string(c).unwrap();
+    // Open to running: the row is written.
+    let mut start = moves(0, 1, 1);
+    start.row.clocks = Some(clocks(300_000, 300_000));
+    store.write(&start).await.unwrap();
+    // Two more moves, the phase stays.
+    let mut on = moves(0, 2, 2);
+    on.row.clocks = Some(clocks(290_000, 295_000));
+    store.write(&on).await.unwrap();
+    let read = store.table("t0").await.unwrap().unwrap();
+    assert_eq!((read.version, read.phase.as_str()), (4, "running"));
+    assert_eq!(read.clocks, on.row.clocks);
+    let (row, events) = stored_columns(&db.url, "t0").await;
+    let last = Some(text(&clocks(290_000, 295_000)));
+    assert_eq!(
+        events,
+        vec![None, Some(text(&clocks(300_000, 300_000))), None, last.clone()]
+    );
+    match backend {
+        Backend::Sqlite => assert_eq!(row, (2, Some(text(&clocks(300_000, 300_000))))),
+        Backend::Postgres => assert_eq!(row, (4, last)),
+    }
+    // The clocks saved alone at a stop: the row is written, and read.
+    let mut saved = on.row.clone();
+    saved.clocks = Some(clocks(288_000, 295_000));
+    store.save_row(&saved).await.unwrap();
+    let read = store.table("t0").await.unwrap().unwrap();
+    assert_eq!((read.version, read.clocks), (4, saved.clocks.clone()));
+    let (row, _) = stored_columns(&db.url, "t0").await;
+    assert_eq!(row, (4, Some(text(&clocks(288_000, 295_000)))));
+    store.close().await;
+}
+on_both!(a_row_whose_phase_stays_is_read_from_its_last_event);
+
 async fn a_failing_write_fails_alone(backend: Backend) {
     let db = fresh_db(backend).await;
     let store = Store::connect(&db.url).await.unwrap();

@@ -9,6 +9,16 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 use std::time::Duration;
 
+/// A table's row with its last event's version, clocks and time (SQLite and PostgreSQL alike;
+/// `$1` the table's id): read by [`Store::table`] and
+/// [`Store::uncharged_since_last_write`], which take the newer of the two.
+const TABLE_HEAD: &str = "SELECT g.id, g.options, g.phase, g.version, g.clocks, g.secret, \
+     g.created_ms, g.updated_ms, e.version AS event_version, e.clocks AS event_clocks, \
+     e.created_ms AS event_ms \
+     FROM game_tables g LEFT JOIN table_events e ON e.table_id = g.id \
+     AND e.version = (SELECT MAX(version) FROM table_events WHERE table_id = g.id) \
+     WHERE g.id = $1";
+
 impl Store {
     /// Creates a table with its first event (version `row.version`), in one transaction (the
     /// row's `created_ms` is stored as given).
@@ -78,30 +88,48 @@ impl Store {
         result
     }
 
-    pub(super) fn table_of(row: &AnyRow) -> Result<TableRow, StoreError> {
+    /// A table row as [`TABLE_HEAD`] reads it, with its last write's time (`updated_ms`):
+    /// the row's version, clocks and time, or its last event's where that is newer and holds
+    /// the clocks (a group of moves on SQLite leaves the row of a table whose phase stays as
+    /// it was: `store/writer/sql.rs`, `sqlite_moves`).
+    fn table_of(row: &AnyRow) -> Result<(TableRow, i64), StoreError> {
         let options: String = row.try_get("options")?;
-        let clocks: Option<String> = row.try_get("clocks")?;
-        Ok(TableRow {
+        let mut version: i64 = row.try_get("version")?;
+        let mut clocks: Option<String> = row.try_get("clocks")?;
+        let mut updated_ms: i64 = row.try_get("updated_ms")?;
+        let event_version: Option<i64> = row.try_get("event_version")?;
+        if let Some(event_version) = event_version.filter(|v| *v > version) {
+            version = event_version;
+            let event_clocks: Option<String> = row.try_get("event_clocks")?;
+            if event_clocks.is_some() {
+                clocks = event_clocks;
+                updated_ms = row.try_get("event_ms")?;
+            }
+        }
+        let table = TableRow {
             id: row.try_get("id")?,
             options: serde_json::from_str(&options)?,
             phase: row.try_get("phase")?,
-            version: row.try_get::<i64, _>("version")?.max(0) as u64,
+            version: version.max(0) as u64,
             clocks: clocks.as_deref().map(serde_json::from_str).transpose()?,
             secret: row.try_get("secret")?,
             created_ms: row.try_get("created_ms")?,
-        })
+        };
+        Ok((table, updated_ms))
     }
 
-    /// One table row.
-    pub async fn table(&self, id: &str) -> Result<Option<TableRow>, StoreError> {
-        let row = sqlx::query(
-            "SELECT id, options, phase, version, clocks, secret, created_ms \
-             FROM game_tables WHERE id = $1",
-        )
-        .bind(id)
-        .fetch_optional(&self.pool)
-        .await?;
+    /// One table row and its last write's time (milliseconds since the Unix epoch).
+    async fn table_head(&self, id: &str) -> Result<Option<(TableRow, i64)>, StoreError> {
+        let row = sqlx::query(TABLE_HEAD)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
         row.as_ref().map(Self::table_of).transpose()
+    }
+
+    /// One table row: its version, clocks and phase as of its last stored write.
+    pub async fn table(&self, id: &str) -> Result<Option<TableRow>, StoreError> {
+        Ok(self.table_head(id).await?.map(|(table, _)| table))
     }
 
     /// The ids of the tables that are open or running (to bring back at start-up).
@@ -160,19 +188,9 @@ impl Store {
         if self.previous_alive_ms <= 0 {
             return Ok(Duration::ZERO);
         }
-        let row = self
-            .timed(async {
-                Ok(
-                    sqlx::query("SELECT updated_ms FROM game_tables WHERE id = $1")
-                        .bind(table_id)
-                        .fetch_optional(&self.pool)
-                        .await?,
-                )
-            })
-            .await?;
-        let updated_ms: i64 = match row {
-            Some(r) => r.try_get("updated_ms")?,
-            None => return Ok(Duration::ZERO),
+        let head = self.timed(self.table_head(table_id)).await?;
+        let Some((_, updated_ms)) = head else {
+            return Ok(Duration::ZERO);
         };
         let ms = self.previous_alive_ms.saturating_sub(updated_ms).max(0);
         Ok(Duration::from_millis(ms as u64))

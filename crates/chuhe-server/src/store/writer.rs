@@ -974,7 +974,7 @@ async fn write_moves(
         query = sql::bind_null_event(query);
     }
     for w in tables {
-        query = sql::bind_row(query, w);
+        query = sql::bind_moves_row(query, w);
     }
     for _ in tables.len()..padded_tables {
         query = sql::bind_null_row(query);
@@ -1038,18 +1038,20 @@ mod tests {
     fn a_group_of_moves_binds_the_events_then_the_rows_in_order() {
         assert_eq!(
             super::sql::sqlite_moves(2, 1),
-            "INSERT INTO table_events (table_id, version, body, created_ms) VALUES \
-             (?, ?, ?, ?), (?, ?, ?, ?); UPDATE game_tables SET phase = v.column2, \
+            "INSERT INTO table_events (table_id, version, body, created_ms, clocks) VALUES \
+             (?, ?, ?, ?, ?), (?, ?, ?, ?, ?); UPDATE game_tables SET phase = v.column2, \
              version = v.column3, clocks = v.column4, updated_ms = v.column5 FROM (VALUES \
-             (?, ?, ?, ?, ?)) AS v WHERE game_tables.id = v.column1 \
-             AND game_tables.version <= v.column3; COMMIT"
+             (?, ?, ?, ?, ?, ?)) AS v WHERE game_tables.id = v.column1 \
+             AND game_tables.version <= v.column3 \
+             AND (v.column6 = 1 OR game_tables.phase <> v.column2); COMMIT"
         );
         assert_eq!(
             super::sql::sqlite_moves(0, 2),
             "UPDATE game_tables SET phase = v.column2, version = v.column3, \
-             clocks = v.column4, updated_ms = v.column5 FROM (VALUES (?, ?, ?, ?, ?), \
-             (?, ?, ?, ?, ?)) AS v WHERE game_tables.id = v.column1 \
-             AND game_tables.version <= v.column3; COMMIT"
+             clocks = v.column4, updated_ms = v.column5 FROM (VALUES (?, ?, ?, ?, ?, ?), \
+             (?, ?, ?, ?, ?, ?)) AS v WHERE game_tables.id = v.column1 \
+             AND game_tables.version <= v.column3 \
+             AND (v.column6 = 1 OR game_tables.phase <> v.column2); COMMIT"
         );
         // Past eight rows, the lists are padded to a few sizes.
         let sizes = [1, 8, 9, 12, 13, 17, 25, 33, 49, 1000].map(super::sql::padded_rows);
@@ -1057,13 +1059,14 @@ mod tests {
         assert_eq!(
             super::sql::sqlite_moves(9, 1),
             format!(
-                "INSERT INTO table_events (table_id, version, body, created_ms) SELECT \
-                 column1, column2, column3, column4 FROM (VALUES (?, ?, ?, ?){}) WHERE \
-                 column1 IS NOT NULL; UPDATE game_tables SET phase = v.column2, \
+                "INSERT INTO table_events (table_id, version, body, created_ms, clocks) SELECT \
+                 column1, column2, column3, column4, column5 FROM (VALUES (?, ?, ?, ?, ?){}) \
+                 WHERE column1 IS NOT NULL; UPDATE game_tables SET phase = v.column2, \
                  version = v.column3, clocks = v.column4, updated_ms = v.column5 FROM (VALUES \
-                 (?, ?, ?, ?, ?)) AS v WHERE game_tables.id = v.column1 \
-                 AND game_tables.version <= v.column3; COMMIT",
-                ", (?, ?, ?, ?)".repeat(11)
+                 (?, ?, ?, ?, ?, ?)) AS v WHERE game_tables.id = v.column1 \
+                 AND game_tables.version <= v.column3 \
+                 AND (v.column6 = 1 OR game_tables.phase <> v.column2); COMMIT",
+                ", (?, ?, ?, ?, ?)".repeat(11)
             )
         );
     }

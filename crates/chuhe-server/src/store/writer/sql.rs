@@ -12,13 +12,13 @@ pub(super) type AnyQuery<'q> = sqlx::query::Query<'q, Any, AnyArguments>;
 
 /// The columns of a table's event as [`bind_event`] binds them, in the order of the
 /// `INSERT INTO table_events` statements' column list ([`INSERT_EVENTS`]).
-const EVENT_COLUMNS: usize = 4;
+const EVENT_COLUMNS: usize = 5;
 
 /// `INSERT INTO table_events` with its column list, which [`INSERT_EVENTS`] and
 /// [`INSERT_EVENTS_PADDED`] both begin with.
 macro_rules! insert_into_events {
     () => {
-        "INSERT INTO table_events (table_id, version, body, created_ms) "
+        "INSERT INTO table_events (table_id, version, body, created_ms, clocks) "
     };
 }
 
@@ -27,19 +27,28 @@ macro_rules! insert_into_events {
 const INSERT_EVENTS: &str = concat!(insert_into_events!(), "VALUES ");
 
 /// Binds one event of table `w` in the order of [`INSERT_EVENTS`]'s columns: the table's id,
-/// the event's `version`, its JSON `body` and the write's time (`created_ms`, milliseconds
-/// since the Unix epoch).
+/// the event's `version`, its JSON `body`, the write's time (`created_ms`, milliseconds since
+/// the Unix epoch) and, on the write's last event, the table's clocks after it (JSON, `NULL`
+/// on the others and when the table is untimed). A group of moves on SQLite does not write
+/// the table rows whose phase stays ([`sqlite_moves`]): their last event holds what the row
+/// would, and `Store::table` reads it from there.
 pub(super) fn bind_event<'q>(
     query: AnyQuery<'q>,
     w: &PreparedTable,
     version: i64,
     body: &str,
 ) -> AnyQuery<'q> {
+    let clocks = if version == w.version {
+        w.clocks.as_deref()
+    } else {
+        None
+    };
     query
         .bind(w.id.as_str())
         .bind(version)
         .bind(body)
         .bind(w.now_ms)
+        .bind(clocks)
 }
 
 /// The columns of a table's row as [`bind_row`] binds them: the `v.column1`..`v.column5` of
@@ -68,6 +77,13 @@ pub(super) fn bind_row<'q>(query: AnyQuery<'q>, w: &PreparedTable) -> AnyQuery<'
 /// the tables' rows in one multi-row update (`tables` rows), `COMMIT` (no insert when there is
 /// no event). SQLite runs the statements in order and stops at the first that fails.
 ///
+/// The update writes only the rows whose phase changes and those saved without an event: a
+/// table's row is otherwise left as it was, and its last event holds its version, clocks and
+/// time ([`bind_event`]; `Store::table` reads the newer of the two). Writing every row at
+/// every move rewrote a leaf of `game_tables` and of its phase index per table in the group,
+/// about half of the pages a group commits (docs/performance.md, "Rows written when their
+/// phase changes").
+///
 /// The parameters are SQLite's anonymous `?`, numbered by their place in the text: sqlx binds
 /// them in order across the statements, the events' first. Numbered `$N` parameters would bind
 /// the same, but SQLite's parser looks each name up in a list of those seen before, a string
@@ -82,7 +98,8 @@ pub(super) fn bind_row<'q>(query: AnyQuery<'q>, w: &PreparedTable) -> AnyQuery<'
 /// docs/performance.md, "Groups of moves in a few sizes").
 pub(super) fn sqlite_moves(events: usize, tables: usize) -> String {
     let (events, tables) = (padded_rows(events), padded_rows(tables));
-    let mut sql = String::with_capacity(260 + (events * EVENT_COLUMNS + tables * ROW_COLUMNS) * 3);
+    let mut sql =
+        String::with_capacity(300 + (events * EVENT_COLUMNS + tables * MOVES_ROW_COLUMNS) * 3);
     if events > PLAIN_ROWS {
         sql.push_str(INSERT_EVENTS_PADDED);
         push_anonymous(&mut sql, events, EVENT_COLUMNS);
@@ -95,11 +112,24 @@ pub(super) fn sqlite_moves(events: usize, tables: usize) -> String {
     sql.push_str("UPDATE game_tables SET ");
     sql.push_str(ROW_SET);
     sql.push_str(" FROM (VALUES ");
-    push_anonymous(&mut sql, tables, ROW_COLUMNS);
+    push_anonymous(&mut sql, tables, MOVES_ROW_COLUMNS);
     sql.push_str(
-        ") AS v WHERE game_tables.id = v.column1 AND game_tables.version <= v.column3; COMMIT",
+        ") AS v WHERE game_tables.id = v.column1 AND game_tables.version <= v.column3 \
+         AND (v.column6 = 1 OR game_tables.phase <> v.column2); COMMIT",
     );
     sql
+}
+
+/// The columns of a table's row in the list of [`sqlite_moves`] ([`bind_moves_row`]): those
+/// of [`bind_row`], then whether the write has no event (1, else 0).
+const MOVES_ROW_COLUMNS: usize = ROW_COLUMNS + 1;
+
+/// Binds table `w`'s row for [`sqlite_moves`]: [`bind_row`]'s columns, then 1 when the write
+/// has no event (a row saved alone, such as the clocks at a stop: always written) or 0 (the
+/// row is written only when the phase changes: else the write's last event holds the
+/// version, the clocks and the time, [`bind_event`]).
+pub(super) fn bind_moves_row<'q>(query: AnyQuery<'q>, w: &PreparedTable) -> AnyQuery<'q> {
+    bind_row(query, w).bind(i64::from(w.events.is_empty()))
 }
 
 /// Up to this many rows, a list of [`sqlite_moves`] has exactly the group's rows.
@@ -109,7 +139,7 @@ const PLAIN_ROWS: usize = 8;
 /// `VALUES` list and then `) WHERE column1 IS NOT NULL` follow.
 const INSERT_EVENTS_PADDED: &str = concat!(
     insert_into_events!(),
-    "SELECT column1, column2, column3, column4 FROM (VALUES "
+    "SELECT column1, column2, column3, column4, column5 FROM (VALUES "
 );
 
 /// The number of rows [`sqlite_moves`] writes a list of `rows` rows for: `rows` itself up to
@@ -136,6 +166,7 @@ pub(super) fn bind_null_event(query: AnyQuery<'_>) -> AnyQuery<'_> {
         .bind(None::<i64>)
         .bind(None::<&str>)
         .bind(None::<i64>)
+        .bind(None::<&str>)
 }
 
 /// Binds one padding row of the tables' list of [`sqlite_moves`]: every column `NULL`; a
@@ -146,6 +177,7 @@ pub(super) fn bind_null_row(query: AnyQuery<'_>) -> AnyQuery<'_> {
         .bind(None::<&str>)
         .bind(None::<i64>)
         .bind(None::<&str>)
+        .bind(None::<i64>)
         .bind(None::<i64>)
 }
 
