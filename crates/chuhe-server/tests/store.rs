@@ -126,11 +126,12 @@ async fn stored_columns(url: &str, id: &str) -> ((i64, Option<String>), Vec<Opti
         .fetch_one(&mut conn)
         .await
         .unwrap();
-    let events = sqlx::query("SELECT clocks FROM table_events WHERE table_id = $1 ORDER BY version")
-        .bind(id)
-        .fetch_all(&mut conn)
-        .await
-        .unwrap();
+    let events =
+        sqlx::query("SELECT clocks FROM table_events WHERE table_id = $1 ORDER BY version")
+            .bind(id)
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
     conn.close().await.unwrap();
     (
         (row.get("version"), row.get("clocks")),
@@ -168,7 +169,12 @@ async fn a_row_whose_phase_stays_is_read_from_its_last_event(backend: Backend) {
     let last = Some(text(&clocks(290_000, 295_000)));
     assert_eq!(
         events,
-        vec![None, Some(text(&clocks(300_000, 300_000))), None, last.clone()]
+        vec![
+            None,
+            Some(text(&clocks(300_000, 300_000))),
+            None,
+            last.clone()
+        ]
     );
     match backend {
         Backend::Sqlite => assert_eq!(row, (2, Some(text(&clocks(300_000, 300_000))))),

@@ -302,9 +302,10 @@ impl Table {
         let Some(listing) = &self.settings.listing else {
             return;
         };
-        let changed = self.listed_last.as_ref().is_none_or(|(phase, seats)| {
-            *phase != self.state.phase || *seats != self.state.seats
-        });
+        let changed = self
+            .listed_last
+            .as_ref()
+            .is_none_or(|(phase, seats)| *phase != self.state.phase || *seats != self.state.seats);
         if changed {
             let _ = listing.send(self.state.summary());
             self.listed_last = Some((self.state.phase, self.state.seats.clone()));
