@@ -21,7 +21,10 @@
 //! same writer, in the same transaction, before the table writes of the group (a taken account
 //! name is refused without failing the group). On SQLite a group of moves alone (the usual
 //! one) goes to sqlx's SQLite thread in two trips, `BEGIN IMMEDIATE` then its statements and
-//! `COMMIT` as one text, instead of one trip per statement (`writer::write_moves`). The writer owns its
+//! `COMMIT` as one text, instead of one trip per statement (`writer::write_moves`); its update
+//! writes only the rows whose phase changes (or that are saved without an event), and the
+//! other tables' last events hold their clocks, which [`Store::table`] reads when they are
+//! newer than the row (`migrations/0013_event_clocks.sql`). The writer owns its
 //! connection (no pool) and opens a new one after an error that may have broken it. A
 //! [`TableWrite`] names its table and its versions, so that idempotent retries by
 //! `(table, version)` and ownership fencing can be checked where it is committed.
