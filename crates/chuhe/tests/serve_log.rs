@@ -5,29 +5,39 @@
 mod common;
 
 use common::{free_port, guest_table, wait_healthy, TempDir, CHUHE};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+/// Starts `chuhe serve --log-format json` on `port` with a SQLite file in `dir`, its standard
+/// error in `dir/serve.log`, `RUST_LOG` set to `filter`, and `TOKIO_WORKER_THREADS` set to
+/// `workers` (removed when `None`).
+fn serve_json(dir: &TempDir, port: u16, filter: &str, workers: Option<&str>) -> Child {
+    let mut command = Command::new(CHUHE);
+    command
+        .args(["serve", "--log-format", "json"])
+        .args(["--bind", &format!("127.0.0.1:{port}")])
+        .args(["--database", "sqlite://log.db"])
+        .env_remove("CHUHE_LOG_FORMAT")
+        .env_remove("CHUHE_CONFIG")
+        .env("RUST_LOG", filter)
+        .current_dir(&dir.0)
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(dir.0.join("serve.log")).unwrap());
+    match workers {
+        Some(n) => command.env("TOKIO_WORKER_THREADS", n),
+        None => command.env_remove("TOKIO_WORKER_THREADS"),
+    };
+    command.spawn().unwrap()
+}
 
 #[test]
 fn json_logs_carry_the_request_id() {
     let dir = TempDir::new("log-json");
     let port = free_port();
     let log = dir.0.join("serve.log");
-    let mut server = Command::new(CHUHE)
-        .args(["serve", "--log-format", "json"])
-        .args(["--bind", &format!("127.0.0.1:{port}")])
-        .args(["--database", "sqlite://log.db"])
-        .env_remove("CHUHE_LOG_FORMAT")
-        .env_remove("CHUHE_CONFIG")
-        .env_remove("TOKIO_WORKER_THREADS")
-        // The request spans' own lines are tower-http's, at the debug level, and so are a
-        // refused message's and a table's start.
-        .env("RUST_LOG", "info,tower_http=debug,chuhe_server=debug")
-        .current_dir(&dir.0)
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
+    // The request spans' own lines are tower-http's, at the debug level, and so are a refused
+    // message's and a table's start.
+    let mut server = serve_json(&dir, port, "info,tower_http=debug,chuhe_server=debug", None);
     wait_healthy(port, &mut server);
     let answer = common::http(port, "GET /api/health HTTP/1.0\r\nHost: x\r\n\r\n");
     let answered_id = answer
@@ -127,19 +137,7 @@ fn tokio_worker_threads_sets_the_workers() {
     let dir = TempDir::new("log-workers");
     let port = free_port();
     let log = dir.0.join("serve.log");
-    let mut server = Command::new(CHUHE)
-        .args(["serve", "--log-format", "json"])
-        .args(["--bind", &format!("127.0.0.1:{port}")])
-        .args(["--database", "sqlite://workers.db"])
-        .env_remove("CHUHE_LOG_FORMAT")
-        .env_remove("CHUHE_CONFIG")
-        .env("TOKIO_WORKER_THREADS", "3")
-        .env("RUST_LOG", "info")
-        .current_dir(&dir.0)
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
+    let mut server = serve_json(&dir, port, "info", Some("3"));
     wait_healthy(port, &mut server);
     server.kill().unwrap();
     server.wait().unwrap();
