@@ -425,18 +425,23 @@ impl Limits {
 /// set ([`default_worker_threads`] otherwise).
 const WORKER_THREADS_VAR: &str = "TOKIO_WORKER_THREADS";
 
-/// The worker threads of `chuhe serve`'s runtime unless `TOKIO_WORKER_THREADS` says otherwise:
-/// one less than the processors the process may use, and at least one. The busiest threads
-/// besides the workers are the store's own (SQLite's writer thread, the checkpointer), which
-/// take most of a processor under load; one worker per remaining processor saves the workers
-/// waking each other for every few messages. Measured at 2,500 and 5,000 games on two
-/// processors: 6 to 10 % less server processor time per move with one worker than with two,
-/// at the same acknowledgement times (docs/performance.md, "One worker thread on two
-/// processors").
-fn default_worker_threads() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get().saturating_sub(1))
-        .max(1)
+/// The worker threads of `chuhe serve`'s runtime for the database at `database` unless
+/// `TOKIO_WORKER_THREADS` says otherwise. On SQLite: one less than the processors the process
+/// may use, and at least one, because the store's writer is a thread of its own (sqlx's SQLite
+/// thread, with the checkpointer) that takes a large share of a processor under load, and a
+/// worker per remaining processor saves the workers waking each other for every few messages:
+/// measured at 2,500 and 5,000 games on two processors, 6 to 11 % less server processor time
+/// per move with one worker than with two, at the same acknowledgement times. On PostgreSQL
+/// the database's work is another process's and the node's own is all on the workers: one per
+/// processor (tokio's default), as one worker there gave the same processor time per move and
+/// a longer tail (docs/performance.md, "One worker thread on two processors").
+fn default_worker_threads(database: &str) -> usize {
+    let processors = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if database.starts_with("postgres") {
+        processors
+    } else {
+        processors.saturating_sub(1).max(1)
+    }
 }
 
 /// Runs the game server on `bind` with the database at `database` until SIGINT or SIGTERM,
@@ -460,7 +465,7 @@ pub fn serve(
     init_logs(ops.log_format);
     let mut runtime = tokio::runtime::Builder::new_multi_thread();
     if std::env::var_os(WORKER_THREADS_VAR).is_none() {
-        runtime.worker_threads(default_worker_threads());
+        runtime.worker_threads(default_worker_threads(database));
     }
     let runtime = runtime.enable_all().build()?;
     limits.apply(&mut settings);

@@ -12,11 +12,22 @@ use std::time::{Duration, Instant};
 /// error in `dir/serve.log`, `RUST_LOG` set to `filter`, and `TOKIO_WORKER_THREADS` set to
 /// `workers` (removed when `None`).
 fn serve_json(dir: &TempDir, port: u16, filter: &str, workers: Option<&str>) -> Child {
+    serve_json_on(dir, port, "sqlite://log.db", filter, workers)
+}
+
+/// [`serve_json`] on the database at `database`.
+fn serve_json_on(
+    dir: &TempDir,
+    port: u16,
+    database: &str,
+    filter: &str,
+    workers: Option<&str>,
+) -> Child {
     let mut command = Command::new(CHUHE);
     command
         .args(["serve", "--log-format", "json"])
         .args(["--bind", &format!("127.0.0.1:{port}")])
-        .args(["--database", "sqlite://log.db"])
+        .args(["--database", database])
         .env_remove("CHUHE_LOG_FORMAT")
         .env_remove("CHUHE_CONFIG")
         .env("RUST_LOG", filter)
@@ -87,7 +98,7 @@ fn json_logs_carry_the_request_id() {
                 .is_some_and(|m| m.starts_with("listening on"))
         })
         .unwrap_or_else(|| panic!("no listening line:\n{text}"));
-    // One worker thread less than the processors, at least one (serve_cmd.rs).
+    // On SQLite, one worker thread less than the processors, at least one (serve_cmd.rs).
     let processors = std::thread::available_parallelism().unwrap().get();
     assert_eq!(
         listening["fields"]["worker_threads"],
@@ -130,24 +141,36 @@ fn json_logs_carry_the_request_id() {
     assert_eq!(started["span"]["id"], table.as_str(), "{started}");
 }
 
-/// `TOKIO_WORKER_THREADS`, tokio's own variable, sets the runtime's worker threads instead of
-/// the default, and the start's log line says how many there are.
-#[test]
-fn tokio_worker_threads_sets_the_workers() {
-    let dir = TempDir::new("log-workers");
+/// The worker threads the start's log line of a server on `database` names, with
+/// `TOKIO_WORKER_THREADS` set to `workers` (removed when `None`).
+fn logged_workers(name: &str, database: &str, workers: Option<&str>) -> serde_json::Value {
+    let dir = TempDir::new(name);
     let port = free_port();
-    let log = dir.0.join("serve.log");
-    let mut server = serve_json(&dir, port, "info", Some("3"));
+    let mut server = serve_json_on(&dir, port, database, "info", workers);
     wait_healthy(port, &mut server);
     server.kill().unwrap();
     server.wait().unwrap();
-    let text = std::fs::read_to_string(&log).unwrap();
+    let text = std::fs::read_to_string(dir.0.join("serve.log")).unwrap();
     let listening: serde_json::Value = text
         .lines()
         .find(|l| l.contains("listening on"))
         .map(|l| serde_json::from_str(l).unwrap())
         .unwrap_or_else(|| panic!("no listening line:\n{text}"));
-    assert_eq!(listening["fields"]["worker_threads"], 3, "{listening}");
+    listening["fields"]["worker_threads"].clone()
+}
+
+/// `TOKIO_WORKER_THREADS`, tokio's own variable, sets the runtime's worker threads instead of
+/// the default, and the start's log line says how many there are; on PostgreSQL the default is
+/// one per processor.
+#[test]
+fn tokio_worker_threads_sets_the_workers() {
+    assert_eq!(logged_workers("log-workers", "sqlite://w.db", Some("3")), 3);
+    let db = common::PgDatabase::new("workers");
+    let processors = std::thread::available_parallelism().unwrap().get();
+    assert_eq!(
+        logged_workers("log-workers-pg", &db.url(), None),
+        processors
+    );
 }
 
 /// Sends a move to `table` from a WebSocket without a seat, and waits for its refusal.
