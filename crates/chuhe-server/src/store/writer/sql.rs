@@ -28,17 +28,18 @@ const INSERT_EVENTS: &str = concat!(insert_into_events!(), "VALUES ");
 
 /// Binds one event of table `w` in the order of [`INSERT_EVENTS`]'s columns: the table's id,
 /// the event's `version`, its JSON `body`, the write's time (`created_ms`, milliseconds since
-/// the Unix epoch) and, on the write's last event, the table's clocks after it (JSON, `NULL`
-/// on the others and when the table is untimed). A group of moves on SQLite does not write
-/// the table rows whose phase stays ([`sqlite_moves`]): their last event holds what the row
-/// would, and `Store::table` reads it from there.
+/// the Unix epoch) and its `clocks`: with `row_kept` (a group of moves on SQLite, which does
+/// not write the rows whose phase stays, [`sqlite_moves`]) the table's clocks after the
+/// write's last event on that event, so that it holds what the row would and `Store::table`
+/// reads it from there; else, and on the other events, `NULL` (the row is written).
 pub(super) fn bind_event<'q>(
     query: AnyQuery<'q>,
     w: &PreparedTable,
     version: i64,
     body: &str,
+    row_kept: bool,
 ) -> AnyQuery<'q> {
-    let clocks = if version == w.version {
+    let clocks = if row_kept && version == w.version {
         w.clocks.as_deref()
     } else {
         None
@@ -223,7 +224,7 @@ pub(super) async fn write_tables(
         let sql = format!("{INSERT_EVENTS}{}", values(chunk.len(), EVENT_COLUMNS));
         let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.as_str())).persistent(false);
         for &(w, version, body) in chunk {
-            query = bind_event(query, w, version, body);
+            query = bind_event(query, w, version, body, false);
         }
         query.execute(&mut **tx).await?;
     }
