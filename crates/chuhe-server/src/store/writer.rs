@@ -967,7 +967,7 @@ async fn write_moves(
     let mut query = sqlx::query(sqlx::AssertSqlSafe(sql)).persistent(keep);
     for w in tables {
         for (version, body) in &w.events {
-            query = sql::bind_event(query, w, *version, body, true);
+            query = sql::bind_event_with_clocks(query, w, *version, body);
         }
     }
     for _ in events..padded_events {

@@ -10,46 +10,61 @@ use sqlx::{Any, Row, Transaction};
 /// A statement on the `Any` driver, its arguments bound one by one.
 pub(super) type AnyQuery<'q> = sqlx::query::Query<'q, Any, AnyArguments>;
 
-/// The columns of a table's event as [`bind_event`] binds them, in the order of the
-/// `INSERT INTO table_events` statements' column list ([`INSERT_EVENTS`]).
-const EVENT_COLUMNS: usize = 5;
+/// The columns of a table's event as [`bind_event`] binds them, in the order of
+/// [`INSERT_EVENTS`]'s column list.
+const EVENT_COLUMNS: usize = 4;
 
-/// `INSERT INTO table_events` with its column list, which [`INSERT_EVENTS`] and
-/// [`INSERT_EVENTS_PADDED`] both begin with.
-macro_rules! insert_into_events {
+/// The columns of a table's event in a group of moves on SQLite ([`bind_event_with_clocks`]):
+/// [`EVENT_COLUMNS`], then the clocks.
+const MOVES_EVENT_COLUMNS: usize = EVENT_COLUMNS + 1;
+
+/// The start of the multi-row insert of table events; a `VALUES` list of [`EVENT_COLUMNS`]
+/// parameters a row follows, each row bound by [`bind_event`]. The events' `clocks` stay
+/// `NULL`: the row is written with the events (only SQLite's groups of moves,
+/// [`sqlite_moves`], leave rows unwritten and put the clocks on the events).
+const INSERT_EVENTS: &str =
+    "INSERT INTO table_events (table_id, version, body, created_ms) VALUES ";
+
+/// `INSERT INTO table_events` with the column list of [`sqlite_moves`], which its plain and
+/// padded inserts both begin with.
+macro_rules! insert_into_events_with_clocks {
     () => {
         "INSERT INTO table_events (table_id, version, body, created_ms, clocks) "
     };
 }
 
-/// The start of the multi-row insert of table events; a `VALUES` list of [`EVENT_COLUMNS`]
-/// parameters a row follows, each row bound by [`bind_event`].
-const INSERT_EVENTS: &str = concat!(insert_into_events!(), "VALUES ");
-
 /// Binds one event of table `w` in the order of [`INSERT_EVENTS`]'s columns: the table's id,
-/// the event's `version`, its JSON `body`, the write's time (`created_ms`, milliseconds since
-/// the Unix epoch) and its `clocks`: with `row_kept` (a group of moves on SQLite, which does
-/// not write the rows whose phase stays, [`sqlite_moves`]) the table's clocks after the
-/// write's last event on that event, so that it holds what the row would and `Store::table`
-/// reads it from there; else, and on the other events, `NULL` (the row is written).
+/// the event's `version`, its JSON `body` and the write's time (`created_ms`, milliseconds
+/// since the Unix epoch).
 pub(super) fn bind_event<'q>(
     query: AnyQuery<'q>,
     w: &PreparedTable,
     version: i64,
     body: &str,
-    row_kept: bool,
 ) -> AnyQuery<'q> {
-    let clocks = if row_kept && version == w.version {
-        w.clocks.as_deref()
-    } else {
-        None
-    };
     query
         .bind(w.id.as_str())
         .bind(version)
         .bind(body)
         .bind(w.now_ms)
-        .bind(clocks)
+}
+
+/// Binds one event of table `w` for [`sqlite_moves`]: [`bind_event`]'s columns, then its
+/// `clocks`: on the write's last event the table's clocks after it, so that the event holds
+/// what the row would (the group does not write the rows whose phase stays, and
+/// `Store::table` reads the newer of the row and the last event); `NULL` on the others.
+pub(super) fn bind_event_with_clocks<'q>(
+    query: AnyQuery<'q>,
+    w: &PreparedTable,
+    version: i64,
+    body: &str,
+) -> AnyQuery<'q> {
+    let clocks = if version == w.version {
+        w.clocks.as_deref()
+    } else {
+        None
+    };
+    bind_event(query, w, version, body).bind(clocks)
 }
 
 /// The columns of a table's row as [`bind_row`] binds them: the `v.column1`..`v.column5` of
@@ -80,7 +95,7 @@ pub(super) fn bind_row<'q>(query: AnyQuery<'q>, w: &PreparedTable) -> AnyQuery<'
 ///
 /// The update writes only the rows whose phase changes and those saved without an event: a
 /// table's row is otherwise left as it was, and its last event holds its version, clocks and
-/// time ([`bind_event`]; `Store::table` reads the newer of the two). Writing every row at
+/// time ([`bind_event_with_clocks`]; `Store::table` reads the newer of the two). Writing every row at
 /// every move rewrote a leaf of `game_tables` and of its phase index per table in the group,
 /// about half of the pages a group commits (docs/performance.md, "Rows written when their
 /// phase changes").
@@ -99,15 +114,16 @@ pub(super) fn bind_row<'q>(query: AnyQuery<'q>, w: &PreparedTable) -> AnyQuery<'
 /// docs/performance.md, "Groups of moves in a few sizes").
 pub(super) fn sqlite_moves(events: usize, tables: usize) -> String {
     let (events, tables) = (padded_rows(events), padded_rows(tables));
-    let mut sql =
-        String::with_capacity(300 + (events * EVENT_COLUMNS + tables * MOVES_ROW_COLUMNS) * 3);
+    let mut sql = String::with_capacity(
+        300 + (events * MOVES_EVENT_COLUMNS + tables * MOVES_ROW_COLUMNS) * 3,
+    );
     if events > PLAIN_ROWS {
         sql.push_str(INSERT_EVENTS_PADDED);
-        push_anonymous(&mut sql, events, EVENT_COLUMNS);
+        push_anonymous(&mut sql, events, MOVES_EVENT_COLUMNS);
         sql.push_str(") WHERE column1 IS NOT NULL; ");
     } else if events > 0 {
-        sql.push_str(INSERT_EVENTS);
-        push_anonymous(&mut sql, events, EVENT_COLUMNS);
+        sql.push_str(INSERT_EVENTS_WITH_CLOCKS);
+        push_anonymous(&mut sql, events, MOVES_EVENT_COLUMNS);
         sql.push_str("; ");
     }
     sql.push_str("UPDATE game_tables SET ");
@@ -128,10 +144,14 @@ const MOVES_ROW_COLUMNS: usize = ROW_COLUMNS + 1;
 /// Binds table `w`'s row for [`sqlite_moves`]: [`bind_row`]'s columns, then 1 when the write
 /// has no event (a row saved alone, such as the clocks at a stop: always written) or 0 (the
 /// row is written only when the phase changes: else the write's last event holds the
-/// version, the clocks and the time, [`bind_event`]).
+/// version, the clocks and the time, [`bind_event_with_clocks`]).
 pub(super) fn bind_moves_row<'q>(query: AnyQuery<'q>, w: &PreparedTable) -> AnyQuery<'q> {
     bind_row(query, w).bind(i64::from(w.events.is_empty()))
 }
+
+/// The start of the unpadded insert of [`sqlite_moves`]; a `VALUES` list of
+/// [`MOVES_EVENT_COLUMNS`] parameters a row follows ([`bind_event_with_clocks`]).
+const INSERT_EVENTS_WITH_CLOCKS: &str = concat!(insert_into_events_with_clocks!(), "VALUES ");
 
 /// Up to this many rows, a list of [`sqlite_moves`] has exactly the group's rows.
 const PLAIN_ROWS: usize = 8;
@@ -139,7 +159,7 @@ const PLAIN_ROWS: usize = 8;
 /// The start of the insert of [`sqlite_moves`] whose rows are padded with `NULL` rows: the
 /// `VALUES` list and then `) WHERE column1 IS NOT NULL` follow.
 const INSERT_EVENTS_PADDED: &str = concat!(
-    insert_into_events!(),
+    insert_into_events_with_clocks!(),
     "SELECT column1, column2, column3, column4, column5 FROM (VALUES "
 );
 
@@ -224,7 +244,7 @@ pub(super) async fn write_tables(
         let sql = format!("{INSERT_EVENTS}{}", values(chunk.len(), EVENT_COLUMNS));
         let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.as_str())).persistent(false);
         for &(w, version, body) in chunk {
-            query = bind_event(query, w, version, body, false);
+            query = bind_event(query, w, version, body);
         }
         query.execute(&mut **tx).await?;
     }
