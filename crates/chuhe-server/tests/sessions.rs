@@ -424,6 +424,96 @@ async fn thinking_time_before_a_crash_is_charged(backend: Backend) {
 }
 on_both!(thinking_time_before_a_crash_is_charged);
 
+/// After a crash whose last writes were moves that left the table's row as it was (SQLite's
+/// groups of moves write a row only when its phase changes; the write's last event holds the
+/// clocks), the clocks restart from that last event's snapshot, less the thinking time from
+/// the event's time to the crashed server's last `alive_ms` (20 s here). The database is put
+/// back as a kill -9 leaves it: the row as it was while the server ran (a clean stop saves
+/// it) and `alive_ms` 20 s after the last event. On PostgreSQL every row is written, and the
+/// same holds from the row.
+async fn thinking_time_after_a_crash_counts_from_the_last_event(backend: Backend) {
+    use sqlx::{Connection, Row};
+    let db = fresh_db(backend).await;
+    let server = Server::start(&db, settings(Duration::from_secs(600))).await;
+    let (mut red, mut black, table) = seated_pair(&server, TIMED).await;
+    red.act(&ClientMessage::Start {}, 4).await;
+    black.state_at(4).await;
+    red.act(&mv(4, "h2e2"), 5).await;
+    black.state_at(5).await;
+    black.act(&mv(5, "h9g7"), 6).await;
+    red.state_at(6).await;
+    red.act(&mv(6, "h0g2"), 7).await;
+    black.state_at(7).await;
+    let mut conn = sqlx::AnyConnection::connect(&db.url).await.unwrap();
+    let row = sqlx::query("SELECT version, clocks, updated_ms FROM game_tables WHERE id = $1")
+        .bind(table.as_str())
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    let (row_version, row_clocks, row_ms): (i64, String, i64) =
+        (row.get("version"), row.get("clocks"), row.get("updated_ms"));
+    let last = sqlx::query(
+        "SELECT clocks, created_ms FROM table_events WHERE table_id = $1 AND version = 7",
+    )
+    .bind(table.as_str())
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    let (event_clocks, event_ms): (Option<String>, i64) =
+        (last.get("clocks"), last.get("created_ms"));
+    // What the server had stored when it "crashed": on SQLite the row is still the start's
+    // (version 4) and the last event holds the clocks; on PostgreSQL the row is the last
+    // move's.
+    let snapshot = match backend {
+        Backend::Sqlite => {
+            assert_eq!(row_version, 4);
+            event_clocks.expect("the last event of a group of moves holds the clocks")
+        }
+        Backend::Postgres => {
+            assert_eq!((row_version, event_clocks), (7, None));
+            assert_eq!(row_ms, event_ms);
+            row_clocks.clone()
+        }
+    };
+    let snapshot: serde_json::Value = serde_json::from_str(&snapshot).unwrap();
+    let black_at_write = snapshot["remaining_ms"][1].as_u64().unwrap();
+    server.stop().await;
+    // As a kill -9 leaves it: the row as it was, alive 20 s after the last event. On SQLite
+    // the row's write is put 30 s before the last event's, as in a game whose moves took
+    // time: a charge counted from the row's time would be 50 s (and its clocks, the start's,
+    // have Black's 2 s increment less than the event's).
+    let row_ms = match backend {
+        Backend::Sqlite => row_ms - 30_000,
+        Backend::Postgres => row_ms,
+    };
+    sqlx::query("UPDATE game_tables SET version = $1, clocks = $2, updated_ms = $3 WHERE id = $4")
+        .bind(row_version)
+        .bind(row_clocks.as_str())
+        .bind(row_ms)
+        .bind(table.as_str())
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    sqlx::query("UPDATE server_state SET value = $1 WHERE name = 'alive_ms'")
+        .bind(event_ms + 20_000)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    conn.close().await.unwrap();
+    let server = Server::start(&db, settings(Duration::from_secs(600))).await;
+    let state = server.ws(&table, None, None).await.state().await;
+    server.stop().await;
+    assert_eq!(state.version, 7);
+    let black_now = state.clocks.as_ref().unwrap()[1].remaining_ms;
+    // Black, to move, is charged the 20 s (and the few milliseconds of the load).
+    let charged = black_at_write - black_now;
+    assert!(
+        (20_000..21_000).contains(&charged),
+        "{black_at_write} {black_now}"
+    );
+}
+on_both!(thinking_time_after_a_crash_counts_from_the_last_event);
+
 /// A restart records a new starting point for the running clock: a second crash charges the
 /// thinking time since the restart, not the down time before it (think 1 s, crash, 40 s down,
 /// think 6 s, crash was charged 46 s for 7 s). Here: 20 s charged at the first restart, then
