@@ -175,10 +175,30 @@ pub struct Effect {
 }
 
 /// What the repetition rule compares (C11): every point's piece and the kingdom to move.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// Equal identities are equal in every point; an identity hashes as its Zobrist key (§10), one
+/// `u64`, rather than point by point (the repetition table hashes one at every move).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
     board: [Option<Piece>; POINTS],
     side: Kingdom,
+}
+
+impl std::hash::Hash for Identity {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(key_of(&self.board, self.side));
+    }
+}
+
+/// The Zobrist key (§10) of a board and the kingdom to move: equal boards and sides give equal
+/// keys.
+fn key_of(board: &[Option<Piece>; POINTS], side: Kingdom) -> u64 {
+    let mut key = super::zobrist::side_key(side);
+    for p in Point::all() {
+        if let Some(q) = board[p.index()] {
+            key ^= super::zobrist::piece_key(p, q);
+        }
+    }
+    key
 }
 
 /// A valid position of Three Kingdoms xiangqi (§8.2): board, kingdom to move, last mover,
@@ -404,13 +424,7 @@ impl Position {
     /// The Zobrist key of [`Position::identity`] (§10), computed from the board: equal
     /// identities give equal keys.
     pub fn key(&self) -> u64 {
-        let mut key = super::zobrist::side_key(self.side);
-        for p in Point::all() {
-            if let Some(q) = self.board[p.index()] {
-                key ^= super::zobrist::piece_key(p, q);
-            }
-        }
-        key
+        key_of(&self.board, self.side)
     }
 
     /// The same position one kingdom on (§2.4): a symmetry of the game.
