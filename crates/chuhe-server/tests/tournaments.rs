@@ -1075,3 +1075,57 @@ async fn scheduled_tournaments_are_made_once(backend: Backend) {
 }
 
 on_both!(scheduled_tournaments_are_made_once);
+
+/// The names in an arena's standings, in their order.
+fn standing_names(v: &Value) -> Vec<String> {
+    v["standing"]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// A save whose answer is lost after its commit, and the writer's check of whether it landed
+/// fails too (in doubt): Ana's join is answered 503 and the arena in memory does not have
+/// her, though the database does. Bo's join, next, is
+/// stored over it (at the version after the one in doubt; at the same version the store, which
+/// writes a state only over an older one, wrote nothing): after a restart the arena has Bo
+/// alone, as the running server had.
+async fn a_save_in_doubt_is_stored_over_by_the_next(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let settings = arena_settings(Duration::from_secs(60));
+    let server = Server::start(&db, settings.clone()).await;
+    let addr = server.addr;
+    let tokens = players(&db.url).await;
+    // An hour away: no wave pairs anyone during the test.
+    let start = chuhe_server::store::now_ms() + 3_600_000;
+    let form =
+        format!("name=Doubt&variant=xiangqi&clockTime=1&minutes=10&startDate={start}&rated=false");
+    let (status, created) = bearer_call(addr, "POST", "/api/tournament", &tokens[0], &form).await;
+    assert_eq!(status, 200, "{created}");
+    let id = created["id"].as_str().unwrap().to_owned();
+    let join = format!("/api/tournament/{id}/join");
+    server
+        .state
+        .store()
+        .inject_fault(chuhe_server::store::Fault::TournamentAnswerLost, 1);
+    server
+        .state
+        .store()
+        .inject_fault(chuhe_server::store::Fault::CheckFails, 1);
+    let (status, answer) = bearer_call(addr, "POST", &join, &tokens[0], "").await;
+    assert_eq!(status, 503, "{answer}");
+    assert_eq!(standing_names(&tournament_view(addr, &id).await), [""; 0]);
+    let (status, answer) = bearer_call(addr, "POST", &join, &tokens[1], "").await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(standing_names(&tournament_view(addr, &id).await), ["Bo"]);
+    server.stop().await;
+    let server = Server::start(&db, settings).await;
+    let after = tournament_view(server.addr, &id).await;
+    assert_eq!(standing_names(&after), ["Bo"], "{after}");
+    assert_eq!(after["nbPlayers"], 1);
+    server.stop().await;
+}
+
+on_both!(a_save_in_doubt_is_stored_over_by_the_next);

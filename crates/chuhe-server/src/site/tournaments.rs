@@ -49,7 +49,7 @@ pub use swiss::{check_new_swiss, swiss_result_of, NewSwiss, SwissRecord};
 use crate::error::ServerError;
 use crate::protocol::{FinishedGame, SeatPlayer, TableOptions, TableSummary, TimeControl};
 use crate::site::{events, AppState, WeakState};
-use crate::store::{now_ms, TournamentRequest, TournamentRow};
+use crate::store::{now_ms, StoreError, TournamentRequest, TournamentRow};
 use crate::table::Person;
 use crate::variant::Variant;
 use chuhe_rules::outcome::EndReason;
@@ -474,12 +474,19 @@ impl Running {
     }
 
     /// Stores the status and state at the next version and tells the live streams.
+    ///
+    /// A save answered in doubt ([`StoreError::InDoubt`]: it may have been committed all the
+    /// same) still uses its version: the store writes a state only over an older version, so
+    /// the next save, at the version after, is stored over whatever that one left (at the
+    /// same version it was silently not written, and the database kept the doubtful state).
+    /// A save known not to be written leaves the version as it was. The games' links and the
+    /// settled requests of a failed save stay for the next one (their writes are idempotent).
     async fn save(&mut self, state: &AppState) -> Result<(), ServerError> {
         let text = self.rules.text()?;
         let version = self.version + 1;
-        match (state.cluster(), self.epoch) {
+        let saved = match (state.cluster(), self.epoch) {
             (Some(cluster), Some(epoch)) => {
-                let written = state
+                state
                     .store()
                     .save_owned_tournament(
                         &self.row.id,
@@ -490,26 +497,34 @@ impl Running {
                         self.settled.clone(),
                         (cluster.key(), epoch),
                     )
-                    .await?;
-                if !written {
-                    self.lost = true;
-                    tracing::warn!(tournament = %self.row.id, "another node owns the tournament now");
-                    return Err(ServerError::NotAllowed(
-                        "the tournament moved to another node: try again".to_owned(),
-                    ));
-                }
+                    .await
             }
-            _ => {
-                state
-                    .store()
-                    .save_tournament(
-                        &self.row.id,
-                        self.status.as_str(),
-                        text,
-                        version,
-                        self.unsaved_links.clone(),
-                    )
-                    .await?
+            _ => state
+                .store()
+                .save_tournament(
+                    &self.row.id,
+                    self.status.as_str(),
+                    text,
+                    version,
+                    self.unsaved_links.clone(),
+                )
+                .await
+                .map(|()| true),
+        };
+        match saved {
+            Ok(true) => {}
+            Ok(false) => {
+                self.lost = true;
+                tracing::warn!(tournament = %self.row.id, "another node owns the tournament now");
+                return Err(ServerError::NotAllowed(
+                    "the tournament moved to another node: try again".to_owned(),
+                ));
+            }
+            Err(e) => {
+                if matches!(e, StoreError::InDoubt(_)) {
+                    self.version = version;
+                }
+                return Err(e.into());
             }
         }
         self.version = version;

@@ -16,6 +16,9 @@ pub enum Fault {
     /// The writer's check of whether a failed write landed fails (the database is still
     /// away when the writer asks).
     CheckFails,
+    /// The next transaction that saves a tournament commits, then its answer is lost, as
+    /// [`Fault::LostCommitAnswer`] (which is faked on table writes only).
+    TournamentAnswerLost,
 }
 
 /// The faults waiting to be faked, shared by a store's clones and its writer.

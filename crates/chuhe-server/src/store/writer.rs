@@ -908,7 +908,8 @@ async fn write_group(
         }
     };
     // Faults are faked on table writes only (the periodic writes of the store, sessions and
-    // players never take a fault meant for a table).
+    // players never take a fault meant for a table), and `TournamentAnswerLost` on a
+    // tournament's save.
     let faked = !tables.is_empty();
     if faked && faults.take(Fault::Outage) {
         // Dropped without COMMIT: rolled back.
@@ -918,6 +919,15 @@ async fn write_group(
     tx.commit().await?;
     if faked && faults.take(Fault::LostCommitAnswer) {
         return Err(injected("the connection was cut after COMMIT was sent"));
+    }
+    if singles
+        .iter()
+        .any(|s| matches!(s, Single::SaveTournament { .. }))
+        && faults.take(Fault::TournamentAnswerLost)
+    {
+        return Err(injected(
+            "the connection was cut after a tournament's COMMIT was sent",
+        ));
     }
     Ok(results)
 }
