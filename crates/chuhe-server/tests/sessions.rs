@@ -376,6 +376,17 @@ async fn binary_frames_count_against_the_message_rate() {
     server.stop().await;
 }
 
+/// A timed game (10 minutes + 2 s) at `server`, started, Red's first move `h2e2` played:
+/// Black to move, at version 5, Black's clock running.
+async fn black_to_move(server: &Server) -> (Client, Client, String) {
+    let (mut red, mut black, table) = seated_pair(server, TIMED).await;
+    red.act(&ClientMessage::Start {}, 4).await;
+    black.state_at(4).await;
+    red.act(&mv(4, "h2e2"), 5).await;
+    black.state_at(5).await;
+    (red, black, table)
+}
+
 /// After a crash the clocks restart from the last write's snapshot, less the thinking time
 /// the crashed server saw go by: here the previous server was last alive 20 s after the row's
 /// last write, so Black, to move, has 20 s less (a clean stop leaves nothing to charge).
@@ -383,11 +394,7 @@ async fn thinking_time_before_a_crash_is_charged(backend: Backend) {
     use sqlx::Connection;
     let db = fresh_db(backend).await;
     let server = Server::start(&db, settings(Duration::from_secs(600))).await;
-    let (mut red, mut black, table) = seated_pair(&server, TIMED).await;
-    red.act(&ClientMessage::Start {}, 4).await;
-    black.state_at(4).await;
-    red.act(&mv(4, "h2e2"), 5).await;
-    black.state_at(5).await;
+    let (_red, _black, table) = black_to_move(&server).await;
     server.stop().await;
     let remaining = |state: &chuhe_server::protocol::State| {
         state
@@ -435,11 +442,7 @@ async fn thinking_time_after_a_crash_counts_from_the_last_event(backend: Backend
     use sqlx::{Connection, Row};
     let db = fresh_db(backend).await;
     let server = Server::start(&db, settings(Duration::from_secs(600))).await;
-    let (mut red, mut black, table) = seated_pair(&server, TIMED).await;
-    red.act(&ClientMessage::Start {}, 4).await;
-    black.state_at(4).await;
-    red.act(&mv(4, "h2e2"), 5).await;
-    black.state_at(5).await;
+    let (mut red, mut black, table) = black_to_move(&server).await;
     black.act(&mv(5, "h9g7"), 6).await;
     red.state_at(6).await;
     red.act(&mv(6, "h0g2"), 7).await;
@@ -524,11 +527,7 @@ async fn a_second_crash_charges_only_the_time_since_the_restart(backend: Backend
     use sqlx::{Connection, Row};
     let db = fresh_db(backend).await;
     let server = Server::start(&db, settings(Duration::from_secs(600))).await;
-    let (mut red, mut black, table) = seated_pair(&server, TIMED).await;
-    red.act(&ClientMessage::Start {}, 4).await;
-    black.state_at(4).await;
-    red.act(&mv(4, "h2e2"), 5).await;
-    black.state_at(5).await;
+    let (_red, _black, table) = black_to_move(&server).await;
     server.stop().await;
     let remaining = |state: &chuhe_server::protocol::State| {
         state
