@@ -10,49 +10,12 @@
 mod common;
 
 use chuhe_server::accounts::tokens::Scope;
-use chuhe_server::cluster::ClusterSettings;
-use chuhe_server::store::{Store, StoreOptions};
-use chuhe_server::Settings;
 use common::*;
 use serde_json::Value;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 const NAMES: [&str; 3] = ["Ana", "Bo", "Cai"];
-
-fn nats_url() -> String {
-    std::env::var("CHUHE_TEST_NATS").unwrap_or_else(|_| "nats://127.0.0.1:4222".to_owned())
-}
-
-/// A node of the cluster `prefix` over `db`: a tick a minute long, a statement limit of 3 s
-/// (a loaded machine needs that much for its migrations) and a lease of 30 s.
-async fn node(db: &Db, name: &str, prefix: &str) -> Server {
-    let options = StoreOptions {
-        cluster: true,
-        statement_timeout: Duration::from_secs(3),
-        ..StoreOptions::default()
-    };
-    let store = Store::connect_with(&db.url, options).await.unwrap();
-    let mut cluster = ClusterSettings::new(&nats_url(), name);
-    cluster.prefix = prefix.to_owned();
-    // long enough that a loaded machine, or a writer held up by the locked row, keeps it
-    cluster.lease = Duration::from_secs(30);
-    let settings = Settings {
-        cluster: Some(cluster),
-        tournament_wave: Duration::from_secs(60),
-        ..fast_settings()
-    };
-    Server::start_on(store, settings).await
-}
-
-/// A NATS prefix of this test alone.
-fn prefix(test: &str) -> String {
-    format!(
-        "{test}{}x{}",
-        std::process::id(),
-        chuhe_server::store::now_ms() % 1_000_000
-    )
-}
 
 /// The names in the standings of a view, in their order.
 fn names(v: &Value) -> Vec<String> {

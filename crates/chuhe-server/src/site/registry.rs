@@ -3,6 +3,7 @@
 
 use crate::table::TableHandle;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// A table in memory and when it was last asked for.
 pub(super) struct Entry {
@@ -17,9 +18,25 @@ pub(super) struct Tables {
     pub(super) map: HashMap<String, Entry>,
     /// Counts requests for tables: the order of use for retiring the least recently used.
     tick: u64,
+    /// The lock of each table being loaded (taken over on a cluster) now: its loader holds it,
+    /// and whoever asks for the table meanwhile waits on it rather than on the lock of all
+    /// tables, so that tables load side by side.
+    loading: HashMap<String, Arc<tokio::sync::Mutex<()>>>,
 }
 
 impl Tables {
+    /// The lock of loading table `id`, shared by everyone who asks for it until
+    /// [`Tables::loaded`].
+    pub(super) fn loading(&mut self, id: &str) -> Arc<tokio::sync::Mutex<()>> {
+        self.loading.entry(id.to_owned()).or_default().clone()
+    }
+
+    /// Table `id` is in [`Tables::map`] now: its loading lock is no longer needed. (After a
+    /// failed load the lock stays, so that the next tries still load one at a time.)
+    pub(super) fn loaded(&mut self, id: &str) {
+        self.loading.remove(id);
+    }
+
     /// The handle of table `id` when its actor runs here, marked as used now.
     pub(super) fn live(&mut self, id: &str) -> Option<TableHandle> {
         self.tick += 1;

@@ -213,23 +213,33 @@ impl Server {
 
     /// Opens the table's WebSocket (with `since` when given).
     pub async fn ws(&self, table: &str, cookie: Option<&str>, since: Option<u64>) -> Client {
-        let mut url = format!("ws://{}/api/tables/{table}/ws", self.addr);
-        if let Some(s) = since {
-            url.push_str(&format!("?since={s}"));
-        }
-        let mut req = url.into_client_request().unwrap();
-        if let Some(c) = cookie {
-            req.headers_mut().insert("cookie", c.parse().unwrap());
-        }
-        let (socket, _) = tokio_tungstenite::connect_async(req).await.unwrap();
-        Client {
-            socket,
-            cookie: cookie.map(str::to_owned),
-            last: None,
-            queue: VecDeque::new(),
-            received_bytes: 0,
-            log: None,
-        }
+        ws_client(self.addr, table, cookie, since).await
+    }
+}
+
+/// A WebSocket client of table `table` at the server on `addr` (see [`Server::ws`]).
+pub async fn ws_client(
+    addr: SocketAddr,
+    table: &str,
+    cookie: Option<&str>,
+    since: Option<u64>,
+) -> Client {
+    let mut url = format!("ws://{addr}/api/tables/{table}/ws");
+    if let Some(s) = since {
+        url.push_str(&format!("?since={s}"));
+    }
+    let mut req = url.into_client_request().unwrap();
+    if let Some(c) = cookie {
+        req.headers_mut().insert("cookie", c.parse().unwrap());
+    }
+    let (socket, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    Client {
+        socket,
+        cookie: cookie.map(str::to_owned),
+        last: None,
+        queue: VecDeque::new(),
+        received_bytes: 0,
+        log: None,
     }
 }
 
@@ -608,4 +618,40 @@ pub fn mv(version: u64, text: &str) -> ClientMessage {
         version,
         mv: text.to_owned(),
     }
+}
+
+/// The NATS server of the cluster tests (`CHUHE_TEST_NATS`, else the machine's).
+pub fn nats_url() -> String {
+    std::env::var("CHUHE_TEST_NATS").unwrap_or_else(|_| "nats://127.0.0.1:4222".to_owned())
+}
+
+/// A node of the cluster `prefix` over `db` (PostgreSQL) in this process: a tournament tick a
+/// minute long, a statement limit of 3 s (a loaded machine needs that much for its migrations)
+/// and a lease of 30 s.
+pub async fn node(db: &Db, name: &str, prefix: &str) -> Server {
+    let options = chuhe_server::store::StoreOptions {
+        cluster: true,
+        statement_timeout: Duration::from_secs(3),
+        ..chuhe_server::store::StoreOptions::default()
+    };
+    let store = Store::connect_with(&db.url, options).await.unwrap();
+    let mut cluster = chuhe_server::cluster::ClusterSettings::new(&nats_url(), name);
+    cluster.prefix = prefix.to_owned();
+    // long enough that a loaded machine, or a writer held up by a locked row, keeps it
+    cluster.lease = Duration::from_secs(30);
+    let settings = Settings {
+        cluster: Some(cluster),
+        tournament_wave: Duration::from_secs(60),
+        ..fast_settings()
+    };
+    Server::start_on(store, settings).await
+}
+
+/// A NATS prefix of this test alone.
+pub fn prefix(test: &str) -> String {
+    format!(
+        "{test}{}x{}",
+        std::process::id(),
+        chuhe_server::store::now_ms() % 1_000_000
+    )
 }
