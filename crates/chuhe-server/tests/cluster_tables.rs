@@ -7,19 +7,8 @@
 #[macro_use]
 mod common;
 
-use chuhe_server::protocol::ClientMessage;
 use common::*;
 use std::time::Duration;
-
-/// A running timed table made through `server` (so owned by its node): started, Red's first
-/// move played, version 5.
-async fn running_table(server: &Server) -> String {
-    let (mut red, mut black, table) = seated_pair(server, TIMED).await;
-    red.act(&ClientMessage::Start {}, 4).await;
-    red.act(&mv(4, "h2e2"), 5).await;
-    black.state_at(5).await;
-    table
-}
 
 /// Whether a statement on `game_tables` of the schema of `db` waits for a lock now.
 async fn a_claim_waits(conn: &mut sqlx::AnyConnection) -> bool {
@@ -44,8 +33,8 @@ async fn a_takeover_that_waits_does_not_hold_up_the_others() {
     let prefix = prefix("ttake");
     let a = node(&db, "a", &prefix).await;
     let b = node(&db, "b", &prefix).await;
-    let x = running_table(&a).await;
-    let y = running_table(&a).await;
+    let (_, _, x) = black_to_move(&a).await;
+    let (_, _, y) = black_to_move(&a).await;
     a.stop().await;
 
     let mut lock = sqlx::AnyConnection::connect(&db.url).await.unwrap();

@@ -376,17 +376,6 @@ async fn binary_frames_count_against_the_message_rate() {
     server.stop().await;
 }
 
-/// A timed game (10 minutes + 2 s) at `server`, started, Red's first move `h2e2` played:
-/// Black to move, at version 5, Black's clock running.
-async fn black_to_move(server: &Server) -> (Client, Client, String) {
-    let (mut red, mut black, table) = seated_pair(server, TIMED).await;
-    red.act(&ClientMessage::Start {}, 4).await;
-    black.state_at(4).await;
-    red.act(&mv(4, "h2e2"), 5).await;
-    black.state_at(5).await;
-    (red, black, table)
-}
-
 /// After a crash the clocks restart from the last write's snapshot, less the thinking time
 /// the crashed server saw go by: here the previous server was last alive 20 s after the row's
 /// last write, so Black, to move, has 20 s less (a clean stop leaves nothing to charge).

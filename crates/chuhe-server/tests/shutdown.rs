@@ -9,7 +9,6 @@
 #[macro_use]
 mod common;
 
-use chuhe_server::protocol::ClientMessage;
 use chuhe_server::site::HttpLimits;
 use chuhe_server::Settings;
 use common::*;
@@ -59,35 +58,10 @@ async fn a_stop_saves_every_running_table_in_a_few_groups(backend: Backend) {
         ..settings(Duration::from_secs(600))
     };
     let server = Server::start(&db, settings).await;
-    let red_cookie = server.guest("red player").await;
-    let black_cookie = server.guest("black player").await;
     let mut players = Vec::new();
     let mut tables = Vec::new();
     for _ in 0..TABLES {
-        let table = server.create_table(&red_cookie, TIMED).await;
-        let mut red = server.ws(&table, Some(&red_cookie), None).await;
-        let mut black = server.ws(&table, Some(&black_cookie), None).await;
-        red.state_at(1).await;
-        black.state_at(1).await;
-        red.act(
-            &ClientMessage::Sit {
-                seat: chuhe_server::protocol::Seat::new(0),
-            },
-            2,
-        )
-        .await;
-        black
-            .act(
-                &ClientMessage::Sit {
-                    seat: chuhe_server::protocol::Seat::new(1),
-                },
-                3,
-            )
-            .await;
-        red.state_at(3).await;
-        red.act(&ClientMessage::Start {}, 4).await;
-        red.act(&mv(4, "h2e2"), 5).await;
-        black.state_at(5).await;
+        let (red, black, table) = black_to_move(&server).await;
         players.push((red, black));
         tables.push(table);
     }

@@ -607,6 +607,17 @@ pub async fn seated_pair(server: &Server, options: &str) -> (Client, Client, Str
     (red, black, table)
 }
 
+/// A timed game (10 minutes + 2 s, [`TIMED`]) at `server`, seated, started and Red's first
+/// move `h2e2` played: Black to move, at version 5, Black's clock running.
+pub async fn black_to_move(server: &Server) -> (Client, Client, String) {
+    let (mut red, mut black, table) = seated_pair(server, TIMED).await;
+    red.act(&ClientMessage::Start {}, 4).await;
+    black.state_at(4).await;
+    red.act(&mv(4, "h2e2"), 5).await;
+    black.state_at(5).await;
+    (red, black, table)
+}
+
 /// Table options: xiangqi, 10 minutes + 2 s a move.
 pub const TIMED: &str = r#"{"variant":"xiangqi","time":{"initial_ms":600000,"increment_ms":2000}}"#;
 /// Table options: xiangqi without a clock.
